@@ -1,0 +1,206 @@
+"""``Row`` and ``RowKind``, mirroring ``pyflink.common.types``."""
+
+from enum import Enum
+from typing import Any, Dict, List, Optional
+
+__all__ = ["Row", "RowKind", "FieldNotFoundError"]
+
+
+class RowKind(Enum):
+    """The change a row describes in a changelog (default ``INSERT``)."""
+
+    INSERT = 0
+    UPDATE_BEFORE = 1
+    UPDATE_AFTER = 2
+    DELETE = 3
+
+    def __str__(self) -> str:
+        return _SHORT_STRINGS[self]
+
+
+_SHORT_STRINGS = {
+    RowKind.INSERT: "+I",
+    RowKind.UPDATE_BEFORE: "-U",
+    RowKind.UPDATE_AFTER: "+U",
+    RowKind.DELETE: "-D",
+}
+
+
+class FieldNotFoundError(KeyError, ValueError):
+    """A field name that a row does not have.
+
+    PyFlink raises ``ValueError`` here; it is also a ``KeyError`` so that
+    ``row["missing"]`` behaves like a mapping lookup.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _create_row(fields: Optional[List[str]], values, row_kind: RowKind = RowKind.INSERT) -> "Row":
+    """Build a row from field names and values (used by pickling)."""
+    row = Row(*values)
+    row._fields = None if fields is None else list(fields)
+    row._row_kind = row_kind
+    return row
+
+
+class Row:
+    """A record with positional or named fields.
+
+    ``Row(1, "a")`` is positional, ``Row(id=1, name="a")`` is named and keeps
+    the keyword order. ``Person = Row("name", "age")`` followed by
+    ``Person("Alice", 11)`` creates a named row.
+    """
+
+    __slots__ = ("_values", "_fields", "_row_kind")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Can not use both args and kwargs to create Row")
+        if kwargs:
+            self._fields: Optional[List[str]] = list(kwargs)
+            self._values: List[Any] = list(kwargs.values())
+        else:
+            self._fields = None
+            self._values = list(args)
+        self._row_kind = RowKind.INSERT
+
+    @staticmethod
+    def of_kind(row_kind: RowKind, *args: Any, **kwargs: Any) -> "Row":
+        """Create a row with the given ``RowKind``."""
+        row = Row(*args, **kwargs)
+        row.set_row_kind(row_kind)
+        return row
+
+    # -- row kind and field names -------------------------------------
+
+    def get_row_kind(self) -> RowKind:
+        return self._row_kind
+
+    def set_row_kind(self, row_kind: RowKind) -> None:
+        if not isinstance(row_kind, RowKind):
+            raise TypeError(
+                "row_kind must be a RowKind, got %s %r" % (type(row_kind).__name__, row_kind))
+        self._row_kind = row_kind
+
+    def set_field_names(self, field_names: List[str]) -> None:
+        """Name the fields of this row (one name per value)."""
+        names = list(field_names)
+        if len(names) != len(self._values):
+            raise ValueError("Row has %d values but %d field names were given: %r"
+                             % (len(self._values), len(names), names))
+        self._fields = names
+
+    def get_field_names(self) -> Optional[List[str]]:
+        """The field names, or ``None`` for a positional row (weir extension)."""
+        return None if self._fields is None else list(self._fields)
+
+    def as_dict(self, recursive: bool = False) -> Dict[str, Any]:
+        """Return the named fields as a dict (nested rows too if ``recursive``)."""
+        if self._fields is None:
+            raise TypeError("Cannot convert a Row without field names into a dict: %r" % (self,))
+        if not recursive:
+            return dict(zip(self._fields, self._values))
+        return {k: _to_dict_value(v) for k, v in zip(self._fields, self._values)}
+
+    # -- factory use: Person = Row("name", "age"); Person("Alice", 11) ---
+
+    def __call__(self, *args: Any) -> "Row":
+        for name in self._values:
+            if not isinstance(name, str):
+                raise TypeError("Only a Row of field-name strings can create rows, "
+                                "this one holds %s %r" % (type(name).__name__, name))
+        if len(args) != len(self._values):
+            raise ValueError("Row(%s) expects %d values, got %d"
+                             % (", ".join(map(repr, self._values)), len(self._values), len(args)))
+        return _create_row(self._values, args)
+
+    # -- access --------------------------------------------------------
+
+    def _index_of(self, name: str) -> int:
+        if self._fields is None:
+            raise FieldNotFoundError(
+                "Row %r has no field names, cannot look up %r" % (self, name))
+        try:
+            return self._fields.index(name)
+        except ValueError:
+            raise FieldNotFoundError(
+                "Row has no field %r; fields are %r" % (name, self._fields)) from None
+
+    def __getitem__(self, item):
+        if isinstance(item, (int, slice)):
+            return self._values[item]
+        return self._values[self._index_of(item)]
+
+    def __setitem__(self, key, value) -> None:
+        if isinstance(key, (int, slice)):
+            self._values[key] = value
+        else:
+            self._values[self._index_of(key)] = value
+
+    def __getattr__(self, item: str):
+        if item.startswith("_"):
+            raise AttributeError(item)
+        try:
+            return self._values[self._index_of(item)]
+        except FieldNotFoundError as e:
+            raise AttributeError(str(e)) from None
+
+    def __contains__(self, item) -> bool:
+        # Like PyFlink: field names for a named row, values for a positional one.
+        if self._fields is not None:
+            return item in self._fields
+        return item in self._values
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    # -- comparison, hashing, pickling, repr ----------------------------
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Row):
+            return NotImplemented
+        if self._row_kind != other._row_kind:
+            return False
+        if self._fields is None or other._fields is None:
+            return self._fields is None and other._fields is None and self._values == other._values
+        # Named rows compare by field name and value, like PyFlink.
+        if sorted(self._fields) != sorted(other._fields):
+            return False
+        return all(v == other._values[other._fields.index(k)]
+                   for k, v in zip(self._fields, self._values))
+
+    def __ne__(self, other) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self) -> int:
+        if self._fields is None:
+            return hash(tuple(self._values))
+        return hash(tuple(sorted(zip(self._fields, self._values), key=lambda kv: kv[0])))
+
+    def __reduce__(self):
+        return _create_row, (self._fields, tuple(self._values), self._row_kind)
+
+    def __repr__(self) -> str:
+        if self._fields is not None:
+            return "Row(%s)" % ", ".join(
+                "%s=%r" % (k, v) for k, v in zip(self._fields, self._values))
+        return "Row(%s)" % ", ".join(repr(v) for v in self._values)
+
+    __str__ = __repr__
+
+
+def _to_dict_value(value):
+    if isinstance(value, Row):
+        return value.as_dict(True) if value._fields is not None else [
+            _to_dict_value(v) for v in value]
+    if isinstance(value, list):
+        return [_to_dict_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_dict_value(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,82 @@
+"""String (de)serialization helpers, mirroring ``pyflink.common.serialization``."""
+
+import codecs
+from typing import Any
+
+__all__ = ["SerializationSchema", "DeserializationSchema", "SimpleStringSchema", "Encoder"]
+
+
+def _check_charset(charset: str) -> str:
+    if not isinstance(charset, str):
+        raise TypeError("charset must be a str, got %s %r" % (type(charset).__name__, charset))
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        raise ValueError("unknown charset %r" % (charset,)) from None
+    return charset
+
+
+class SerializationSchema:
+    """Turns a record into bytes."""
+
+    def serialize(self, element: Any) -> bytes:
+        raise NotImplementedError
+
+
+class DeserializationSchema:
+    """Turns bytes into a record."""
+
+    def deserialize(self, message: bytes) -> Any:
+        raise NotImplementedError
+
+
+class SimpleStringSchema(SerializationSchema, DeserializationSchema):
+    """Encodes ``str`` records as bytes in ``charset`` (default UTF-8)."""
+
+    def __init__(self, charset: str = "UTF-8") -> None:
+        self._charset = _check_charset(charset)
+
+    @property
+    def charset(self) -> str:
+        return self._charset
+
+    def serialize(self, element: str) -> bytes:
+        if not isinstance(element, str):
+            raise TypeError("SimpleStringSchema.serialize expects a str, got %s %r"
+                            % (type(element).__name__, element))
+        return element.encode(self._charset)
+
+    def deserialize(self, message: bytes) -> str:
+        if not isinstance(message, (bytes, bytearray, memoryview)):
+            raise TypeError("SimpleStringSchema.deserialize expects bytes, got %s %r"
+                            % (type(message).__name__, message))
+        return bytes(message).decode(self._charset)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SimpleStringSchema):
+            return NotImplemented
+        return codecs.lookup(self._charset).name == codecs.lookup(other._charset).name
+
+    def __hash__(self) -> int:
+        return hash(("SimpleStringSchema", codecs.lookup(self._charset).name))
+
+    def __repr__(self) -> str:
+        return "SimpleStringSchema(%r)" % (self._charset,)
+
+
+class Encoder:
+    """Writes records of a file sink; see ``simple_string_encoder``."""
+
+    def __init__(self, charset: str = "UTF-8") -> None:
+        self._charset = _check_charset(charset)
+
+    @staticmethod
+    def simple_string_encoder(charset_name: str = "UTF-8") -> "Encoder":
+        """Each record becomes ``str(record)`` followed by a newline."""
+        return Encoder(charset_name)
+
+    def encode(self, value: Any) -> bytes:
+        return str(value).encode(self._charset) + b"\n"
+
+    def __repr__(self) -> str:
+        return "Encoder.simple_string_encoder(%r)" % (self._charset,)

@@ -1,0 +1,160 @@
+"""``Time`` and ``Duration``, mirroring ``pyflink.common.time``."""
+
+import numbers
+from functools import total_ordering
+
+__all__ = ["Time", "Duration"]
+
+_NANOS_PER_MILLI = 1_000_000
+_MILLIS_PER_SECOND = 1000
+_MILLIS_PER_MINUTE = 60 * _MILLIS_PER_SECOND
+_MILLIS_PER_HOUR = 60 * _MILLIS_PER_MINUTE
+_MILLIS_PER_DAY = 24 * _MILLIS_PER_HOUR
+
+# Largest unit first: used to print the shortest exact repr.
+_UNITS = (
+    ("days", "of_days", _MILLIS_PER_DAY),
+    ("hours", "of_hours", _MILLIS_PER_HOUR),
+    ("minutes", "of_minutes", _MILLIS_PER_MINUTE),
+    ("seconds", "of_seconds", _MILLIS_PER_SECOND),
+    ("milliseconds", "of_millis", 1),
+)
+
+
+def _amount(value, what: str, unit: str) -> int:
+    """Check that ``value`` is a non-negative integer and return it as ``int``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s %s must be an int, got %s %r"
+                        % (what, unit, type(value).__name__, value))
+    value = int(value)
+    if value < 0:
+        raise ValueError("%s must not be negative, got %d %s" % (what, value, unit))
+    return value
+
+
+def _repr_millis(cls_name: str, millis: int, use_of_names: bool) -> str:
+    for time_name, duration_name, size in _UNITS:
+        if millis and millis % size == 0:
+            name = duration_name if use_of_names else time_name
+            return "%s.%s(%d)" % (cls_name, name, millis // size)
+    return "%s.%s(%d)" % (cls_name, "of_millis" if use_of_names else "milliseconds", millis)
+
+
+@total_ordering
+class Time:
+    """A window size or interval in milliseconds (Flink's legacy ``Time``)."""
+
+    __slots__ = ("_milliseconds",)
+
+    def __init__(self, milliseconds: int) -> None:
+        self._milliseconds = _amount(milliseconds, "Time", "milliseconds")
+
+    def to_milliseconds(self) -> int:
+        return self._milliseconds
+
+    @staticmethod
+    def milliseconds(milliseconds: int) -> "Time":
+        return Time(milliseconds)
+
+    @staticmethod
+    def seconds(seconds: int) -> "Time":
+        return Time(_amount(seconds, "Time", "seconds") * _MILLIS_PER_SECOND)
+
+    @staticmethod
+    def minutes(minutes: int) -> "Time":
+        return Time(_amount(minutes, "Time", "minutes") * _MILLIS_PER_MINUTE)
+
+    @staticmethod
+    def hours(hours: int) -> "Time":
+        return Time(_amount(hours, "Time", "hours") * _MILLIS_PER_HOUR)
+
+    @staticmethod
+    def days(days: int) -> "Time":
+        return Time(_amount(days, "Time", "days") * _MILLIS_PER_DAY)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Time):
+            return NotImplemented
+        return self._milliseconds == other._milliseconds
+
+    def __lt__(self, other) -> bool:
+        if not isinstance(other, Time):
+            return NotImplemented
+        return self._milliseconds < other._milliseconds
+
+    def __hash__(self) -> int:
+        return hash(("Time", self._milliseconds))
+
+    def __reduce__(self):
+        return Time, (self._milliseconds,)
+
+    def __repr__(self) -> str:
+        return _repr_millis("Time", self._milliseconds, use_of_names=False)
+
+
+@total_ordering
+class Duration:
+    """A non-negative amount of time with nanosecond precision.
+
+    ``to_milliseconds()`` floors to whole milliseconds; ``to_nanos()`` is exact.
+    """
+
+    __slots__ = ("_nanos",)
+
+    def __init__(self, nanos: int) -> None:
+        self._nanos = _amount(nanos, "Duration", "nanoseconds")
+
+    @staticmethod
+    def of_nanos(nanos: int) -> "Duration":
+        return Duration(nanos)
+
+    @staticmethod
+    def of_millis(millis: int) -> "Duration":
+        return Duration(_amount(millis, "Duration", "milliseconds") * _NANOS_PER_MILLI)
+
+    @staticmethod
+    def of_seconds(seconds: int) -> "Duration":
+        return Duration.of_millis(_amount(seconds, "Duration", "seconds") * _MILLIS_PER_SECOND)
+
+    @staticmethod
+    def of_minutes(minutes: int) -> "Duration":
+        return Duration.of_millis(_amount(minutes, "Duration", "minutes") * _MILLIS_PER_MINUTE)
+
+    @staticmethod
+    def of_hours(hours: int) -> "Duration":
+        return Duration.of_millis(_amount(hours, "Duration", "hours") * _MILLIS_PER_HOUR)
+
+    @staticmethod
+    def of_days(days: int) -> "Duration":
+        return Duration.of_millis(_amount(days, "Duration", "days") * _MILLIS_PER_DAY)
+
+    def to_milliseconds(self) -> int:
+        """Whole milliseconds (floored)."""
+        return self._nanos // _NANOS_PER_MILLI
+
+    def to_nanos(self) -> int:
+        return self._nanos
+
+    def is_zero(self) -> bool:
+        return self._nanos == 0
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Duration):
+            return NotImplemented
+        return self._nanos == other._nanos
+
+    def __lt__(self, other) -> bool:
+        if not isinstance(other, Duration):
+            return NotImplemented
+        return self._nanos < other._nanos
+
+    def __hash__(self) -> int:
+        return hash(("Duration", self._nanos))
+
+    def __reduce__(self):
+        return Duration, (self._nanos,)
+
+    def __repr__(self) -> str:
+        if self._nanos % _NANOS_PER_MILLI:
+            return "Duration.of_nanos(%d)" % self._nanos
+        return _repr_millis("Duration", self.to_milliseconds(), use_of_names=True)

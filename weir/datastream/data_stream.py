@@ -1,0 +1,175 @@
+"""DataStream and KeyedStream: PyFlink's stream API, building a JobGraph."""
+
+from weir.plan import graph as g
+from weir.runtime import adapters
+from weir.runtime.output_tag import OutputTag
+from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
+
+
+def _name_of(function, default):
+    return getattr(function, "__name__", None) or type(function).__name__ or default
+
+
+def _check_callable(function, method, operation):
+    if not (callable(function) or callable(getattr(function, method, None))):
+        raise TypeError(f"{operation}() expects a callable or an object with a '{method}' "
+                        f"method, got {type(function).__name__}")
+
+
+class DataStream:
+    def __init__(self, env, node_id: int):
+        self._env = env
+        self._node_id = node_id
+
+    # -- naming --------------------------------------------------------------------
+    @property
+    def _node(self):
+        return self._env._graph.node(self._node_id)
+
+    def uid(self, uid: str) -> "DataStream":
+        self._env._graph.update(self._node_id, uid=uid)
+        return self
+
+    def name(self, name: str) -> "DataStream":
+        self._env._graph.update(self._node_id, name=name)
+        return self
+
+    def get_name(self) -> str:
+        return self._node.name
+
+    def set_parallelism(self, parallelism: int) -> "DataStream":
+        self._env._graph.update(self._node_id, parallelism=parallelism)
+        return self
+
+    def get_type(self):
+        return self._node.output_type
+
+    # -- stateless -----------------------------------------------------------------
+    def _stateless(self, step, function, output_type, name):
+        node = self._env._graph.add(g.STATELESS, name, (self._node_id,), output_type,
+                                    step=step, function=function)
+        return DataStream(self._env, node.id)
+
+    def map(self, func, output_type=None) -> "DataStream":
+        _check_callable(func, "map", "map")
+        return self._stateless("map", func, output_type, "Map")
+
+    def flat_map(self, func, output_type=None) -> "DataStream":
+        _check_callable(func, "flat_map", "flat_map")
+        return self._stateless("flat_map", func, output_type, "FlatMap")
+
+    def filter(self, func) -> "DataStream":
+        _check_callable(func, "filter", "filter")
+        return self._stateless("filter", func, self._node.output_type, "Filter")
+
+    def process(self, func, output_type=None) -> "DataStream":
+        _check_callable(func, "process_element", "process")
+        return self._stateless("process", func, output_type, "Process")
+
+    def assign_timestamps_and_watermarks(self, watermark_strategy) -> "DataStream":
+        stream = self
+        if watermark_strategy.timestamp_assigner is not None:
+            stream = self._stateless("timestamps", watermark_strategy,
+                                     self._node.output_type, "Timestamps")
+        node = self._env._graph.add(g.WATERMARK, "Watermarks", (stream._node_id,),
+                                    self._node.output_type, strategy=watermark_strategy)
+        return DataStream(self._env, node.id)
+
+    # -- partitioning and combining ------------------------------------------------
+    def key_by(self, key_selector, key_type=None) -> "KeyedStream":
+        _check_callable(key_selector, "get_key", "key_by")
+        return KeyedStream(self._env, self._node_id, key_selector, key_type)
+
+    def union(self, *streams) -> "DataStream":
+        inputs = (self._node_id,) + tuple(s._node_id for s in streams)
+        for stream in streams:
+            if stream._env is not self._env:
+                raise ValueError("union() needs streams of the same environment")
+        node = self._env._graph.add(g.UNION, "Union", inputs, self._node.output_type)
+        return DataStream(self._env, node.id)
+
+    def get_side_output(self, output_tag: OutputTag) -> "DataStream":
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("get_side_output() expects an OutputTag")
+        node = self._env._graph.add(g.SIDE_OUTPUT, f"SideOutput({output_tag.tag_id})",
+                                    (self._node_id,), output_tag.type_info,
+                                    tag_id=output_tag.tag_id)
+        return DataStream(self._env, node.id)
+
+    # -- sinks ---------------------------------------------------------------------
+    def _sink(self, sink, name) -> "DataStreamSink":
+        node = self._env._graph.add(g.SINK, name, (self._node_id,), sink=sink)
+        return DataStreamSink(self._env, node.id)
+
+    def print(self, sink_identifier: str = None) -> "DataStreamSink":
+        return self._sink(PrintSink(sink_identifier), "Print")
+
+    def sink_to(self, sink) -> "DataStreamSink":
+        return self._sink(sink, "Sink")
+
+    def add_sink(self, sink_func) -> "DataStreamSink":
+        _check_callable(sink_func, "invoke", "add_sink")
+        return self._sink(SinkFunctionSink(sink_func), "Sink")
+
+    def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
+        sink = CollectSink()
+        self._sink(sink, "Collect")
+        self._env.execute(job_execution_name or "collect")
+        results = sink.results
+        return iter(results[:limit] if limit is not None else results)
+
+
+class DataStreamSink(DataStream):
+    """What sinks return: can be named and given a uid, as in PyFlink."""
+
+
+class KeyedStream(DataStream):
+    def __init__(self, env, node_id, key_selector, key_type=None):
+        super().__init__(env, node_id)
+        self._key_selector = adapters.resolve(key_selector, "get_key")
+        self._key_type = key_type
+
+    def _keyed(self, function, output_type, name) -> DataStream:
+        node = self._env._graph.add(g.KEYED, name, (self._node_id,), output_type,
+                                    key_selector=self._key_selector, function=function)
+        return DataStream(self._env, node.id)
+
+    def process(self, func, output_type=None) -> DataStream:
+        if not callable(getattr(func, "process_element", None)):
+            raise TypeError("KeyedStream.process() expects a KeyedProcessFunction")
+        return self._keyed(adapters.KeyedProcess(func), output_type, "KeyedProcess")
+
+    def map(self, func, output_type=None) -> DataStream:
+        _check_callable(func, "map", "map")
+        return self._keyed(adapters.KeyedMap(func), output_type, "Map")
+
+    def flat_map(self, func, output_type=None) -> DataStream:
+        _check_callable(func, "flat_map", "flat_map")
+        return self._keyed(adapters.KeyedFlatMap(func), output_type, "FlatMap")
+
+    def filter(self, func) -> DataStream:
+        _check_callable(func, "filter", "filter")
+        return self._keyed(adapters.KeyedFilter(func), self._node.output_type, "Filter")
+
+    def reduce(self, func) -> DataStream:
+        _check_callable(func, "reduce", "reduce")
+        return self._keyed(adapters.KeyedReduce(func), self._node.output_type, "Reduce")
+
+    def _rolling(self, kind, field):
+        return self._keyed(adapters.rolling_aggregation(kind, field), self._node.output_type,
+                           kind.capitalize())
+
+    def sum(self, position_to_sum=0) -> DataStream:
+        return self._rolling("sum", position_to_sum)
+
+    def min(self, position_to_min=0) -> DataStream:
+        return self._rolling("min", position_to_min)
+
+    def max(self, position_to_max=0) -> DataStream:
+        return self._rolling("max", position_to_max)
+
+    def min_by(self, position_to_min_by=0) -> DataStream:
+        return self._rolling("min_by", position_to_min_by)
+
+    def max_by(self, position_to_max_by=0) -> DataStream:
+        return self._rolling("max_by", position_to_max_by)

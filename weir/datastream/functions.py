@@ -1,0 +1,93 @@
+"""User function base classes, with PyFlink's names (`pyflink.datastream.functions`)."""
+
+from abc import ABC, abstractmethod
+
+from weir.runtime.context import RuntimeContext, TimeDomain  # noqa: F401
+
+
+class Function(ABC):
+    def open(self, runtime_context: RuntimeContext):
+        pass
+
+    def close(self):
+        pass
+
+
+class MapFunction(Function):
+    @abstractmethod
+    def map(self, value):
+        pass
+
+
+class FlatMapFunction(Function):
+    @abstractmethod
+    def flat_map(self, value):
+        pass
+
+
+class FilterFunction(Function):
+    @abstractmethod
+    def filter(self, value):
+        pass
+
+
+class ReduceFunction(Function):
+    @abstractmethod
+    def reduce(self, value1, value2):
+        pass
+
+
+class AggregateFunction(Function):
+    @abstractmethod
+    def create_accumulator(self):
+        pass
+
+    @abstractmethod
+    def add(self, value, accumulator):
+        pass
+
+    @abstractmethod
+    def get_result(self, accumulator):
+        pass
+
+    def merge(self, acc_a, acc_b):
+        raise NotImplementedError("this AggregateFunction does not implement merge")
+
+
+class KeySelector(Function):
+    @abstractmethod
+    def get_key(self, value):
+        pass
+
+
+class ProcessFunction(Function):
+    """process_element(value, ctx) yields outputs; `yield tag, value` for a side output."""
+
+    @abstractmethod
+    def process_element(self, value, ctx):
+        pass
+
+
+class KeyedProcessFunction(Function):
+    """process_element(value, ctx) and on_timer(timestamp, ctx) yield outputs."""
+
+    @abstractmethod
+    def process_element(self, value, ctx):
+        pass
+
+    def on_timer(self, timestamp: int, ctx):
+        pass
+
+
+class SinkFunction(Function):
+    """A custom sink: invoke(value, context) is called once per record, on the driver."""
+
+    @abstractmethod
+    def invoke(self, value, context):
+        pass
+
+
+class TimestampAssigner(ABC):
+    @abstractmethod
+    def extract_timestamp(self, value, record_timestamp: int) -> int:
+        pass

@@ -1,0 +1,158 @@
+"""StreamExecutionEnvironment: where a job is built and from where it is executed."""
+
+import importlib
+from enum import Enum
+
+from weir.datastream.data_stream import DataStream
+from weir.plan import graph as g
+from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
+from weir.runtime.sources import CollectionReader
+
+EXECUTORS = {"spark": "weir.spark.executor", "local": "weir.testing.local_runner"}
+
+
+class RuntimeExecutionMode(Enum):
+    STREAMING = 0
+    BATCH = 1
+    AUTOMATIC = 2
+
+
+class CheckpointingMode(Enum):
+    EXACTLY_ONCE = 0
+    AT_LEAST_ONCE = 1
+
+
+class CheckpointConfig:
+    def __init__(self):
+        self.checkpoint_storage = None
+        self.checkpoint_interval = None
+
+    def set_checkpoint_storage_dir(self, checkpoint_path: str) -> None:
+        self.checkpoint_storage = checkpoint_path
+
+    def set_checkpoint_storage(self, storage) -> None:
+        self.checkpoint_storage = getattr(storage, "checkpoint_path", storage)
+
+    def get_checkpoint_storage(self):
+        return self.checkpoint_storage
+
+    def set_checkpoint_interval(self, checkpoint_interval: int) -> None:
+        self.checkpoint_interval = checkpoint_interval
+
+    def get_checkpoint_interval(self):
+        return self.checkpoint_interval
+
+    def is_checkpointing_enabled(self) -> bool:
+        return self.checkpoint_interval is not None
+
+
+class StreamExecutionEnvironment:
+    def __init__(self, configuration=None):
+        self._graph = g.JobGraph()
+        self._executed_sinks = set()
+        self.parallelism = 1
+        self.max_parallelism = DEFAULT_MAX_PARALLELISM
+        self.runtime_mode = RuntimeExecutionMode.STREAMING
+        self.checkpoint_config = CheckpointConfig()
+        self.configuration = configuration
+        self.spark_session = None
+        self.spark_conf = {}
+        self.executor = "spark"
+        self.job_parameters = {}
+
+    @staticmethod
+    def get_execution_environment(configuration=None) -> "StreamExecutionEnvironment":
+        return StreamExecutionEnvironment(configuration)
+
+    # -- settings ------------------------------------------------------------------
+    def set_parallelism(self, parallelism: int) -> "StreamExecutionEnvironment":
+        if not isinstance(parallelism, int) or parallelism < 1:
+            raise ValueError(f"parallelism must be a positive int, got {parallelism!r}")
+        self.parallelism = parallelism
+        return self
+
+    def get_parallelism(self) -> int:
+        return self.parallelism
+
+    def set_max_parallelism(self, max_parallelism: int) -> "StreamExecutionEnvironment":
+        if not isinstance(max_parallelism, int) or not 1 <= max_parallelism <= 32768:
+            raise ValueError(f"max parallelism must be in 1..32768, got {max_parallelism!r}")
+        self.max_parallelism = max_parallelism
+        return self
+
+    def get_max_parallelism(self) -> int:
+        return self.max_parallelism
+
+    def set_runtime_mode(self, execution_mode: RuntimeExecutionMode):
+        self.runtime_mode = execution_mode
+        return self
+
+    def enable_checkpointing(self, interval: int, mode=None):
+        self.checkpoint_config.set_checkpoint_interval(interval)
+        return self
+
+    def get_checkpoint_config(self) -> CheckpointConfig:
+        return self.checkpoint_config
+
+    def get_checkpoint_interval(self):
+        return self.checkpoint_config.checkpoint_interval
+
+    def set_spark_session(self, spark_session) -> "StreamExecutionEnvironment":
+        """Runs this environment's jobs on an existing SparkSession (weir's addition)."""
+        self.spark_session = spark_session
+        return self
+
+    def set_spark_config(self, key: str, value) -> "StreamExecutionEnvironment":
+        """A Spark setting for the session weir creates (weir's addition)."""
+        self.spark_conf[key] = str(value)
+        return self
+
+    def set_executor(self, name: str) -> "StreamExecutionEnvironment":
+        """'spark' (default) or 'local' (the in-process runner, no Spark; for tests)."""
+        if name not in EXECUTORS:
+            raise ValueError(f"unknown executor '{name}', expected one of {sorted(EXECUTORS)}")
+        self.executor = name
+        return self
+
+    def set_job_parameters(self, parameters: dict) -> "StreamExecutionEnvironment":
+        self.job_parameters = dict(parameters)
+        return self
+
+    # -- sources -------------------------------------------------------------------
+    def _source(self, reader, name, type_info, watermark_strategy=None) -> DataStream:
+        node = self._graph.add(g.SOURCE, name, (), type_info, reader=reader)
+        stream = DataStream(self, node.id)
+        if watermark_strategy is not None:
+            stream = stream.assign_timestamps_and_watermarks(watermark_strategy)
+        return stream
+
+    def from_collection(self, collection, type_info=None) -> DataStream:
+        values = list(collection)
+        if type_info is not None:
+            for index, value in enumerate(values):
+                type_info.validate(value, f"collection[{index}]")
+        return self._source(CollectionReader(values), "Collection Source", type_info)
+
+    def from_source(self, source, watermark_strategy, source_name: str,
+                    type_info=None) -> DataStream:
+        reader = source.create_reader() if hasattr(source, "create_reader") else source
+        return self._source(reader, source_name, type_info or getattr(source, "type_info", None),
+                            watermark_strategy)
+
+    # -- execution -----------------------------------------------------------------
+    def _pending_sinks(self):
+        return [n for n in self._graph.sinks() if n.id not in self._executed_sinks]
+
+    def execute_async(self, job_name: str = None):
+        sinks = self._pending_sinks()
+        if not sinks:
+            raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
+                               "before execute()")
+        executor = importlib.import_module(EXECUTORS[self.executor])
+        client = executor.submit(self, self._graph, sinks, job_name or "weir job")
+        self._executed_sinks.update(n.id for n in sinks)
+        return client
+
+    def execute(self, job_name: str = None):
+        client = self.execute_async(job_name)
+        return client.get_job_execution_result()

@@ -1,0 +1,53 @@
+"""What an executor hands back: a job client, its status and its result."""
+
+from enum import Enum
+
+
+class JobStatus(Enum):
+    CREATED = "CREATED"
+    RUNNING = "RUNNING"
+    FINISHED = "FINISHED"
+    CANCELED = "CANCELED"
+    FAILED = "FAILED"
+
+    def is_globally_terminal_state(self) -> bool:
+        return self in (JobStatus.FINISHED, JobStatus.CANCELED, JobStatus.FAILED)
+
+
+class JobExecutionError(RuntimeError):
+    """A job failed; the message names the failing operator where weir knows it."""
+
+
+class JobExecutionResult:
+    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0):
+        self.job_id = job_id
+        self.net_runtime_ms = net_runtime_ms
+        self.batches = batches
+
+    def get_job_id(self) -> str:
+        return self.job_id
+
+    def get_net_runtime(self) -> int:
+        return self.net_runtime_ms
+
+    def is_job_execution_result(self) -> bool:
+        return True
+
+
+class JobClient:
+    """PyFlink's JobClient: status, cancel and the awaited result."""
+
+    def get_job_id(self) -> str:
+        raise NotImplementedError
+
+    def get_job_status(self) -> JobStatus:
+        raise NotImplementedError
+
+    def cancel(self) -> None:
+        raise NotImplementedError
+
+    def get_job_execution_result(self) -> JobExecutionResult:
+        raise NotImplementedError
+
+    def wait(self, timeout_s: float = None) -> JobStatus:
+        raise NotImplementedError

@@ -1,0 +1,96 @@
+"""Adapters that turn every keyed operation into a KeyedProcessFunction-shaped object.
+
+User functions may be function objects (MapFunction, ...) or plain callables.
+"""
+
+from weir.runtime.aggregations import rolling_reducer
+from weir.runtime.state.descriptors import ValueStateDescriptor
+
+
+def resolve(function, method_name: str):
+    """The callable to invoke: `function.<method_name>` or the plain callable itself."""
+    method = getattr(function, method_name, None)
+    if method is not None and callable(method):
+        return method
+    if callable(function):
+        return function
+    raise TypeError(f"expected a callable or an object with a '{method_name}' method, "
+                    f"got {type(function).__name__}")
+
+
+class _KeyedAdapter:
+    method_name = ""
+
+    def __init__(self, function):
+        self.user_function = function
+        self.call = resolve(function, self.method_name)
+
+    def open(self, runtime_context):
+        if hasattr(self.user_function, "open"):
+            self.user_function.open(runtime_context)
+
+    def close(self):
+        if hasattr(self.user_function, "close"):
+            self.user_function.close()
+
+
+class KeyedMap(_KeyedAdapter):
+    method_name = "map"
+
+    def process_element(self, value, ctx):
+        return (self.call(value),)
+
+
+class KeyedFlatMap(_KeyedAdapter):
+    method_name = "flat_map"
+
+    def process_element(self, value, ctx):
+        return self.call(value)
+
+
+class KeyedFilter(_KeyedAdapter):
+    method_name = "filter"
+
+    def process_element(self, value, ctx):
+        return (value,) if self.call(value) else ()
+
+
+class KeyedReduce(_KeyedAdapter):
+    """Rolling reduce: emits the running reduction of each key, as Flink's reduce."""
+    method_name = "reduce"
+
+    def __init__(self, function):
+        super().__init__(function)
+        self.state = None
+
+    def open(self, runtime_context):
+        super().open(runtime_context)
+        self.state = runtime_context.get_state(ValueStateDescriptor("_weir_reduce"))
+
+    def process_element(self, value, ctx):
+        current = self.state.value()
+        result = value if current is None else self.call(current, value)
+        self.state.update(result)
+        return (result,)
+
+
+def rolling_aggregation(kind: str, field):
+    return KeyedReduce(rolling_reducer(kind, field))
+
+
+class KeyedProcess:
+    """A KeyedProcessFunction given as a function object, used as it is."""
+
+    def __init__(self, function):
+        self.user_function = function
+        self.process_element = function.process_element
+        if hasattr(function, "on_timer"):
+            self.on_timer = function.on_timer
+
+    def open(self, runtime_context):
+        if hasattr(self.user_function, "open"):
+            self.user_function.open(runtime_context)
+
+    def close(self):
+        if hasattr(self.user_function, "close"):
+            self.user_function.close()

@@ -1,0 +1,133 @@
+"""The contexts user functions receive: RuntimeContext, process contexts, timer service."""
+
+from weir.runtime.records import MIN_WATERMARK
+from weir.runtime.state.states import create_state
+from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
+
+
+class TimeDomain:
+    EVENT_TIME = EVENT_TIME
+    PROCESSING_TIME = PROCESSING_TIME
+
+
+class OperatorClock:
+    """The current watermark and processing time an operator instance sees."""
+
+    def __init__(self):
+        self.watermark = MIN_WATERMARK
+        self.processing_time = 0
+
+
+class RuntimeContext:
+    """PyFlink's RuntimeContext: task facts and, on keyed streams, keyed state."""
+
+    def __init__(self, task_name: str, backend=None, subtask_index=0, parallelism=1,
+                 max_parallelism=128, job_parameters=None):
+        self._task_name = task_name
+        self._backend = backend
+        self._subtask_index = subtask_index
+        self._parallelism = parallelism
+        self._max_parallelism = max_parallelism
+        self._job_parameters = dict(job_parameters or {})
+        self._states = {}
+
+    def get_task_name(self):
+        return self._task_name
+
+    def get_index_of_this_subtask(self):
+        return self._subtask_index
+
+    def get_number_of_parallel_subtasks(self):
+        return self._parallelism
+
+    def get_max_number_of_parallel_subtasks(self):
+        return self._max_parallelism
+
+    def get_job_parameter(self, key, default_value=None):
+        return self._job_parameters.get(key, default_value)
+
+    def _state(self, descriptor, kind):
+        if self._backend is None:
+            raise RuntimeError(f"operator '{self._task_name}': keyed state is only available "
+                               "on a keyed stream (use key_by first)")
+        state = self._states.get(descriptor.name)
+        if state is None:
+            state = create_state(self._backend, descriptor, kind)
+            self._states[descriptor.name] = state
+        return state
+
+    def get_state(self, state_descriptor):
+        return self._state(state_descriptor, "value")
+
+    def get_list_state(self, state_descriptor):
+        return self._state(state_descriptor, "list")
+
+    def get_map_state(self, state_descriptor):
+        return self._state(state_descriptor, "map")
+
+    def get_reducing_state(self, state_descriptor):
+        return self._state(state_descriptor, "reducing")
+
+    def get_aggregating_state(self, state_descriptor):
+        return self._state(state_descriptor, "aggregating")
+
+
+class TimerService:
+    """ctx.timer_service(): the clocks, and timers of the current key."""
+
+    def __init__(self, clock: OperatorClock, timers_of_current_key=None):
+        self._clock = clock
+        self._timers_of_current_key = timers_of_current_key
+
+    def current_processing_time(self) -> int:
+        return self._clock.processing_time
+
+    def current_watermark(self) -> int:
+        return self._clock.watermark
+
+    def _timers(self):
+        if self._timers_of_current_key is None:
+            raise RuntimeError("timers can only be used on a keyed stream (use key_by first)")
+        return self._timers_of_current_key()
+
+    def register_event_time_timer(self, timestamp: int) -> None:
+        timers, key = self._timers()
+        timers.register(EVENT_TIME, int(timestamp), key)
+
+    def delete_event_time_timer(self, timestamp: int) -> None:
+        timers, key = self._timers()
+        timers.delete(EVENT_TIME, int(timestamp), key)
+
+    def register_processing_time_timer(self, timestamp: int) -> None:
+        timers, key = self._timers()
+        timers.register(PROCESSING_TIME, int(timestamp), key)
+
+    def delete_processing_time_timer(self, timestamp: int) -> None:
+        timers, key = self._timers()
+        timers.delete(PROCESSING_TIME, int(timestamp), key)
+
+
+class ProcessContext:
+    """The `ctx` of process_element (and, with `time_domain`, of on_timer)."""
+
+    def __init__(self, timer_service: TimerService, emit_side):
+        self._timer_service = timer_service
+        self._emit_side = emit_side
+        self.current_timestamp = None
+        self.current_key = None
+        self.current_time_domain = None
+
+    def timestamp(self):
+        return self.current_timestamp
+
+    def timer_service(self) -> TimerService:
+        return self._timer_service
+
+    def get_current_key(self):
+        return self.current_key
+
+    def time_domain(self):
+        return self.current_time_domain
+
+    def output(self, output_tag, value) -> None:
+        self._emit_side(output_tag.tag_id, value)

@@ -1,0 +1,42 @@
+"""Errors raised by user functions, named by operator and user source line."""
+
+import os
+import traceback
+
+_WEIR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MARKER = "WeirUserFunctionError"
+
+
+class UserFunctionError(RuntimeError):
+    """A user function raised: the message names the operator and the user's file and line."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+
+
+def user_frame(exc: BaseException):
+    """The innermost traceback frame outside weir (the user's line), or None."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    for frame in reversed(frames):
+        if not os.path.abspath(frame.filename).startswith(_WEIR_DIR + os.sep):
+            return frame
+    return None
+
+
+def describe_function(function) -> str:
+    target = getattr(function, "__func__", function)
+    code = getattr(target, "__code__", None)
+    name = getattr(target, "__qualname__", type(function).__name__)
+    if code is None:
+        return name
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def wrap_user_error(exc: BaseException, operator: str, function) -> UserFunctionError:
+    frame = user_frame(exc)
+    where = f"{frame.filename}:{frame.lineno}" if frame else "unknown location"
+    message = (
+        f"{MARKER}: operator '{operator}' failed in user function {describe_function(function)}"
+        f" at {where}: {type(exc).__name__}: {exc}"
+    )
+    return UserFunctionError(message)

@@ -1,0 +1,44 @@
+"""Stable key hashing into key groups (as Flink's KeyGroupRangeAssignment)."""
+
+import pickle
+import zlib
+
+DEFAULT_MAX_PARALLELISM = 128
+
+
+def stable_key_hash(key) -> int:
+    """A hash of `key` that is the same in every process and on every machine.
+
+    Python's `hash()` is salted per process for str and bytes, so it cannot place keys.
+    """
+    if isinstance(key, str):
+        data = key.encode("utf-8")
+    elif isinstance(key, bool) or not isinstance(key, int):
+        data = key if isinstance(key, bytes) else pickle.dumps(key, protocol=4)
+    else:
+        data = key.to_bytes(16, "little", signed=True) if -(2**127) <= key < 2**127 else (
+            pickle.dumps(key, protocol=4))
+    return _mix(zlib.crc32(data))
+
+
+def _mix(h: int) -> int:
+    """murmur3's 32-bit finaliser: spreads crc32's low bits over the whole word."""
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    return h
+
+
+def key_group_for_hash(key_hash: int, max_parallelism: int) -> int:
+    return key_hash % max_parallelism
+
+
+def assign_to_key_group(key, max_parallelism: int) -> int:
+    return stable_key_hash(key) % max_parallelism
+
+
+def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
+    """Flink's formula: which parallel instance owns a key group."""
+    return key_group * parallelism // max_parallelism

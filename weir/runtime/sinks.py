@@ -1,0 +1,47 @@
+"""Sink descriptions that engines write to (print, collect, files, sink functions)."""
+
+import os
+from typing import Optional
+
+
+class PrintSink:
+    def __init__(self, sink_identifier: Optional[str] = None, to_stderr: bool = False):
+        self.sink_identifier = sink_identifier
+        self.to_stderr = to_stderr
+
+    def format(self, value) -> str:
+        prefix = f"{self.sink_identifier}> " if self.sink_identifier else ""
+        return prefix + str(value)
+
+
+class CollectSink:
+    """Collects records for execute_and_collect(); the engine fills `results`."""
+
+    def __init__(self):
+        self.results = []
+
+
+class FileSinkSpec:
+    """Files written once per micro-batch: exactly-once across restarts.
+
+    fmt: 'json' (JSON lines), 'parquet' (needs a row type) or 'text' (an encoder's bytes).
+    """
+
+    FORMATS = ("json", "parquet", "text")
+
+    def __init__(self, base_path: str, fmt: str, type_info=None, encoder=None,
+                 part_prefix: str = "part"):
+        if fmt not in self.FORMATS:
+            raise ValueError(f"unknown file sink format '{fmt}', expected one of {self.FORMATS}")
+        self.base_path = os.path.abspath(base_path)
+        self.fmt = fmt
+        self.type_info = type_info
+        self.encoder = encoder
+        self.part_prefix = part_prefix
+
+
+class SinkFunctionSink:
+    """A user SinkFunction (`invoke(value, context)`), called on the driver per batch."""
+
+    def __init__(self, function):
+        self.function = function

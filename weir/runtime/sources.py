@@ -1,0 +1,188 @@
+"""Source readers: positions, splits and records, the same for every engine.
+
+An offset is a dict {"pos": int, "end": 0|1}. A bounded reader, once every record is read,
+moves to end=1: that last step carries the end-of-input marker that becomes Flink's
++infinity watermark.
+"""
+
+import csv
+import io
+import json
+import os
+import time
+from typing import Iterator, List, Optional, Tuple
+
+Split = Tuple[int, int, int]  # (split index, first position, end position)
+END_SPLIT = "end"
+
+
+class SourceReader:
+    bounded = True
+    max_records_per_batch: Optional[int] = None
+
+    def initial_offset(self) -> dict:
+        return {"pos": 0, "end": 0}
+
+    def available(self, start_pos: int) -> int:
+        """The position up to which records can be read now."""
+        raise NotImplementedError
+
+    def is_exhausted(self, pos: int) -> bool:
+        return False
+
+    def latest_offset(self, start: dict, limit: Optional[int] = None) -> dict:
+        if start["end"]:
+            return start
+        limit = limit or self.max_records_per_batch
+        pos = self.available(start["pos"])
+        if limit:
+            pos = min(pos, start["pos"] + limit)
+        if pos == start["pos"] and self.bounded and self.is_exhausted(pos):
+            return {"pos": pos, "end": 1}
+        return {"pos": pos, "end": 0}
+
+    def split_count(self, start_pos: int, end_pos: int) -> int:
+        return 1
+
+    def splits(self, start: dict, end: dict) -> List:
+        lo, hi = start["pos"], end["pos"]
+        out: List = []
+        if hi > lo:
+            n = max(1, min(self.split_count(lo, hi), hi - lo))
+            bounds = [lo + (hi - lo) * i // n for i in range(n + 1)]
+            out = [(i, bounds[i], bounds[i + 1]) for i in range(n)]
+        if end["end"] and not start["end"]:
+            out.append(END_SPLIT)
+        return out
+
+    def read(self, lo: int, hi: int) -> Iterator[Tuple[object, Optional[int]]]:
+        """Yields (value, timestamp or None) for positions lo..hi-1."""
+        raise NotImplementedError
+
+
+class CollectionReader(SourceReader):
+    def __init__(self, values: list, num_splits: int = 1, max_records_per_batch=None):
+        self.values = list(values)
+        self.num_splits = num_splits
+        self.max_records_per_batch = max_records_per_batch
+
+    def available(self, start_pos):
+        return len(self.values)
+
+    def is_exhausted(self, pos):
+        return pos >= len(self.values)
+
+    def split_count(self, lo, hi):
+        return self.num_splits
+
+    def read(self, lo, hi):
+        for value in self.values[lo:hi]:
+            yield value, None
+
+
+class DataGeneratorReader(SourceReader):
+    """Record i is generator(i); `count` None is unbounded; `rate` caps records per second."""
+
+    def __init__(self, generator, count=None, records_per_second=None, num_splits=1,
+                 max_records_per_batch=None):
+        self.generator = generator
+        self.count = count
+        self.bounded = count is not None
+        self.records_per_second = records_per_second
+        self.num_splits = num_splits
+        self.max_records_per_batch = max_records_per_batch
+        self._last_time = None
+
+    def available(self, start_pos):
+        limit = self.count if self.count is not None else 2**62
+        if self.records_per_second is None:
+            return limit
+        now = time.monotonic()
+        elapsed = 1.0 if self._last_time is None else now - self._last_time
+        self._last_time = now
+        return min(limit, start_pos + max(1, int(elapsed * self.records_per_second)))
+
+    def is_exhausted(self, pos):
+        return self.count is not None and pos >= self.count
+
+    def split_count(self, lo, hi):
+        return self.num_splits
+
+    def read(self, lo, hi):
+        generator = self.generator
+        for index in range(lo, hi):
+            yield generator(index), None
+
+
+class FileReader(SourceReader):
+    """Files of a directory in (modification time, name) order; one split per file.
+
+    format: 'text' (lines as str), 'csv' (Row per line, header names the fields),
+    'json' (JSON lines, a Row per object) or 'parquet' (a Row per row).
+    """
+
+    FORMATS = ("text", "csv", "json", "parquet")
+
+    def __init__(self, path: str, fmt: str, monitor_interval_ms: Optional[int] = None,
+                 max_files_per_batch: Optional[int] = None):
+        if fmt not in self.FORMATS:
+            raise ValueError(f"unknown file format '{fmt}', expected one of {self.FORMATS}")
+        self.path = path
+        self.fmt = fmt
+        self.monitor_interval_ms = monitor_interval_ms
+        self.bounded = monitor_interval_ms is None
+        self.max_records_per_batch = max_files_per_batch
+        self._files: List[str] = []
+
+    def _list(self) -> List[str]:
+        if os.path.isfile(self.path):
+            return [self.path]
+        if not os.path.isdir(self.path):
+            raise FileNotFoundError(f"file source path '{self.path}' does not exist")
+        entries = []
+        for name in os.listdir(self.path):
+            full = os.path.join(self.path, name)
+            if os.path.isfile(full) and not name.startswith((".", "_")):
+                entries.append((os.stat(full).st_mtime_ns, name, full))
+        return [full for _, _, full in sorted(entries)]
+
+    def available(self, start_pos):
+        self._files = self._list()
+        return len(self._files)
+
+    def is_exhausted(self, pos):
+        return pos >= len(self._files)
+
+    def split_count(self, lo, hi):
+        return hi - lo
+
+    def splits(self, start, end):
+        splits = super().splits(start, end)
+        return [s if s == END_SPLIT else (s[0], self._files[s[1]:s[2]]) for s in splits]
+
+    def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
+        for path in files:
+            yield from ((value, None) for value in read_file(path, self.fmt))
+
+
+def read_file(path: str, fmt: str):
+    from weir.common.row import Row
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+        for record in pq.read_table(path).to_pylist():
+            yield Row(**record)
+        return
+    with open(path, "r", encoding="utf-8", newline="") as handle:
+        if fmt == "text":
+            for line in handle:
+                yield line.rstrip("\n").rstrip("\r")
+        elif fmt == "json":
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    try:
+                        yield Row(**json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise ValueError(f"{path}:{number}: not a JSON object: {exc}") from exc
+        else:
+            for record in csv.DictReader(io.StringIO(handle.read())):
+                yield Row(**record)

@@ -1,0 +1,1 @@
+"""Keyed state: descriptors, state objects and the paged key-group backend."""

@@ -1,0 +1,163 @@
+"""A key group's keyed state, loaded and stored in pages.
+
+A page holds the state of every key that hashes to it: {key: {state_name: value}}. An engine
+supplies a PageStore per key group (a dict in tests, a Spark MapState on Spark); a micro-batch
+then costs one load per touched page and one store per changed page, never one call per key.
+"""
+
+import pickle
+from typing import Callable, Dict, Optional
+
+from weir.runtime.key_groups import stable_key_hash
+
+TIMER_PAGE = -1
+DEFAULT_PAGES_PER_KEY_GROUP = 1
+
+
+class MemoryPageStore:
+    """A PageStore over a dict of page id -> bytes."""
+
+    def __init__(self, pages: Optional[Dict[int, bytes]] = None):
+        self.pages: Dict[int, bytes] = dict(pages or {})
+
+    def load(self, page_id: int) -> Optional[bytes]:
+        return self.pages.get(page_id)
+
+    def store(self, page_id: int, blob: bytes) -> None:
+        self.pages[page_id] = blob
+
+    def remove(self, page_id: int) -> None:
+        self.pages.pop(page_id, None)
+
+
+def dumps(value) -> bytes:
+    return pickle.dumps(value, protocol=5)
+
+
+def loads(blob: bytes):
+    return pickle.loads(blob)
+
+
+class KeyGroupPages:
+    """The loaded pages of one key group, with dirty tracking."""
+
+    def __init__(self, store, pages_per_key_group: int):
+        self.store = store
+        self.pages_per_key_group = pages_per_key_group
+        self._pages: Dict[int, dict] = {}
+        self._dirty = set()
+
+    def page(self, page_id: int) -> dict:
+        page = self._pages.get(page_id)
+        if page is None:
+            blob = self.store.load(page_id)
+            page = loads(blob) if blob is not None else {}
+            self._pages[page_id] = page
+        return page
+
+    def mark_dirty(self, page_id: int) -> None:
+        self._dirty.add(page_id)
+
+    def all_pages(self):
+        for page_id in range(self.pages_per_key_group):
+            yield self.page(page_id)
+
+    def flush(self) -> None:
+        for page_id in sorted(self._dirty):
+            page = self._pages[page_id]
+            if page:
+                self.store.store(page_id, dumps(page))
+            else:
+                self.store.remove(page_id)
+        self._dirty.clear()
+
+
+class KeyedStateBackend:
+    """Keyed state of the key groups an operator instance owns.
+
+    `store_for_key_group(kg)` gives the PageStore of a key group. `set_current_key` selects
+    the key whose state the state objects read and write, as in Flink.
+    """
+
+    def __init__(self, store_for_key_group: Callable[[int], object], max_parallelism: int,
+                 pages_per_key_group: int = DEFAULT_PAGES_PER_KEY_GROUP,
+                 clock: Callable[[], int] = lambda: 0):
+        self._store_for_key_group = store_for_key_group
+        self.max_parallelism = max_parallelism
+        self.pages_per_key_group = pages_per_key_group
+        self.clock = clock
+        self._groups: Dict[int, KeyGroupPages] = {}
+        self._hash_cache: Dict[object, int] = {}
+        self.current_key = None
+        self._page_ref = None
+
+    def key_group_pages(self, key_group: int) -> KeyGroupPages:
+        group = self._groups.get(key_group)
+        if group is None:
+            group = KeyGroupPages(self._store_for_key_group(key_group), self.pages_per_key_group)
+            self._groups[key_group] = group
+        return group
+
+    def _locate(self, key):
+        key_hash = self._hash_cache.get(key)
+        if key_hash is None:
+            key_hash = stable_key_hash(key)
+            self._hash_cache[key] = key_hash
+        key_group = key_hash % self.max_parallelism
+        page_id = (key_hash // self.max_parallelism) % self.pages_per_key_group
+        return key_group, page_id
+
+    def key_group_of(self, key) -> int:
+        return self._locate(key)[0]
+
+    def set_current_key(self, key) -> None:
+        self.current_key = key
+        self._page_ref = None
+
+    def _current_page(self):
+        if self._page_ref is None:
+            key_group, page_id = self._locate(self.current_key)
+            group = self.key_group_pages(key_group)
+            self._page_ref = (group, page_id, group.page(page_id))
+        return self._page_ref
+
+    def get_entry(self, state_name: str):
+        """The stored value of `state_name` for the current key, or None."""
+        _, _, page = self._current_page()
+        entry = page.get(self.current_key)
+        return None if entry is None else entry.get(state_name)
+
+    def put_entry(self, state_name: str, stored) -> None:
+        group, page_id, page = self._current_page()
+        entry = page.get(self.current_key)
+        if entry is None:
+            entry = page[self.current_key] = {}
+        entry[state_name] = stored
+        group.mark_dirty(page_id)
+
+    def remove_entry(self, state_name: str) -> None:
+        group, page_id, page = self._current_page()
+        entry = page.get(self.current_key)
+        if entry is None or state_name not in entry:
+            return
+        del entry[state_name]
+        if not entry:
+            del page[self.current_key]
+        group.mark_dirty(page_id)
+
+    def keys_with_state(self, key_group: int):
+        group = self.key_group_pages(key_group)
+        for page in group.all_pages():
+            yield from list(page)
+
+    def release(self) -> None:
+        self.flush()
+        self._groups.clear()
+        self.current_key = None
+
+    def flush(self) -> None:
+        for group in self._groups.values():
+            group.flush()
+        self._page_ref = None
+        if len(self._hash_cache) > 1_000_000:
+            self._hash_cache.clear()

@@ -1,0 +1,175 @@
+"""The keyed state objects user functions see (PyFlink's ValueState, ListState, ...).
+
+Each reads and writes the current key's entry in a KeyedStateBackend. With a TTL, an entry
+is stored as (value, last_access_ms) and expires `ttl_ms` after its last counted access.
+"""
+
+from weir.runtime.state.descriptors import StateTtlConfig
+
+
+class _Ttl:
+    def __init__(self, config: StateTtlConfig, clock):
+        self.ttl_ms = config.ttl_ms
+        self.refresh_on_read = config.update_type == StateTtlConfig.UpdateType.OnReadAndWrite
+        self.return_expired = (config.state_visibility
+                               == StateTtlConfig.StateVisibility.ReturnExpiredIfNotCleanedUp)
+        self.clock = clock
+
+    def expired(self, last_access: int) -> bool:
+        return last_access + self.ttl_ms <= self.clock()
+
+
+class KeyedState:
+    def __init__(self, backend, descriptor):
+        self._backend = backend
+        self._name = descriptor.name
+        config = descriptor.ttl_config
+        self._ttl = _Ttl(config, backend.clock) if config is not None else None
+
+    def _read(self):
+        stored = self._backend.get_entry(self._name)
+        if stored is None or self._ttl is None:
+            return stored
+        value, last_access = stored
+        if self._ttl.expired(last_access):
+            if not self._ttl.return_expired:
+                self._backend.remove_entry(self._name)
+                return None
+        elif self._ttl.refresh_on_read:
+            self._backend.put_entry(self._name, (value, self._ttl.clock()))
+        return value
+
+    def _write(self, value) -> None:
+        if self._ttl is not None:
+            value = (value, self._ttl.clock())
+        self._backend.put_entry(self._name, value)
+
+    def clear(self) -> None:
+        self._backend.remove_entry(self._name)
+
+
+class ValueState(KeyedState):
+    def value(self):
+        return self._read()
+
+    def update(self, value) -> None:
+        if value is None:
+            self.clear()
+        else:
+            self._write(value)
+
+
+class ListState(KeyedState):
+    def get(self):
+        values = self._read()
+        return list(values) if values is not None else []
+
+    def add(self, value) -> None:
+        if value is None:
+            raise ValueError(f"ListState '{self._name}': cannot add None")
+        values = self._read() or []
+        values.append(value)
+        self._write(values)
+
+    def add_all(self, values) -> None:
+        current = self._read() or []
+        current.extend(values)
+        self._write(current)
+
+    def update(self, values) -> None:
+        values = list(values or [])
+        if values:
+            self._write(values)
+        else:
+            self.clear()
+
+    def __iter__(self):
+        return iter(self.get())
+
+
+class MapState(KeyedState):
+    def _map(self):
+        return self._read() or {}
+
+    def get(self, key):
+        return self._map().get(key)
+
+    def put(self, key, value) -> None:
+        current = self._map()
+        current[key] = value
+        self._write(current)
+
+    def put_all(self, mapping) -> None:
+        current = self._map()
+        current.update(mapping)
+        self._write(current)
+
+    def remove(self, key) -> None:
+        current = self._map()
+        if key in current:
+            del current[key]
+            self._write(current) if current else self.clear()
+
+    def contains(self, key) -> bool:
+        return key in self._map()
+
+    def items(self):
+        return list(self._map().items())
+
+    def keys(self):
+        return list(self._map().keys())
+
+    def values(self):
+        return list(self._map().values())
+
+    def is_empty(self) -> bool:
+        return not self._map()
+
+    def __iter__(self):
+        return iter(self.keys())
+
+
+class ReducingState(KeyedState):
+    def __init__(self, backend, descriptor):
+        super().__init__(backend, descriptor)
+        function = descriptor.reduce_function
+        self._reduce = getattr(function, "reduce", function)
+
+    def get(self):
+        return self._read()
+
+    def add(self, value) -> None:
+        current = self._read()
+        self._write(value if current is None else self._reduce(current, value))
+
+
+class AggregatingState(KeyedState):
+    def __init__(self, backend, descriptor):
+        super().__init__(backend, descriptor)
+        self._function = descriptor.agg_function
+
+    def get(self):
+        accumulator = self._read()
+        return None if accumulator is None else self._function.get_result(accumulator)
+
+    def add(self, value) -> None:
+        accumulator = self._read()
+        if accumulator is None:
+            accumulator = self._function.create_accumulator()
+        self._write(self._function.add(value, accumulator))
+
+
+STATE_CLASSES = {
+    "value": ValueState,
+    "list": ListState,
+    "map": MapState,
+    "reducing": ReducingState,
+    "aggregating": AggregatingState,
+}
+
+
+def create_state(backend, descriptor, expected_kind: str):
+    if descriptor.kind != expected_kind:
+        raise TypeError(f"state '{descriptor.name}' is declared as {descriptor.kind} state, "
+                        f"but was requested as {expected_kind} state")
+    return STATE_CLASSES[expected_kind](backend, descriptor)

@@ -1,0 +1,101 @@
+"""Per key group timers: one timer per (key, timestamp) and time domain, as in Flink.
+
+Timers persist in their key group's page store under TIMER_PAGE, so waking a key group
+costs one load, whatever number of keys have timers.
+"""
+
+import heapq
+from typing import Dict, List, Tuple
+
+from weir.runtime.state.backend import TIMER_PAGE, dumps, loads
+
+EVENT_TIME = "event_time"
+PROCESSING_TIME = "processing_time"
+
+
+class _TimerQueue:
+    """A heap of (timestamp, insertion order, key) with lazy deletion."""
+
+    def __init__(self, timers: List[Tuple[int, object]] = ()):
+        self._live: Dict[Tuple[int, object], int] = {}
+        self._heap = []
+        self._counter = 0
+        for timestamp, key in timers:
+            self.add(timestamp, key)
+
+    def add(self, timestamp: int, key) -> bool:
+        if (timestamp, key) in self._live:
+            return False
+        self._counter += 1
+        self._live[(timestamp, key)] = self._counter
+        heapq.heappush(self._heap, (timestamp, self._counter, key))
+        return True
+
+    def delete(self, timestamp: int, key) -> bool:
+        return self._live.pop((timestamp, key), None) is not None
+
+    def _drop_dead(self):
+        heap = self._heap
+        while heap and self._live.get((heap[0][0], heap[0][2])) != heap[0][1]:
+            heapq.heappop(heap)
+
+    def peek(self):
+        self._drop_dead()
+        return self._heap[0][0] if self._heap else None
+
+    def pop_due(self, time: int):
+        """Removes and returns the earliest timer at or before `time`, or None."""
+        self._drop_dead()
+        if not self._heap or self._heap[0][0] > time:
+            return None
+        timestamp, _, key = heapq.heappop(self._heap)
+        del self._live[(timestamp, key)]
+        return timestamp, key
+
+    def entries(self):
+        return sorted(self._live.items(), key=lambda item: item[1])
+
+    def __len__(self):
+        return len(self._live)
+
+
+class KeyGroupTimers:
+    """The event-time and processing-time timers of one key group."""
+
+    def __init__(self, store):
+        self._store = store
+        blob = store.load(TIMER_PAGE)
+        event, processing = loads(blob) if blob is not None else ([], [])
+        self.queues = {EVENT_TIME: _TimerQueue(event), PROCESSING_TIME: _TimerQueue(processing)}
+        self.dirty = False
+
+    def register(self, domain: str, timestamp: int, key) -> None:
+        if self.queues[domain].add(timestamp, key):
+            self.dirty = True
+
+    def delete(self, domain: str, timestamp: int, key) -> None:
+        if self.queues[domain].delete(timestamp, key):
+            self.dirty = True
+
+    def pop_due(self, domain: str, time: int):
+        due = self.queues[domain].pop_due(time)
+        if due is not None:
+            self.dirty = True
+        return due
+
+    def earliest(self, domain: str):
+        return self.queues[domain].peek()
+
+    def count(self) -> int:
+        return sum(len(queue) for queue in self.queues.values())
+
+    def flush(self) -> None:
+        if not self.dirty:
+            return
+        if self.count():
+            lists = tuple([timer for timer, _ in self.queues[d].entries()]
+                          for d in (EVENT_TIME, PROCESSING_TIME))
+            self._store.store(TIMER_PAGE, dumps(lists))
+        else:
+            self._store.remove(TIMER_PAGE)
+        self.dirty = False

@@ -1,0 +1,1 @@
+"""Testing support: operator harness, in-process runner."""
