@@ -157,6 +157,7 @@ class FileReader(SourceReader):
         return hi - lo
 
     def splits(self, start, end):
+        self._files = self._list()
         splits = super().splits(start, end)
         return [s if s == END_SPLIT else (s[0], self._files[s[1]:s[2]]) for s in splits]
 

@@ -1,0 +1,159 @@
+import pickle
+
+import pytest
+
+from weir.common import Row, RowKind
+from weir.common.row import FieldNotFoundError
+
+
+def test_positional_row_access_and_repr():
+    row = Row(1, "a")
+    assert row[0] == 1
+    assert row[1] == "a"
+    assert row[-1] == "a"
+    assert row[0:2] == [1, "a"]
+    assert len(row) == 2
+    assert list(row) == [1, "a"]
+    assert repr(row) == "Row(1, 'a')"
+    assert str(row) == "Row(1, 'a')"
+    assert row.get_field_names() is None
+
+
+def test_named_row_keeps_kwarg_order():
+    row = Row(name="a", id=1)
+    assert list(row) == ["a", 1]
+    assert row.get_field_names() == ["name", "id"]
+    assert repr(row) == "Row(name='a', id=1)"
+
+
+def test_named_row_access_by_index_name_and_attribute():
+    row = Row(id=1, name="a")
+    assert row[0] == 1
+    assert row["name"] == "a"
+    assert row.name == "a"
+    assert row.id == 1
+    assert row.as_dict() == {"id": 1, "name": "a"}
+
+
+def test_missing_field_raises_key_and_value_error():
+    row = Row(id=1)
+    with pytest.raises(KeyError):
+        row["nope"]
+    with pytest.raises(ValueError, match=r"Row has no field 'nope'; fields are \['id'\]"):
+        row["nope"]
+    with pytest.raises(AttributeError, match="nope"):
+        row.nope
+    with pytest.raises(FieldNotFoundError, match="has no field names"):
+        Row(1)["id"]
+
+
+def test_both_args_and_kwargs_rejected():
+    with pytest.raises(ValueError, match="Can not use both args and kwargs"):
+        Row(1, b=2)
+
+
+def test_setitem_by_index_and_name():
+    row = Row(id=1, name="a")
+    row["name"] = "b"
+    row[0] = 7
+    assert row == Row(id=7, name="b")
+
+
+def test_attributes_cannot_be_set():
+    row = Row(id=1)
+    with pytest.raises(AttributeError):
+        row.id = 2
+
+
+def test_equality_positional():
+    assert Row(1, 2) == Row(1, 2)
+    assert Row(1, 2) != Row(2, 1)
+    assert Row(1, 2) != (1, 2)
+    assert (1, 2) != Row(1, 2)
+
+
+def test_equality_named_compares_names_and_values():
+    assert Row(a=1, b=2) == Row(a=1, b=2)
+    assert Row(a=1, b=2) == Row(b=2, a=1)  # PyFlink compares by field name
+    assert Row(a=1, b=2) != Row(a=1, c=2)
+    assert Row(a=1, b=2) != Row(a=1, b=3)
+    assert Row(a=1, b=2) != Row(1, 2)
+    assert Row(1, 2) != Row(a=1, b=2)
+
+
+def test_equality_includes_row_kind():
+    deleted = Row(1, 2)
+    deleted.set_row_kind(RowKind.DELETE)
+    assert deleted != Row(1, 2)
+    assert deleted == Row.of_kind(RowKind.DELETE, 1, 2)
+
+
+def test_hash_consistent_with_equality():
+    assert hash(Row(1, 2)) == hash(Row(1, 2))
+    assert hash(Row(a=1, b=2)) == hash(Row(b=2, a=1))
+    assert {Row(1, "a"), Row(1, "a"), Row(2, "a")} == {Row(1, "a"), Row(2, "a")}
+    assert {Row(a=1): "x"}[Row(a=1)] == "x"
+
+
+def test_row_kind_default_and_setter():
+    row = Row(1)
+    assert row.get_row_kind() is RowKind.INSERT
+    row.set_row_kind(RowKind.UPDATE_AFTER)
+    assert row.get_row_kind() is RowKind.UPDATE_AFTER
+    with pytest.raises(TypeError, match="row_kind must be a RowKind, got str 'x'"):
+        row.set_row_kind("x")
+
+
+def test_row_kind_values_and_short_strings():
+    assert [k.name for k in RowKind] == ["INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"]
+    assert [k.value for k in RowKind] == [0, 1, 2, 3]
+    assert [str(k) for k in RowKind] == ["+I", "-U", "+U", "-D"]
+
+
+def test_factory_row_creates_named_rows():
+    Person = Row("name", "age")
+    alice = Person("Alice", 11)
+    assert alice == Row(name="Alice", age=11)
+    assert repr(alice) == "Row(name='Alice', age=11)"
+    assert alice.age == 11
+    with pytest.raises(ValueError, match=r"Row\('name', 'age'\) expects 2 values, got 1"):
+        Person("Bob")
+    with pytest.raises(TypeError, match="field-name strings"):
+        Row(1, 2)("a", "b")
+
+
+def test_pickle_round_trip_keeps_names_values_and_kind():
+    named = Row.of_kind(RowKind.UPDATE_BEFORE, id=1, tags=["x"])
+    copy = pickle.loads(pickle.dumps(named))
+    assert copy == named
+    assert copy.get_field_names() == ["id", "tags"]
+    assert copy.get_row_kind() is RowKind.UPDATE_BEFORE
+    positional = pickle.loads(pickle.dumps(Row(1, "a")))
+    assert positional == Row(1, "a")
+    assert positional.get_field_names() is None
+
+
+def test_contains_follows_pyflink():
+    assert "id" in Row(id=5)
+    assert 5 not in Row(id=5)
+    assert 5 in Row(5)
+
+
+def test_as_dict_recursive_and_positional_error():
+    row = Row(a=1, inner=Row(b=2), items=[Row(c=3)])
+    assert row.as_dict() == {"a": 1, "inner": Row(b=2), "items": [Row(c=3)]}
+    assert row.as_dict(recursive=True) == {"a": 1, "inner": {"b": 2}, "items": [{"c": 3}]}
+    with pytest.raises(TypeError, match="without field names"):
+        Row(1).as_dict()
+
+
+def test_set_field_names():
+    row = Row(1, "a")
+    row.set_field_names(["id", "name"])
+    assert row == Row(id=1, name="a")
+    with pytest.raises(ValueError, match="Row has 2 values but 1 field names"):
+        row.set_field_names(["id"])
+
+
+def test_nested_repr():
+    assert repr(Row(a=Row(1, None), b=[1.5])) == "Row(a=Row(1, None), b=[1.5])"

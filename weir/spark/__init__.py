@@ -1,0 +1,1 @@
+"""The only package that imports pyspark: runs weir plans as Spark streaming queries."""

@@ -1,0 +1,110 @@
+"""Runs a job as one Spark streaming query; its sinks are written in foreachBatch."""
+
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+
+from weir.plan import graph as g
+from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
+from weir.runtime.errors import MARKER
+from weir.runtime.sink_writers import write_batch
+from weir.spark.frames import loads
+from weir.spark.session import get_session
+from weir.spark.translate import Translation
+
+
+def _user_error(exc) -> str:
+    text = str(exc)
+    match = re.search(re.escape(MARKER) + r": (.*)", text)
+    return match.group(1).strip() if match else text
+
+
+class SparkJob(JobClient):
+    def __init__(self, env, graph, sinks, job_name):
+        self.job_id = uuid.uuid4().hex
+        self.job_name = job_name
+        self.sinks = sinks
+        self.spark = get_session(env)
+        self.nodes = graph.upstream_of(sinks)
+        checkpoint = env.checkpoint_config.get_checkpoint_storage()
+        self._temporary = checkpoint is None
+        self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
+        self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
+        self.interval_ms = env.checkpoint_config.get_checkpoint_interval()
+        self.env = env
+        self.started = time.time()
+        self.batches = 0
+        self._lock = threading.Lock()
+        self.query = None
+        self.canceled = False
+
+    def start(self) -> "SparkJob":
+        frame = Translation(self.spark, self.env, self.nodes).sink_frame(self.sinks)
+        writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
+                  .foreachBatch(self._write_batch)
+                  .option("checkpointLocation", self.checkpoint_dir))
+        if self.bounded:
+            writer = writer.trigger(availableNow=True)
+        elif self.interval_ms:
+            writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
+        self.query = writer.start()
+        return self
+
+    def _write_batch(self, batch_frame, batch_id):
+        table = batch_frame.toArrow()
+        sink_ids = table.column("_sink").to_pylist()
+        values = table.column("_v").to_pylist()
+        per_sink = [[] for _ in self.sinks]
+        for sink_index, blob in zip(sink_ids, values):
+            per_sink[sink_index].append(loads(blob))
+        for node, records in zip(self.sinks, per_sink):
+            write_batch(node.param("sink"), records, batch_id)
+        with self._lock:
+            self.batches += 1
+
+    # -- JobClient -----------------------------------------------------------------
+    def get_job_id(self):
+        return self.job_id
+
+    def get_job_status(self):
+        if self.query is None:
+            return JobStatus.CREATED
+        if self.query.isActive:
+            return JobStatus.RUNNING
+        if self.canceled:
+            return JobStatus.CANCELED
+        return JobStatus.FAILED if self.query.exception() is not None else JobStatus.FINISHED
+
+    def cancel(self):
+        self.canceled = True
+        self.query.stop()
+
+    def wait(self, timeout_s=None):
+        try:
+            if timeout_s is None:
+                self.query.awaitTermination()
+            else:
+                self.query.awaitTermination(timeout_s)
+        except Exception as exc:  # StreamingQueryException: the job failed
+            self._cleanup()
+            raise JobExecutionError(f"job '{self.job_name}' failed: {_user_error(exc)}") from None
+        status = self.get_job_status()
+        if status.is_globally_terminal_state():
+            self._cleanup()
+        return status
+
+    def get_job_execution_result(self):
+        self.wait()
+        return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
+                                  self.batches)
+
+    def _cleanup(self):
+        if self._temporary:
+            shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+
+
+def submit(env, graph, sinks, job_name):
+    return SparkJob(env, graph, sinks, job_name).start()

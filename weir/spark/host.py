@@ -1,0 +1,109 @@
+"""Hosts a keyed runtime operator in Spark's transformWithStateInPandas, per key group.
+
+Spark groups rows by key group and calls the host once per key group and micro-batch.
+Keyed state lives in a Spark MapState of page id -> pickled page, timers in one more page,
+and one Spark event-time timer per key group wakes it at its earliest weir timer: a batch
+costs a few state calls per touched key group, whatever the number of keys or records.
+"""
+
+import pandas as pd
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+from pyspark.sql.types import BinaryType, IntegerType, LongType, StructField, StructType
+
+from weir.plan.operators import build_keyed_operator, output_validator
+from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.records import engine_watermark_to_flink
+from weir.runtime.state.backend import KeyedStateBackend
+from weir.runtime.timers import EVENT_TIME
+from weir.spark.frames import END_TAG, dumps, loads
+
+PAGE_KEY = StructType([StructField("page", IntegerType())])
+PAGE_VALUE = StructType([StructField("blob", BinaryType())])
+WAKE_VALUE = StructType([StructField("ts", LongType())])
+OUTPUT_COLUMNS = ["_v", "_ts", "_seq", "_tag"]
+INPUT_COLUMNS = OUTPUT_COLUMNS + ["_kg"]
+
+
+def _timestamps(series):
+    return [None if pd.isna(ts) else int(ts) for ts in series.tolist()]
+
+
+class SparkPageStore:
+    """A PageStore over the current key group's Spark MapState."""
+
+    def __init__(self, map_state):
+        self.map_state = map_state
+
+    def load(self, page_id):
+        row = self.map_state.getValue((page_id,))
+        return None if row is None else bytes(row[0])
+
+    def store(self, page_id, blob):
+        self.map_state.updateValue((page_id,), (blob,))
+
+    def remove(self, page_id):
+        self.map_state.removeKey((page_id,))
+
+
+class KeyGroupHost(StatefulProcessor):
+    def __init__(self, node, uid, max_parallelism, parallelism, job_parameters):
+        self.node = node
+        self.uid = uid
+        self.max_parallelism = max_parallelism
+        self.parallelism = parallelism
+        self.job_parameters = job_parameters
+
+    def init(self, handle):
+        self.handle = handle
+        self.store = SparkPageStore(handle.getMapState("pages", PAGE_KEY, PAGE_VALUE))
+        self.wake = handle.getValueState("wake", WAKE_VALUE)
+        backend = KeyedStateBackend(lambda key_group: self.store, self.max_parallelism)
+        self.operator = build_keyed_operator(self.node, self.uid, backend, self.parallelism,
+                                             job_parameters=self.job_parameters)
+        self.key_selector = self.node.param("key_selector")
+        self.validate = output_validator(self.node, self.uid)
+        self.operator.open()
+
+    def handleInputRows(self, key, rows, timerValues):
+        frame = pd.concat(list(rows), ignore_index=True)
+        # Spark hands the columns over positionally named (_0, _1, ...): name them again.
+        frame.columns = INPUT_COLUMNS[: len(frame.columns)]
+        ends = frame[frame["_tag"] == END_TAG]
+        data = frame[frame["_tag"] != END_TAG].sort_values("_seq", kind="stable")
+        records = list(zip(data["_seq"].tolist(), map(loads, data["_v"].tolist()),
+                           _timestamps(data["_ts"])))
+        yield self._run(int(key[0]), records, timerValues, ends)
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        self.wake.clear()
+        yield self._run(int(key[0]), [], timerValues, None)
+
+    def _run(self, key_group, records, timer_values, ends):
+        watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
+        outputs = process_key_group_batch(
+            self.operator, self.key_selector, key_group, records, watermark,
+            timer_values.getCurrentProcessingTimeInMs(), self.validate)
+        self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
+                            timer_values.getCurrentWatermarkInMs())
+        self.operator.release()
+        frame = pd.DataFrame({
+            "_v": [dumps(value) for _, _, value, _ in outputs],
+            "_ts": pd.array([ts for _, _, _, ts in outputs], dtype="Int64"),
+            "_seq": pd.array([seq for seq, _, _, _ in outputs], dtype="int64"),
+            "_tag": [tag for _, tag, _, _ in outputs]}, columns=OUTPUT_COLUMNS)
+        if ends is not None and len(ends):
+            frame = pd.concat([frame, ends[OUTPUT_COLUMNS]], ignore_index=True)
+        return frame
+
+    def _schedule_wake(self, earliest, engine_watermark):
+        if earliest is None:
+            return
+        wake_at = max(earliest, engine_watermark + 1)
+        current = self.wake.get()
+        if current is not None and current[0] <= wake_at and current[0] > engine_watermark:
+            return
+        self.handle.registerTimer(wake_at)
+        self.wake.update((wake_at,))
+
+    def close(self):
+        self.operator.close()

@@ -1,0 +1,82 @@
+"""weir's sources as one Spark Python streaming data source.
+
+The source reader travels in an option, pickled; offsets are the reader's JSON dicts, so a
+restarted query replays exactly the records of the batches in its offset log.
+"""
+
+import base64
+
+from pyspark import cloudpickle
+from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+
+from weir.runtime.records import AFTER_WATERMARK, END_OF_INPUT_TS, PRODUCER_MASK, make_seq
+from weir.runtime.sources import END_SPLIT
+from weir.spark.frames import END_TAG, STREAM_SCHEMA_DDL, dumps
+
+FORMAT = "weir"
+
+
+def encode_reader(reader) -> str:
+    return base64.b64encode(cloudpickle.dumps(reader)).decode("ascii")
+
+
+def decode_reader(text: str):
+    return cloudpickle.loads(base64.b64decode(text))
+
+
+class WeirDataSource(DataSource):
+    @classmethod
+    def name(cls):
+        return FORMAT
+
+    def schema(self):
+        return STREAM_SCHEMA_DDL
+
+    def streamReader(self, schema):
+        return WeirStreamReader(decode_reader(self.options["reader"]))
+
+
+class _Split(InputPartition):
+    def __init__(self, split):
+        super().__init__(split)
+        self.split = split
+
+
+class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    def __init__(self, reader):
+        self.reader = reader
+
+    def prepareForTriggerAvailableNow(self):
+        """Bounded readers end by themselves; availableNow is only used for them."""
+
+    def initialOffset(self):
+        return self.reader.initial_offset()
+
+    def latestOffset(self, start=None, limit=None):
+        return self.reader.latest_offset(start or self.reader.initial_offset())
+
+    def partitions(self, start, end):
+        return [_Split(split) for split in self.reader.splits(start, end)]
+
+    def read(self, partition):
+        split = partition.split
+        if split == END_SPLIT:
+            yield (None, END_OF_INPUT_TS, make_seq(AFTER_WATERMARK, PRODUCER_MASK, 0), END_TAG)
+            return
+        index, *bounds = split
+        reader = self.reader
+        rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
+        for counter, (value, timestamp) in enumerate(rows):
+            yield (dumps(value), timestamp, make_seq(AFTER_WATERMARK, index, counter), None)
+
+    def commit(self, end):
+        pass
+
+
+def register(spark) -> None:
+    spark.dataSource.register(WeirDataSource)
+
+
+def read_stream(spark, reader):
+    return spark.readStream.format(FORMAT).option("reader", encode_reader(reader)).load()

@@ -1,0 +1,105 @@
+"""Translates a job's plan nodes into one streaming DataFrame per sink."""
+
+from pyspark.sql import functions as F
+
+from weir.plan import graph as g
+from weir.runtime.records import END_OF_INPUT_TS
+from weir.spark import source as spark_source
+from weir.spark.frames import END_TAG, STREAM_SCHEMA_DDL
+from weir.spark.host import KeyGroupHost
+from weir.spark.udfs import KEYED_SCHEMA_DDL, chain_function, key_group_function
+
+STREAM_COLUMNS = ["_v", "_ts", "_seq", "_tag"]
+
+
+def _main(frame):
+    """Main output and end-of-input records of a node's stream."""
+    return frame.filter(F.col("_tag").isNull() | (F.col("_tag") == F.lit(END_TAG)))
+
+
+def _with_watermark(frame, delay_ms: int, data_timestamps: bool):
+    is_end = F.col("_tag") == F.lit(END_TAG)
+    data_ts = F.col("_ts") if data_timestamps else F.lit(None).cast("long")
+    event_ms = F.when(is_end, F.lit(END_OF_INPUT_TS)).otherwise(
+        F.when(F.col("_tag").isNull(), data_ts))
+    # The watermark column is dropped right away: Spark then tracks the watermark but does
+    # not filter late rows before stateful operators, so weir's operators see them.
+    return (frame.withColumn("_wm", F.timestamp_millis(event_ms))
+            .withWatermark("_wm", f"{delay_ms} milliseconds").select(*STREAM_COLUMNS))
+
+
+class Translation:
+    def __init__(self, spark, env, nodes):
+        self.spark = spark
+        self.env = env
+        self.nodes = nodes
+        self.by_id = {n.id: n for n in nodes}
+        self.uids = g.assign_uids(nodes)
+        self.implicit = set(g.sources_without_watermarks(nodes))
+        self.frames = {}
+
+    def frame(self, node_id):
+        if node_id not in self.frames:
+            self.frames[node_id] = self._translate(self.by_id[node_id])
+        return self.frames[node_id]
+
+    def _translate(self, node):
+        method = getattr(self, "_" + node.kind)
+        return method(node)
+
+    def _source(self, node):
+        frame = spark_source.read_stream(self.spark, node.param("reader"))
+        if node.id in self.implicit:
+            frame = _with_watermark(frame, 0, data_timestamps=False)
+        return frame
+
+    def _consumers(self, node_id):
+        return [n for n in self.nodes if node_id in n.inputs]
+
+    def _stateless(self, node):
+        chain = [node]
+        while True:
+            upstream = self.by_id[chain[0].inputs[0]]
+            if upstream.kind != g.STATELESS or len(self._consumers(upstream.id)) != 1:
+                break
+            chain.insert(0, upstream)
+        source = _main(self.frame(chain[0].inputs[0]))
+        return source.mapInArrow(chain_function(chain, self.uids, self.env.job_parameters),
+                                 STREAM_SCHEMA_DDL)
+
+    def _watermark(self, node):
+        strategy = node.param("strategy")
+        delay = (strategy.out_of_orderness_ms or 0) + 1
+        return _with_watermark(self.frame(node.inputs[0]), delay, strategy.emits_watermarks)
+
+    def _keyed(self, node):
+        grouped = _main(self.frame(node.inputs[0])).mapInArrow(
+            key_group_function(node.param("key_selector"), self.env.max_parallelism),
+            KEYED_SCHEMA_DDL)
+        host = KeyGroupHost(node, self.uids[node.id], self.env.max_parallelism,
+                            self.env.parallelism, self.env.job_parameters)
+        return grouped.groupBy("_kg").transformWithStateInPandas(
+            statefulProcessor=host, outputStructType=STREAM_SCHEMA_DDL, outputMode="Append",
+            timeMode="EventTime")
+
+    def _union(self, node):
+        frames = [self.frame(i) for i in node.inputs]
+        result = frames[0]
+        for frame in frames[1:]:
+            result = result.unionByName(frame)
+        return result
+
+    def _side_output(self, node):
+        tag_id = node.param("tag_id")
+        tag = F.col("_tag")
+        frame = self.frame(node.inputs[0]).filter((tag == F.lit(tag_id)) | (tag == END_TAG))
+        return frame.withColumn("_tag", F.when(tag == END_TAG, tag))
+
+    def sink_frame(self, sinks):
+        """One frame of every sink's records, tagged with the sink's index in `_sink`."""
+        frames = [_main(self.frame(s.inputs[0])).filter(F.col("_tag").isNull())
+                  .select("_v", "_seq", F.lit(i).alias("_sink")) for i, s in enumerate(sinks)]
+        result = frames[0]
+        for frame in frames[1:]:
+            result = result.unionByName(frame)
+        return result
