@@ -2,6 +2,7 @@
 
 from abc import ABC, abstractmethod
 
+from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
 from weir.runtime.context import RuntimeContext, TimeDomain  # noqa: F401
 
 
@@ -84,10 +85,4 @@ class SinkFunction(Function):
 
     @abstractmethod
     def invoke(self, value, context):
-        pass
-
-
-class TimestampAssigner(ABC):
-    @abstractmethod
-    def extract_timestamp(self, value, record_timestamp: int) -> int:
         pass

@@ -5,6 +5,8 @@ of the first record of the key; `min_by` and `max_by` return the whole record ho
 extreme value (the first one on ties).
 """
 
+from weir.common.row import Row
+
 
 def _get(value, field):
     if field is None:
@@ -24,8 +26,12 @@ def _get(value, field):
 def _replace(value, field, new):
     if field is None or (isinstance(value, (int, float)) and field == 0):
         return new
-    if hasattr(value, "as_dict"):
-        return value._replace_field(field, new)
+    if isinstance(value, Row):
+        names = value.get_field_names()
+        items = list(value)
+        index = names.index(field) if isinstance(field, str) else field
+        items[index] = new
+        return Row(**dict(zip(names, items))) if names else Row(*items)
     if isinstance(value, tuple):
         items = list(value)
         items[field] = new

@@ -1,0 +1,47 @@
+"""Shared fixtures: one SparkSession for the whole test session."""
+
+import os
+import sys
+
+import pytest
+
+os.environ["PYSPARK_PYTHON"] = sys.executable
+os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from pyspark.sql import SparkSession
+    from weir.spark.session import ROCKSDB
+    session = (SparkSession.builder.master("local[2]").appName("weir-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+               .config("spark.driver.memory", "2g")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def spark_env(spark):
+    """A StreamExecutionEnvironment that runs on the shared SparkSession."""
+    from weir.datastream import StreamExecutionEnvironment
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    return env
+
+
+@pytest.fixture
+def local_env():
+    """A StreamExecutionEnvironment that runs on the in-process runner (no Spark)."""
+    from weir.datastream import StreamExecutionEnvironment
+    return StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+
+
+@pytest.fixture(params=["local", "spark"])
+def any_env(request):
+    """Runs a test on both engines: the differential oracle."""
+    return request.getfixturevalue("local_env" if request.param == "local" else "spark_env")

@@ -1,0 +1,6 @@
+"""Sources and sinks (`pyflink.datastream.connectors` -> `weir.datastream.connectors`)."""
+
+from weir.datastream.connectors.datagen import (  # noqa: F401
+    DataGeneratorSource, NumberSequenceSource)
+from weir.datastream.connectors.file_system import (  # noqa: F401
+    FileSink, FileSource, StreamFormat)
