@@ -13,6 +13,7 @@ from weir.runtime.errors import MARKER
 from weir.runtime.sink_writers import write_batch
 from weir.spark.frames import loads
 from weir.spark.session import get_session
+from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import Translation
 
 
@@ -42,6 +43,7 @@ class SparkJob(JobClient):
         self.canceled = False
 
     def start(self) -> "SparkJob":
+        ship_user_modules()
         frame = Translation(self.spark, self.env, self.nodes).sink_frame(self.sinks)
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)

@@ -72,11 +72,11 @@ class KeyGroupHost(StatefulProcessor):
         data = frame[frame["_tag"] != END_TAG].sort_values("_seq", kind="stable")
         records = list(zip(data["_seq"].tolist(), map(loads, data["_v"].tolist()),
                            _timestamps(data["_ts"])))
-        yield self._run(int(key[0]), records, timerValues, ends)
+        yield from self._run(int(key[0]), records, timerValues, ends)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         self.wake.clear()
-        yield self._run(int(key[0]), [], timerValues, None)
+        yield from self._run(int(key[0]), [], timerValues, None)
 
     def _run(self, key_group, records, timer_values, ends):
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
@@ -86,14 +86,18 @@ class KeyGroupHost(StatefulProcessor):
         self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
                             timer_values.getCurrentWatermarkInMs())
         self.operator.release()
-        frame = pd.DataFrame({
-            "_v": [dumps(value) for _, _, value, _ in outputs],
+        if ends is not None and len(ends):
+            outputs += [(seq, END_TAG, None, ts) for seq, ts in zip(
+                ends["_seq"].tolist(), _timestamps(ends["_ts"]))]
+        if not outputs:
+            return  # an empty frame would lose its column types
+        yield pd.DataFrame({
+            "_v": pd.Series([None if tag == END_TAG else dumps(value)
+                             for _, tag, value, _ in outputs], dtype=object),
             "_ts": pd.array([ts for _, _, _, ts in outputs], dtype="Int64"),
             "_seq": pd.array([seq for seq, _, _, _ in outputs], dtype="int64"),
-            "_tag": [tag for _, tag, _, _ in outputs]}, columns=OUTPUT_COLUMNS)
-        if ends is not None and len(ends):
-            frame = pd.concat([frame, ends[OUTPUT_COLUMNS]], ignore_index=True)
-        return frame
+            "_tag": pd.Series([tag for _, tag, _, _ in outputs], dtype=object)},
+            columns=OUTPUT_COLUMNS)
 
     def _schedule_wake(self, earliest, engine_watermark):
         if earliest is None:

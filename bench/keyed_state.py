@@ -1,0 +1,277 @@
+"""Keyed counting: weir (KeyedProcessFunction + ValueState) against native Spark groupBy().count().
+
+One process, one SparkSession, one run. Both sides count N events with key = i % K (an int),
+split into the same number of micro-batches:
+
+  native        Parquet files (one per micro-batch) -> groupBy("key").count(), update mode,
+                noop sink, RocksDB state store, availableNow
+  weir-datagen  DataGeneratorSource(i -> i % K) -> key_by -> CountFn (ValueState read+update
+                per event; one event-time timer per key emits the final count at end of input)
+  weir-parquet  the same Parquet files through FileSource.for_parquet, one file per batch
+
+Every run is verified: native through its progress (input rows, state rows), weir through
+the final (key, count) pairs its timers emit (sum == N, one per key).
+
+  .venv/bin/python bench/keyed_state.py --events 20000 --keys 100          # smoke run
+  .venv/bin/python bench/keyed_state.py                                    # full size
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from weir.common import WatermarkStrategy  # noqa: E402
+from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
+from weir.datastream.connectors import DataGeneratorSource, FileSource  # noqa: E402
+from weir.datastream.state import ValueStateDescriptor  # noqa: E402
+from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM as MAX_PARALLELISM  # noqa: E402
+from weir.runtime.key_groups import assign_to_key_group  # noqa: E402
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+FINAL_TIMER = 2**62  # "end of input": fires only at the +infinity watermark
+HEARTBEAT = ("heartbeat", 0)
+
+
+def make_session():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").appName("weir-bench-keyed-state")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+             .config("spark.driver.memory", "4g")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# -- input --------------------------------------------------------------------------------
+def batch_bounds(events, batches):
+    return [events * b // batches for b in range(batches + 1)]
+
+
+def write_parquet(directory, events, keys, batches):
+    """One Parquet file per micro-batch, key = i % keys (int64), in increasing mtime."""
+    os.makedirs(directory, exist_ok=True)
+    bounds = batch_bounds(events, batches)
+    for b in range(batches):
+        column = np.arange(bounds[b], bounds[b + 1], dtype=np.int64) % keys
+        path = os.path.join(directory, f"part-{b:05d}.parquet")
+        pq.write_table(pa.table({"key": column}), path)
+        os.utime(path, ns=(1_000_000_000 * (b + 1),) * 2)
+    return directory
+
+
+class KeyOf:
+    """gen_fn of the DataGeneratorSource: record i is its key, i % keys."""
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def __call__(self, index):
+        return index % self.keys
+
+
+# -- weir ---------------------------------------------------------------------------------
+class CountFn(KeyedProcessFunction):
+    """Counts per key in a ValueState; emits (key, count) once, at the end of the input.
+
+    heartbeat: also emit one HEARTBEAT per key group and micro-batch. Works around weir
+    failing on a key group call with no output (host.py builds an empty frame whose `_tag`
+    column is float64, which Spark cannot convert to a string column).
+    """
+
+    def __init__(self, heartbeat=True, final_timer=FINAL_TIMER):
+        self.heartbeat = heartbeat
+        self.final_timer = final_timer
+        self.seen = set()
+        self.key_groups = {}
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_element(self, value, ctx):
+        current = self.count.value()
+        if current is None:
+            current = 0
+            ctx.timer_service().register_event_time_timer(self.final_timer)
+        self.count.update(current + 1)
+        if self.heartbeat:
+            key = ctx.get_current_key()
+            key_group = self.key_groups.get(key)
+            if key_group is None:
+                key_group = self.key_groups[key] = assign_to_key_group(key, MAX_PARALLELISM)
+            call = (key_group, ctx.timer_service().current_processing_time())
+            if call not in self.seen:
+                self.seen.add(call)
+                yield HEARTBEAT
+
+    def on_timer(self, timestamp, ctx):
+        yield ctx.get_current_key(), self.count.value()
+
+
+def row_key(row):
+    return row[0]
+
+
+def identity(value):
+    return value
+
+
+def run_weir(spark, events, keys, batches, parquet_dir=None, heartbeat=True,
+             final_timer=FINAL_TIMER):
+    """Runs the job; returns (seconds, per-batch durations, collected (key, count) pairs)."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    if parquet_dir is None:
+        source = DataGeneratorSource(KeyOf(keys), count=events, num_splits=2,
+                                     max_records_per_batch=-(-events // batches))
+        key_selector = identity
+    else:
+        source = FileSource.for_parquet(parquet_dir).set_max_files_per_batch(1).build()
+        key_selector = row_key
+    stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
+    results = []
+    stream.key_by(key_selector).process(CountFn(heartbeat, final_timer)).add_sink(
+        lambda value, ctx: value == HEARTBEAT or results.append(value))
+    started = time.perf_counter()
+    client = env.execute_async("bench-keyed-state")
+    client.wait()
+    seconds = time.perf_counter() - started
+    progress = client.query.recentProgress if client.query is not None else []
+    return seconds, progress, results
+
+
+def check_weir(results, events, keys, label):
+    total = sum(count for _, count in results)
+    distinct = len({key for key, _ in results})
+    if total != events or len(results) != keys or distinct != keys:
+        raise AssertionError(f"{label}: got {len(results)} counts ({distinct} distinct keys) "
+                             f"summing to {total}; expected {keys} keys summing to {events}")
+
+
+# -- native -------------------------------------------------------------------------------
+def run_native(spark, parquet_dir):
+    """groupBy("key").count() over the Parquet files, one file per micro-batch."""
+    checkpoint = tempfile.mkdtemp(prefix="bench-native-ckpt-")
+    try:
+        counts = (spark.readStream.schema("key long").option("maxFilesPerTrigger", 1)
+                  .parquet(parquet_dir).groupBy("key").count())
+        started = time.perf_counter()
+        query = (counts.writeStream.outputMode("update").format("noop")
+                 .option("checkpointLocation", checkpoint)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        seconds = time.perf_counter() - started
+        return seconds, query.recentProgress
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def check_native(progress, events, keys):
+    rows = sum(p["numInputRows"] for p in progress)
+    state_rows = max((op["numRowsTotal"] for p in progress for op in p["stateOperators"]),
+                     default=0)
+    if rows != events or state_rows != keys:
+        raise AssertionError(f"native: read {rows} rows, {state_rows} state rows; "
+                             f"expected {events} rows and {keys} keys")
+
+
+# -- driver -------------------------------------------------------------------------------
+def batch_summary(progress):
+    """Per-batch 'rows@ms' of a query's progress, plus the total of the batches' durations."""
+    parts = [f"{p['numInputRows']}@{p['durationMs'].get('triggerExecution', 0)}"
+             for p in progress]
+    total = sum(p["durationMs"].get("triggerExecution", 0) for p in progress)
+    return " ".join(parts), total
+
+
+def run_sides(spark, sides, events, keys, batches, workdir, verbose):
+    parquet_dir = write_parquet(os.path.join(workdir, f"in-{events}-{keys}"),
+                                events, keys, batches)
+    figures = {}
+    for side in sides:
+        if side == "native":
+            seconds, progress = run_native(spark, parquet_dir)
+            check_native(progress, events, keys)
+        else:
+            seconds, progress, results = run_weir(
+                spark, events, keys, batches, parquet_dir if side == "weir-parquet" else None)
+            check_weir(results, events, keys, side)
+        figures[side] = events / seconds
+        if verbose:
+            batches_text, batch_ms = batch_summary(progress)
+            print(f"  {side:13s} K={keys:>9,}  {seconds:8.2f} s  {events / seconds:>12,.0f} ev/s"
+                  f"  batches(rows@ms): {batches_text}  (sum {batch_ms} ms)", flush=True)
+    shutil.rmtree(parquet_dir, ignore_errors=True)
+    return figures
+
+
+def print_table(rows, sides):
+    weir_sides = [s for s in sides if s != "native"]
+    header = ["keys"] + [f"{s} ev/s" for s in sides]
+    if "native" in sides:
+        header += [f"ratio {s}/native" for s in weir_sides]
+    print("\n| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for keys, figures in rows:
+        cells = [f"{keys:,}"] + [f"{figures[s]:,.0f}" for s in sides]
+        if "native" in sides:
+            cells += [f"{figures[s] / figures['native']:.3f}" for s in weir_sides]
+        print("| " + " | ".join(cells) + " |")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=2_000_000)
+    parser.add_argument("--keys", default="100,100000,1000000",
+                        help="comma-separated distinct key counts")
+    parser.add_argument("--batches", type=int, default=4)
+    parser.add_argument("--warmup-events", type=int, default=20_000)
+    parser.add_argument("--sides", default="native,weir-datagen,weir-parquet",
+                        help="any of native, weir-datagen, weir-parquet")
+    parser.add_argument("--quiet", action="store_true", help="only print the table")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    keys_list = [int(k) for k in args.keys.split(",")]
+    sides = [s.strip() for s in args.sides.split(",")]
+    workdir = tempfile.mkdtemp(prefix="bench-keyed-state-")
+    wall = time.perf_counter()
+    spark = make_session()
+    try:
+        warmup_keys = min(100, args.warmup_events)
+        started = time.perf_counter()
+        run_sides(spark, sides, args.warmup_events, warmup_keys, args.batches, workdir, False)
+        print(f"session + warm-up ({args.warmup_events:,} events): "
+              f"{time.perf_counter() - wall:.1f} s (warm-up {time.perf_counter() - started:.1f} s)",
+              flush=True)
+        rows = []
+        for keys in keys_list:
+            figures = run_sides(spark, sides, args.events, keys, args.batches, workdir,
+                                not args.quiet)
+            rows.append((keys, figures))
+        print(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
+              f"shuffle partitions 2, RocksDB state store")
+        print_table(rows, sides)
+        print(f"\ntotal wall time: {time.perf_counter() - wall:.1f} s")
+    finally:
+        spark.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Runtime parts without Spark: key groups, rolling aggregations, chains, sources, plan."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from weir.common import Row, WatermarkStrategy
+from weir.datastream import ProcessFunction
+from weir.plan import graph as g
+from weir.runtime.aggregations import rolling_reducer
+from weir.runtime.chain import StatelessChain, Step
+from weir.runtime.errors import UserFunctionError
+from weir.runtime.key_groups import assign_to_key_group, stable_key_hash
+from weir.runtime.output_tag import OutputTag
+from weir.runtime.sink_writers import write_file_batch
+from weir.runtime.sinks import FileSinkSpec
+from weir.runtime.sources import END_SPLIT, CollectionReader, FileReader
+
+KEYS = ["sensor_1", 42, -7, ("a", 1), 2**70, True, b"raw"]
+
+
+def test_key_hash_is_the_same_in_processes_with_different_hash_seeds():
+    script = ("from weir.runtime.key_groups import stable_key_hash;"
+              f"print([stable_key_hash(k) for k in {KEYS!r}])")
+    results = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True, cwd=os.path.dirname(os.path.dirname(
+                                 os.path.dirname(__file__)))).stdout
+        results.add(out.strip())
+    assert results == {str([stable_key_hash(k) for k in KEYS])}
+
+
+def test_keys_spread_over_key_groups():
+    groups = [assign_to_key_group(f"key-{i}", 128) for i in range(12_800)]
+    counts = [groups.count(kg) for kg in range(128)]
+    assert min(counts) > 50 and max(counts) < 160
+
+
+@pytest.mark.parametrize("kind, records, expected", [
+    ("sum", [(1, "a"), (2, "b"), (3, "c")], [(1, "a"), (3, "a"), (6, "a")]),
+    ("min", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (2, "a"), (2, "a")]),
+    ("max", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (5, "a"), (9, "a")]),
+    ("min_by", [(5, "a"), (2, "b"), (2, "c")], [(5, "a"), (2, "b"), (2, "b")]),
+    ("max_by", [(5, "a"), (9, "b"), (9, "c")], [(5, "a"), (9, "b"), (9, "b")]),
+])
+def test_rolling_aggregations_follow_flink(kind, records, expected):
+    reducer = rolling_reducer(kind, 0)
+    acc, results = None, []
+    for record in records:
+        acc = record if acc is None else reducer.reduce(acc, record)
+        results.append(acc)
+    assert results == expected
+
+
+def test_rolling_sum_on_named_row_fields_and_scalars():
+    reducer = rolling_reducer("sum", "n")
+    assert reducer.reduce(Row(k="a", n=1), Row(k="b", n=2)) == Row(k="a", n=3)
+    assert rolling_reducer("sum", 0).reduce(4, 5) == 9
+
+
+class Splitter(ProcessFunction):
+    def process_element(self, value, ctx):
+        if value < 0:
+            yield OutputTag("negative"), value
+        else:
+            yield value * ctx.timestamp()
+
+
+def test_chain_runs_steps_in_order_and_routes_side_outputs():
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda v, ts: abs(v))
+    chain = StatelessChain([Step("timestamps", strategy, "ts"),
+                            Step("flat_map", lambda v: [v, -v], "dup"),
+                            Step("process", Splitter(), "split"),
+                            Step("filter", lambda v: v != 4, "drop4"),
+                            Step("map", lambda v: v + 1, "inc")])
+    chain.open()
+    main, side = chain.run([(2, None), (3, None)])
+    assert main == [(10, 3)]
+    assert side == [("negative", -2, 2), ("negative", -3, 3)]
+
+
+def test_chain_errors_name_the_step():
+    chain = StatelessChain([Step("map", lambda v: 1 // v, "divide")])
+    chain.open()
+    with pytest.raises(UserFunctionError, match="operator 'divide'.*ZeroDivisionError"):
+        chain.run([(0, None)])
+
+
+def test_collection_reader_batches_then_ends():
+    reader = CollectionReader(list(range(5)), num_splits=2, max_records_per_batch=3)
+    start = reader.initial_offset()
+    first = reader.latest_offset(start)
+    assert first == {"pos": 3, "end": 0}
+    assert reader.splits(start, first) == [(0, 0, 1), (1, 1, 3)]
+    second = reader.latest_offset(first)
+    assert second == {"pos": 5, "end": 0}
+    third = reader.latest_offset(second)
+    assert third == {"pos": 5, "end": 1}
+    assert reader.splits(second, third) == [END_SPLIT]
+    assert reader.latest_offset(third) == third
+    assert list(reader.read(1, 3)) == [(1, None), (2, None)]
+
+
+def test_file_reader_reads_json_csv_and_text_in_modification_order(tmp_path):
+    (tmp_path / "b.json").write_text('{"id": "s1", "t": 1}\n{"id": "s2", "t": 2}\n')
+    os.utime(tmp_path / "b.json", ns=(1, 1))
+    (tmp_path / "a.json").write_text('{"id": "s3", "t": 3}\n')
+    os.utime(tmp_path / "a.json", ns=(2, 2))
+    reader = FileReader(str(tmp_path), "json")
+    end = reader.latest_offset(reader.initial_offset())
+    splits = reader.splits(reader.initial_offset(), end)
+    values = [v for _, files in splits for v, _ in reader.read_files(files)]
+    assert values == [Row(id="s1", t=1), Row(id="s2", t=2), Row(id="s3", t=3)]
+    csv_file = tmp_path / "x.csv"
+    csv_file.write_text("id,t\ns1,5\n")
+    assert list(FileReader(str(csv_file), "csv").read_files([str(csv_file)])) == [
+        (Row(id="s1", t="5"), None)]
+
+
+def test_file_reader_rejects_bad_json_with_file_and_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}\nnot json\n')
+    with pytest.raises(ValueError, match="bad.json:2: not a JSON object"):
+        list(FileReader(str(bad), "json").read_files([str(bad)]))
+
+
+def test_file_sink_writes_each_batch_once_and_replays_replace(tmp_path):
+    spec = FileSinkSpec(str(tmp_path), "json")
+    write_file_batch(spec, [Row(a=1), Row(a=2)], 3)
+    write_file_batch(spec, [Row(a=1), Row(a=2)], 3)
+    files = sorted(os.listdir(tmp_path))
+    assert files == ["part-0000000003.json"]
+    lines = (tmp_path / files[0]).read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [{"a": 1}, {"a": 2}]
+
+
+def test_sources_without_watermarks_and_uids():
+    graph = g.JobGraph()
+    plain = graph.add(g.SOURCE, "plain")
+    timed = graph.add(g.SOURCE, "timed")
+    mapped = graph.add(g.STATELESS, "map", (timed.id,), step="map", function=abs)
+    wm = graph.add(g.WATERMARK, "wm", (mapped.id,), strategy=None)
+    union = graph.add(g.UNION, "union", (plain.id, wm.id))
+    nodes = graph.upstream_of([union])
+    assert g.sources_without_watermarks(nodes) == [plain.id]
+    assert g.assign_uids(nodes) == {0: "source-0", 1: "source-1", 2: "stateless-0",
+                                    3: "watermark-0", 4: "union-0"}
+    graph.update(plain.id, uid="same")
+    graph.update(timed.id, uid="same")
+    with pytest.raises(ValueError, match="uid 'same' is used by more than one operator"):
+        g.assign_uids(graph.upstream_of([union]))

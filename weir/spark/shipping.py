@@ -1,0 +1,31 @@
+"""Makes the user's own modules travel with the job to Spark's Python workers.
+
+A job's functions are pickled by reference to their module. Spark workers (local or on a
+cluster) can import installed packages but not the user's job directory, so every loaded
+module that lives outside the Python installation is pickled by value instead.
+"""
+
+import os
+import sys
+
+from pyspark import cloudpickle
+
+_INSTALLED = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix,
+                                                         sys.exec_prefix})
+_WEIR_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+_shipped = set()
+
+
+def _is_user_module(module) -> bool:
+    path = getattr(module, "__file__", None)
+    if not path or module.__name__ == "__main__":
+        return False
+    real = os.path.realpath(path)
+    return not real.startswith(_INSTALLED) and not real.startswith(_WEIR_DIR)
+
+
+def ship_user_modules() -> None:
+    for name, module in list(sys.modules.items()):
+        if name not in _shipped and module is not None and _is_user_module(module):
+            cloudpickle.register_pickle_by_value(module)
+            _shipped.add(name)
