@@ -3,5 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh
-.venv/bin/lint-imports
 exec .venv/bin/python -m pytest -q "$@"

@@ -50,9 +50,9 @@ class SelfCleaningTemperatureAlertFunction(KeyedProcessFunction):
 
         last_temp = self.last_temp.value()
         if last_temp is not None:
-            diff = round(abs(reading.temperature - last_temp), 2)
+            diff = abs(reading.temperature - last_temp)
             if diff > self.threshold:
-                yield reading.id, reading.temperature, diff
+                yield reading.id, reading.temperature, round(diff, 2)
         self.last_temp.update(reading.temperature)
 
     def on_timer(self, timestamp, ctx):

@@ -130,13 +130,20 @@ def test_sensor_source_and_watermarks(local_env):
 
 # -- temperature jump alerts (chapter 7, SelfCleaningTemperatureAlertFunction) ------------
 
+def exercised_threshold(rows, threshold):
+    """The alerts at `threshold`, checked to differ from those a little above or below."""
+    expected = expected_jump_alerts(rows, threshold)
+    assert len(expected_jump_alerts(rows, threshold - 0.25)) > len(expected) > len(
+        expected_jump_alerts(rows, threshold + 0.25)) > 10
+    return expected
+
+
 @pytest.mark.spark
 def test_jump_alerts_match_plain_python(any_env):
-    count = 2000
-    expected = expected_jump_alerts(readings(count), THRESHOLD)
-    assert len(expected) > 40
+    count, threshold = 2000, 7.5
+    expected = exercised_threshold(readings(count), threshold)
     out = list(temperature_jump_alert.build(
-        any_env, sensor_source(count, max_records_per_batch=700), THRESHOLD)
+        any_env, sensor_source(count, max_records_per_batch=1000), threshold)
         .execute_and_collect())
     assert per_sensor(out) == per_sensor(expected)
     assert len(out) == len(expected)
@@ -144,11 +151,12 @@ def test_jump_alerts_match_plain_python(any_env):
 
 @pytest.mark.parametrize("records_per_batch", [None, 10, 333])
 def test_jump_alerts_do_not_depend_on_batching(local_env, records_per_batch):
-    count, threshold = 1500, 3.0
+    count, threshold = 1500, 8.0
+    expected = exercised_threshold(readings(count), threshold)
     out = list(temperature_jump_alert.build(
         local_env, sensor_source(count, max_records_per_batch=records_per_batch), threshold)
         .execute_and_collect())
-    assert per_sensor(out) == per_sensor(expected_jump_alerts(readings(count), threshold))
+    assert per_sensor(out) == per_sensor(expected)
 
 
 @pytest.mark.spark

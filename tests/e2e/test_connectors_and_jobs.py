@@ -1,0 +1,96 @@
+"""Files in and out, print, job clients and spark-submit, on real local Spark."""
+
+import glob
+import os
+import subprocess
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from weir.common import Duration, Row, Types
+from weir.datastream.connectors import DataGeneratorSource, FileSink, FileSource
+from weir.plan.job import JobStatus
+
+pytestmark = pytest.mark.spark
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_parquet_files_in_keyed_sum_parquet_files_out(spark_env, tmp_path):
+    source_dir, sink_dir = tmp_path / "in", tmp_path / "out"
+    source_dir.mkdir()
+    pq.write_table(pa.table({"id": ["s1", "s2", "s1"], "reading": [1.5, 2.0, 3.0]}),
+                   source_dir / "a.parquet")
+    env = spark_env
+    row_type = Types.ROW_NAMED(["id", "total"], [Types.STRING(), Types.DOUBLE()])
+    rows = env.from_source(FileSource.for_parquet(str(source_dir)).build(), None, "files")
+    totals = rows.map(lambda r: Row(id=r.id, total=r.reading), output_type=row_type).key_by(
+        lambda r: r.id).sum("total")
+    totals.sink_to(FileSink.for_parquet(str(sink_dir), row_type).build())
+    env.execute("parquet")
+    table = pq.read_table(sorted(glob.glob(str(sink_dir / "part-*.parquet"))))
+    assert sorted(table.to_pylist(), key=lambda r: (r["id"], r["total"])) == [
+        {"id": "s1", "total": 1.5}, {"id": "s1", "total": 4.5}, {"id": "s2", "total": 2.0}]
+
+
+def test_print_writes_each_record_on_the_driver_stdout(spark_env, capsys):
+    env = spark_env
+    env.from_collection([Row(id="s1", t=1.5), "plain", 3]).print()
+    env.execute("print")
+    assert sorted(capsys.readouterr().out.splitlines()) == sorted(
+        ["Row(id='s1', t=1.5)", "plain", "3"])
+
+
+def test_text_files_monitored_until_cancelled(spark_env, tmp_path):
+    source_dir = tmp_path / "in"
+    source_dir.mkdir()
+    (source_dir / "1.txt").write_text("a\nb\n")
+    env = spark_env
+    env.enable_checkpointing(100)
+    seen = []
+    source = FileSource.for_record_stream_format(
+        __import__("weir.datastream.connectors", fromlist=["StreamFormat"]).StreamFormat
+        .text_line_format(), str(source_dir)).monitor_continuously(Duration.of_millis(100))
+    env.from_source(source.build(), None, "text").map(str.upper).add_sink(
+        lambda v, c: seen.append(v))
+    client = env.execute_async("monitor")
+    deadline = time.time() + 120
+    while len(seen) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    (source_dir / "2.txt").write_text("c\n")
+    while len(seen) < 3 and time.time() < deadline:
+        time.sleep(0.2)
+    assert client.get_job_status() == JobStatus.RUNNING
+    client.cancel()
+    assert client.wait() == JobStatus.CANCELED
+    assert sorted(seen) == ["A", "B", "C"]
+
+
+def test_unbounded_generator_runs_until_cancelled(spark_env):
+    env = spark_env
+    seen = []
+    source = DataGeneratorSource(lambda i: i, records_per_second=200)
+    env.from_source(source, None, "numbers").filter(lambda i: i % 2 == 0).add_sink(
+        lambda v, c: seen.append(v))
+    client = env.execute_async("generator")
+    deadline = time.time() + 120
+    while len(seen) < 50 and time.time() < deadline:
+        time.sleep(0.2)
+    client.cancel()
+    assert client.get_job_status() == JobStatus.CANCELED
+    assert sorted(seen)[:50] == list(range(0, 100, 2))
+
+
+def test_spark_submit_runs_the_job_file_on_its_session():
+    spark_submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
+    env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable)
+    result = subprocess.run([spark_submit, "--master", "local[1]", "--conf",
+                             "spark.ui.enabled=false",
+                             os.path.join(ROOT, "tests", "e2e", "jobs", "submit_job.py")],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert sorted(lines) == ["a:1", "bb:2", "ccc:3", "master=local[1]"]
