@@ -39,17 +39,17 @@ FINAL_TIMER = 2**62  # "end of input": fires only at the +infinity watermark
 SAFE_FINAL_TIMER = 10**15  # below weir's end-of-input event time on Spark (9e15)
 
 
-def make_session():
+def make_session(extra_conf=None):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[2]").appName("weir-bench-keyed-state")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-             .config("spark.driver.memory", "4g")
-             .getOrCreate())
+    conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "4g",
+            "spark.sql.streaming.stateStore.providerClass": ROCKSDB, **(extra_conf or {})}
+    builder = SparkSession.builder.master("local[2]").appName("weir-bench-keyed-state")
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

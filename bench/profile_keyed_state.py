@@ -26,21 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keyed_state as bench  # noqa: E402
 
 
-def make_session(event_log_dir):
-    from pyspark.sql import SparkSession
-    bench.make_session().stop()  # sets PYSPARK_PYTHON; the conf below adds the event log
-    builder = SparkSession.builder.master("local[2]").appName("weir-bench-profile")
-    for key, value in {
-            "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-            "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "4g",
-            "spark.sql.streaming.stateStore.providerClass": bench.ROCKSDB,
-            "spark.eventLog.enabled": "true", "spark.eventLog.dir": event_log_dir}.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
 def stage_times(event_log_dir, after_ms):
     """{(stage id, stage name): (tasks, summed run ms, summed GC ms)} of jobs after `after_ms`."""
     names, totals = {}, collections.defaultdict(lambda: [0, 0, 0])
@@ -70,7 +55,8 @@ def main(argv=None):
     parser.add_argument("--batches", type=int, default=4)
     args = parser.parse_args(argv)
     event_log_dir = tempfile.mkdtemp(prefix="bench-eventlog-")
-    spark = make_session(event_log_dir)
+    spark = bench.make_session({"spark.eventLog.enabled": "true",
+                                "spark.eventLog.dir": event_log_dir})
     try:
         final_timer = bench.probe_final_timer(spark)
         bench.run_weir(spark, 20_000, 100, args.batches, final_timer=final_timer)

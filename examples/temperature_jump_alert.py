@@ -1,7 +1,8 @@
 """Temperature jump alerts with self-cleaning keyed state (book chapter 7).
 
 Per sensor, a ValueState keeps the last temperature; a reading whose temperature differs
-from the last one by more than a threshold emits `(sensor id, temperature, |difference|)` (rounded to 0.01).
+from the last one by more than a threshold emits `(sensor id, temperature, difference)`,
+the absolute difference rounded to 0.01.
 As the book's `SelfCleaningTemperatureAlertFunction`, every reading (re)registers a
 clean-up timer one hour after it (deleting the previous timer), and the timer clears the
 sensor's state: a sensor that stays silent for an hour leaves no state behind. The book

@@ -30,6 +30,9 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
     )
 
 
+END_SEQ = (AFTER_WATERMARK << PHASE_SHIFT) | (PRODUCER_MASK << PRODUCER_SHIFT)
+
+
 def phase_of(seq: int) -> int:
     return seq >> PHASE_SHIFT
 

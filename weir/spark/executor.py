@@ -58,10 +58,10 @@ class SparkJob(JobClient):
     def _write_batch(self, batch_frame, batch_id):
         table = batch_frame.toArrow()
         sink_ids = table.column("_sink").to_pylist()
-        values = table.column("_v").to_pylist()
+        blobs = table.column("_b").to_pylist()
         per_sink = [[] for _ in self.sinks]
-        for sink_index, blob in zip(sink_ids, values):
-            per_sink[sink_index].append(loads(blob))
+        for sink_index, blob in zip(sink_ids, blobs):
+            per_sink[sink_index].extend(value for _, value, _ in loads(blob))
         for node, records in zip(self.sinks, per_sink):
             write_batch(node.param("sink"), records, batch_id)
         with self._lock:

@@ -1,13 +1,27 @@
-"""The stream frame: the columns every weir stream has on Spark, and Arrow helpers."""
+"""The stream frame: how weir's records travel between Spark operators.
+
+Records travel in bundles: one row carries a pickled list of (seq, value, timestamp)
+records of one tag (main output, a side output) and, before a keyed operator, one key group.
+Spark's per-row costs (shuffle, Arrow conversion, the row-by-row grouping of its Python
+state worker) are then paid per bundle, not per record. `_ts` is the largest timestamp in
+the bundle, all a watermark needs. The end of a bounded input is one row tagged END_TAG.
+"""
 
 import pickle
+from collections import defaultdict
 
 import pyarrow as pa
 
+from weir.runtime.records import END_OF_INPUT_TS, END_SEQ
+
 END_TAG = "\x00end"
-STREAM_SCHEMA_DDL = "_v binary, _ts long, _seq long, _tag string"
-ARROW_SCHEMA = pa.schema([("_v", pa.binary()), ("_ts", pa.int64()), ("_seq", pa.int64()),
-                          ("_tag", pa.string())])
+STREAM_COLUMNS = ["_b", "_ts", "_tag"]
+STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
+KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
+_STREAM_FIELDS = [("_b", pa.binary()), ("_ts", pa.int64()), ("_tag", pa.string())]
+STREAM_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS)
+KEYED_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS + [("_kg", pa.int32())])
+MAX_BUNDLE_RECORDS = 20_000
 
 
 def dumps(value) -> bytes:
@@ -17,13 +31,55 @@ def dumps(value) -> bytes:
 loads = pickle.loads
 
 
-def to_record_batch(values, timestamps, seqs, tags) -> pa.RecordBatch:
-    return pa.RecordBatch.from_arrays(
-        [pa.array(values, pa.binary()), pa.array(timestamps, pa.int64()),
-         pa.array(seqs, pa.int64()), pa.array(tags, pa.string())], schema=ARROW_SCHEMA)
+def _max_ts(records):
+    timestamps = [r[2] for r in records if r[2] is not None]
+    return max(timestamps) if timestamps else None
 
 
-def stream_columns(batch: pa.RecordBatch):
-    """(values as bytes, timestamps, seqs, tags) as Python lists."""
-    return (batch.column("_v").to_pylist(), batch.column("_ts").to_pylist(),
-            batch.column("_seq").to_pylist(), batch.column("_tag").to_pylist())
+class Bundler:
+    """Groups (seq, value, timestamp) records into bundles by tag and key group."""
+
+    def __init__(self, keyed: bool = False):
+        self.keyed = keyed
+        self.open = defaultdict(list)
+        self.done = []
+        self.buffered = 0
+
+    def add(self, tag, key_group, record) -> None:
+        bundle = self.open[(tag, key_group)]
+        bundle.append(record)
+        self.buffered += 1
+        if len(bundle) >= MAX_BUNDLE_RECORDS:
+            self.done.append((tag, key_group, bundle))
+            self.open[(tag, key_group)] = []
+
+    def add_end(self) -> None:
+        self.done.append((END_TAG, 0, [(END_SEQ, None, END_OF_INPUT_TS)]))
+
+    def to_batch(self) -> pa.RecordBatch:
+        """Everything added so far, as one Arrow batch; the bundler is then empty."""
+        bundles = self.done + [(t, kg, r) for (t, kg), r in self.open.items() if r]
+        self.done, self.open, self.buffered = [], defaultdict(list), 0
+        blobs, timestamps, tags, groups = [], [], [], []
+        for tag, key_group, records in bundles:
+            if tag == END_TAG:
+                blobs.append(None)
+                timestamps.append(END_OF_INPUT_TS)
+            else:
+                blobs.append(dumps(records))
+                timestamps.append(_max_ts(records))
+            tags.append(tag)
+            groups.append(key_group)
+        arrays = [pa.array(blobs, pa.binary()), pa.array(timestamps, pa.int64()),
+                  pa.array(tags, pa.string())]
+        if self.keyed:
+            return pa.RecordBatch.from_arrays(arrays + [pa.array(groups, pa.int32())],
+                                              schema=KEYED_ARROW_SCHEMA)
+        return pa.RecordBatch.from_arrays(arrays, schema=STREAM_ARROW_SCHEMA)
+
+
+def unbundle(blobs, tags):
+    """(tag, records) for each non-END row of a batch's `_b` and `_tag` columns."""
+    for blob, tag in zip(blobs, tags):
+        if tag != END_TAG and blob is not None:
+            yield tag, loads(blob)

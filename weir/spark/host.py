@@ -1,10 +1,12 @@
 """Hosts a keyed runtime operator in Spark's transformWithStateInPandas, per key group.
 
-Spark groups rows by key group and calls the host once per key group and micro-batch.
+Spark groups bundles by key group and calls the host once per key group and micro-batch.
 Keyed state lives in a Spark MapState of page id -> pickled page, timers in one more page,
 and one Spark event-time timer per key group wakes it at its earliest weir timer: a batch
 costs a few state calls per touched key group, whatever the number of keys or records.
 """
+
+from operator import itemgetter
 
 import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
@@ -15,17 +17,12 @@ from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.records import engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
-from weir.spark.frames import END_TAG, dumps, loads
+from weir.spark.frames import END_TAG, STREAM_COLUMNS, Bundler, loads
 
 PAGE_KEY = StructType([StructField("page", IntegerType())])
 PAGE_VALUE = StructType([StructField("blob", BinaryType())])
 WAKE_VALUE = StructType([StructField("ts", LongType())])
-OUTPUT_COLUMNS = ["_v", "_ts", "_seq", "_tag"]
-INPUT_COLUMNS = OUTPUT_COLUMNS + ["_kg"]
-
-
-def _timestamps(series):
-    return [None if pd.isna(ts) else int(ts) for ts in series.tolist()]
+INPUT_COLUMNS = STREAM_COLUMNS + ["_kg"]
 
 
 class SparkPageStore:
@@ -65,20 +62,22 @@ class KeyGroupHost(StatefulProcessor):
         self.operator.open()
 
     def handleInputRows(self, key, rows, timerValues):
-        frame = pd.concat(list(rows), ignore_index=True)
-        # Spark hands the columns over positionally named (_0, _1, ...): name them again.
-        frame.columns = INPUT_COLUMNS[: len(frame.columns)]
-        ends = frame[frame["_tag"] == END_TAG]
-        data = frame[frame["_tag"] != END_TAG].sort_values("_seq", kind="stable")
-        records = list(zip(data["_seq"].tolist(), map(loads, data["_v"].tolist()),
-                           _timestamps(data["_ts"])))
-        yield from self._run(int(key[0]), records, timerValues, ends)
+        records, has_end = [], False
+        for frame in rows:
+            # Spark hands the columns over positionally named (_0, _1, ...).
+            for blob, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 2].tolist()):
+                if tag == END_TAG:
+                    has_end = True
+                else:
+                    records.extend(loads(blob))
+        records.sort(key=itemgetter(0))
+        yield from self._run(int(key[0]), records, timerValues, has_end)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         self.wake.clear()
-        yield from self._run(int(key[0]), [], timerValues, None)
+        yield from self._run(int(key[0]), [], timerValues, False)
 
-    def _run(self, key_group, records, timer_values, ends):
+    def _run(self, key_group, records, timer_values, has_end):
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
         outputs = process_key_group_batch(
             self.operator, self.key_selector, key_group, records, watermark,
@@ -86,25 +85,25 @@ class KeyGroupHost(StatefulProcessor):
         self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
                             timer_values.getCurrentWatermarkInMs())
         self.operator.release()
-        if ends is not None and len(ends):
-            outputs += [(seq, END_TAG, None, ts) for seq, ts in zip(
-                ends["_seq"].tolist(), _timestamps(ends["_ts"]))]
-        if not outputs:
-            return  # an empty frame would lose its column types
-        yield pd.DataFrame({
-            "_v": pd.Series([None if tag == END_TAG else dumps(value)
-                             for _, tag, value, _ in outputs], dtype=object),
-            "_ts": pd.array([ts for _, _, _, ts in outputs], dtype="Int64"),
-            "_seq": pd.array([seq for seq, _, _, _ in outputs], dtype="int64"),
-            "_tag": pd.Series([tag for _, tag, _, _ in outputs], dtype=object)},
-            columns=OUTPUT_COLUMNS)
+        bundler = Bundler()
+        for seq, tag, value, ts in outputs:
+            bundler.add(tag, 0, (seq, value, ts))
+        if has_end:
+            bundler.add_end()
+        batch = bundler.to_batch()
+        if batch.num_rows:  # an empty frame would lose its column types
+            yield pd.DataFrame({
+                "_b": pd.Series(batch.column("_b").to_pylist(), dtype=object),
+                "_ts": pd.array(batch.column("_ts").to_pylist(), dtype="Int64"),
+                "_tag": pd.Series(batch.column("_tag").to_pylist(), dtype=object)},
+                columns=STREAM_COLUMNS)
 
     def _schedule_wake(self, earliest, engine_watermark):
         if earliest is None:
             return
         wake_at = max(earliest, engine_watermark + 1)
         current = self.wake.get()
-        if current is not None and current[0] <= wake_at and current[0] > engine_watermark:
+        if current is not None and engine_watermark < current[0] <= wake_at:
             return
         self.handle.registerTimer(wake_at)
         self.wake.update((wake_at,))

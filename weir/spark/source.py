@@ -10,9 +10,9 @@ from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
-from weir.runtime.records import AFTER_WATERMARK, END_OF_INPUT_TS, PRODUCER_MASK, make_seq
+from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
-from weir.spark.frames import END_TAG, STREAM_SCHEMA_DDL, dumps
+from weir.spark.frames import MAX_BUNDLE_RECORDS, STREAM_SCHEMA_DDL, Bundler
 
 FORMAT = "weir"
 
@@ -61,14 +61,20 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition):
         split = partition.split
+        bundler = Bundler()
         if split == END_SPLIT:
-            yield (None, END_OF_INPUT_TS, make_seq(AFTER_WATERMARK, PRODUCER_MASK, 0), END_TAG)
+            bundler.add_end()
+            yield bundler.to_batch()
             return
         index, *bounds = split
         reader = self.reader
         rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
         for counter, (value, timestamp) in enumerate(rows):
-            yield (dumps(value), timestamp, make_seq(AFTER_WATERMARK, index, counter), None)
+            bundler.add(None, 0, (make_seq(AFTER_WATERMARK, index, counter), value, timestamp))
+            if bundler.buffered >= MAX_BUNDLE_RECORDS:
+                yield bundler.to_batch()
+        if bundler.buffered:
+            yield bundler.to_batch()
 
     def commit(self, end):
         pass

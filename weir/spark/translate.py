@@ -5,11 +5,9 @@ from pyspark.sql import functions as F
 from weir.plan import graph as g
 from weir.runtime.records import END_OF_INPUT_TS
 from weir.spark import source as spark_source
-from weir.spark.frames import END_TAG, STREAM_SCHEMA_DDL
+from weir.spark.frames import END_TAG, KEYED_SCHEMA_DDL, STREAM_COLUMNS, STREAM_SCHEMA_DDL
 from weir.spark.host import KeyGroupHost
-from weir.spark.udfs import KEYED_SCHEMA_DDL, chain_function, key_group_function
-
-STREAM_COLUMNS = ["_v", "_ts", "_seq", "_tag"]
+from weir.spark.udfs import KeyGrouper, chain_function
 
 
 def _main(frame):
@@ -56,13 +54,17 @@ class Translation:
     def _consumers(self, node_id):
         return [n for n in self.nodes if node_id in n.inputs]
 
-    def _stateless(self, node):
+    def _chain_ending_at(self, node):
+        """`node` and the stateless nodes before it that feed only it: one fused chain."""
         chain = [node]
         while True:
             upstream = self.by_id[chain[0].inputs[0]]
             if upstream.kind != g.STATELESS or len(self._consumers(upstream.id)) != 1:
-                break
+                return chain
             chain.insert(0, upstream)
+
+    def _stateless(self, node):
+        chain = self._chain_ending_at(node)
         source = _main(self.frame(chain[0].inputs[0]))
         return source.mapInArrow(chain_function(chain, self.uids, self.env.job_parameters),
                                  STREAM_SCHEMA_DDL)
@@ -73,8 +75,15 @@ class Translation:
         return _with_watermark(self.frame(node.inputs[0]), delay, strategy.emits_watermarks)
 
     def _keyed(self, node):
-        grouped = _main(self.frame(node.inputs[0])).mapInArrow(
-            key_group_function(node.param("key_selector"), self.env.max_parallelism),
+        upstream = self.by_id[node.inputs[0]]
+        chain = []
+        if upstream.kind == g.STATELESS and len(self._consumers(upstream.id)) == 1:
+            chain = self._chain_ending_at(upstream)
+            upstream = self.by_id[chain[0].inputs[0]]
+        grouper = KeyGrouper(node.param("key_selector"), self.env.max_parallelism,
+                             self.uids[node.id])
+        grouped = _main(self.frame(upstream.id)).mapInArrow(
+            chain_function(chain, self.uids, self.env.job_parameters, grouper),
             KEYED_SCHEMA_DDL)
         host = KeyGroupHost(node, self.uids[node.id], self.env.max_parallelism,
                             self.env.parallelism, self.env.job_parameters)
@@ -98,7 +107,7 @@ class Translation:
     def sink_frame(self, sinks):
         """One frame of every sink's records, tagged with the sink's index in `_sink`."""
         frames = [_main(self.frame(s.inputs[0])).filter(F.col("_tag").isNull())
-                  .select("_v", "_seq", F.lit(i).alias("_sink")) for i, s in enumerate(sinks)]
+                  .select("_b", F.lit(i).alias("_sink")) for i, s in enumerate(sinks)]
         result = frames[0]
         for frame in frames[1:]:
             result = result.unionByName(frame)

@@ -1,12 +1,14 @@
-"""Python functions Spark runs per Arrow batch: fused stateless chains and key grouping."""
+"""Python functions Spark runs per Arrow batch: fused stateless chains, key grouping."""
 
-import pyarrow as pa
 from pyspark import TaskContext
 
 from weir.plan.operators import build_chain
+from weir.runtime.errors import wrap_user_error
+from weir.runtime.chain import StatelessChain
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
-from weir.spark.frames import END_TAG, dumps, loads, stream_columns, to_record_batch
+from weir.spark.frames import END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
+
 
 
 def _partition_id() -> int:
@@ -14,53 +16,61 @@ def _partition_id() -> int:
     return context.partitionId() if context is not None else 0
 
 
-def chain_function(nodes, uids, job_parameters):
-    """mapInArrow body of a fused chain of stateless nodes."""
+class KeyGrouper:
+    """Places each main-output record in its key group, naming the keyed operator on error."""
+
+    def __init__(self, key_selector, max_parallelism, operator):
+        self.key_selector = key_selector
+        self.max_parallelism = max_parallelism
+        self.operator = operator
+
+    def __call__(self, value) -> int:
+        try:
+            return stable_key_hash(self.key_selector(value)) % self.max_parallelism
+        except Exception as exc:
+            raise wrap_user_error(exc, self.operator, self.key_selector) from exc
+
+
+def chain_function(nodes, uids, job_parameters, key_grouper=None):
+    """mapInArrow body: runs a fused chain of stateless nodes (possibly none) over bundles;
+    with a key grouper, bundles its main output by key group for a keyed operator."""
 
     def run(batches):
-        chain = build_chain(nodes, uids)
+        chain = build_chain(nodes, uids) if nodes else StatelessChain([])
         producer = _partition_id()
         chain.open(subtask_index=producer, job_parameters=job_parameters)
+        bundler = Bundler(keyed=key_grouper is not None)
         counter = 0
         for batch in batches:
-            values, timestamps, seqs, tags = stream_columns(batch)
-            out_v, out_ts, out_seq, out_tag = [], [], [], []
-            for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
-                items = [(loads(v), ts) for v, ts, seq, tag in zip(values, timestamps, seqs, tags)
-                         if tag is None and seq >> PHASE_SHIFT == phase]
-                if not items:
-                    continue
-                main, side = chain.run(items)
-                for tag, (value, ts) in [(None, m) for m in main] + [
-                        (t, (v, ts)) for t, v, ts in side]:
-                    out_v.append(dumps(value))
-                    out_ts.append(ts)
-                    out_seq.append(make_seq(phase, producer, counter))
-                    out_tag.append(tag)
-                    counter += 1
-            for v, ts, seq, tag in zip(values, timestamps, seqs, tags):
+            blobs = batch.column("_b").to_pylist()
+            tags = batch.column("_tag").to_pylist()
+            for blob, tag in zip(blobs, tags):
                 if tag == END_TAG:
-                    out_v.append(v), out_ts.append(ts), out_seq.append(seq), out_tag.append(tag)
-            yield to_record_batch(out_v, out_ts, out_seq, out_tag)
+                    bundler.add_end()
+                    continue
+                counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
+                                      key_grouper)
+            if bundler.buffered >= MAX_BUNDLE_RECORDS:
+                yield bundler.to_batch()
+        yield bundler.to_batch()
         chain.close()
 
     return run
 
 
-KEYED_SCHEMA_DDL = "_v binary, _ts long, _seq long, _tag string, _kg int"
+def _run_bundle(chain, records, producer, counter, bundler, key_grouper):
+    for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
+        items = [(value, ts) for seq, value, ts in records if seq >> PHASE_SHIFT == phase]
+        if not items:
+            continue
+        main, side = chain.run(items)
+        add = bundler.add
+        for value, ts in main:
+            key_group = key_grouper(value) if key_grouper is not None else 0
+            add(None, key_group, (make_seq(phase, producer, counter), value, ts))
+            counter += 1
+        for tag, value, ts in side:
+            add(tag, 0, (make_seq(phase, producer, counter), value, ts))
+            counter += 1
+    return counter
 
-
-def key_group_function(key_selector, max_parallelism):
-    """mapInArrow body adding each record's key group (END records go to key group 0)."""
-
-    def run(batches):
-        for batch in batches:
-            values, _, _, tags = stream_columns(batch)
-            groups = [0 if tag is not None else
-                      stable_key_hash(key_selector(loads(v))) % max_parallelism
-                      for v, tag in zip(values, tags)]
-            yield pa.RecordBatch.from_arrays(
-                batch.columns + [pa.array(groups, pa.int32())],
-                names=batch.schema.names + ["_kg"])
-
-    return run

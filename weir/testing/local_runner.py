@@ -14,7 +14,7 @@ from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionResult, JobStatus
 from weir.plan.operators import build_chain, build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.records import (AFTER_WATERMARK, END_OF_INPUT_TS, PRODUCER_MASK,
+from weir.runtime.records import (AFTER_WATERMARK, END_OF_INPUT_TS, END_SEQ,
                                   engine_watermark_to_flink, make_seq)
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
@@ -37,8 +37,7 @@ class _Source:
         records = []
         for split in self.reader.splits(self.offset, self.next):
             if split == END_SPLIT:
-                records.append((make_seq(AFTER_WATERMARK, PRODUCER_MASK, 0), END, None,
-                                END_OF_INPUT_TS))
+                records.append((END_SEQ, END, None, END_OF_INPUT_TS))
                 continue
             index, *bounds = split
             rows = self.reader.read_files(*bounds) if len(bounds) == 1 else self.reader.read(
