@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH wins
 
 from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
@@ -224,6 +224,11 @@ def print_table(rows, sides):
         print("| " + " | ".join(cells) + " |")
 
 
+def weir_location():
+    import weir
+    return os.path.dirname(os.path.dirname(os.path.abspath(weir.__file__)))
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=2_000_000)
@@ -259,7 +264,7 @@ def main(argv=None):
                                 not args.quiet, final_timer)
             rows.append((keys, figures))
         print(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
-              f"shuffle partitions 2, RocksDB state store")
+              f"shuffle partitions 2, RocksDB state store, weir from {weir_location()}")
         print_table(rows, sides)
         print(f"\ntotal wall time: {time.perf_counter() - wall:.1f} s")
     finally:

@@ -1,5 +1,7 @@
 """The DataStream API end to end, each program on both engines (in-process and Spark)."""
 
+import time
+
 import pytest
 
 from weir.common import Duration, Row, Types, WatermarkStrategy
@@ -8,6 +10,7 @@ from weir.datastream import (KeyedProcessFunction, MapFunction, OutputTag, Proce
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.plan.job import JobExecutionError
+from weir.runtime.key_groups import assign_to_key_group
 
 pytestmark = pytest.mark.spark
 
@@ -214,3 +217,29 @@ def test_each_execute_runs_the_sinks_added_since_the_previous_one(any_env, capsy
     env.from_collection(["second"]).print()
     env.execute("two")
     assert capsys.readouterr().out.splitlines() == ["first", "second"]
+
+
+def slow_events(index):
+    if index >= 2:
+        time.sleep(0.4)  # batches 1.. take a while: processing time moves on
+    return ("a", index) if index < 2 else ("b", index)
+
+
+class ProcessingTimeout(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        if value == ("a", 0):
+            now = ctx.timer_service().current_processing_time()
+            ctx.timer_service().register_processing_time_timer(now + 1000)
+        yield f"element {value}"
+
+    def on_timer(self, timestamp, ctx):
+        yield f"timer of {ctx.get_current_key()}"
+
+
+def test_processing_time_timer_fires_for_a_key_without_further_input(any_env):
+    assert assign_to_key_group("a", 128) != assign_to_key_group("b", 128)
+    source = DataGeneratorSource(slow_events, count=8, max_records_per_batch=2)
+    out = any_env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").key_by(
+        lambda v: v[0]).process(ProcessingTimeout()).execute_and_collect()
+    assert sorted(out) == sorted([f"element {e}" for e in [("a", 0), ("a", 1)]] + [
+        f"element {('b', i)}" for i in range(2, 8)] + ["timer of a"])

@@ -91,16 +91,18 @@ class DataGeneratorReader(SourceReader):
         self.records_per_second = records_per_second
         self.num_splits = num_splits
         self.max_records_per_batch = max_records_per_batch
-        self._last_time = None
+        self._origin = None  # (monotonic time, position) the rate is measured from
 
     def available(self, start_pos):
         limit = self.count if self.count is not None else 2**62
         if self.records_per_second is None:
             return limit
         now = time.monotonic()
-        elapsed = 1.0 if self._last_time is None else now - self._last_time
-        self._last_time = now
-        return min(limit, start_pos + max(1, int(elapsed * self.records_per_second)))
+        if self._origin is None:
+            self._origin = (now, start_pos)
+        origin_time, origin_pos = self._origin
+        allowed = origin_pos + int((now - origin_time) * self.records_per_second)
+        return min(limit, max(start_pos, allowed))
 
     def is_exhausted(self, pos):
         return self.count is not None and pos >= self.count

@@ -15,6 +15,8 @@ import pyarrow as pa
 from weir.runtime.records import END_OF_INPUT_TS, END_SEQ
 
 END_TAG = "\x00end"
+TICK_TAG = "\x00tick"  # wakes a key group that has no input, for its processing-time timers
+CONTROL_TAGS = (END_TAG, TICK_TAG)
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
@@ -56,15 +58,18 @@ class Bundler:
     def add_end(self) -> None:
         self.done.append((END_TAG, 0, [(END_SEQ, None, END_OF_INPUT_TS)]))
 
+    def add_ticks(self, key_groups: int) -> None:
+        self.done.extend((TICK_TAG, key_group, []) for key_group in range(key_groups))
+
     def to_batch(self) -> pa.RecordBatch:
         """Everything added so far, as one Arrow batch; the bundler is then empty."""
         bundles = self.done + [(t, kg, r) for (t, kg), r in self.open.items() if r]
         self.done, self.open, self.buffered = [], defaultdict(list), 0
         blobs, timestamps, tags, groups = [], [], [], []
         for tag, key_group, records in bundles:
-            if tag == END_TAG:
+            if tag in CONTROL_TAGS:
                 blobs.append(None)
-                timestamps.append(END_OF_INPUT_TS)
+                timestamps.append(END_OF_INPUT_TS if tag == END_TAG else None)
             else:
                 blobs.append(dumps(records))
                 timestamps.append(_max_ts(records))
@@ -81,5 +86,5 @@ class Bundler:
 def unbundle(blobs, tags):
     """(tag, records) for each non-END row of a batch's `_b` and `_tag` columns."""
     for blob, tag in zip(blobs, tags):
-        if tag != END_TAG and blob is not None:
+        if tag not in CONTROL_TAGS and blob is not None:
             yield tag, loads(blob)

@@ -17,7 +17,7 @@ from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.records import engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
-from weir.spark.frames import END_TAG, STREAM_COLUMNS, Bundler, loads
+from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
 
 PAGE_KEY = StructType([StructField("page", IntegerType())])
 PAGE_VALUE = StructType([StructField("blob", BinaryType())])
@@ -68,7 +68,7 @@ class KeyGroupHost(StatefulProcessor):
             for blob, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 2].tolist()):
                 if tag == END_TAG:
                     has_end = True
-                else:
+                elif tag != TICK_TAG:
                     records.extend(loads(blob))
         records.sort(key=itemgetter(0))
         yield from self._run(int(key[0]), records, timerValues, has_end)

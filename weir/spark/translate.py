@@ -82,8 +82,9 @@ class Translation:
             upstream = self.by_id[chain[0].inputs[0]]
         grouper = KeyGrouper(node.param("key_selector"), self.env.max_parallelism,
                              self.uids[node.id])
+        ticks = self.env.max_parallelism if hasattr(node.param("function"), "on_timer") else 0
         grouped = _main(self.frame(upstream.id)).mapInArrow(
-            chain_function(chain, self.uids, self.env.job_parameters, grouper),
+            chain_function(chain, self.uids, self.env.job_parameters, grouper, ticks),
             KEYED_SCHEMA_DDL)
         host = KeyGroupHost(node, self.uids[node.id], self.env.max_parallelism,
                             self.env.parallelism, self.env.job_parameters)

@@ -31,9 +31,11 @@ class KeyGrouper:
             raise wrap_user_error(exc, self.operator, self.key_selector) from exc
 
 
-def chain_function(nodes, uids, job_parameters, key_grouper=None):
+def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_groups=0):
     """mapInArrow body: runs a fused chain of stateless nodes (possibly none) over bundles;
-    with a key grouper, bundles its main output by key group for a keyed operator."""
+    with a key grouper, bundles its main output by key group for a keyed operator. With
+    `tick_key_groups`, partition 0 also sends every key group a tick, so that each key group
+    of an operator with timers runs in every micro-batch."""
 
     def run(batches):
         chain = build_chain(nodes, uids) if nodes else StatelessChain([])
@@ -52,6 +54,8 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None):
                                       key_grouper)
             if bundler.buffered >= MAX_BUNDLE_RECORDS:
                 yield bundler.to_batch()
+        if tick_key_groups and producer == 0:
+            bundler.add_ticks(tick_key_groups)
         yield bundler.to_batch()
         chain.close()
 
