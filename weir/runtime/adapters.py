@@ -18,12 +18,11 @@ def resolve(function, method_name: str):
                     f"got {type(function).__name__}")
 
 
-class _KeyedAdapter:
-    method_name = ""
+class _Wrapper:
+    """Passes open() and close() on to the wrapped user function."""
 
     def __init__(self, function):
         self.user_function = function
-        self.call = resolve(function, self.method_name)
 
     def open(self, runtime_context):
         if hasattr(self.user_function, "open"):
@@ -32,6 +31,14 @@ class _KeyedAdapter:
     def close(self):
         if hasattr(self.user_function, "close"):
             self.user_function.close()
+
+
+class _KeyedAdapter(_Wrapper):
+    method_name = ""
+
+    def __init__(self, function):
+        super().__init__(function)
+        self.call = resolve(function, self.method_name)
 
 
 class KeyedMap(_KeyedAdapter):
@@ -78,19 +85,11 @@ def rolling_aggregation(kind: str, field):
     return KeyedReduce(rolling_reducer(kind, field))
 
 
-class KeyedProcess:
+class KeyedProcess(_Wrapper):
     """A KeyedProcessFunction given as a function object, used as it is."""
 
     def __init__(self, function):
-        self.user_function = function
+        super().__init__(function)
         self.process_element = function.process_element
         if hasattr(function, "on_timer"):
             self.on_timer = function.on_timer
-
-    def open(self, runtime_context):
-        if hasattr(self.user_function, "open"):
-            self.user_function.open(runtime_context)
-
-    def close(self):
-        if hasattr(self.user_function, "close"):
-            self.user_function.close()
