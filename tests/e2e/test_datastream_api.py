@@ -161,6 +161,23 @@ def test_chained_keyed_operators_keep_event_time(any_env):
                            ("y", 10000, 1), ("y", 20000, 4)]
 
 
+def test_batch_mode_has_no_late_records_and_fires_timers_at_the_end(any_env):
+    env = any_env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    records = [("a", 1000), ("b", 5000), ("a", 2000), ("b", 4000), ("a", 9000), ("b", 100)]
+    source = env.from_source(batched_source(records, 2), by_timestamp(1000), "records")
+    out = sorted(source.key_by(lambda r: r[0]).process(LateAware()).execute_and_collect())
+    assert out == sorted([("on-time", k, ts) for k, ts in records] + [
+        ("timer", "a", 2000, 3), ("timer", "a", 3000, 3), ("timer", "a", 10000, 3),
+        ("timer", "b", 1100, 3), ("timer", "b", 5000, 3), ("timer", "b", 6000, 3)])
+
+
+def test_batch_mode_rejects_unbounded_sources(local_env):
+    env = local_env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.from_source(DataGeneratorSource(lambda i: i), None, "endless").print()
+    with pytest.raises(ValueError, match="BATCH mode needs bounded sources"):
+        env.execute("endless")
+
+
 def test_batch_and_streaming_modes_agree(any_env):
     def run(mode):
         env = any_env

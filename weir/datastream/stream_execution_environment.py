@@ -87,6 +87,11 @@ class StreamExecutionEnvironment:
         self.runtime_mode = execution_mode
         return self
 
+    def is_batch_mode(self) -> bool:
+        """BATCH: the watermark stays at -infinity until the end of the (bounded) input,
+        so nothing is late and every timer fires at the end, as in Flink's batch mode."""
+        return self.runtime_mode == RuntimeExecutionMode.BATCH
+
     def enable_checkpointing(self, interval: int, mode=None):
         self.checkpoint_config.set_checkpoint_interval(interval)
         return self
@@ -145,6 +150,11 @@ class StreamExecutionEnvironment:
 
     def execute_async(self, job_name: str = None):
         sinks = self._pending_sinks()
+        if self.is_batch_mode() and not all(
+                n.param("reader").bounded for n in self._graph.upstream_of(sinks)
+                if n.kind == "source"):
+            raise ValueError("BATCH mode needs bounded sources; an unbounded source "
+                             "(e.g. a monitoring FileSource) only runs in STREAMING mode")
         if not sinks:
             raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
                                "before execute()")

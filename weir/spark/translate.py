@@ -72,7 +72,8 @@ class Translation:
     def _watermark(self, node):
         strategy = node.param("strategy")
         delay = (strategy.out_of_orderness_ms or 0) + 1
-        return _with_watermark(self.frame(node.inputs[0]), delay, strategy.emits_watermarks)
+        data_watermarks = strategy.emits_watermarks and not self.env.is_batch_mode()
+        return _with_watermark(self.frame(node.inputs[0]), delay, data_watermarks)
 
     def _keyed(self, node):
         upstream = self.by_id[node.inputs[0]]

@@ -123,7 +123,8 @@ class LocalJob(JobClient):
             return self._run_chain(node, inputs)
         if node.kind == g.WATERMARK:
             strategy = node.param("strategy")
-            self._observe(node.id, inputs, strategy.emits_watermarks)
+            self._observe(node.id, inputs,
+                          strategy.emits_watermarks and not self.env.is_batch_mode())
             return inputs
         if node.kind == g.KEYED:
             return self.keyed[node.id].run(inputs, watermark, processing_time)
