@@ -103,6 +103,29 @@ class LateAware(KeyedProcessFunction):
         yield "timer", ctx.get_current_key(), timestamp, self.count.value()
 
 
+class FinalCount(KeyedProcessFunction):
+    """Registers a timer far beyond any event time: only the end of input fires it."""
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_element(self, value, ctx):
+        self.count.update((self.count.value() or 0) + 1)
+        ctx.timer_service().register_event_time_timer(2**62)
+
+    def on_timer(self, timestamp, ctx):
+        yield ctx.get_current_key(), self.count.value(), timestamp, ctx.timer_service(
+        ).current_watermark()
+
+
+def test_end_of_input_fires_timers_at_any_timestamp(any_env):
+    env = any_env
+    records = [("a", 1000), ("b", 5000), ("a", 2000)]
+    source = env.from_source(batched_source(records, 2), by_timestamp(0), "records")
+    out = sorted(source.key_by(lambda r: r[0]).process(FinalCount()).execute_and_collect())
+    assert out == [("a", 2, 2**62, 2**63 - 1), ("b", 1, 2**62, 2**63 - 1)]
+
+
 def test_event_time_late_records_and_end_of_input_timers(any_env):
     env = any_env
     records = [("a", 1000), ("b", 5000), ("a", 2000), ("b", 4000), ("a", 9000), ("b", 100)]

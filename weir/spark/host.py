@@ -14,7 +14,7 @@ from pyspark.sql.types import BinaryType, IntegerType, LongType, StructField, St
 
 from weir.plan.operators import build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.records import engine_watermark_to_flink
+from weir.runtime.records import END_OF_INPUT_THRESHOLD, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
@@ -101,7 +101,8 @@ class KeyGroupHost(StatefulProcessor):
     def _schedule_wake(self, earliest, engine_watermark):
         if earliest is None:
             return
-        wake_at = max(earliest, engine_watermark + 1)
+        # Timers beyond the end-of-input time still fire at the end (+infinity watermark).
+        wake_at = min(max(earliest, engine_watermark + 1), END_OF_INPUT_THRESHOLD)
         current = self.wake.get()
         if current is not None and engine_watermark < current[0] <= wake_at:
             return
