@@ -3,12 +3,16 @@
 Runs the weir-datagen job once (after a warm-up) with Spark's event log on, then prints per
 micro-batch durations and state-operator metrics from the query's progress, and per Spark
 stage the summed task run time (stage 1: source + key-group mapInArrow + shuffle write;
-stage 2: shuffle read + transformWithStateInPandas + sink frame). For Python-level detail,
-run it under py-spy, which follows Spark's Python workers:
+stage 2: shuffle read + transformWithStateInPandas + sink frame):
 
   .venv/bin/python bench/profile_keyed_state.py --events 400000 --keys 1000000
-  .venv/bin/py-spy record --subprocesses --idle -r 50 -f raw -o /tmp/weir.txt -- \\
-      .venv/bin/python bench/profile_keyed_state.py --events 400000 --keys 1000000
+
+For Python-level detail, attach py-spy (it follows Spark's Python workers) when it prints
+MEASURING, so only the measured run is sampled:
+
+  .venv/bin/python bench/profile_keyed_state.py --attach-wait 5 > /tmp/p.log &
+  until grep -q MEASURING /tmp/p.log; do sleep 1; done
+  .venv/bin/py-spy record --subprocesses -r 50 -f raw -o /tmp/weir.txt --pid <pid printed>
 """
 
 import argparse
@@ -29,7 +33,9 @@ import keyed_state as bench  # noqa: E402
 def stage_times(event_log_dir, after_ms):
     """{(stage id, stage name): (tasks, summed run ms, summed GC ms)} of jobs after `after_ms`."""
     names, totals = {}, collections.defaultdict(lambda: [0, 0, 0])
-    for path in glob.glob(os.path.join(event_log_dir, "*")):
+    for path in glob.glob(os.path.join(event_log_dir, "**", "*"), recursive=True):
+        if not os.path.isfile(path):
+            continue
         with open(path) as handle:
             for line in handle:
                 event = json.loads(line)
@@ -53,6 +59,8 @@ def main(argv=None):
     parser.add_argument("--events", type=int, default=400_000)
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--batches", type=int, default=4)
+    parser.add_argument("--attach-wait", type=float, default=0,
+                        help="seconds to wait after printing MEASURING (to attach a profiler)")
     args = parser.parse_args(argv)
     event_log_dir = tempfile.mkdtemp(prefix="bench-eventlog-")
     spark = bench.make_session({"spark.eventLog.enabled": "true",
@@ -60,6 +68,8 @@ def main(argv=None):
     try:
         final_timer = bench.probe_final_timer(spark)
         bench.run_weir(spark, 20_000, 100, args.batches, final_timer=final_timer)
+        print(f"MEASURING pid {os.getpid()}", flush=True)
+        time.sleep(args.attach_wait)
         started_ms = int(time.time() * 1000)
         seconds, progress, results = bench.run_weir(spark, args.events, args.keys,
                                                     args.batches, final_timer=final_timer)
@@ -78,6 +88,7 @@ def main(argv=None):
                   f"{op.get('numRowsTotal', 0):11d} {op.get('numRowsUpdated', 0):8d} "
                   f"{op.get('commitTimeMs', 0):9d} "
                   f"{op.get('memoryUsedBytes', 0) / 2**20:6.1f}  {custom}")
+        print("MEASURED", flush=True)
         time.sleep(2)  # let the event log flush
         print("\nstage (tasks): summed task run time, GC")
         for (sid, name), (tasks, run_ms, gc_ms) in stage_times(event_log_dir,

@@ -10,7 +10,7 @@ from operator import itemgetter
 
 import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
-from pyspark.sql.types import BinaryType, IntegerType, LongType, StructField, StructType
+from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
@@ -21,25 +21,40 @@ from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
 
 PAGE_KEY = StructType([StructField("page", IntegerType())])
 PAGE_VALUE = StructType([StructField("blob", BinaryType())])
-WAKE_VALUE = StructType([StructField("ts", LongType())])
+WAKE_PAGE = -2  # the Spark timer registered for this key group, kept beside the pages
 INPUT_COLUMNS = STREAM_COLUMNS + ["_kg"]
 
 
 class SparkPageStore:
-    """A PageStore over the current key group's Spark MapState."""
+    """A PageStore over the current key group's Spark MapState.
+
+    The first load of a key group reads all its pages in one bulk iteration (one round trip
+    for a small map); later loads are served from that copy. Each changed page is one write.
+    """
 
     def __init__(self, map_state):
         self.map_state = map_state
+        self._pages = None
+
+    def reset(self) -> None:
+        """Forgets the cached pages: the next key group reads its own."""
+        self._pages = None
+
+    def _all(self):
+        if self._pages is None:
+            self._pages = {int(k[0]): bytes(v[0]) for k, v in self.map_state.iterator()}
+        return self._pages
 
     def load(self, page_id):
-        row = self.map_state.getValue((page_id,))
-        return None if row is None else bytes(row[0])
+        return self._all().get(page_id)
 
     def store(self, page_id, blob):
+        self._all()[page_id] = blob
         self.map_state.updateValue((page_id,), (blob,))
 
     def remove(self, page_id):
-        self.map_state.removeKey((page_id,))
+        if self._all().pop(page_id, None) is not None:
+            self.map_state.removeKey((page_id,))
 
 
 class KeyGroupHost(StatefulProcessor):
@@ -53,7 +68,6 @@ class KeyGroupHost(StatefulProcessor):
     def init(self, handle):
         self.handle = handle
         self.store = SparkPageStore(handle.getMapState("pages", PAGE_KEY, PAGE_VALUE))
-        self.wake = handle.getValueState("wake", WAKE_VALUE)
         backend = KeyedStateBackend(lambda key_group: self.store, self.max_parallelism)
         self.operator = build_keyed_operator(self.node, self.uid, backend, self.parallelism,
                                              job_parameters=self.job_parameters)
@@ -74,10 +88,10 @@ class KeyGroupHost(StatefulProcessor):
         yield from self._run(int(key[0]), records, timerValues, has_end)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        self.wake.clear()
         yield from self._run(int(key[0]), [], timerValues, False)
 
     def _run(self, key_group, records, timer_values, has_end):
+        self.store.reset()
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
         outputs = process_key_group_batch(
             self.operator, self.key_selector, key_group, records, watermark,
@@ -99,15 +113,16 @@ class KeyGroupHost(StatefulProcessor):
                 columns=STREAM_COLUMNS)
 
     def _schedule_wake(self, earliest, engine_watermark):
+        """Keeps one Spark timer at (or before) the earliest weir event-time timer."""
         if earliest is None:
             return
         # Timers beyond the end-of-input time still fire at the end (+infinity watermark).
         wake_at = min(max(earliest, engine_watermark + 1), END_OF_INPUT_THRESHOLD)
-        current = self.wake.get()
-        if current is not None and engine_watermark < current[0] <= wake_at:
+        current = self.store.load(WAKE_PAGE)
+        if current is not None and engine_watermark < int(current) <= wake_at:
             return
         self.handle.registerTimer(wake_at)
-        self.wake.update((wake_at,))
+        self.store.store(WAKE_PAGE, str(wake_at).encode())
 
     def close(self):
         self.operator.close()
