@@ -8,12 +8,20 @@ split into the same number of micro-batches:
   weir-datagen  DataGeneratorSource(i -> i % K) -> key_by -> CountFn (ValueState read+update
                 per event; one event-time timer per key emits the final count at end of input)
   weir-parquet  the same Parquet files through FileSource.for_parquet, one file per batch
+  weir-sum      (optional) DataGeneratorSource(i -> (i % K, 1)) -> key_by -> rolling sum(1):
+                one output per event, all shipped to the driver's sink
 
 Every run is verified: native through its progress (input rows, state rows), weir through
-the final (key, count) pairs its timers emit (sum == N, one per key).
+the final (key, count) pairs its timers emit (sum == N, one per key). Times run from query
+start to its end, after a warm-up run of every side; per-batch figures are Spark's progress
+(`numInputRows@triggerExecution ms`; weir's input rows are record bundles).
 
   .venv/bin/python bench/keyed_state.py --events 20000 --keys 100          # smoke run
   .venv/bin/python bench/keyed_state.py                                    # full size
+
+To measure a fixed weir while the tree changes, run a snapshot from outside /work/main:
+  git archive HEAD weir | tar -x -C /tmp/snap && cd /tmp &&
+  PYTHONPATH=/tmp/snap /work/main/.venv/bin/python /work/main/bench/keyed_state.py
 """
 
 import argparse
@@ -102,6 +110,13 @@ class CountFn(KeyedProcessFunction):
         yield ctx.get_current_key(), self.count.value()
 
 
+class PairOf(KeyOf):
+    """gen_fn of the rolling-sum variant: record i is (i % keys, 1)."""
+
+    def __call__(self, index):
+        return index % self.keys, 1
+
+
 def row_key(row):
     return row[0]
 
@@ -131,6 +146,22 @@ def run_weir(spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_T
     seconds = time.perf_counter() - started
     progress = client.query.recentProgress if client.query is not None else []
     return seconds, progress, results
+
+
+def run_weir_sum(spark, events, keys, batches):
+    """Rolling sum: the last output per key is its count."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    source = DataGeneratorSource(PairOf(keys), count=events, num_splits=2,
+                                 max_records_per_batch=-(-events // batches))
+    latest = {}
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "events").key_by(
+        row_key).sum(1).add_sink(lambda value, ctx: latest.__setitem__(value[0], value[1]))
+    started = time.perf_counter()
+    client = env.execute_async("bench-keyed-sum")
+    client.wait()
+    seconds = time.perf_counter() - started
+    return seconds, client.query.recentProgress, list(latest.items())
 
 
 def check_weir(results, events, keys, label):
@@ -196,6 +227,9 @@ def run_sides(spark, sides, events, keys, batches, workdir, verbose, final_timer
         if side == "native":
             seconds, progress = run_native(spark, parquet_dir)
             check_native(progress, events, keys)
+        elif side == "weir-sum":
+            seconds, progress, results = run_weir_sum(spark, events, keys, batches)
+            check_weir(results, events, keys, side)
         else:
             seconds, progress, results = run_weir(
                 spark, events, keys, batches, parquet_dir if side == "weir-parquet" else None,
@@ -237,7 +271,7 @@ def parse_args(argv=None):
     parser.add_argument("--batches", type=int, default=4)
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--sides", default="native,weir-datagen,weir-parquet",
-                        help="any of native, weir-datagen, weir-parquet")
+                        help="any of native, weir-datagen, weir-parquet, weir-sum")
     parser.add_argument("--quiet", action="store_true", help="only print the table")
     return parser.parse_args(argv)
 

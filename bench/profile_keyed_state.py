@@ -64,7 +64,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     event_log_dir = tempfile.mkdtemp(prefix="bench-eventlog-")
     spark = bench.make_session({"spark.eventLog.enabled": "true",
-                                "spark.eventLog.dir": event_log_dir})
+                                "spark.eventLog.dir": event_log_dir,
+                                "spark.eventLog.compress": "false"})
     try:
         final_timer = bench.probe_final_timer(spark)
         bench.run_weir(spark, 20_000, 100, args.batches, final_timer=final_timer)

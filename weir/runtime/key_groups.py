@@ -21,6 +21,23 @@ def stable_key_hash(key) -> int:
     return _mix(zlib.crc32(data))
 
 
+class KeyGroupAssigner:
+    """key -> key group, remembering recent keys' hashes (keys repeat in a stream)."""
+
+    def __init__(self, max_parallelism: int, cache_size: int = 1_000_000):
+        self.max_parallelism = max_parallelism
+        self.cache_size = cache_size
+        self._cache = {}
+
+    def __call__(self, key) -> int:
+        key_hash = self._cache.get(key)
+        if key_hash is None:
+            if len(self._cache) >= self.cache_size:
+                self._cache.clear()
+            key_hash = self._cache[key] = stable_key_hash(key)
+        return key_hash % self.max_parallelism
+
+
 def _mix(h: int) -> int:
     """murmur3's 32-bit finaliser: spreads crc32's low bits over the whole word."""
     h ^= h >> 16

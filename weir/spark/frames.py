@@ -55,6 +55,18 @@ class Bundler:
             self.done.append((tag, key_group, bundle))
             self.open[(tag, key_group)] = []
 
+    def add_all(self, tag, key_groups, records) -> None:
+        """Adds records, each to its key group (key_groups None: all to key group 0)."""
+        if key_groups is None:
+            for start in range(0, len(records), MAX_BUNDLE_RECORDS):
+                self.done.append((tag, 0, records[start:start + MAX_BUNDLE_RECORDS]))
+        else:
+            grouped = defaultdict(list)
+            for key_group, record in zip(key_groups, records):
+                grouped[key_group].append(record)
+            self.done.extend((tag, kg, recs) for kg, recs in grouped.items())
+        self.buffered += len(records)
+
     def add_end(self) -> None:
         self.done.append((END_TAG, 0, [(END_SEQ, None, END_OF_INPUT_TS)]))
 

@@ -5,6 +5,7 @@ restarted query replays exactly the records of the batches in its offset log.
 """
 
 import base64
+import itertools
 
 from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -69,12 +70,14 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         index, *bounds = split
         reader = self.reader
         rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
-        for counter, (value, timestamp) in enumerate(rows):
-            bundler.add(None, 0, (make_seq(AFTER_WATERMARK, index, counter), value, timestamp))
-            if bundler.buffered >= MAX_BUNDLE_RECORDS:
-                yield bundler.to_batch()
-        if bundler.buffered:
+        base = make_seq(AFTER_WATERMARK, index, 0)
+        chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+        while chunk:
+            bundler.add_all(None, None, [(base + i, value, ts)
+                                         for i, (value, ts) in enumerate(chunk)])
+            base += len(chunk)
             yield bundler.to_batch()
+            chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
 
     def commit(self, end):
         pass

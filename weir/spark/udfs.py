@@ -5,7 +5,7 @@ from pyspark import TaskContext
 from weir.plan.operators import build_chain
 from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
-from weir.runtime.key_groups import stable_key_hash
+from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 from weir.spark.frames import END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
 
@@ -17,18 +17,25 @@ def _partition_id() -> int:
 
 
 class KeyGrouper:
-    """Places each main-output record in its key group, naming the keyed operator on error."""
+    """Places main-output records in their key groups, naming the keyed operator on error."""
 
     def __init__(self, key_selector, max_parallelism, operator):
         self.key_selector = key_selector
         self.max_parallelism = max_parallelism
         self.operator = operator
+        self._assign = None
 
-    def __call__(self, value) -> int:
+    def key_groups(self, values) -> list:
+        if self._assign is None:
+            self._assign = KeyGroupAssigner(self.max_parallelism)
+        assign, select = self._assign, self.key_selector
         try:
-            return stable_key_hash(self.key_selector(value)) % self.max_parallelism
+            return [assign(select(value)) for value in values]
         except Exception as exc:
             raise wrap_user_error(exc, self.operator, self.key_selector) from exc
+
+    def __getstate__(self):
+        return {**self.__dict__, "_assign": None}
 
 
 def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_groups=0):
@@ -63,18 +70,21 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
 
 
 def _run_bundle(chain, records, producer, counter, bundler, key_grouper):
+    if not chain.steps:  # only key grouping: records keep their order keys
+        groups = key_grouper.key_groups([value for _, value, _ in records])
+        bundler.add_all(None, groups, records)
+        return counter
     for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
         items = [(value, ts) for seq, value, ts in records if seq >> PHASE_SHIFT == phase]
         if not items:
             continue
         main, side = chain.run(items)
-        add = bundler.add
-        for value, ts in main:
-            key_group = key_grouper(value) if key_grouper is not None else 0
-            add(None, key_group, (make_seq(phase, producer, counter), value, ts))
-            counter += 1
+        base = make_seq(phase, producer, counter)
+        main_records = [(base + i, value, ts) for i, (value, ts) in enumerate(main)]
+        counter += len(main)
+        groups = key_grouper.key_groups([v for v, _ in main]) if key_grouper else None
+        bundler.add_all(None, groups, main_records)
         for tag, value, ts in side:
-            add(tag, 0, (make_seq(phase, producer, counter), value, ts))
+            bundler.add(tag, 0, (make_seq(phase, producer, counter), value, ts))
             counter += 1
     return counter
-

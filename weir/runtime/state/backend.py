@@ -90,6 +90,7 @@ class KeyedStateBackend:
         self._hash_cache: Dict[object, int] = {}
         self.current_key = None
         self._page_ref = None
+        self._refs = {}
 
     def key_group_pages(self, key_group: int) -> KeyGroupPages:
         group = self._groups.get(key_group)
@@ -112,14 +113,17 @@ class KeyedStateBackend:
 
     def set_current_key(self, key) -> None:
         self.current_key = key
-        self._page_ref = None
+        self._page_ref = self._refs.get(key)
 
     def _current_page(self):
-        if self._page_ref is None:
-            key_group, page_id = self._locate(self.current_key)
+        """(group, page id, page) of the current key; remembered per key until release()."""
+        ref = self._page_ref
+        if ref is None:
+            key = self.current_key
+            key_group, page_id = self._locate(key)
             group = self.key_group_pages(key_group)
-            self._page_ref = (group, page_id, group.page(page_id))
-        return self._page_ref
+            ref = self._page_ref = self._refs[key] = (group, page_id, group.page(page_id))
+        return ref
 
     def get_entry(self, state_name: str):
         """The stored value of `state_name` for the current key, or None."""
@@ -153,11 +157,11 @@ class KeyedStateBackend:
     def release(self) -> None:
         self.flush()
         self._groups.clear()
+        self._refs.clear()
         self.current_key = None
 
     def flush(self) -> None:
         for group in self._groups.values():
             group.flush()
-        self._page_ref = None
         if len(self._hash_cache) > 1_000_000:
             self._hash_cache.clear()
