@@ -173,12 +173,16 @@ class RegionMax(KeyedProcessFunction):
         yield ctx.get_current_key(), timestamp, self.best.value()
 
 
-def test_chained_keyed_operators_keep_event_time(any_env):
+@pytest.mark.parametrize("between", ["nothing", "map"])
+def test_chained_keyed_operators_keep_event_time(any_env, between):
     env = any_env
     records = [("x1", 1000, 5), ("x2", 2000, 7), ("y1", 3000, 1), ("x1", 12000, 2),
                ("y1", 15000, 4), ("x2", 25000, 9)]
     source = env.from_source(batched_source(records, 2), by_timestamp(0), "readings")
     sums = source.key_by(lambda r: r[0]).process(SumUntilTimer())
+    if between == "map":  # a stateless step between keyed operators keeps each phase
+        sums = sums.map(lambda r: Row(region=r.region, sensor=r.sensor, total=r.total,
+                                      end=r.end))
     out = list(sums.key_by(lambda r: r.region).process(RegionMax()).execute_and_collect())
     assert sorted(out) == [("x", 10000, 7), ("x", 20000, 7), ("x", 30000, 9),
                            ("y", 10000, 1), ("y", 20000, 4)]

@@ -6,10 +6,6 @@ from weir.runtime.output_tag import OutputTag
 from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
 
 
-def _name_of(function, default):
-    return getattr(function, "__name__", None) or type(function).__name__ or default
-
-
 def _check_callable(function, method, operation):
     if not (callable(function) or callable(getattr(function, method, None))):
         raise TypeError(f"{operation}() expects a callable or an object with a '{method}' "

@@ -74,12 +74,6 @@ class JobGraph:
                 stack.extend(self.nodes[node_id].inputs)
         return [self.nodes[i] for i in sorted(needed)]
 
-    def consumers(self, node_id: int, among: List[Node]) -> List[Node]:
-        return [n for n in among if node_id in n.inputs]
-
-    def remove(self, node_ids) -> None:
-        for node_id in node_ids:
-            self.nodes.pop(node_id, None)
 
 
 def assign_uids(nodes: List[Node]) -> Dict[int, str]:

@@ -14,8 +14,8 @@ from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionResult, JobStatus
 from weir.plan.operators import build_chain, build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.records import (AFTER_WATERMARK, END_OF_INPUT_TS, END_SEQ,
-                                  engine_watermark_to_flink, make_seq)
+from weir.runtime.records import (AFTER_WATERMARK, BEFORE_WATERMARK, END_OF_INPUT_TS, END_SEQ,
+                                  PHASE_SHIFT, engine_watermark_to_flink, make_seq)
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import TIMER_PAGE, KeyedStateBackend, MemoryPageStore
@@ -140,14 +140,18 @@ class LocalJob(JobClient):
         raise ValueError(f"unknown node kind {node.kind}")
 
     def _run_chain(self, node, inputs):
+        """Runs the chain per phase, so each output keeps its input's phase."""
         passthrough = [r for r in inputs if r[1] is not None]
-        main = [r for r in inputs if r[1] is None]
-        out, side = self.chains[node.id].run([(v, ts) for _, _, v, ts in main])
-        seqs = [r[0] for r in main]
-        phase = (seqs[0] >> 62) if seqs else AFTER_WATERMARK
-        records = [(make_seq(phase, 0, i), None, v, ts) for i, (v, ts) in enumerate(out)]
-        records += [(make_seq(phase, 0, len(records) + i), t, v, ts)
-                    for i, (t, v, ts) in enumerate(side)]
+        records = []
+        for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
+            main = [(v, ts) for seq, tag, v, ts in inputs
+                    if tag is None and seq >> PHASE_SHIFT == phase]
+            if not main:
+                continue
+            out, side = self.chains[node.id].run(main)
+            produced = [(None, v, ts) for v, ts in out] + list(side)
+            records += [(make_seq(phase, 0, len(records) + i), t, v, ts)
+                        for i, (t, v, ts) in enumerate(produced)]
         return records + passthrough
 
     # -- batches -------------------------------------------------------------------
