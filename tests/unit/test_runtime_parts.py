@@ -99,12 +99,12 @@ def test_collection_reader_batches_then_ends():
     assert first == {"pos": 3, "end": 0}
     assert reader.splits(start, first) == [(0, 0, 1), (1, 1, 3)]
     second = reader.latest_offset(first)
-    assert second == {"pos": 5, "end": 0}
-    third = reader.latest_offset(second)
-    assert third == {"pos": 5, "end": 1}
-    assert reader.splits(second, third) == [END_SPLIT]
-    assert reader.latest_offset(third) == third
+    assert second == {"pos": 5, "end": 1}
+    assert reader.splits(first, second) == [(0, 3, 4), (1, 4, 5), END_SPLIT]
+    assert reader.latest_offset(second) == second
     assert list(reader.read(1, 3)) == [(1, None), (2, None)]
+    empty = CollectionReader([])
+    assert empty.latest_offset(empty.initial_offset()) == {"pos": 0, "end": 1}
 
 
 def test_file_reader_reads_json_csv_and_text_in_modification_order(tmp_path):
@@ -115,7 +115,8 @@ def test_file_reader_reads_json_csv_and_text_in_modification_order(tmp_path):
     reader = FileReader(str(tmp_path), "json")
     end = reader.latest_offset(reader.initial_offset())
     splits = reader.splits(reader.initial_offset(), end)
-    values = [v for _, files in splits for v, _ in reader.read_files(files)]
+    assert splits[-1] == END_SPLIT
+    values = [v for _, files in splits[:-1] for v, _ in reader.read_files(files)]
     assert values == [Row(id="s1", t=1), Row(id="s2", t=2), Row(id="s3", t=3)]
     csv_file = tmp_path / "x.csv"
     csv_file.write_text("id,t\ns1,5\n")

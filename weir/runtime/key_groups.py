@@ -4,6 +4,7 @@ import pickle
 import zlib
 
 DEFAULT_MAX_PARALLELISM = 128
+_SMALL_INT_MIN, _SMALL_INT_MAX = -(2**127), 2**127  # ints hashed from 16 little-endian bytes
 
 
 def stable_key_hash(key) -> int:
@@ -16,8 +17,8 @@ def stable_key_hash(key) -> int:
     elif isinstance(key, bool) or not isinstance(key, int):
         data = key if isinstance(key, bytes) else pickle.dumps(key, protocol=4)
     else:
-        data = key.to_bytes(16, "little", signed=True) if -(2**127) <= key < 2**127 else (
-            pickle.dumps(key, protocol=4))
+        data = key.to_bytes(16, "little", signed=True) if _SMALL_INT_MIN <= key < _SMALL_INT_MAX \
+            else pickle.dumps(key, protocol=4)
     return _mix(zlib.crc32(data))
 
 

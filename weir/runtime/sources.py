@@ -1,7 +1,7 @@
 """Source readers: positions, splits and records, the same for every engine.
 
-An offset is a dict {"pos": int, "end": 0|1}. A bounded reader, once every record is read,
-moves to end=1: that last step carries the end-of-input marker that becomes Flink's
+An offset is a dict {"pos": int, "end": 0|1}. A bounded reader's step that reaches its last
+record has end=1: that step also carries the end-of-input marker that becomes Flink's
 +infinity watermark.
 """
 
@@ -37,9 +37,8 @@ class SourceReader:
         pos = self.available(start["pos"])
         if limit:
             pos = min(pos, start["pos"] + limit)
-        if pos == start["pos"] and self.bounded and self.is_exhausted(pos):
-            return {"pos": pos, "end": 1}
-        return {"pos": pos, "end": 0}
+        # The end-of-input marker rides with the last records (or alone if none are left).
+        return {"pos": pos, "end": int(self.bounded and self.is_exhausted(pos))}
 
     def split_count(self, start_pos: int, end_pos: int) -> int:
         return 1

@@ -7,7 +7,7 @@ costs one load, whatever number of keys have timers.
 import heapq
 from typing import Dict, List, Tuple
 
-from weir.runtime.state.backend import TIMER_PAGE, dumps, loads
+from weir.runtime.state.backend import TIMER_PAGE, TIMER_SUMMARY_PAGE, dumps, loads
 
 EVENT_TIME = "event_time"
 PROCESSING_TIME = "processing_time"
@@ -60,14 +60,27 @@ class _TimerQueue:
 
 
 class KeyGroupTimers:
-    """The event-time and processing-time timers of one key group."""
+    """The event-time and processing-time timers of one key group.
+
+    Beside the timer page, a small summary page holds each domain's earliest timer: a key
+    group whose timers are not due (and which registers none) never unpickles its timers.
+    """
 
     def __init__(self, store):
         self._store = store
-        blob = store.load(TIMER_PAGE)
-        event, processing = loads(blob) if blob is not None else ([], [])
-        self.queues = {EVENT_TIME: _TimerQueue(event), PROCESSING_TIME: _TimerQueue(processing)}
+        self._queues = None
+        blob = store.load(TIMER_SUMMARY_PAGE)
+        self._summary = loads(blob) if blob is not None else {}
         self.dirty = False
+
+    @property
+    def queues(self):
+        if self._queues is None:
+            blob = self._store.load(TIMER_PAGE)
+            event, processing = loads(blob) if blob is not None else ([], [])
+            self._queues = {EVENT_TIME: _TimerQueue(event),
+                            PROCESSING_TIME: _TimerQueue(processing)}
+        return self._queues
 
     def register(self, domain: str, timestamp: int, key) -> None:
         if self.queues[domain].add(timestamp, key):
@@ -78,12 +91,18 @@ class KeyGroupTimers:
             self.dirty = True
 
     def pop_due(self, domain: str, time: int):
+        if self._queues is None:
+            earliest = self._summary.get(domain)
+            if earliest is None or earliest > time:
+                return None
         due = self.queues[domain].pop_due(time)
         if due is not None:
             self.dirty = True
         return due
 
     def earliest(self, domain: str):
+        if self._queues is None:
+            return self._summary.get(domain)
         return self.queues[domain].peek()
 
     def count(self) -> int:
@@ -96,6 +115,9 @@ class KeyGroupTimers:
             lists = tuple([timer for timer, _ in self.queues[d].entries()]
                           for d in (EVENT_TIME, PROCESSING_TIME))
             self._store.store(TIMER_PAGE, dumps(lists))
+            summary = {d: q.peek() for d, q in self.queues.items() if q.peek() is not None}
+            self._store.store(TIMER_SUMMARY_PAGE, dumps(summary))
         else:
             self._store.remove(TIMER_PAGE)
+            self._store.remove(TIMER_SUMMARY_PAGE)
         self.dirty = False
