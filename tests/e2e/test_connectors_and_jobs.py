@@ -94,3 +94,37 @@ def test_spark_submit_runs_the_job_file_on_its_session():
     assert result.returncode == 0, result.stderr[-3000:]
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert sorted(lines) == ["a:1", "bb:2", "ccc:3", "master=local[1]"]
+
+
+class SeenBefore:
+    """Keyed filter with state: passes each key's first record only."""
+
+    def open(self, runtime_context):
+        from weir.datastream.state import ValueStateDescriptor
+        self.seen = runtime_context.get_state(ValueStateDescriptor("seen"))
+
+    def filter(self, value):
+        first = self.seen.value() is None
+        self.seen.update(True)
+        return first
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_files_through_keyed_flat_map_and_filter(any_env, tmp_path, fmt):
+    source_dir = tmp_path / "in"
+    source_dir.mkdir()
+    if fmt == "csv":
+        (source_dir / "r.csv").write_text("id,words\ns1,a b\ns2,c\ns1,d e f\n")
+        source = FileSource.for_csv(str(source_dir)).build()
+    else:
+        (source_dir / "r.json").write_text('{"id": "s1", "words": "a b"}\n'
+                                           '{"id": "s2", "words": "c"}\n'
+                                           '{"id": "s1", "words": "d e f"}\n')
+        source = FileSource.for_json_lines(str(source_dir)).build()
+    env = any_env.set_max_parallelism(16)
+    rows = env.from_source(source, None, "files")
+    words = rows.key_by(lambda r: r.id).flat_map(lambda r: [(r.id, w) for w in r.words.split()])
+    firsts = words.key_by(lambda w: w[0]).filter(SeenBefore())
+    assert sorted(words.execute_and_collect()) == [
+        ("s1", "a"), ("s1", "b"), ("s1", "d"), ("s1", "e"), ("s1", "f"), ("s2", "c")]
+    assert sorted(firsts.execute_and_collect()) == [("s1", "a"), ("s2", "c")]

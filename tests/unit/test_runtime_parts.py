@@ -156,3 +156,13 @@ def test_sources_without_watermarks_and_uids():
     graph.update(timed.id, uid="same")
     with pytest.raises(ValueError, match="uid 'same' is used by more than one operator"):
         g.assign_uids(graph.upstream_of([union]))
+
+
+def test_paced_bounded_generator_always_makes_progress_until_its_end():
+    from weir.runtime.sources import DataGeneratorReader
+    reader = DataGeneratorReader(lambda i: i, count=3, records_per_second=200)
+    offset, steps = reader.initial_offset(), []
+    while not offset["end"]:
+        offset = reader.latest_offset(offset)
+        steps.append(offset["pos"])
+    assert steps[-1] == 3 and all(b > a for a, b in zip([0] + steps, steps))

@@ -101,6 +101,13 @@ class DataGeneratorReader(SourceReader):
             self._origin = (now, start_pos)
         origin_time, origin_pos = self._origin
         allowed = origin_pos + int((now - origin_time) * self.records_per_second)
+        if allowed <= start_pos < limit and self.bounded:
+            # A bounded source must never report "nothing new" before its end: Spark's
+            # availableNow trigger would take that as the end of input. Wait for the next
+            # record instead.
+            due = origin_time + (start_pos + 1 - origin_pos) / self.records_per_second
+            time.sleep(max(0.0, due - now))
+            allowed = start_pos + 1
         return min(limit, max(start_pos, allowed))
 
     def is_exhausted(self, pos):
