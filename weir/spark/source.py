@@ -13,7 +13,7 @@ from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
-from weir.spark.frames import MAX_BUNDLE_RECORDS, STREAM_SCHEMA_DDL, Bundler
+from weir.spark.frames import KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS, STREAM_SCHEMA_DDL, Bundler
 
 FORMAT = "weir"
 
@@ -32,21 +32,31 @@ class WeirDataSource(DataSource):
         return FORMAT
 
     def schema(self):
-        return STREAM_SCHEMA_DDL
+        return KEYED_SCHEMA_DDL if "grouper" in self.options else STREAM_SCHEMA_DDL
 
     def streamReader(self, schema):
-        return WeirStreamReader(decode_reader(self.options["reader"]))
+        grouper = self.options.get("grouper")
+        return WeirStreamReader(decode_reader(self.options["reader"]),
+                                decode_reader(grouper) if grouper else None,
+                                int(self.options.get("ticks", "0")))
 
 
 class _Split(InputPartition):
-    def __init__(self, split):
+    def __init__(self, split, first: bool):
         super().__init__(split)
         self.split = split
+        self.first = first
 
 
 class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    def __init__(self, reader):
+    """Reads a weir source reader's splits as bundles. With a key grouper (the source feeds
+    a keyed operator directly), bundles are per key group and the first split of a batch
+    also carries the operator's ticks."""
+
+    def __init__(self, reader, key_grouper=None, ticks: int = 0):
         self.reader = reader
+        self.key_grouper = key_grouper
+        self.ticks = ticks
 
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
@@ -58,11 +68,14 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self.reader.latest_offset(start or self.reader.initial_offset())
 
     def partitions(self, start, end):
-        return [_Split(split) for split in self.reader.splits(start, end)]
+        splits = self.reader.splits(start, end)
+        return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
         split = partition.split
-        bundler = Bundler()
+        bundler = Bundler(keyed=self.key_grouper is not None)
+        if partition.first and self.ticks:
+            bundler.add_ticks(self.ticks)
         if split == END_SPLIT:
             bundler.add_end()
             yield bundler.to_batch()
@@ -72,9 +85,11 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
         base = make_seq(AFTER_WATERMARK, index, 0)
         chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+        grouper = self.key_grouper
         while chunk:
-            bundler.add_all(None, None, [(base + i, value, ts)
-                                         for i, (value, ts) in enumerate(chunk)])
+            groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
+            bundler.add_all(None, groups, [(base + i, value, ts)
+                                           for i, (value, ts) in enumerate(chunk)])
             base += len(chunk)
             yield bundler.to_batch()
             chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
@@ -87,5 +102,8 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, reader):
-    return spark.readStream.format(FORMAT).option("reader", encode_reader(reader)).load()
+def read_stream(spark, reader, key_grouper=None, ticks: int = 0):
+    stream = spark.readStream.format(FORMAT).option("reader", encode_reader(reader))
+    if key_grouper is not None:
+        stream = stream.option("grouper", encode_reader(key_grouper)).option("ticks", ticks)
+    return stream.load()

@@ -5,7 +5,7 @@ from pyspark.sql import functions as F
 from weir.plan import graph as g
 from weir.runtime.records import END_OF_INPUT_TS
 from weir.spark import source as spark_source
-from weir.spark.frames import END_TAG, KEYED_SCHEMA_DDL, STREAM_COLUMNS, STREAM_SCHEMA_DDL
+from weir.spark.frames import END_TAG, KEYED_SCHEMA_DDL, STREAM_SCHEMA_DDL
 from weir.spark.host import KeyGroupHost
 from weir.spark.udfs import KeyGrouper, chain_function
 
@@ -23,7 +23,7 @@ def _with_watermark(frame, delay_ms: int, data_timestamps: bool):
     # The watermark column is dropped right away: Spark then tracks the watermark but does
     # not filter late rows before stateful operators, so weir's operators see them.
     return (frame.withColumn("_wm", F.timestamp_millis(event_ms))
-            .withWatermark("_wm", f"{delay_ms} milliseconds").select(*STREAM_COLUMNS))
+            .withWatermark("_wm", f"{delay_ms} milliseconds").drop("_wm"))
 
 
 class Translation:
@@ -45,8 +45,8 @@ class Translation:
         method = getattr(self, "_" + node.kind)
         return method(node)
 
-    def _source(self, node):
-        frame = spark_source.read_stream(self.spark, node.param("reader"))
+    def _source(self, node, key_grouper=None, ticks=0):
+        frame = spark_source.read_stream(self.spark, node.param("reader"), key_grouper, ticks)
         if node.id in self.implicit:
             frame = _with_watermark(frame, 0, data_timestamps=False)
         return frame
@@ -69,11 +69,26 @@ class Translation:
         return source.mapInArrow(chain_function(chain, self.uids, self.env.job_parameters),
                                  STREAM_SCHEMA_DDL)
 
-    def _watermark(self, node):
+    def _watermark(self, node, frame=None):
         strategy = node.param("strategy")
         delay = (strategy.out_of_orderness_ms or 0) + 1
         data_watermarks = strategy.emits_watermarks and not self.env.is_batch_mode()
-        return _with_watermark(self.frame(node.inputs[0]), delay, data_watermarks)
+        frame = self.frame(node.inputs[0]) if frame is None else frame
+        return _with_watermark(frame, delay, data_watermarks)
+
+    def _keyed_source(self, node, key_grouper, ticks):
+        """The frame of a source feeding `node` directly (through watermark nodes only),
+        with key groups assigned by the source itself; None if there is no such source."""
+        watermarks, upstream = [], self.by_id[node.inputs[0]]
+        while upstream.kind == g.WATERMARK and len(self._consumers(upstream.id)) == 1:
+            watermarks.insert(0, upstream)
+            upstream = self.by_id[upstream.inputs[0]]
+        if upstream.kind != g.SOURCE or len(self._consumers(upstream.id)) != 1:
+            return None
+        frame = self._source(upstream, key_grouper, ticks)
+        for watermark in watermarks:
+            frame = self._watermark(watermark, frame)
+        return frame
 
     def _keyed(self, node):
         upstream = self.by_id[node.inputs[0]]
@@ -84,9 +99,15 @@ class Translation:
         grouper = KeyGrouper(node.param("key_selector"), self.env.max_parallelism,
                              self.uids[node.id])
         ticks = self.env.max_parallelism if hasattr(node.param("function"), "on_timer") else 0
-        grouped = _main(self.frame(upstream.id)).mapInArrow(
-            chain_function(chain, self.uids, self.env.job_parameters, grouper, ticks),
-            KEYED_SCHEMA_DDL)
+        direct = None if chain else self._keyed_source(node, grouper, ticks)
+        if direct is not None:
+            # The source assigns key groups itself: no Python hop between it and the shuffle.
+            # Its frame holds only main records, the end marker and ticks: nothing to filter.
+            grouped = direct
+        else:
+            grouped = _main(self.frame(upstream.id)).mapInArrow(
+                chain_function(chain, self.uids, self.env.job_parameters, grouper, ticks),
+                KEYED_SCHEMA_DDL)
         host = KeyGroupHost(node, self.uids[node.id], self.env.max_parallelism,
                             self.env.parallelism, self.env.job_parameters)
         return grouped.groupBy("_kg").transformWithStateInPandas(
