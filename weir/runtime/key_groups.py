@@ -22,11 +22,10 @@ def stable_key_hash(key) -> int:
     return _mix(zlib.crc32(data))
 
 
-class KeyGroupAssigner:
-    """key -> key group, remembering recent keys' hashes (keys repeat in a stream)."""
+class CachedKeyHash:
+    """stable_key_hash, remembering recent keys' hashes (keys repeat in a stream)."""
 
-    def __init__(self, max_parallelism: int, cache_size: int = 1_000_000):
-        self.max_parallelism = max_parallelism
+    def __init__(self, cache_size: int = 1_000_000):
         self.cache_size = cache_size
         self._cache = {}
 
@@ -36,7 +35,18 @@ class KeyGroupAssigner:
             if len(self._cache) >= self.cache_size:
                 self._cache.clear()
             key_hash = self._cache[key] = stable_key_hash(key)
-        return key_hash % self.max_parallelism
+        return key_hash
+
+
+class KeyGroupAssigner:
+    """key -> key group, with cached hashes."""
+
+    def __init__(self, max_parallelism: int):
+        self.max_parallelism = max_parallelism
+        self._hash = CachedKeyHash()
+
+    def __call__(self, key) -> int:
+        return self._hash(key) % self.max_parallelism
 
 
 def _mix(h: int) -> int:
@@ -49,14 +59,5 @@ def _mix(h: int) -> int:
     return h
 
 
-def key_group_for_hash(key_hash: int, max_parallelism: int) -> int:
-    return key_hash % max_parallelism
-
-
 def assign_to_key_group(key, max_parallelism: int) -> int:
     return stable_key_hash(key) % max_parallelism
-
-
-def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
-    """Flink's formula: which parallel instance owns a key group."""
-    return key_group * parallelism // max_parallelism

@@ -1,7 +1,5 @@
 """Record-level constants shared by every runtime and every engine."""
 
-import sys
-
 # Flink's Long.MIN_VALUE / Long.MAX_VALUE watermarks.
 MIN_WATERMARK = -(2**63)
 MAX_WATERMARK = 2**63 - 1
@@ -33,10 +31,6 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
 END_SEQ = (AFTER_WATERMARK << PHASE_SHIFT) | (PRODUCER_MASK << PRODUCER_SHIFT)
 
 
-def phase_of(seq: int) -> int:
-    return seq >> PHASE_SHIFT
-
-
 def engine_watermark_to_flink(watermark_ms: int) -> int:
     """Maps an engine watermark (0 before any event, huge at end of input) to Flink's."""
     if watermark_ms is None or watermark_ms <= 0:
@@ -45,5 +39,3 @@ def engine_watermark_to_flink(watermark_ms: int) -> int:
         return MAX_WATERMARK
     return watermark_ms
 
-
-assert sys.maxsize >= 2**62

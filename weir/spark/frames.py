@@ -94,9 +94,3 @@ class Bundler:
                                               schema=KEYED_ARROW_SCHEMA)
         return pa.RecordBatch.from_arrays(arrays, schema=STREAM_ARROW_SCHEMA)
 
-
-def unbundle(blobs, tags):
-    """(tag, records) for each non-END row of a batch's `_b` and `_tag` columns."""
-    for blob, tag in zip(blobs, tags):
-        if tag not in CONTROL_TAGS and blob is not None:
-            yield tag, loads(blob)

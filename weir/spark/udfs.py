@@ -10,7 +10,6 @@ from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT,
 from weir.spark.frames import END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
 
 
-
 def _partition_id() -> int:
     context = TaskContext.get()
     return context.partitionId() if context is not None else 0

@@ -8,7 +8,7 @@ then costs one load per touched page and one store per changed page, never one c
 import pickle
 from typing import Callable, Dict, Optional
 
-from weir.runtime.key_groups import stable_key_hash
+from weir.runtime.key_groups import CachedKeyHash
 
 TIMER_PAGE = -1
 TIMER_SUMMARY_PAGE = -3  # -2 is the Spark host's wake-up time
@@ -59,10 +59,6 @@ class KeyGroupPages:
     def mark_dirty(self, page_id: int) -> None:
         self._dirty.add(page_id)
 
-    def all_pages(self):
-        for page_id in range(self.pages_per_key_group):
-            yield self.page(page_id)
-
     def flush(self) -> None:
         for page_id in sorted(self._dirty):
             page = self._pages[page_id]
@@ -88,7 +84,7 @@ class KeyedStateBackend:
         self.pages_per_key_group = pages_per_key_group
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
-        self._hash_cache: Dict[object, int] = {}
+        self._key_hash = CachedKeyHash()
         self.current_key = None
         self._page_ref = None
         self._refs = {}
@@ -101,10 +97,7 @@ class KeyedStateBackend:
         return group
 
     def _locate(self, key):
-        key_hash = self._hash_cache.get(key)
-        if key_hash is None:
-            key_hash = stable_key_hash(key)
-            self._hash_cache[key] = key_hash
+        key_hash = self._key_hash(key)
         key_group = key_hash % self.max_parallelism
         page_id = (key_hash // self.max_parallelism) % self.pages_per_key_group
         return key_group, page_id
@@ -150,10 +143,6 @@ class KeyedStateBackend:
             del page[self.current_key]
         group.mark_dirty(page_id)
 
-    def keys_with_state(self, key_group: int):
-        group = self.key_group_pages(key_group)
-        for page in group.all_pages():
-            yield from list(page)
 
     def release(self) -> None:
         self.flush()
@@ -164,5 +153,3 @@ class KeyedStateBackend:
     def flush(self) -> None:
         for group in self._groups.values():
             group.flush()
-        if len(self._hash_cache) > 1_000_000:
-            self._hash_cache.clear()
