@@ -84,6 +84,14 @@ class DataStream:
         node = self._env._graph.add(g.UNION, "Union", inputs, self._node.output_type)
         return DataStream(self._env, node.id)
 
+    def window_all(self, window_assigner):
+        from weir.datastream.windowed_stream import AllWindowedStream
+        return AllWindowedStream(self, window_assigner)
+
+    def count_window_all(self, size: int, slide: int = 0):
+        from weir.datastream.windowed_stream import AllWindowedStream
+        return AllWindowedStream(self, _count_assigner(size, slide))
+
     def get_side_output(self, output_tag: OutputTag) -> "DataStream":
         if not isinstance(output_tag, OutputTag):
             raise TypeError("get_side_output() expects an OutputTag")
@@ -169,3 +177,19 @@ class KeyedStream(DataStream):
 
     def max_by(self, position_to_max_by=0) -> DataStream:
         return self._rolling("max_by", position_to_max_by)
+
+    # -- windows -------------------------------------------------------------------
+    def window(self, window_assigner):
+        from weir.datastream.windowed_stream import WindowedStream
+        return WindowedStream(self, window_assigner)
+
+    def count_window(self, size: int, slide: int = 0):
+        from weir.datastream.windowed_stream import WindowedStream
+        return WindowedStream(self, _count_assigner(size, slide))
+
+
+def _count_assigner(size, slide):
+    from weir.runtime.window import assigners
+    if slide == 0:
+        return assigners.CountTumblingWindowAssigner(size)
+    return assigners.CountSlidingWindowAssigner(size, slide)

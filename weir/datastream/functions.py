@@ -86,3 +86,45 @@ class SinkFunction(Function):
     @abstractmethod
     def invoke(self, value, context):
         pass
+
+
+class WindowFunction(Function):
+    """apply(key, window, inputs) returns the outputs for a fired window."""
+
+    @abstractmethod
+    def apply(self, key, window, inputs):
+        pass
+
+
+class AllWindowFunction(Function):
+    """apply(window, inputs), for window_all()."""
+
+    @abstractmethod
+    def apply(self, window, inputs):
+        pass
+
+
+class ProcessWindowFunction(Function):
+    """process(key, context, elements) returns the outputs for a fired window.
+
+    context: window(), current_processing_time(), current_watermark(), window_state(),
+    global_state(), output(tag, value). clear(context) runs when the window is removed.
+    """
+
+    @abstractmethod
+    def process(self, key, context, elements):
+        pass
+
+    def clear(self, context):
+        pass
+
+
+class ProcessAllWindowFunction(Function):
+    """process(context, elements), for window_all()."""
+
+    @abstractmethod
+    def process(self, context, elements):
+        pass
+
+    def clear(self, context):
+        pass

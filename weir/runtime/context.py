@@ -31,6 +31,11 @@ class RuntimeContext:
         self._job_parameters = dict(job_parameters or {})
         self._states = {}
 
+    @property
+    def keyed_state_backend(self):
+        """The keyed state backend (for operators built on keyed state, not for users)."""
+        return self._backend
+
     def get_task_name(self):
         return self._task_name
 
@@ -110,9 +115,13 @@ class TimerService:
 class ProcessContext:
     """The `ctx` of process_element (and, with `time_domain`, of on_timer)."""
 
-    def __init__(self, timer_service: TimerService, emit_side):
+    def __init__(self, timer_service: TimerService, emit_side, clock=None,
+                 collect_with_timestamp=None):
         self._timer_service = timer_service
         self._emit_side = emit_side
+        self.clock = clock
+        # Operators that set their outputs' timestamps themselves (windows) emit through this.
+        self.collect_with_timestamp = collect_with_timestamp
         self.current_timestamp = None
         self.current_key = None
         self.current_time_domain = None

@@ -30,7 +30,7 @@ class KeyedProcessOperator:
         self.runtime_context = RuntimeContext(
             name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters)
         self.ctx = ProcessContext(TimerService(self.clock, self._timers_of_current_key),
-                                  self._emit_side)
+                                  self._emit_side, self.clock, self._emit_timestamped)
         self._process = function.process_element
         self._on_timer = getattr(function, "on_timer", None)
 
@@ -106,6 +106,9 @@ class KeyedProcessOperator:
                 due = timers.pop_due(domain, time)
 
     # -- output ----------------------------------------------------------------------
+    def _emit_timestamped(self, tag_id, value, timestamp) -> None:
+        self._emit(tag_id, value, timestamp)
+
     def _emit_side(self, tag_id, value) -> None:
         self._emit(tag_id, value, self._output_ts)
 

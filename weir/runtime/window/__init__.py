@@ -1,0 +1,1 @@
+"""Flink's window operator and its parts: windows, assigners, triggers, evictors."""

@@ -1,0 +1,123 @@
+"""Keyed state scoped to a window: a namespace inside the current key's entry.
+
+A NamespaceView looks like a KeyedStateBackend to the state classes (ValueState, ...), but
+keeps every entry under `namespace` inside one entry of the current key. Removing the last
+entry of a namespace removes the namespace; removing the last namespace removes the entry,
+so a purged window leaves nothing behind.
+"""
+
+from weir.runtime.state.states import create_state
+
+
+class NamespaceView:
+    def __init__(self, backend, entry_name: str):
+        self._backend = backend
+        self._entry = entry_name
+        self.namespace = None
+
+    def clock(self):
+        return self._backend.clock()
+
+    def get_entry(self, name):
+        spaces = self._backend.get_entry(self._entry)
+        if spaces is None:
+            return None
+        space = spaces.get(self.namespace)
+        return None if space is None else space.get(name)
+
+    def put_entry(self, name, stored) -> None:
+        spaces = self._backend.get_entry(self._entry)
+        if spaces is None:
+            spaces = {}
+        space = spaces.get(self.namespace)
+        if space is None:
+            space = spaces[self.namespace] = {}
+        space[name] = stored
+        self._backend.put_entry(self._entry, spaces)
+
+    def remove_entry(self, name) -> None:
+        spaces = self._backend.get_entry(self._entry)
+        space = None if spaces is None else spaces.get(self.namespace)
+        if space is None or name not in space:
+            return
+        del space[name]
+        if not space:
+            del spaces[self.namespace]
+        if spaces:
+            self._backend.put_entry(self._entry, spaces)
+        else:
+            self._backend.remove_entry(self._entry)
+
+    def drop_namespace(self, namespace) -> None:
+        """Removes everything stored under `namespace` for the current key."""
+        spaces = self._backend.get_entry(self._entry)
+        if spaces is None or namespace not in spaces:
+            return
+        del spaces[namespace]
+        if spaces:
+            self._backend.put_entry(self._entry, spaces)
+        else:
+            self._backend.remove_entry(self._entry)
+
+    def merge_namespaces(self, name, target, sources, merge) -> None:
+        """Folds entry `name` of every source namespace into `target` with merge(a, b)."""
+        merged = None
+        for namespace in [target] + list(sources):
+            self.namespace = namespace
+            value = self.get_entry(name)
+            if value is not None:
+                self.remove_entry(name)
+                merged = value if merged is None else merge(merged, value)
+        self.namespace = target
+        if merged is not None:
+            self.put_entry(name, merged)
+
+
+def _state_merger(descriptor):
+    kind = descriptor.kind
+    if kind == "reducing":
+        function = descriptor.reduce_function
+        return getattr(function, "reduce", function)
+    if kind == "aggregating":
+        return descriptor.agg_function.merge
+    if kind == "list":
+        return lambda a, b: a + b
+    raise TypeError(f"state '{descriptor.name}' is {kind} state, which cannot be merged: "
+                    "only list, reducing and aggregating state merge with windows")
+
+
+class NamespacedStateStore:
+    """get_state()/get_list_state()/... over a NamespaceView; state objects are cached."""
+
+    def __init__(self, view: NamespaceView):
+        self.view = view
+        self._states = {}
+
+    def state(self, descriptor, kind=None):
+        state = self._states.get(descriptor.name)
+        if state is None:
+            if descriptor.ttl_config is not None:
+                raise ValueError(f"state '{descriptor.name}': TTL is not supported for "
+                                 "window-scoped state (windows clean up their own state)")
+            state = create_state(self.view, descriptor, kind or descriptor.kind)
+            self._states[descriptor.name] = state
+        return state
+
+    def merge(self, descriptor, target, sources) -> None:
+        self.state(descriptor)  # validates the descriptor
+        self.view.merge_namespaces(descriptor.name, target, sources, _state_merger(descriptor))
+
+    def get_state(self, descriptor):
+        return self.state(descriptor, "value")
+
+    def get_list_state(self, descriptor):
+        return self.state(descriptor, "list")
+
+    def get_map_state(self, descriptor):
+        return self.state(descriptor, "map")
+
+    def get_reducing_state(self, descriptor):
+        return self.state(descriptor, "reducing")
+
+    def get_aggregating_state(self, descriptor):
+        return self.state(descriptor, "aggregating")

@@ -1,0 +1,244 @@
+"""Flink's window operator, as a keyed process function over key-group state and timers.
+
+Per element: assign windows, merge session windows, add the element to each window's
+contents, ask the trigger, fire/purge, register the window's cleanup timer. Per timer: ask
+the trigger, fire/purge, and at the cleanup time (window end + allowed lateness) drop the
+window's contents, trigger state, per-window state and timers.
+"""
+
+from weir.runtime.output_tag import split_side_output
+from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.state.descriptors import ValueStateDescriptor
+from weir.runtime.timers import EVENT_TIME
+from weir.runtime.window.contents import ENTRY, EvictingContents
+from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
+                                          WindowTriggerContext)
+from weir.runtime.window.evictors import Evictor
+from weir.runtime.window.merging import MergingWindowSet
+from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
+
+LATE_DROPPED_TAG = "\x00metric:numLateRecordsDropped"
+
+
+class _AssignerContext:
+    def __init__(self, operator):
+        self._operator = operator
+
+    def get_current_processing_time(self):
+        return self._operator.clock.processing_time
+
+    def get_runtime_context(self):
+        return self._operator.runtime_context
+
+
+class WindowOperator:
+    def __init__(self, assigner, trigger, contents, window_function, evictor=None,
+                 allowed_lateness=0, late_tag_id=None):
+        self.assigner = assigner
+        self.trigger = trigger
+        self.contents = EvictingContents(contents, evictor) if evictor else contents
+        self.window_function = window_function
+        self.allowed_lateness = allowed_lateness
+        self.late_tag_id = late_tag_id
+        self.merging = hasattr(assigner, "merge_windows")
+        self.event_time = assigner.is_event_time()
+
+    # -- lifecycle --------------------------------------------------------------------
+    def open(self, runtime_context):
+        backend = runtime_context.keyed_state_backend
+        self.runtime_context = runtime_context
+        self.window_contents = NamespaceView(backend, "_weir_window_contents")
+        self.trigger_state = NamespacedStateStore(NamespaceView(backend, "_weir_trigger_state"))
+        self.window_state = NamespacedStateStore(NamespaceView(backend, "_weir_window_state"))
+        self.window_timers = WindowTimers(backend, lambda: self.ctx.timer_service())
+        self.merging_windows = runtime_context.get_state(
+            ValueStateDescriptor("_weir_merging_windows"))
+        self.trigger_ctx = WindowTriggerContext(self)
+        self.process_ctx = ProcessWindowContext(self)
+        self.assigner_ctx = _AssignerContext(self)
+        self.evictor_ctx = None
+        self.clock = None
+        self.ctx = None
+        for function in (self.contents.user_function, self.window_function.user_function):
+            if hasattr(function, "open"):
+                function.open(runtime_context)
+
+    def close(self):
+        for function in (self.contents.user_function, self.window_function.user_function):
+            if hasattr(function, "close"):
+                function.close()
+
+    def _bind(self, ctx):
+        if self.ctx is None:
+            self.ctx, self.clock = ctx, ctx.clock
+            self.evictor_ctx = Evictor.EvictorContext(ctx.clock)
+        self.key = ctx.current_key
+
+    def collect(self, tag_id, value, timestamp):
+        self.ctx.collect_with_timestamp(tag_id, value, timestamp)
+
+    # -- time helpers -----------------------------------------------------------------
+    def cleanup_time(self, window) -> int:
+        if not self.event_time:
+            return window.max_timestamp()
+        return min(window.max_timestamp() + self.allowed_lateness, MAX_WATERMARK)
+
+    def is_window_late(self, window) -> bool:
+        return self.event_time and self.cleanup_time(window) <= self.clock.watermark
+
+    def _register_cleanup_timer(self, window):
+        time = self.cleanup_time(window)
+        if time == MAX_WATERMARK:
+            return
+        self.trigger_ctx.window = window
+        if self.event_time:
+            self.trigger_ctx.register_event_time_timer(time)
+        else:
+            self.trigger_ctx.register_processing_time_timer(time)
+
+    def _delete_cleanup_timer(self, window):
+        time = self.cleanup_time(window)
+        if time == MAX_WATERMARK:
+            return
+        self.trigger_ctx.window = window
+        if self.event_time:
+            self.trigger_ctx.delete_event_time_timer(time)
+        else:
+            self.trigger_ctx.delete_processing_time_timer(time)
+
+    # -- elements ---------------------------------------------------------------------
+    def process_element(self, value, ctx):
+        self._bind(ctx)
+        timestamp = ctx.current_timestamp
+        windows = self.assigner.assign_windows(value, timestamp, self.assigner_ctx)
+        if self.merging:
+            skipped = self._process_merging(value, timestamp, windows)
+        else:
+            skipped = True
+            for window in windows:
+                if self.is_window_late(window):
+                    continue
+                skipped = False
+                self._add_and_trigger(window, window, value, timestamp)
+        if skipped and self.event_time and timestamp + self.allowed_lateness <= \
+                self.clock.watermark:
+            if self.late_tag_id is not None:
+                self.collect(self.late_tag_id, value, timestamp)
+            else:
+                self.collect(LATE_DROPPED_TAG, None, timestamp)
+
+    def _add_and_trigger(self, window, state_window, value, timestamp):
+        view = self.window_contents
+        view.namespace = state_window
+        view.put_entry(ENTRY, self.contents.add(view.get_entry(ENTRY), value, timestamp))
+        self.trigger_ctx.window = window
+        result = self.trigger.on_element(value, timestamp, window, self.trigger_ctx)
+        self._act(result, window, state_window)
+        self._register_cleanup_timer(window)
+
+    def _process_merging(self, value, timestamp, windows):
+        merging = MergingWindowSet(self.assigner, self.merging_windows.value())
+        skipped = True
+        for window in windows:
+            actual = merging.add_window(window, self._merge)
+            if self.is_window_late(actual):
+                merging.retire_window(actual)
+                continue
+            skipped = False
+            state_window = merging.state_window(actual)
+            self._add_and_trigger(actual, state_window, value, timestamp)
+        self._persist(merging)
+        return skipped
+
+    def _merge(self, merge_result, merged_windows, state_window, merged_state_windows):
+        if self.event_time and self.cleanup_time(merge_result) <= self.clock.watermark:
+            raise RuntimeError(
+                f"the end timestamp of an event-time window cannot become earlier than the "
+                f"current watermark by merging: {merge_result}, watermark "
+                f"{self.clock.watermark}")
+        if not self.event_time and merge_result.max_timestamp() <= self.clock.processing_time:
+            raise RuntimeError(
+                f"the end timestamp of a processing-time window cannot become earlier than "
+                f"the current processing time by merging: {merge_result}")
+        ctx = self.trigger_ctx
+        ctx.window, ctx.merged_windows = merge_result, merged_windows
+        self.trigger.on_merge(merge_result, ctx)
+        ctx.merged_windows = ()
+        for window in merged_windows:
+            ctx.window = window
+            self.trigger.clear(window, ctx)
+            self._delete_cleanup_timer(window)
+        self.window_contents.merge_namespaces(ENTRY, state_window, merged_state_windows,
+                                              self.contents.merge)
+
+    def _persist(self, merging):
+        if merging.changed:
+            self.merging_windows.update(merging.mapping or None)
+
+    # -- timers -----------------------------------------------------------------------
+    def on_timer(self, timestamp, ctx):
+        self._bind(ctx)
+        domain = ctx.time_domain()
+        for window in self.window_timers.pop(domain, timestamp):
+            self._on_window_timer(domain, timestamp, window)
+
+    def _on_window_timer(self, domain, timestamp, window):
+        merging = None
+        state_window = window
+        if self.merging:
+            merging = MergingWindowSet(self.assigner, self.merging_windows.value())
+            state_window = merging.state_window(window)
+            if state_window is None:
+                return  # the window was merged away (or is gone) since the timer was set
+        self.trigger_ctx.window = window
+        if domain == EVENT_TIME:
+            result = self.trigger.on_event_time(timestamp, window, self.trigger_ctx)
+        else:
+            result = self.trigger.on_processing_time(timestamp, window, self.trigger_ctx)
+        self._act(result, window, state_window)
+        if (domain == EVENT_TIME) == self.event_time and timestamp == self.cleanup_time(window):
+            self._clear_all_state(window, state_window, merging)
+        if merging is not None:
+            self._persist(merging)
+
+    def _clear_all_state(self, window, state_window, merging):
+        self.window_contents.drop_namespace(state_window)
+        self.trigger_ctx.window = window
+        self.trigger.clear(window, self.trigger_ctx)
+        self.process_ctx._window = window
+        self.window_function.clear(self.process_ctx)
+        self.window_state.view.drop_namespace(window)
+        if merging is not None:
+            merging.retire_window(window)
+
+    # -- firing -----------------------------------------------------------------------
+    def _act(self, result, window, state_window):
+        if result.is_fire():
+            self._fire(window, state_window)
+        if result.is_purge():
+            self.window_contents.drop_namespace(state_window)
+
+    def _fire(self, window, state_window):
+        view = self.window_contents
+        view.namespace = state_window
+        stored = view.get_entry(ENTRY)
+        if stored is None:
+            return
+        if isinstance(self.contents, EvictingContents):
+            elements, kept = self.contents.evaluate(stored, window, self.evictor_ctx)
+            view.namespace = state_window
+            if kept:
+                view.put_entry(ENTRY, kept)
+            else:
+                view.remove_entry(ENTRY)
+            if elements is None:
+                return
+        else:
+            elements = self.contents.result(stored)
+        self.process_ctx._window = window
+        results = self.window_function.process(self.key, window, self.process_ctx, elements)
+        if results is not None:
+            timestamp = window.max_timestamp()
+            for item in results:
+                tag_id, value = split_side_output(item)
+                self.collect(tag_id, value, timestamp)
