@@ -12,11 +12,13 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from weir.runtime.records import END_OF_INPUT_TS, END_SEQ
+from weir.runtime.records import END_OF_INPUT_TS
 
 END_TAG = "\x00end"
 TICK_TAG = "\x00tick"  # wakes a key group that has no input, for its processing-time timers
-CONTROL_TAGS = (END_TAG, TICK_TAG)
+WM_TAG = "\x00wm"  # a scripted source's watermark for the next batch (in `_ts`)
+CLOCK_TAG = "\x00clock"  # a scripted source's processing time for this batch (in `_ts`)
+CONTROL_TAGS = (END_TAG, TICK_TAG, WM_TAG, CLOCK_TAG)
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
@@ -68,23 +70,27 @@ class Bundler:
         self.buffered += len(records)
 
     def add_end(self) -> None:
-        self.done.append((END_TAG, 0, [(END_SEQ, None, END_OF_INPUT_TS)]))
+        self.done.append((END_TAG, 0, END_OF_INPUT_TS))
 
-    def add_ticks(self, key_groups: int) -> None:
-        self.done.extend((TICK_TAG, key_group, []) for key_group in range(key_groups))
+    def add_ticks(self, key_groups: int, clock=None) -> None:
+        """A tick for every key group; `clock` is a scripted processing time, if any."""
+        self.done.extend((TICK_TAG, key_group, clock) for key_group in range(key_groups))
+
+    def add_control(self, tag: str, timestamp: int) -> None:
+        self.done.append((tag, 0, timestamp))
 
     def to_batch(self) -> pa.RecordBatch:
         """Everything added so far, as one Arrow batch; the bundler is then empty."""
         bundles = self.done + [(t, kg, r) for (t, kg), r in self.open.items() if r]
         self.done, self.open, self.buffered = [], defaultdict(list), 0
         blobs, timestamps, tags, groups = [], [], [], []
-        for tag, key_group, records in bundles:
-            if tag in CONTROL_TAGS:
+        for tag, key_group, payload in bundles:
+            if tag in CONTROL_TAGS:  # the payload of a control row is its timestamp
                 blobs.append(None)
-                timestamps.append(END_OF_INPUT_TS if tag == END_TAG else None)
+                timestamps.append(payload)
             else:
-                blobs.append(dumps(records))
-                timestamps.append(_max_ts(records))
+                blobs.append(dumps(payload))
+                timestamps.append(_max_ts(payload))
             tags.append(tag)
             groups.append(key_group)
         arrays = [pa.array(blobs, pa.binary()), pa.array(timestamps, pa.int64()),

@@ -22,6 +22,7 @@ from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
 PAGE_KEY = StructType([StructField("page", IntegerType())])
 PAGE_VALUE = StructType([StructField("blob", BinaryType())])
 WAKE_PAGE = -2  # the Spark timer registered for this key group, kept beside the pages
+CLOCK_PAGE = -4  # the last scripted processing time (weir.testing.TestStream) seen
 INPUT_COLUMNS = STREAM_COLUMNS + ["_kg"]
 
 
@@ -76,26 +77,39 @@ class KeyGroupHost(StatefulProcessor):
         self.operator.open()
 
     def handleInputRows(self, key, rows, timerValues):
-        records, has_end = [], False
+        records, has_end, clock = [], False, None
         for frame in rows:
             # Spark hands the columns over positionally named (_0, _1, ...).
-            for blob, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 2].tolist()):
-                if tag == END_TAG:
-                    has_end = True
-                elif tag != TICK_TAG:
+            for blob, stamp, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 1].tolist(),
+                                        frame.iloc[:, 2].tolist()):
+                if tag is None:
                     records.extend(loads(blob))
+                elif tag == END_TAG:
+                    has_end = True
+                elif tag == TICK_TAG and not pd.isna(stamp):
+                    clock = int(stamp)
         records.sort(key=itemgetter(0))
-        yield from self._run(int(key[0]), records, timerValues, has_end)
+        yield from self._run(int(key[0]), records, timerValues, has_end, clock)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         yield from self._run(int(key[0]), [], timerValues, False)
 
-    def _run(self, key_group, records, timer_values, has_end):
+    def _processing_time(self, timer_values, clock):
+        """Spark's batch time, unless a scripted source runs the job on its test clock."""
+        if clock is not None:
+            self.store.store(CLOCK_PAGE, str(clock).encode())
+            return clock
+        stored = self.store.load(CLOCK_PAGE)
+        if stored is not None:
+            return int(stored)
+        return timer_values.getCurrentProcessingTimeInMs()
+
+    def _run(self, key_group, records, timer_values, has_end, clock=None):
         self.store.reset()
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
         outputs = process_key_group_batch(
             self.operator, self.key_selector, key_group, records, watermark,
-            timer_values.getCurrentProcessingTimeInMs(), self.validate)
+            self._processing_time(timer_values, clock), self.validate)
         self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
                             timer_values.getCurrentWatermarkInMs())
         self.operator.release()

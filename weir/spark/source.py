@@ -13,7 +13,8 @@ from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
-from weir.spark.frames import KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS, STREAM_SCHEMA_DDL, Bundler
+from weir.spark.frames import (CLOCK_TAG, KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS,
+                               STREAM_SCHEMA_DDL, WM_TAG, Bundler)
 
 FORMAT = "weir"
 
@@ -74,7 +75,9 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition):
         split = partition.split
         bundler = Bundler(keyed=self.key_grouper is not None)
-        if partition.first and self.ticks:
+        if split != END_SPLIT:
+            self._add_script_controls(bundler, split, partition.first)
+        elif partition.first and self.ticks:
             bundler.add_ticks(self.ticks)
         if split == END_SPLIT:
             bundler.add_end()
@@ -93,6 +96,20 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             base += len(chunk)
             yield bundler.to_batch()
             chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+        if bundler.done:  # control rows of a split without records (ticks, a watermark)
+            yield bundler.to_batch()
+
+    def _add_script_controls(self, bundler, split, first):
+        """Ticks; for a scripted source also its clock and the next batch's watermark."""
+        scripted = hasattr(self.reader, "processing_time")
+        clock = self.reader.processing_time(split) if scripted else None
+        if first and self.ticks:
+            bundler.add_ticks(self.ticks, clock)
+        elif first and scripted and not self.key_grouper:
+            bundler.add_control(CLOCK_TAG, clock)
+        watermark = self.reader.announced_watermark(split) if scripted else None
+        if watermark is not None:
+            bundler.add_control(WM_TAG, watermark)
 
     def commit(self, end):
         pass

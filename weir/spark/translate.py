@@ -5,21 +5,22 @@ from pyspark.sql import functions as F
 from weir.plan import graph as g
 from weir.runtime.records import END_OF_INPUT_TS
 from weir.spark import source as spark_source
-from weir.spark.frames import END_TAG, KEYED_SCHEMA_DDL, STREAM_SCHEMA_DDL
+from weir.spark.frames import CLOCK_TAG, END_TAG, KEYED_SCHEMA_DDL, STREAM_SCHEMA_DDL, WM_TAG
 from weir.spark.host import KeyGroupHost
 from weir.spark.udfs import KeyGrouper, chain_function
 
 
 def _main(frame):
-    """Main output and end-of-input records of a node's stream."""
-    return frame.filter(F.col("_tag").isNull() | (F.col("_tag") == F.lit(END_TAG)))
+    """Main output and end-of-input records (and a scripted clock) of a node's stream."""
+    return frame.filter(F.col("_tag").isNull() | F.col("_tag").isin(END_TAG, CLOCK_TAG))
 
 
 def _with_watermark(frame, delay_ms: int, data_timestamps: bool):
     is_end = F.col("_tag") == F.lit(END_TAG)
     data_ts = F.col("_ts") if data_timestamps else F.lit(None).cast("long")
-    event_ms = F.when(is_end, F.lit(END_OF_INPUT_TS)).otherwise(
-        F.when(F.col("_tag").isNull(), data_ts))
+    event_ms = (F.when(is_end, F.lit(END_OF_INPUT_TS))
+                .when(F.col("_tag") == F.lit(WM_TAG), F.col("_ts"))
+                .when(F.col("_tag").isNull(), data_ts))
     # The watermark column is dropped right away: Spark then tracks the watermark but does
     # not filter late rows before stateful operators, so weir's operators see them.
     return (frame.withColumn("_wm", F.timestamp_millis(event_ms))
@@ -71,7 +72,9 @@ class Translation:
 
     def _watermark(self, node, frame=None):
         strategy = node.param("strategy")
-        delay = (strategy.out_of_orderness_ms or 0) + 1
+        # Without data watermarks only control records (end of input, a scripted source's
+        # watermark) move the watermark, and they carry it exactly.
+        delay = (strategy.out_of_orderness_ms or 0) + 1 if strategy.emits_watermarks else 0
         data_watermarks = strategy.emits_watermarks and not self.env.is_batch_mode()
         frame = self.frame(node.inputs[0]) if frame is None else frame
         return _with_watermark(frame, delay, data_watermarks)
@@ -125,6 +128,7 @@ class Translation:
         tag_id = node.param("tag_id")
         tag = F.col("_tag")
         frame = self.frame(node.inputs[0]).filter((tag == F.lit(tag_id)) | (tag == END_TAG))
+        # (a side output is never the first keyed operator after a scripted source)
         return frame.withColumn("_tag", F.when(tag == END_TAG, tag))
 
     def sink_frame(self, sinks):

@@ -7,7 +7,7 @@ from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
-from weir.spark.frames import END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
+from weir.spark.frames import CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
 
 
 def _partition_id() -> int:
@@ -52,9 +52,13 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
         for batch in batches:
             blobs = batch.column("_b").to_pylist()
             tags = batch.column("_tag").to_pylist()
-            for blob, tag in zip(blobs, tags):
+            stamps = batch.column("_ts").to_pylist()
+            for blob, tag, stamp in zip(blobs, tags, stamps):
                 if tag == END_TAG:
                     bundler.add_end()
+                    continue
+                if tag == CLOCK_TAG:
+                    _pass_clock(bundler, stamp, key_grouper, tick_key_groups)
                     continue
                 counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
                                       key_grouper)
@@ -66,6 +70,14 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
         chain.close()
 
     return run
+
+
+def _pass_clock(bundler, clock, key_grouper, tick_key_groups):
+    """A scripted clock reaches a keyed operator as ticks carrying it, else passes on."""
+    if key_grouper is None:
+        bundler.add_control(CLOCK_TAG, clock)
+    elif tick_key_groups:
+        bundler.add_ticks(tick_key_groups, clock)
 
 
 def _run_bundle(chain, records, producer, counter, bundler, key_grouper):

@@ -21,6 +21,7 @@ from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import TIMER_PAGE, KeyedStateBackend, MemoryPageStore
 
 END = "\x00end"  # tag of the end-of-input control record
+WM = "\x00wm"  # a scripted source's watermark for the next batch
 
 
 class _Source:
@@ -33,12 +34,23 @@ class _Source:
         self.next = self.reader.latest_offset(self.offset)
         return self.next != self.offset
 
+    def clock(self):
+        """The processing time of the next batch on a scripted source's clock, or None."""
+        if not hasattr(self.reader, "processing_time"):
+            return None
+        splits = [s for s in self.reader.splits(self.offset, self.next) if s != END_SPLIT]
+        return self.reader.processing_time(splits[0]) if splits else None
+
     def read(self):
         records = []
         for split in self.reader.splits(self.offset, self.next):
             if split == END_SPLIT:
                 records.append((END_SEQ, END, None, END_OF_INPUT_TS))
                 continue
+            if hasattr(self.reader, "announced_watermark"):
+                watermark = self.reader.announced_watermark(split)
+                if watermark is not None:
+                    records.append((END_SEQ, WM, None, watermark))
             index, *bounds = split
             rows = self.reader.read_files(*bounds) if len(bounds) == 1 else self.reader.read(
                 *bounds)
@@ -93,6 +105,7 @@ class LocalJob(JobClient):
         self.implicit = set(g.sources_without_watermarks(self.nodes))
         self.max_seen = {}
         self.watermark = 0
+        self.clock = None
         self.started = time.time()
 
     # -- graph ---------------------------------------------------------------------
@@ -110,7 +123,7 @@ class LocalJob(JobClient):
 
     def _observe(self, node_id, records, emits_watermarks):
         for _, tag, _, ts in records:
-            if tag == END or (emits_watermarks and tag is None and ts is not None):
+            if tag in (END, WM) or (emits_watermarks and tag is None and ts is not None):
                 self.max_seen[node_id] = max(self.max_seen.get(node_id, ts), ts)
 
     def _node_output(self, node, inputs, batch_id, watermark, processing_time):
@@ -159,6 +172,8 @@ class LocalJob(JobClient):
         if isinstance(key, tuple):
             return 0
         strategy = next(n for n in self.nodes if n.id == key).param("strategy")
+        if not strategy.emits_watermarks:  # only control records, which carry it exactly
+            return 0
         return (strategy.out_of_orderness_ms or 0) + 1
 
     def _next_watermark(self):
@@ -169,7 +184,9 @@ class LocalJob(JobClient):
 
     def _run_batch(self, batch_id):
         watermark = engine_watermark_to_flink(self._next_watermark())
-        processing_time = int(time.time() * 1000)
+        clocks = [c for c in (s.clock() for s in self.sources.values()) if c is not None]
+        self.clock = max(clocks) if clocks else self.clock
+        processing_time = self.clock if self.clock is not None else int(time.time() * 1000)
         outputs = {}
         for node in self.nodes:
             inputs = []

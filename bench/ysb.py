@@ -1,0 +1,302 @@
+"""YSB-shaped windowed count: weir (PyFlink-style job) against native Spark SQL.
+
+One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
+RocksDB state store), one run. For each campaign count, the same generated ad events
+(examples/ad_campaign_counts.py: seeded numpy, Parquet files read one per micro-batch) go
+through the Yahoo Streaming Benchmark's job on both engines:
+
+  keep event_type == "view" -> ad_id -> campaign_id through a lookup table -> count per
+  campaign in 10 s tumbling event-time windows, watermark 2 s behind the largest event time
+
+  native  readStream.parquet (maxFilesPerTrigger) -> filter -> broadcast join with a static
+          (cached) lookup DataFrame -> withWatermark("event_ts", "2 seconds") ->
+          groupBy(window(event_ts, "10 seconds"), campaign_id).count(), append mode,
+          availableNow, results collected through foreachBatch (toArrow)
+  weir    ad_campaign_counts.build: FileSource.for_parquet -> bounded out-of-orderness 2 s ->
+          filter -> map (lookup in a numpy table) -> key_by -> TumblingEventTimeWindows
+          -> aggregate(count, ProcessWindowFunction adding the window bounds), collected by
+          a sink on the driver
+
+The lookup table has 10 ads per campaign (YSB's ratio) for 100 campaigns and 1 ad per
+campaign for 1,000,000 campaigns (10 would make a 10M-entry table, 40 MB shipped in every
+weir task and an 80+ MB broadcast per native batch, measuring the table rather than the job).
+
+Checks (exit status 1 on any mismatch): the expected count of EVERY (campaign, window) is
+computed directly with numpy from the generated data. weir must match it exactly (it
+closes every window at the end of input, Flink's +infinity watermark). Spark's append mode
+never closes the windows still open under its final watermark (max event time - 2 s), so
+every window Spark emitted must have the expected count, and the windows it did not emit
+must be exactly those whose end is after its final watermark; those are the windows only
+weir emitted.
+
+Times run from query start to its end (data generation and file writing excluded), after a
+small warm-up run of both sides. Events/s count every event read (views are ~1/3 of them).
+
+  .venv/bin/python bench/ysb.py --events 20000 --campaigns 100        # smoke run
+  .venv/bin/python bench/ysb.py                                       # full size
+"""
+
+import argparse
+import datetime
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(ROOT)  # PYTHONPATH wins
+sys.path.append(os.path.join(ROOT, "examples"))
+
+from ad_campaign_counts import (WINDOW_MS, build, event_source, generate_events,  # noqa: E402
+                                write_event_files)
+from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+
+from weir.datastream import StreamExecutionEnvironment  # noqa: E402
+
+EVENT_SCHEMA = ("user_id long, page_id long, ad_id long, ad_type string, event_type string, "
+                "event_time long, ip string")
+
+
+# -- reference --------------------------------------------------------------------------------
+def expected_counts(events: pa.Table, campaign_of_ad: np.ndarray) -> dict:
+    """{(campaign_id, window_start): views} of every window, straight from the data."""
+    views = pc.equal(events.column("event_type"), "view").to_numpy(zero_copy_only=False)
+    ad_id = events.column("ad_id").to_numpy()[views]
+    event_time = events.column("event_time").to_numpy()[views]
+    campaign = campaign_of_ad[ad_id].astype(np.int64)
+    start = event_time - event_time % WINDOW_MS
+    first = int(start.min())
+    slots = int(start.max() - first) // WINDOW_MS + 1
+    combined, counts = np.unique(campaign * slots + (start - first) // WINDOW_MS,
+                                 return_counts=True)
+    return {(int(c // slots), first + int(c % slots) * WINDOW_MS): int(n)
+            for c, n in zip(combined, counts)}
+
+
+def as_windows(rows, label, problems) -> dict:
+    """{(campaign_id, window_start): count} of (campaign, start, end, count) rows."""
+    out = {}
+    for campaign_id, start, end, count in rows:
+        if end - start != WINDOW_MS:
+            problems.append(f"{label}: window [{start}, {end}) is not {WINDOW_MS} ms long")
+        if (campaign_id, start) in out:
+            problems.append(f"{label}: campaign {campaign_id} window {start} emitted twice")
+        out[(campaign_id, start)] = count
+    return out
+
+
+def wrong_counts(got: dict, expected: dict) -> list:
+    return [(k, n, expected.get(k)) for k, n in got.items() if expected.get(k) != n]
+
+
+def check(native_rows, native_watermark, weir_rows, expected) -> tuple:
+    """(problems, summary): both engines against the reference, as the docstring says."""
+    problems = []
+    native = as_windows(native_rows, "native", problems)
+    weir = as_windows(weir_rows, "weir", problems)
+    for label, got in (("native", native), ("weir", weir)):
+        wrong = wrong_counts(got, expected)
+        if wrong:
+            problems.append(f"{label}: {len(wrong)} windows with a wrong or unexpected count, "
+                            f"e.g. (campaign, start), got, expected: {wrong[:3]}")
+    missing_weir = expected.keys() - weir.keys()
+    if missing_weir:
+        problems.append(f"weir: {len(missing_weir)} windows never emitted, "
+                        f"e.g. {sorted(missing_weir)[:3]}")
+    open_at_end = {k for k in expected if k[1] + WINDOW_MS > native_watermark}
+    not_emitted = expected.keys() - native.keys()
+    if not_emitted != open_at_end:
+        problems.append(f"native: did not emit {len(not_emitted)} windows, but "
+                        f"{len(open_at_end)} were still open under its final watermark "
+                        f"{native_watermark}; difference e.g. "
+                        f"{sorted(not_emitted ^ open_at_end)[:3]}")
+    only_weir = weir.keys() - native.keys()
+    if only_weir != open_at_end:
+        problems.append(f"weir emitted {len(only_weir)} windows native did not; "
+                        f"{len(open_at_end)} were open under native's final watermark")
+    summary = {"windows_expected": len(expected), "windows_native": len(native),
+               "windows_weir": len(weir), "native_open": len(open_at_end),
+               "time_windows": (len({s for _, s in expected}), len({s for _, s in native}),
+                                len({s for _, s in weir}))}
+    return problems, summary
+
+
+# -- native -----------------------------------------------------------------------------------
+def lookup_frame(spark, campaign_of_ad, directory):
+    """The static ad_id -> campaign_id DataFrame, cached before any query is timed."""
+    path = os.path.join(directory, "lookup.parquet")
+    pq.write_table(pa.table({"ad_id": np.arange(len(campaign_of_ad), dtype=np.int64),
+                             "campaign_id": campaign_of_ad.astype(np.int64)}), path)
+    frame = spark.read.parquet(path).cache()
+    frame.count()
+    return frame
+
+
+def run_native(spark, events_dir, lookup, files_per_batch):
+    """Returns (seconds, progress, rows, final watermark in ms)."""
+    from pyspark.sql import functions as F
+    checkpoint = tempfile.mkdtemp(prefix="bench-ysb-native-ckpt-")
+    tables = []
+    try:
+        views = (spark.readStream.schema(EVENT_SCHEMA)
+                 .option("maxFilesPerTrigger", files_per_batch).parquet(events_dir)
+                 .filter(F.col("event_type") == "view").select("ad_id", "event_time"))
+        counts = (views.join(F.broadcast(lookup), "ad_id")
+                  .withColumn("event_ts", F.timestamp_millis("event_time"))
+                  .withWatermark("event_ts", "2 seconds")
+                  .groupBy(F.window("event_ts", "10 seconds"), "campaign_id").count()
+                  .select("campaign_id",
+                          F.unix_millis(F.col("window.start")).alias("window_start"),
+                          F.unix_millis(F.col("window.end")).alias("window_end"), "count"))
+        started = time.perf_counter()
+        query = (counts.writeStream.outputMode("append")
+                 .foreachBatch(lambda frame, batch_id: tables.append(frame.toArrow()))
+                 .option("checkpointLocation", checkpoint)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        seconds = time.perf_counter() - started
+        progress = query.recentProgress
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    rows = []
+    for table in tables:
+        rows.extend(zip(*(table.column(c).to_pylist() for c in
+                          ("campaign_id", "window_start", "window_end", "count"))))
+    return seconds, progress, rows, final_watermark(progress)
+
+
+def final_watermark(progress) -> int:
+    """The largest watermark (epoch ms) in a query's progress."""
+    marks = [p["eventTime"]["watermark"] for p in progress if "watermark" in p.get("eventTime", {})]
+    return max(int(datetime.datetime.fromisoformat(m.replace("Z", "+00:00")).timestamp() * 1000)
+               for m in marks)
+
+
+# -- weir -------------------------------------------------------------------------------------
+def run_weir(spark, events_dir, campaign_of_ad, files_per_batch):
+    """Returns (seconds, progress, rows)."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    rows = []
+    build(env, event_source(events_dir, files_per_batch), campaign_of_ad).add_sink(
+        lambda value, ctx: rows.append(value))
+    started = time.perf_counter()
+    client = env.execute_async("bench-ysb")
+    client.wait()
+    seconds = time.perf_counter() - started
+    progress = client.query.recentProgress if client.query is not None else []
+    return seconds, progress, rows
+
+
+# -- driver -----------------------------------------------------------------------------------
+def run_case(spark, events, campaigns, args, workdir, verbose):
+    """Both engines on one generated data set; returns the row of the table."""
+    generated = time.perf_counter()
+    data, campaign_of_ad = generate_events(events, campaigns, span_s=args.span)
+    expected = expected_counts(data, campaign_of_ad)
+    events_dir = write_event_files(data, os.path.join(workdir, f"events-{events}-{campaigns}"),
+                                   args.files)
+    lookup = lookup_frame(spark, campaign_of_ad, workdir)
+    del data
+    if verbose:
+        print(f"  data: {events:,} events, {campaigns:,} campaigns, {len(campaign_of_ad):,} ads, "
+              f"{args.files} files, generated in {time.perf_counter() - generated:.1f} s",
+              flush=True)
+    native_s, native_progress, native_rows, watermark = run_native(
+        spark, events_dir, lookup, args.files_per_batch)
+    lookup.unpersist()
+    weir_s, weir_progress, weir_rows = run_weir(spark, events_dir, campaign_of_ad,
+                                                args.files_per_batch)
+    problems, summary = check(native_rows, watermark, weir_rows, expected)
+    if verbose:
+        for side, seconds, progress in (("native", native_s, native_progress),
+                                        ("weir", weir_s, weir_progress)):
+            text, batch_ms = batch_summary(progress)
+            print(f"  {side:6s} C={campaigns:>9,}  {seconds:8.2f} s  {events / seconds:>10,.0f} "
+                  f"ev/s  batches(rows@ms): {text}  (sum {batch_ms} ms)", flush=True)
+        tw = summary["time_windows"]
+        print(f"  check: expected {summary['windows_expected']:,} (campaign, window) counts "
+              f"over {tw[0]} 10 s windows; native emitted {summary['windows_native']:,} (over "
+              f"{tw[1]} windows; {summary['native_open']:,} still open under its final "
+              f"watermark {watermark}), weir emitted {summary['windows_weir']:,} (over {tw[2]} "
+              f"windows): "
+              f"{'OK' if not problems else 'MISMATCH'}", flush=True)
+        for problem in problems:
+            print(f"  MISMATCH {problem}", flush=True)
+    shutil.rmtree(events_dir, ignore_errors=True)
+    return {"campaigns": campaigns, "events": events, "native": events / native_s,
+            "weir": events / weir_s, "native_s": native_s, "weir_s": weir_s,
+            "problems": problems, **summary}
+
+
+def print_table(rows):
+    header = ["campaigns", "events", "native ev/s", "weir ev/s", "weir/native",
+              "windows native", "windows weir", "windows expected", "check"]
+    print("\n| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        cells = [f"{r['campaigns']:,}", f"{r['events']:,}", f"{r['native']:,.0f}",
+                 f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}",
+                 f"{r['windows_native']:,}", f"{r['windows_weir']:,}",
+                 f"{r['windows_expected']:,}", "OK" if not r["problems"] else "FAIL"]
+        print("| " + " | ".join(cells) + " |")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=2_000_000)
+    parser.add_argument("--campaigns", default="100,1000000",
+                        help="comma-separated campaign counts")
+    parser.add_argument("--span", type=float, default=400.0,
+                        help="seconds of event time the events cover")
+    parser.add_argument("--files", type=int, default=4, help="Parquet files of events")
+    parser.add_argument("--files-per-batch", type=int, default=1,
+                        help="files per micro-batch, on both engines")
+    parser.add_argument("--warmup-events", type=int, default=20_000)
+    parser.add_argument("--quiet", action="store_true", help="only print the table")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    campaigns_list = [int(c) for c in args.campaigns.split(",")]
+    workdir = tempfile.mkdtemp(prefix="bench-ysb-")
+    wall = time.perf_counter()
+    spark = make_session()
+    failed = False
+    try:
+        started = time.perf_counter()
+        warmup = run_case(spark, args.warmup_events, 100, args, workdir, False)
+        failed |= bool(warmup["problems"])
+        print(f"session + warm-up ({args.warmup_events:,} events): "
+              f"{time.perf_counter() - wall:.1f} s (warm-up {time.perf_counter() - started:.1f} s"
+              f"{'' if not warmup['problems'] else ', MISMATCH: ' + '; '.join(warmup['problems'])})",
+              flush=True)
+        rows = []
+        for campaigns in campaigns_list:
+            row = run_case(spark, args.events, campaigns, args, workdir, not args.quiet)
+            failed |= bool(row["problems"])
+            rows.append(row)
+        print(f"\n{args.events:,} events over {args.span:.0f} s of event time, {args.files} "
+              f"files, {args.files_per_batch} per micro-batch, local[2], shuffle partitions 2, "
+              f"RocksDB state store, weir from {weir_location()}")
+        print_table(rows)
+        print(f"\nwindows = (campaign, 10 s window) counts emitted; native leaves the windows "
+              f"still open under its final watermark unemitted")
+        print(f"total wall time: {time.perf_counter() - wall:.1f} s")
+    finally:
+        spark.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    if failed:
+        print("RESULT CHECK FAILED", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
