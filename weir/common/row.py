@@ -37,10 +37,26 @@ class FieldNotFoundError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-def _create_row(fields: Optional[List[str]], values, row_kind: RowKind = RowKind.INSERT) -> "Row":
+_SHARED_FIELDS: Dict[tuple, tuple] = {}
+
+
+def _shared_fields(names) -> tuple:
+    """One tuple object per distinct list of field names: rows share it, so a pickled batch
+    of rows carries the names once (pickle memoizes by identity)."""
+    names = tuple(names)
+    shared = _SHARED_FIELDS.get(names)
+    if shared is None:
+        if len(_SHARED_FIELDS) >= 10_000:
+            return names
+        shared = _SHARED_FIELDS[names] = names
+    return shared
+
+
+def _create_row(fields, values, row_kind: RowKind = RowKind.INSERT) -> "Row":
     """Build a row from field names and values (used by pickling)."""
-    row = Row(*values)
-    row._fields = None if fields is None else list(fields)
+    row = Row.__new__(Row)
+    row._values = list(values)
+    row._fields = None if fields is None else _shared_fields(fields)
     row._row_kind = row_kind
     return row
 
@@ -59,7 +75,7 @@ class Row:
         if args and kwargs:
             raise ValueError("Can not use both args and kwargs to create Row")
         if kwargs:
-            self._fields: Optional[List[str]] = list(kwargs)
+            self._fields: Optional[tuple] = _shared_fields(kwargs)
             self._values: List[Any] = list(kwargs.values())
         else:
             self._fields = None
@@ -90,7 +106,7 @@ class Row:
         if len(names) != len(self._values):
             raise ValueError("Row has %d values but %d field names were given: %r"
                              % (len(self._values), len(names), names))
-        self._fields = names
+        self._fields = _shared_fields(names)
 
     def get_field_names(self) -> Optional[List[str]]:
         """The field names, or ``None`` for a positional row (weir extension)."""
@@ -126,7 +142,7 @@ class Row:
             return self._fields.index(name)
         except ValueError:
             raise FieldNotFoundError(
-                "Row has no field %r; fields are %r" % (name, self._fields)) from None
+                "Row has no field %r; fields are %r" % (name, list(self._fields))) from None
 
     def __getitem__(self, item):
         if isinstance(item, (int, slice)):

@@ -156,6 +156,8 @@ class WatermarkStrategy:
         if self._timestamp_assigner is None:
             return record_timestamp
         ts = self._timestamp_assigner.extract_timestamp(value, record_timestamp)
+        if type(ts) is int:
+            return ts
         if isinstance(ts, bool) or not isinstance(ts, numbers.Integral):
             raise TypeError("timestamp assigner %r returned %s %r for record %r; timestamps "
                             "must be int milliseconds since the epoch"
