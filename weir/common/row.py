@@ -52,6 +52,11 @@ def _shared_fields(names) -> tuple:
     return shared
 
 
+def row_of(fields, values) -> "Row":
+    """A named row from field names and values (a fast path for sources)."""
+    return _create_row(fields, values)
+
+
 def _create_row(fields, values, row_kind: RowKind = RowKind.INSERT) -> "Row":
     """Build a row from field names and values (used by pickling)."""
     row = Row.__new__(Row)

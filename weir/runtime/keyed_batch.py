@@ -42,8 +42,7 @@ def process_key_group_batch(operator, key_selector: Callable, key_group: int,
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         collector.phase = AFTER_WATERMARK
-        for _, value, timestamp in records[first_after:]:
-            process(key_selector(value), value, timestamp, emit)
+        operator.process_elements(records[first_after:], key_selector, emit)
     finally:
         operator.active_key_groups = ()
     return collector.outputs

@@ -77,6 +77,23 @@ class KeyedProcessOperator:
         self._emit, self._output_ts = emit, timestamp
         self._collect(self._process, value, ctx)
 
+    def process_elements(self, records, key_selector, emit: Emit) -> None:
+        """Processes (seq, value, timestamp) records in order; a function with a
+        process_batch(records, key_selector, operator) method takes them all at once."""
+        process_batch = getattr(self.function, "process_batch", None)
+        if process_batch is not None:
+            self._emit = emit
+            self._call(process_batch, records, key_selector, self)
+            return
+        process = self.process_element
+        for _, value, timestamp in records:
+            process(key_selector(value), value, timestamp, emit)
+
+    def select_key(self, key) -> None:
+        """Makes `key` current for state and timers (for batch-processing functions)."""
+        self.backend.set_current_key(key)
+        self.ctx.current_key = key
+
     def advance_watermark(self, watermark: int, emit: Emit) -> None:
         if watermark > self.clock.watermark:
             self.clock.watermark = watermark

@@ -175,11 +175,13 @@ class FileReader(SourceReader):
 
 
 def read_file(path: str, fmt: str):
-    from weir.common.row import Row
+    from weir.common.row import Row, row_of
     if fmt == "parquet":
         import pyarrow.parquet as pq
-        for record in pq.read_table(path).to_pylist():
-            yield Row(**record)
+        table = pq.read_table(path)
+        fields = tuple(table.column_names)
+        for values in zip(*(column.to_pylist() for column in table.columns)):
+            yield row_of(fields, values)
         return
     with open(path, "r", encoding="utf-8", newline="") as handle:
         if fmt == "text":

@@ -18,7 +18,10 @@ END_TAG = "\x00end"
 TICK_TAG = "\x00tick"  # wakes a key group that has no input, for its processing-time timers
 WM_TAG = "\x00wm"  # a scripted source's watermark for the next batch (in `_ts`)
 CLOCK_TAG = "\x00clock"  # a scripted source's processing time for this batch (in `_ts`)
-CONTROL_TAGS = (END_TAG, TICK_TAG, WM_TAG, CLOCK_TAG)
+# The largest timestamp a source saw before its fused chain filtered records: what the
+# watermark is computed from, as if the chain ran after the watermark node.
+SEEN_TAG = "\x00seen"
+CONTROL_TAGS = (END_TAG, TICK_TAG, WM_TAG, CLOCK_TAG, SEEN_TAG)
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"

@@ -11,10 +11,11 @@ from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
+from weir.plan.operators import build_chain
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
 from weir.spark.frames import (CLOCK_TAG, KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS,
-                               STREAM_SCHEMA_DDL, WM_TAG, Bundler)
+                               SEEN_TAG, STREAM_SCHEMA_DDL, WM_TAG, Bundler)
 
 FORMAT = "weir"
 
@@ -37,9 +38,11 @@ class WeirDataSource(DataSource):
 
     def streamReader(self, schema):
         grouper = self.options.get("grouper")
+        chains = self.options.get("chains")
         return WeirStreamReader(decode_reader(self.options["reader"]),
                                 decode_reader(grouper) if grouper else None,
-                                int(self.options.get("ticks", "0")))
+                                int(self.options.get("ticks", "0")),
+                                decode_reader(chains) if chains else None)
 
 
 class _Split(InputPartition):
@@ -54,10 +57,11 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     a keyed operator directly), bundles are per key group and the first split of a batch
     also carries the operator's ticks."""
 
-    def __init__(self, reader, key_grouper=None, ticks: int = 0):
+    def __init__(self, reader, key_grouper=None, ticks: int = 0, chains=None):
         self.reader = reader
         self.key_grouper = key_grouper
         self.ticks = ticks
+        self.chains = chains  # (nodes before the watermark, nodes after, uids, parameters)
 
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
@@ -89,15 +93,39 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         base = make_seq(AFTER_WATERMARK, index, 0)
         chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
         grouper = self.key_grouper
+        run_chains, chains = self._chain_runner(index)
         while chunk:
+            if run_chains is not None:
+                chunk = run_chains(chunk, bundler)
             groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
             bundler.add_all(None, groups, [(base + i, value, ts)
                                            for i, (value, ts) in enumerate(chunk)])
             base += len(chunk)
             yield bundler.to_batch()
             chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+        for chain in chains:
+            chain.close()
         if bundler.done:  # control rows of a split without records (ticks, a watermark)
             yield bundler.to_batch()
+
+    def _chain_runner(self, subtask_index):
+        """Runs the fused chains over (value, ts) items; None without chains. The largest
+        timestamp before the second chain travels as a SEEN row, for the watermark."""
+        if self.chains is None:
+            return None, ()
+        before_nodes, after_nodes, uids, parameters = self.chains
+        before, after = build_chain(before_nodes, uids), build_chain(after_nodes, uids)
+        for chain in (before, after):
+            chain.open(subtask_index=subtask_index, job_parameters=parameters)
+
+        def run(items, bundler):
+            items, _ = before.run(items)
+            stamps = [ts for _, ts in items if ts is not None]
+            if stamps:
+                bundler.add_control(SEEN_TAG, max(stamps))
+            items, _ = after.run(items)  # side outputs: nothing reads them in this shape
+            return items
+        return run, (before, after)
 
     def _add_script_controls(self, bundler, split, first):
         """Ticks; for a scripted source also its clock and the next batch's watermark."""
@@ -119,8 +147,10 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, reader, key_grouper=None, ticks: int = 0):
+def read_stream(spark, reader, key_grouper=None, ticks: int = 0, chains=None):
     stream = spark.readStream.format(FORMAT).option("reader", encode_reader(reader))
     if key_grouper is not None:
         stream = stream.option("grouper", encode_reader(key_grouper)).option("ticks", ticks)
+    if chains is not None:
+        stream = stream.option("chains", encode_reader(chains))
     return stream.load()

@@ -5,7 +5,8 @@ from pyspark.sql import functions as F
 from weir.plan import graph as g
 from weir.runtime.records import END_OF_INPUT_TS
 from weir.spark import source as spark_source
-from weir.spark.frames import CLOCK_TAG, END_TAG, KEYED_SCHEMA_DDL, STREAM_SCHEMA_DDL, WM_TAG
+from weir.spark.frames import (CLOCK_TAG, END_TAG, KEYED_SCHEMA_DDL, SEEN_TAG,
+                               STREAM_SCHEMA_DDL, WM_TAG)
 from weir.spark.host import KeyGroupHost
 from weir.spark.udfs import KeyGrouper, chain_function
 
@@ -18,9 +19,10 @@ def _main(frame):
 def _with_watermark(frame, delay_ms: int, data_timestamps: bool):
     is_end = F.col("_tag") == F.lit(END_TAG)
     data_ts = F.col("_ts") if data_timestamps else F.lit(None).cast("long")
+    is_data = F.col("_tag").isNull() | (F.col("_tag") == F.lit(SEEN_TAG))
     event_ms = (F.when(is_end, F.lit(END_OF_INPUT_TS))
                 .when(F.col("_tag") == F.lit(WM_TAG), F.col("_ts"))
-                .when(F.col("_tag").isNull(), data_ts))
+                .when(is_data, data_ts))
     # The watermark column is dropped right away: Spark then tracks the watermark but does
     # not filter late rows before stateful operators, so weir's operators see them.
     return (frame.withColumn("_wm", F.timestamp_millis(event_ms))
@@ -93,6 +95,27 @@ class Translation:
             frame = self._watermark(watermark, frame)
         return frame
 
+    def _single_consumer(self, node_id) -> bool:
+        return len(self._consumers(node_id)) == 1
+
+    def _fused_source(self, node, chain, grouper, ticks):
+        """source -> stateless* -> watermark -> stateless (`chain`) -> `node`, every node
+        read only by the next: the source runs both chains and groups keys itself, so the
+        records cross into Python once before the shuffle. None for other shapes."""
+        watermark = self.by_id[chain[0].inputs[0]]
+        if watermark.kind != g.WATERMARK or not self._single_consumer(watermark.id):
+            return None
+        before, upstream = [], self.by_id[watermark.inputs[0]]
+        while upstream.kind == g.STATELESS and self._single_consumer(upstream.id):
+            before.insert(0, upstream)
+            upstream = self.by_id[upstream.inputs[0]]
+        if upstream.kind != g.SOURCE or not self._single_consumer(upstream.id):
+            return None
+        chains = (before, chain, self.uids, self.env.job_parameters)
+        frame = spark_source.read_stream(self.spark, upstream.param("reader"), grouper, ticks,
+                                         chains)
+        return self._watermark(watermark, frame)
+
     def _keyed(self, node):
         upstream = self.by_id[node.inputs[0]]
         chain = []
@@ -103,6 +126,8 @@ class Translation:
                              self.uids[node.id])
         ticks = self.env.max_parallelism if hasattr(node.param("function"), "on_timer") else 0
         direct = None if chain else self._keyed_source(node, grouper, ticks)
+        if chain:
+            direct = self._fused_source(node, chain, grouper, ticks)
         if direct is not None:
             # The source assigns key groups itself: no Python hop between it and the shuffle.
             # Its frame holds only main records, the end marker and ticks: nothing to filter.

@@ -15,6 +15,7 @@ from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
                                           WindowTriggerContext)
 from weir.runtime.window.evictors import Evictor
 from weir.runtime.window.merging import MergingWindowSet
+from weir.runtime.window.triggers import EventTimeTrigger
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
 LATE_DROPPED_TAG = "\x00metric:numLateRecordsDropped"
@@ -42,6 +43,10 @@ class WindowOperator:
         self.late_tag_id = late_tag_id
         self.merging = hasattr(assigner, "merge_windows")
         self.event_time = assigner.is_event_time()
+        # Per key, a micro-batch's on-time elements can be added window by window: one state
+        # read/write and timer registration per window instead of per element.
+        self.batches_by_window = (self.event_time and not self.merging and evictor is None
+                                  and type(trigger) is EventTimeTrigger)
 
     # -- lifecycle --------------------------------------------------------------------
     def open(self, runtime_context):
@@ -107,6 +112,57 @@ class WindowOperator:
             self.trigger_ctx.delete_processing_time_timer(time)
 
     # -- elements ---------------------------------------------------------------------
+    def process_batch(self, records, key_selector, operator):
+        """A micro-batch's (seq, value, ts) records, with the same results as one by one.
+
+        With the event-time trigger, an element into a window that the watermark has not
+        passed only registers the window's timer. A key whose elements all go to such
+        windows gets them added per window, in order; other keys go element by element.
+        """
+        if not self.batches_by_window:
+            for _, value, timestamp in records:
+                operator.process_element(key_selector(value), value, timestamp, operator._emit)
+            return
+        by_key = {}
+        for _, value, timestamp in records:
+            key = key_selector(value)
+            items = by_key.get(key)
+            if items is None:
+                by_key[key] = [(value, timestamp)]
+            else:
+                items.append((value, timestamp))
+        for key, items in by_key.items():
+            self._process_key_batch(key, items, operator)
+
+    def _process_key_batch(self, key, items, operator):
+        watermark = operator.clock.watermark
+        assign, context = self.assigner.assign_windows, self.assigner_ctx
+        by_window = {}
+        for value, timestamp in items:
+            for window in assign(value, timestamp, context):
+                if window.max_timestamp() <= watermark:
+                    for late_value, late_ts in items:  # late data: one by one, in order
+                        operator.process_element(key, late_value, late_ts, operator._emit)
+                    return
+                elements = by_window.get(window)
+                if elements is None:
+                    by_window[window] = [(value, timestamp)]
+                else:
+                    elements.append((value, timestamp))
+        operator.select_key(key)
+        self._bind(operator.ctx)
+        view, add = self.window_contents, self.contents.add
+        for window, elements in by_window.items():
+            view.namespace = window
+            stored = view.get_entry(ENTRY)
+            for value, timestamp in elements:
+                stored = add(stored, value, timestamp)
+            view.put_entry(ENTRY, stored)
+            self.trigger_ctx.window = window
+            self.trigger_ctx.register_event_time_timer(window.max_timestamp())
+            if self.cleanup_time(window) != window.max_timestamp():
+                self._register_cleanup_timer(window)
+
     def process_element(self, value, ctx):
         self._bind(ctx)
         timestamp = ctx.current_timestamp
