@@ -1,0 +1,82 @@
+"""A micro-batch of elements processed per window gives what one-by-one processing gives."""
+
+import random
+
+import pytest
+
+from tests.transcripts import functions as f
+from tests.transcripts.runner import window_operator
+from tests.transcripts.windows import LATE, Transcript
+from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
+from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.records import AFTER_WATERMARK, MAX_WATERMARK, make_seq
+from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.testing.harness import KeyedOperatorHarness
+
+PIPELINES = {
+    "tumbling_reduce": lambda ks: ks.window(TumblingEventTimeWindows.of(10)).allowed_lateness(5)
+    .side_output_late_data(LATE).reduce(f.add_values),
+    "sliding_process": lambda ks: ks.window(SlidingEventTimeWindows.of(20, 5))
+    .allowed_lateness(3).process(f.WindowList()),
+    "tumbling_aggregate": lambda ks: ks.window(TumblingEventTimeWindows.of(7))
+    .aggregate(f.Average(), window_function=f.WithWindow()),
+}
+
+
+def batches(seed):
+    """Batches of out-of-order elements (some late) over 5 keys, each with a watermark."""
+    rng = random.Random(seed)
+    result, now = [], 0
+    for _ in range(30):
+        now += rng.randint(0, 12)
+        elements = [((rng.choice("abcde"), rng.randint(1, 9)), max(0, now - rng.randint(0, 25)))
+                    for _ in range(rng.randint(0, 15))]
+        result.append((elements, now - 4))
+    return result
+
+
+def one_by_one(pipeline, seed):
+    harness = KeyedOperatorHarness(window_operator(Transcript("t", pipeline, [])), f.key_of)
+    out = []
+    for elements, watermark in batches(seed):
+        harness.process_watermark(watermark)
+        for value, ts in elements:
+            harness.process_element(value, ts)
+        out.append(sorted(map(repr, harness.extract_outputs() + harness.side_output(LATE))))
+        harness.side_outputs.clear()
+    harness.process_watermark(MAX_WATERMARK)
+    out.append(sorted(map(repr, harness.extract_outputs())))
+    return out
+
+
+def per_window(pipeline, seed):
+    stores = {}
+    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
+    operator = KeyedProcessOperator(window_operator(Transcript("t", pipeline, [])), backend, "w")
+    operator.open()
+    out = []
+
+    def run(records, watermark):
+        produced = []
+        for kg in range(4):
+            group = [r for r in records if backend.key_group_of(r[1][0]) == kg]
+            produced += process_key_group_batch(operator, f.key_of, kg, group, watermark, 0)
+            operator.release()
+        return sorted(repr((value, ts)) for _, tag, value, ts in produced
+                      if tag in (None, LATE.tag_id))
+
+    for elements, watermark in batches(seed):
+        records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
+                   for i, (value, ts) in enumerate(elements)]
+        out.append(run(records, watermark))
+    out.append(run([], MAX_WATERMARK))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_per_window_batches_equal_one_by_one(name, seed):
+    expected = one_by_one(PIPELINES[name], seed)
+    assert sum(len(step) for step in expected) > 10  # the case exercises firings
+    assert per_window(PIPELINES[name], seed) == expected
