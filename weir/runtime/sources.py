@@ -123,13 +123,15 @@ class DataGeneratorReader(SourceReader):
 
 
 class FileReader(SourceReader):
-    """Files of a directory in (modification time, name) order; one split per file.
+    """Files of a directory in (modification time, name) order; one split per file, and a
+    Parquet file of more than `rows_per_split` rows split into row ranges (read in parallel).
 
     format: 'text' (lines as str), 'csv' (Row per line, header names the fields),
     'json' (JSON lines, a Row per object) or 'parquet' (a Row per row).
     """
 
     FORMATS = ("text", "csv", "json", "parquet")
+    rows_per_split = 65_536
 
     def __init__(self, path: str, fmt: str, monitor_interval_ms: Optional[int] = None,
                  max_files_per_batch: Optional[int] = None):
@@ -166,19 +168,48 @@ class FileReader(SourceReader):
 
     def splits(self, start, end):
         self._files = self._list()
-        splits = super().splits(start, end)
-        return [s if s == END_SPLIT else (s[0], self._files[s[1]:s[2]]) for s in splits]
+        out = []
+        for split in super().splits(start, end):
+            if split == END_SPLIT:
+                out.append(split)
+            else:
+                for part in self._parts(self._files[split[1]:split[2]]):
+                    out.append((len(out), part))
+        return out
+
+    def _parts(self, files):
+        """Per file, the file (a list of one path) or its row ranges [(path, lo, hi)]."""
+        for path in files:
+            rows = _parquet_rows(path) if self.fmt == "parquet" else 0
+            if rows <= self.rows_per_split:
+                yield [path]
+                continue
+            pieces = -(-rows // self.rows_per_split)
+            bounds = [rows * i // pieces for i in range(pieces + 1)]
+            for i in range(pieces):
+                yield [(path, bounds[i], bounds[i + 1])]
 
     def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
-        for path in files:
-            yield from ((value, None) for value in read_file(path, self.fmt))
+        for entry in files:
+            if isinstance(entry, tuple):
+                yield from ((value, None) for value in read_file(*entry[:1], self.fmt,
+                                                                  entry[1:]))
+            else:
+                yield from ((value, None) for value in read_file(entry, self.fmt))
 
 
-def read_file(path: str, fmt: str):
+def _parquet_rows(path: str) -> int:
+    import pyarrow.parquet as pq
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def read_file(path: str, fmt: str, row_range=None):
     from weir.common.row import Row, row_of
     if fmt == "parquet":
         import pyarrow.parquet as pq
         table = pq.read_table(path)
+        if row_range is not None:
+            table = table.slice(row_range[0], row_range[1] - row_range[0])
         fields = tuple(table.column_names)
         for values in zip(*(column.to_pylist() for column in table.columns)):
             yield row_of(fields, values)
