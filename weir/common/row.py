@@ -38,6 +38,7 @@ class FieldNotFoundError(KeyError, ValueError):
 
 
 _SHARED_FIELDS: Dict[tuple, tuple] = {}
+_FIELD_INDEX: Dict[tuple, Dict[str, int]] = {}  # shared field tuple -> {name: position}
 
 
 def _shared_fields(names) -> tuple:
@@ -49,12 +50,22 @@ def _shared_fields(names) -> tuple:
         if len(_SHARED_FIELDS) >= 10_000:
             return names
         shared = _SHARED_FIELDS[names] = names
+        _FIELD_INDEX[names] = {name: i for i, name in reversed(list(enumerate(names)))}
     return shared
 
 
-def row_of(fields, values) -> "Row":
-    """A named row from field names and values (a fast path for sources)."""
-    return _create_row(fields, values)
+def shared_field_names(names) -> tuple:
+    """The field names as the tuple rows share (for `row_of`)."""
+    return _shared_fields(names)
+
+
+def row_of(shared_fields: tuple, values) -> "Row":
+    """A named row (a fast path for sources): `shared_fields` from shared_field_names()."""
+    row = Row.__new__(Row)
+    row._values = list(values)
+    row._fields = shared_fields
+    row._row_kind = RowKind.INSERT
+    return row
 
 
 def _create_row(fields, values, row_kind: RowKind = RowKind.INSERT) -> "Row":
@@ -140,6 +151,9 @@ class Row:
     # -- access --------------------------------------------------------
 
     def _index_of(self, name: str) -> int:
+        index = _FIELD_INDEX.get(self._fields)
+        if index is not None and name in index:
+            return index[name]
         if self._fields is None:
             raise FieldNotFoundError(
                 "Row %r has no field names, cannot look up %r" % (self, name))
@@ -163,6 +177,9 @@ class Row:
     def __getattr__(self, item: str):
         if item.startswith("_"):
             raise AttributeError(item)
+        index = _FIELD_INDEX.get(self._fields)
+        if index is not None and item in index:
+            return self._values[index[item]]
         try:
             return self._values[self._index_of(item)]
         except FieldNotFoundError as e:

@@ -204,13 +204,13 @@ def _parquet_rows(path: str) -> int:
 
 
 def read_file(path: str, fmt: str, row_range=None):
-    from weir.common.row import Row, row_of
+    from weir.common.row import Row, row_of, shared_field_names
     if fmt == "parquet":
         import pyarrow.parquet as pq
         table = pq.read_table(path)
         if row_range is not None:
             table = table.slice(row_range[0], row_range[1] - row_range[0])
-        fields = tuple(table.column_names)
+        fields = shared_field_names(table.column_names)
         for values in zip(*(column.to_pylist() for column in table.columns)):
             yield row_of(fields, values)
         return
