@@ -68,27 +68,16 @@ class BatchCollector(SinkFunction):
         BatchCollector.outputs.append((context.batch_id, (self.kind,) + tuple(value)))
 
 
-def _collect(env, transcript, kind):
+def run_on_engine(env, transcript):
+    """Per step, the outputs the engine produced in that step's micro-batch (main and late
+    outputs of one job: the window operator's output is read by two consumers)."""
+    BatchCollector.outputs = []
     source = env.from_source(test_stream_of(transcript), WatermarkStrategy.no_watermarks(),
                              "transcript")
     windowed = transcript.build(source.key_by(key_of))
-    if kind == "late":
-        windowed = windowed.get_side_output(LATE)
-    windowed.process(WithTimestamp()).add_sink(BatchCollector(kind))
-    env.execute(f"{transcript.name}-{kind}")
-
-
-def run_on_engine(env, transcript):
-    """Per step, the outputs the engine produced in that step's micro-batch.
-
-    Main and late outputs are collected by separate runs: on Spark, a window operator read
-    by two consumers is planned twice and (README, limitations) the second copy gets no
-    watermark when the watermark is assigned right at the source.
-    """
-    BatchCollector.outputs = []
-    _collect(env, transcript, "main")
-    if any(e[0] == "late" for _, expected in transcript.steps for e in expected):
-        _collect(env, transcript, "late")
+    windowed.process(WithTimestamp()).add_sink(BatchCollector("main"))
+    windowed.get_side_output(LATE).process(WithTimestamp()).add_sink(BatchCollector("late"))
+    env.execute(transcript.name)
     steps = [s for s, _ in transcript.steps if s[0] != "end"]
     produced = [[] for _ in transcript.steps]
     for batch_id, output in BatchCollector.outputs:

@@ -37,12 +37,12 @@ class Translation:
         self.by_id = {n.id: n for n in nodes}
         self.uids = g.assign_uids(nodes)
         self.implicit = set(g.sources_without_watermarks(nodes))
-        self.frames = {}
 
     def frame(self, node_id):
-        if node_id not in self.frames:
-            self.frames[node_id] = self._translate(self.by_id[node_id])
-        return self.frames[node_id]
+        """A fresh frame per consumer. Spark plans a stream read by several consumers once
+        per consumer anyway; reusing one frame object would give the copies one shared
+        watermark node, and Spark then gives all but one copy no watermark."""
+        return self._translate(self.by_id[node_id])
 
     def _translate(self, node):
         method = getattr(self, "_" + node.kind)
