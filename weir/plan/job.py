@@ -19,10 +19,15 @@ class JobExecutionError(RuntimeError):
 
 
 class JobExecutionResult:
-    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0):
+    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0, metrics=None):
         self.job_id = job_id
         self.net_runtime_ms = net_runtime_ms
         self.batches = batches
+        self.metrics = dict(metrics or {})
+
+    def get_metrics(self) -> dict:
+        """Counters operators kept, e.g. {"<window uid>.numLateRecordsDropped": 3} (weir)."""
+        return dict(self.metrics)
 
     def get_job_id(self) -> str:
         return self.job_id

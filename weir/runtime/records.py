@@ -1,5 +1,9 @@
 """Record-level constants shared by every runtime and every engine."""
 
+# Operators count what they drop as records on tags with this prefix (value None); engines
+# sum them into the job's metrics as "<operator uid>.<metric name>".
+METRIC_PREFIX = "\x00metric:"
+
 # Flink's Long.MIN_VALUE / Long.MAX_VALUE watermarks.
 MIN_WATERMARK = -(2**63)
 MAX_WATERMARK = 2**63 - 1

@@ -6,10 +6,12 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import defaultdict
 
 from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
 from weir.runtime.errors import MARKER
+from weir.runtime.records import METRIC_PREFIX
 from weir.runtime.sink_writers import write_batch
 from weir.spark.frames import loads
 from weir.spark.session import get_session
@@ -38,6 +40,7 @@ class SparkJob(JobClient):
         self.env = env
         self.started = time.time()
         self.batches = 0
+        self.metrics = defaultdict(int)
         self._lock = threading.Lock()
         self.query = None
         self.canceled = False
@@ -57,15 +60,20 @@ class SparkJob(JobClient):
 
     def _write_batch(self, batch_frame, batch_id):
         table = batch_frame.toArrow()
-        sink_ids = table.column("_sink").to_pylist()
-        blobs = table.column("_b").to_pylist()
+        columns = [table.column(c).to_pylist() for c in ("_sink", "_b", "_tag", "_ts")]
         per_sink = [[] for _ in self.sinks]
-        for sink_index, blob in zip(sink_ids, blobs):
-            per_sink[sink_index].extend(value for _, value, _ in loads(blob))
+        counted = defaultdict(int)  # (metric, sink): each sink's branch counts all of it
+        for sink_index, blob, tag, count in zip(*columns):
+            if tag is None:
+                per_sink[sink_index].extend(value for _, value, _ in loads(blob))
+            else:
+                counted[(tag[len(METRIC_PREFIX):], sink_index)] += count
         for node, records in zip(self.sinks, per_sink):
             write_batch(node.param("sink"), records, batch_id)
         with self._lock:
             self.batches += 1
+            for name in {name for name, _ in counted}:
+                self.metrics[name] += max(c for (n, _), c in counted.items() if n == name)
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):
@@ -101,7 +109,7 @@ class SparkJob(JobClient):
     def get_job_execution_result(self):
         self.wait()
         return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
-                                  self.batches)
+                                  self.batches, self.metrics)
 
     def _cleanup(self):
         if self._temporary:

@@ -21,7 +21,6 @@ CLOCK_TAG = "\x00clock"  # a scripted source's processing time for this batch (i
 # The largest timestamp a source saw before its fused chain filtered records: what the
 # watermark is computed from, as if the chain ran after the watermark node.
 SEEN_TAG = "\x00seen"
-CONTROL_TAGS = (END_TAG, TICK_TAG, WM_TAG, CLOCK_TAG, SEEN_TAG)
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
@@ -29,6 +28,11 @@ _STREAM_FIELDS = [("_b", pa.binary()), ("_ts", pa.int64()), ("_tag", pa.string()
 STREAM_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS)
 KEYED_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS + [("_kg", pa.int32())])
 MAX_BUNDLE_RECORDS = 20_000
+
+
+def is_control(tag) -> bool:
+    """Control rows (end, ticks, clocks, watermarks, metrics) have tags starting with NUL."""
+    return tag is not None and tag.startswith("\x00")
 
 
 def dumps(value) -> bytes:
@@ -88,7 +92,7 @@ class Bundler:
         self.done, self.open, self.buffered = [], defaultdict(list), 0
         blobs, timestamps, tags, groups = [], [], [], []
         for tag, key_group, payload in bundles:
-            if tag in CONTROL_TAGS:  # the payload of a control row is its timestamp
+            if is_control(tag):  # the payload of a control row is its timestamp
                 blobs.append(None)
                 timestamps.append(payload)
             else:

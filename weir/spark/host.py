@@ -6,6 +6,7 @@ and one Spark event-time timer per key group wakes it at its earliest weir timer
 costs a few state calls per touched key group, whatever the number of keys or records.
 """
 
+from collections import Counter
 from operator import itemgetter
 
 import pandas as pd
@@ -14,7 +15,7 @@ from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.records import END_OF_INPUT_THRESHOLD, engine_watermark_to_flink
+from weir.runtime.records import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
@@ -77,7 +78,7 @@ class KeyGroupHost(StatefulProcessor):
         self.operator.open()
 
     def handleInputRows(self, key, rows, timerValues):
-        records, has_end, clock = [], False, None
+        records, has_end, clock, self.metrics = [], False, None, Counter()
         for frame in rows:
             # Spark hands the columns over positionally named (_0, _1, ...).
             for blob, stamp, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 1].tolist(),
@@ -88,10 +89,13 @@ class KeyGroupHost(StatefulProcessor):
                     has_end = True
                 elif tag == TICK_TAG and not pd.isna(stamp):
                     clock = int(stamp)
+                elif tag.startswith(METRIC_PREFIX):  # an upstream operator's: pass it on
+                    self.metrics[tag] += int(stamp)
         records.sort(key=itemgetter(0))
         yield from self._run(int(key[0]), records, timerValues, has_end, clock)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        self.metrics = Counter()
         yield from self._run(int(key[0]), [], timerValues, False)
 
     def _processing_time(self, timer_values, clock):
@@ -115,7 +119,12 @@ class KeyGroupHost(StatefulProcessor):
         self.operator.release()
         bundler = Bundler()
         for seq, tag, value, ts in outputs:
-            bundler.add(tag, 0, (seq, value, ts))
+            if tag is not None and tag.startswith(METRIC_PREFIX):
+                self.metrics[f"{METRIC_PREFIX}{self.uid}.{tag[len(METRIC_PREFIX):]}"] += 1
+            else:
+                bundler.add(tag, 0, (seq, value, ts))
+        for tag, count in self.metrics.items():
+            bundler.add_control(tag, count)
         if has_end:
             bundler.add_end()
         batch = bundler.to_batch()

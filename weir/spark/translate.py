@@ -3,7 +3,7 @@
 from pyspark.sql import functions as F
 
 from weir.plan import graph as g
-from weir.runtime.records import END_OF_INPUT_TS
+from weir.runtime.records import END_OF_INPUT_TS, METRIC_PREFIX
 from weir.spark import source as spark_source
 from weir.spark.frames import (CLOCK_TAG, END_TAG, KEYED_SCHEMA_DDL, SEEN_TAG,
                                STREAM_SCHEMA_DDL, WM_TAG)
@@ -12,8 +12,13 @@ from weir.spark.udfs import KeyGrouper, chain_function
 
 
 def _main(frame):
-    """Main output and end-of-input records (and a scripted clock) of a node's stream."""
-    return frame.filter(F.col("_tag").isNull() | F.col("_tag").isin(END_TAG, CLOCK_TAG))
+    """Main output, end of input, a scripted clock and metrics of a node's stream."""
+    tag = F.col("_tag")
+    return frame.filter(tag.isNull() | tag.isin(END_TAG, CLOCK_TAG) | _is_metric(tag))
+
+
+def _is_metric(tag):
+    return tag.startswith(METRIC_PREFIX)
 
 
 def _with_watermark(frame, delay_ms: int, data_timestamps: bool):
@@ -152,14 +157,16 @@ class Translation:
     def _side_output(self, node):
         tag_id = node.param("tag_id")
         tag = F.col("_tag")
-        frame = self.frame(node.inputs[0]).filter((tag == F.lit(tag_id)) | (tag == END_TAG))
-        # (a side output is never the first keyed operator after a scripted source)
-        return frame.withColumn("_tag", F.when(tag == END_TAG, tag))
+        frame = self.frame(node.inputs[0]).filter((tag == F.lit(tag_id)) | (tag == END_TAG)
+                                                  | _is_metric(tag))
+        return frame.withColumn("_tag", F.when(tag == F.lit(tag_id), F.lit(None)).otherwise(tag))
 
     def sink_frame(self, sinks):
         """One frame of every sink's records, tagged with the sink's index in `_sink`."""
-        frames = [_main(self.frame(s.inputs[0])).filter(F.col("_tag").isNull())
-                  .select("_b", F.lit(i).alias("_sink")) for i, s in enumerate(sinks)]
+        tag = F.col("_tag")
+        frames = [_main(self.frame(s.inputs[0])).filter(tag.isNull() | _is_metric(tag))
+                  .select("_b", "_ts", "_tag", F.lit(i).alias("_sink"))
+                  for i, s in enumerate(sinks)]
         result = frames[0]
         for frame in frames[1:]:
             result = result.unionByName(frame)

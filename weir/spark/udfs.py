@@ -7,7 +7,8 @@ from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
-from weir.spark.frames import CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, loads
+from weir.spark.frames import (CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, is_control,
+                               loads)
 
 
 def _partition_id() -> int:
@@ -56,6 +57,9 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
             for blob, tag, stamp in zip(blobs, tags, stamps):
                 if tag == END_TAG:
                     bundler.add_end()
+                    continue
+                if is_control(tag) and tag != CLOCK_TAG:  # metrics pass on
+                    bundler.add_control(tag, stamp)
                     continue
                 if tag == CLOCK_TAG:
                     _pass_clock(bundler, stamp, key_grouper, tick_key_groups)

@@ -15,7 +15,8 @@ from weir.plan.job import JobClient, JobExecutionResult, JobStatus
 from weir.plan.operators import build_chain, build_keyed_operator, output_validator
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.records import (AFTER_WATERMARK, BEFORE_WATERMARK, END_OF_INPUT_TS, END_SEQ,
-                                  PHASE_SHIFT, engine_watermark_to_flink, make_seq)
+                                  METRIC_PREFIX, PHASE_SHIFT, engine_watermark_to_flink,
+                                  make_seq)
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import TIMER_PAGE, KeyedStateBackend, MemoryPageStore
@@ -106,6 +107,7 @@ class LocalJob(JobClient):
         self.max_seen = {}
         self.watermark = 0
         self.clock = None
+        self.metrics = defaultdict(int)
         self.started = time.time()
 
     # -- graph ---------------------------------------------------------------------
@@ -140,7 +142,8 @@ class LocalJob(JobClient):
                           strategy.emits_watermarks and not self.env.is_batch_mode())
             return inputs
         if node.kind == g.KEYED:
-            return self.keyed[node.id].run(inputs, watermark, processing_time)
+            outputs = self.keyed[node.id].run(inputs, watermark, processing_time)
+            return self._count_metrics(self.uids[node.id], outputs)
         if node.kind == g.UNION:
             return inputs
         if node.kind == g.SIDE_OUTPUT:
@@ -151,6 +154,16 @@ class LocalJob(JobClient):
             write_batch(node.param("sink"), [v for _, t, v, _ in inputs if t is None], batch_id)
             return []
         raise ValueError(f"unknown node kind {node.kind}")
+
+    def _count_metrics(self, uid, outputs):
+        kept = []
+        for record in outputs:
+            tag = record[1]
+            if tag is not None and tag.startswith(METRIC_PREFIX):
+                self.metrics[f"{uid}.{tag[len(METRIC_PREFIX):]}"] += 1
+            else:
+                kept.append(record)
+        return kept
 
     def _run_chain(self, node, inputs):
         """Runs the chain per phase, so each output keeps its input's phase."""
@@ -235,7 +248,7 @@ class LocalJob(JobClient):
 
     def get_job_execution_result(self):
         return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
-                                  self.batches)
+                                  self.batches, self.metrics)
 
 
 def submit(env, graph, sinks, job_name):

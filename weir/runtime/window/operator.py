@@ -7,7 +7,7 @@ window's contents, trigger state, per-window state and timers.
 """
 
 from weir.runtime.output_tag import split_side_output
-from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.records import MAX_WATERMARK, METRIC_PREFIX
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.timers import EVENT_TIME
 from weir.runtime.window.contents import ENTRY, EvictingContents
@@ -18,7 +18,7 @@ from weir.runtime.window.merging import MergingWindowSet
 from weir.runtime.window.triggers import EventTimeTrigger
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
-LATE_DROPPED_TAG = "\x00metric:numLateRecordsDropped"
+LATE_DROPPED_TAG = METRIC_PREFIX + "numLateRecordsDropped"
 
 
 class _AssignerContext:
