@@ -45,13 +45,35 @@ class MergingWindowAssigner(WindowAssigner):
         """Reports, through callback.merge, every group of windows to merge into one."""
 
 
-def _event_timestamp(timestamp, assigner):
-    if timestamp is None or timestamp == MIN_WATERMARK:
-        raise ValueError(
-            f"{assigner}: the record has no timestamp. Event-time windows need timestamps: "
-            "call assign_timestamps_and_watermarks(...) before windowing, or use a "
-            "processing-time window")
-    return timestamp
+class _EventTime:
+    """Windows by the element's timestamp, fired by the watermark."""
+
+    def _time(self, timestamp, context):
+        if timestamp is None or timestamp == MIN_WATERMARK:
+            raise ValueError(
+                f"{self}: the record has no timestamp. Event-time windows need timestamps: "
+                "call assign_timestamps_and_watermarks(...) before windowing, or use a "
+                "processing-time window")
+        return timestamp
+
+    def get_default_trigger(self, env=None):
+        return t.EventTimeTrigger()
+
+    def is_event_time(self):
+        return True
+
+
+class _ProcessingTime:
+    """Windows by the operator's processing time when the element arrives."""
+
+    def _time(self, timestamp, context):
+        return context.get_current_processing_time()
+
+    def get_default_trigger(self, env=None):
+        return t.ProcessingTimeTrigger()
+
+    def is_event_time(self):
+        return False
 
 
 class _Tumbling(WindowAssigner):
@@ -66,7 +88,8 @@ class _Tumbling(WindowAssigner):
     def of(cls, size, offset=None):
         return cls(size, offset)
 
-    def _windows(self, time):
+    def assign_windows(self, element, timestamp, context):
+        time = self._time(timestamp, context)
         start = TimeWindow.get_window_start_with_offset(time, self.offset, self.size)
         return [TimeWindow(start, start + self.size)]
 
@@ -74,26 +97,12 @@ class _Tumbling(WindowAssigner):
         return f"{type(self).__name__}({self.size}, {self.offset})"
 
 
-class TumblingEventTimeWindows(_Tumbling):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(_event_timestamp(timestamp, self))
-
-    def get_default_trigger(self, env=None):
-        return t.EventTimeTrigger()
-
-    def is_event_time(self):
-        return True
+class TumblingEventTimeWindows(_EventTime, _Tumbling):
+    pass
 
 
-class TumblingProcessingTimeWindows(_Tumbling):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(context.get_current_processing_time())
-
-    def get_default_trigger(self, env=None):
-        return t.ProcessingTimeTrigger()
-
-    def is_event_time(self):
-        return False
+class TumblingProcessingTimeWindows(_ProcessingTime, _Tumbling):
+    pass
 
 
 class _Sliding(WindowAssigner):
@@ -109,7 +118,8 @@ class _Sliding(WindowAssigner):
     def of(cls, size, slide, offset=None):
         return cls(size, slide, offset)
 
-    def _windows(self, time):
+    def assign_windows(self, element, timestamp, context):
+        time = self._time(timestamp, context)
         start = TimeWindow.get_window_start_with_offset(time, self.offset, self.slide)
         windows = []
         while start > time - self.size:
@@ -121,26 +131,12 @@ class _Sliding(WindowAssigner):
         return f"{type(self).__name__}({self.size}, {self.slide}, {self.offset})"
 
 
-class SlidingEventTimeWindows(_Sliding):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(_event_timestamp(timestamp, self))
-
-    def get_default_trigger(self, env=None):
-        return t.EventTimeTrigger()
-
-    def is_event_time(self):
-        return True
+class SlidingEventTimeWindows(_EventTime, _Sliding):
+    pass
 
 
-class SlidingProcessingTimeWindows(_Sliding):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(context.get_current_processing_time())
-
-    def get_default_trigger(self, env=None):
-        return t.ProcessingTimeTrigger()
-
-    def is_event_time(self):
-        return False
+class SlidingProcessingTimeWindows(_ProcessingTime, _Sliding):
+    pass
 
 
 class SessionWindowTimeGapExtractor(ABC):
@@ -178,7 +174,8 @@ class _Sessions(MergingWindowAssigner):
                              f"for element {element!r}")
         return gap
 
-    def _windows(self, element, time):
+    def assign_windows(self, element, timestamp, context):
+        time = self._time(timestamp, context)
         return [TimeWindow(time, time + self._gap(element))]
 
     def merge_windows(self, windows, callback):
@@ -189,26 +186,12 @@ class _Sessions(MergingWindowAssigner):
         return f"{type(self).__name__}({gap})"
 
 
-class EventTimeSessionWindows(_Sessions):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(element, _event_timestamp(timestamp, self))
-
-    def get_default_trigger(self, env=None):
-        return t.EventTimeTrigger()
-
-    def is_event_time(self):
-        return True
+class EventTimeSessionWindows(_EventTime, _Sessions):
+    pass
 
 
-class ProcessingTimeSessionWindows(_Sessions):
-    def assign_windows(self, element, timestamp, context):
-        return self._windows(element, context.get_current_processing_time())
-
-    def get_default_trigger(self, env=None):
-        return t.ProcessingTimeTrigger()
-
-    def is_event_time(self):
-        return False
+class ProcessingTimeSessionWindows(_ProcessingTime, _Sessions):
+    pass
 
 
 # PyFlink names the dynamic-gap forms as classes of their own.

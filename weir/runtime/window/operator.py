@@ -9,7 +9,7 @@ window's contents, trigger state, per-window state and timers.
 from weir.runtime.output_tag import split_side_output
 from weir.runtime.records import MAX_WATERMARK, METRIC_PREFIX
 from weir.runtime.state.descriptors import ValueStateDescriptor
-from weir.runtime.timers import EVENT_TIME
+from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 from weir.runtime.window.contents import ENTRY, EvictingContents
 from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
                                           WindowTriggerContext)
@@ -92,24 +92,15 @@ class WindowOperator:
         return self.event_time and self.cleanup_time(window) <= self.clock.watermark
 
     def _register_cleanup_timer(self, window):
-        time = self.cleanup_time(window)
-        if time == MAX_WATERMARK:
-            return
-        self.trigger_ctx.window = window
-        if self.event_time:
-            self.trigger_ctx.register_event_time_timer(time)
-        else:
-            self.trigger_ctx.register_processing_time_timer(time)
+        self._cleanup_timer(window, self.window_timers.register)
 
     def _delete_cleanup_timer(self, window):
+        self._cleanup_timer(window, self.window_timers.delete)
+
+    def _cleanup_timer(self, window, action):
         time = self.cleanup_time(window)
-        if time == MAX_WATERMARK:
-            return
-        self.trigger_ctx.window = window
-        if self.event_time:
-            self.trigger_ctx.delete_event_time_timer(time)
-        else:
-            self.trigger_ctx.delete_processing_time_timer(time)
+        if time != MAX_WATERMARK:  # windows that never end are never cleaned up
+            action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
     def process_batch(self, records, key_selector, operator):
