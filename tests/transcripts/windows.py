@@ -12,7 +12,8 @@ where PyFlink 2.3 differs, the transcript says so.
 from weir.datastream import OutputTag
 from weir.datastream.window import (
     ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger, CountEvictor, CountTrigger,
-    DeltaEvictor, EventTimeSessionWindows, GlobalWindows, PurgingTrigger,
+    DeltaEvictor, EventTimeSessionWindows, GlobalWindows, ProcessingTimeSessionWindows,
+    PurgingTrigger,
     SlidingEventTimeWindows, TimeEvictor, TumblingEventTimeWindows,
     TumblingProcessingTimeWindows)
 from weir.runtime.records import MAX_WATERMARK
@@ -171,6 +172,16 @@ TRANSCRIPTS = [
          (P(600), [main(("a", 1000, 2000, [1, 2, 3]), 1999)]),
          (E(("a", 4, None)), []),
          (END, [])],  # processing-time windows do not fire at the end of input
+        initial_processing_time=1000),
+    Transcript(
+        "processing_time_sessions_merge_on_the_test_clock",
+        lambda ks: ks.window(ProcessingTimeSessionWindows.with_gap(500)).process(f.WindowList()),
+        [(E(("a", 1, None)), []),
+         (P(200), []),
+         (E(("a", 2, None)), []),  # [1200, 1700) merges with [1000, 1500)
+         (P(600), [main(("a", 1000, 1700, [1, 2]), 1699)]),
+         (E(("a", 3, None)), []),
+         (END, [])],
         initial_processing_time=1000),
     Transcript(
         "continuous_processing_time_trigger",
