@@ -129,7 +129,9 @@ class Translation:
             upstream = self.by_id[chain[0].inputs[0]]
         grouper = KeyGrouper(node.param("key_selector"), self.env.max_parallelism,
                              self.uids[node.id])
-        ticks = self.env.max_parallelism if hasattr(node.param("function"), "on_timer") else 0
+        function = node.param("function")
+        wakes = hasattr(function, "on_timer") and getattr(function, "needs_processing_time", True)
+        ticks = self.env.max_parallelism if wakes else 0
         direct = None if chain else self._keyed_source(node, grouper, ticks)
         if chain:
             direct = self._fused_source(node, chain, grouper, ticks)

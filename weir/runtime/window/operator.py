@@ -15,10 +15,19 @@ from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
                                           WindowTriggerContext)
 from weir.runtime.window.evictors import Evictor
 from weir.runtime.window.merging import MergingWindowSet
+from weir.runtime.window import triggers as t
 from weir.runtime.window.triggers import EventTimeTrigger
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
 LATE_DROPPED_TAG = METRIC_PREFIX + "numLateRecordsDropped"
+
+
+def _event_time_only(trigger) -> bool:
+    """Whether a built-in trigger never registers processing-time timers."""
+    if type(trigger) is t.PurgingTrigger:
+        return _event_time_only(trigger.nested_trigger)
+    return type(trigger) in (t.EventTimeTrigger, t.ContinuousEventTimeTrigger, t.CountTrigger,
+                             t.NeverTrigger)
 
 
 class _AssignerContext:
@@ -47,6 +56,8 @@ class WindowOperator:
         # read/write and timer registration per window instead of per element.
         self.batches_by_window = (self.event_time and not self.merging and evictor is None
                                   and type(trigger) is EventTimeTrigger)
+        # Only processing-time timers need every key group woken in every micro-batch.
+        self.needs_processing_time = not (self.event_time and _event_time_only(trigger))
 
     # -- lifecycle --------------------------------------------------------------------
     def open(self, runtime_context):
