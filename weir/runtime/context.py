@@ -1,7 +1,7 @@
 """The contexts user functions receive: RuntimeContext, process contexts, timer service."""
 
 from weir.runtime.records import MIN_WATERMARK
-from weir.runtime.state.states import create_state
+from weir.runtime.state.states import KeyedStateStore, create_state
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 
 
@@ -18,7 +18,7 @@ class OperatorClock:
         self.processing_time = 0
 
 
-class RuntimeContext:
+class RuntimeContext(KeyedStateStore):
     """PyFlink's RuntimeContext: task facts and, on keyed streams, keyed state."""
 
     def __init__(self, task_name: str, backend=None, subtask_index=0, parallelism=1,
@@ -60,21 +60,6 @@ class RuntimeContext:
             state = create_state(self._backend, descriptor, kind)
             self._states[descriptor.name] = state
         return state
-
-    def get_state(self, state_descriptor):
-        return self._state(state_descriptor, "value")
-
-    def get_list_state(self, state_descriptor):
-        return self._state(state_descriptor, "list")
-
-    def get_map_state(self, state_descriptor):
-        return self._state(state_descriptor, "map")
-
-    def get_reducing_state(self, state_descriptor):
-        return self._state(state_descriptor, "reducing")
-
-    def get_aggregating_state(self, state_descriptor):
-        return self._state(state_descriptor, "aggregating")
 
 
 class TimerService:

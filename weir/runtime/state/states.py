@@ -159,6 +159,28 @@ class AggregatingState(KeyedState):
         self._write(self._function.add(value, accumulator))
 
 
+class KeyedStateStore:
+    """PyFlink's KeyedStateStore: the five state getters over `_state(descriptor, kind)`."""
+
+    def _state(self, descriptor, kind):
+        raise NotImplementedError
+
+    def get_state(self, state_descriptor):
+        return self._state(state_descriptor, "value")
+
+    def get_list_state(self, state_descriptor):
+        return self._state(state_descriptor, "list")
+
+    def get_map_state(self, state_descriptor):
+        return self._state(state_descriptor, "map")
+
+    def get_reducing_state(self, state_descriptor):
+        return self._state(state_descriptor, "reducing")
+
+    def get_aggregating_state(self, state_descriptor):
+        return self._state(state_descriptor, "aggregating")
+
+
 STATE_CLASSES = {
     "value": ValueState,
     "list": ListState,

@@ -6,7 +6,7 @@ entry of a namespace removes the namespace; removing the last namespace removes 
 so a purged window leaves nothing behind.
 """
 
-from weir.runtime.state.states import create_state
+from weir.runtime.state.states import KeyedStateStore, create_state
 
 
 class NamespaceView:
@@ -86,8 +86,8 @@ def _state_merger(descriptor):
                     "only list, reducing and aggregating state merge with windows")
 
 
-class NamespacedStateStore:
-    """get_state()/get_list_state()/... over a NamespaceView; state objects are cached."""
+class NamespacedStateStore(KeyedStateStore):
+    """The state getters over a NamespaceView; state objects are cached."""
 
     def __init__(self, view: NamespaceView):
         self.view = view
@@ -107,17 +107,5 @@ class NamespacedStateStore:
         self.state(descriptor)  # validates the descriptor
         self.view.merge_namespaces(descriptor.name, target, sources, _state_merger(descriptor))
 
-    def get_state(self, descriptor):
-        return self.state(descriptor, "value")
-
-    def get_list_state(self, descriptor):
-        return self.state(descriptor, "list")
-
-    def get_map_state(self, descriptor):
-        return self.state(descriptor, "map")
-
-    def get_reducing_state(self, descriptor):
-        return self.state(descriptor, "reducing")
-
-    def get_aggregating_state(self, descriptor):
-        return self.state(descriptor, "aggregating")
+    def _state(self, descriptor, kind):
+        return self.state(descriptor, kind)
