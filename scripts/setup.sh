@@ -20,5 +20,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing weir and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[test]"
+  # Bytecode, once: with PYTHONDONTWRITEBYTECODE set (as on our CI machines) nothing else
+  # writes it, and every Python process Spark starts would compile pandas, pyarrow, ...
+  # from source again (seconds per process). Files that do not compile are left alone.
+  .venv/bin/python -m compileall -q -j 0 .venv/lib >/dev/null 2>&1 || true
   echo "$want" > "$stamp"
 fi

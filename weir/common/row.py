@@ -59,9 +59,34 @@ def shared_field_names(names) -> tuple:
     return _shared_fields(names)
 
 
+_ROW_CLASSES: Dict[tuple, type] = {}  # shared field tuple -> its Row subclass
+
+
+def _field_getter(position: int):
+    return property(lambda row: row._values[position])
+
+
+def _row_class(shared_fields: tuple) -> type:
+    """A Row subclass (still named Row) reading its fields through properties: `row.name`
+    then costs a property call instead of a failed lookup and `__getattr__` (~7x slower).
+    Names that are not identifiers, start with "_" or are Row's own attributes keep going
+    through `__getattr__`. Rows of field tuples that are not shared stay plain Rows."""
+    cls = _ROW_CLASSES.get(shared_fields)
+    if cls is None:
+        if _FIELD_INDEX.get(shared_fields) is None:
+            return Row
+        getters = {name: _field_getter(position)
+                   for name, position in _FIELD_INDEX[shared_fields].items()
+                   if name.isidentifier() and not name.startswith("_") and not hasattr(Row, name)}
+        cls = _ROW_CLASSES[shared_fields] = type("Row", (Row,), {"__slots__": (), **getters})
+        cls.__module__ = Row.__module__
+    return cls
+
+
 def row_of(shared_fields: tuple, values) -> "Row":
     """A named row (a fast path for sources): `shared_fields` from shared_field_names()."""
-    row = Row.__new__(Row)
+    cls = _ROW_CLASSES.get(shared_fields) or _row_class(shared_fields)
+    row = cls.__new__(cls)
     row._values = list(values)
     row._fields = shared_fields
     row._row_kind = RowKind.INSERT
@@ -70,9 +95,15 @@ def row_of(shared_fields: tuple, values) -> "Row":
 
 def _create_row(fields, values, row_kind: RowKind = RowKind.INSERT) -> "Row":
     """Build a row from field names and values (used by pickling)."""
-    row = Row.__new__(Row)
+    if fields is None:
+        row = Row.__new__(Row)
+        row._fields = None
+    else:
+        shared = _shared_fields(fields)
+        cls = _ROW_CLASSES.get(shared) or _row_class(shared)
+        row = cls.__new__(cls)
+        row._fields = shared
     row._values = list(values)
-    row._fields = None if fields is None else _shared_fields(fields)
     row._row_kind = row_kind
     return row
 
@@ -123,6 +154,7 @@ class Row:
             raise ValueError("Row has %d values but %d field names were given: %r"
                              % (len(self._values), len(names), names))
         self._fields = _shared_fields(names)
+        self.__class__ = _row_class(self._fields)  # the properties of the new names
 
     def get_field_names(self) -> Optional[List[str]]:
         """The field names, or ``None`` for a positional row (weir extension)."""

@@ -15,7 +15,7 @@ Flink semantics the engine follows:
 import inspect
 import numbers
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from weir.common.time import Duration
 
@@ -156,6 +156,24 @@ class WatermarkStrategy:
         if self._timestamp_assigner is None:
             return record_timestamp
         ts = self._timestamp_assigner.extract_timestamp(value, record_timestamp)
+        if type(ts) is int:
+            return ts
+        return self._checked_timestamp(ts, value)
+
+    def extract_timestamps(self, items: List[Tuple[Any, Optional[int]]]) -> list:
+        """``extract_timestamp`` over a batch of (value, record timestamp) pairs, calling a
+        plain assigner function directly (weir extension, for fused chains)."""
+        assigner = self._timestamp_assigner
+        if assigner is None:
+            return list(items)
+        extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
+            else assigner.extract_timestamp
+        out = [(value, extract(value, ts)) for value, ts in items]
+        if all(type(ts) is int for _, ts in out):
+            return out
+        return [(value, self._checked_timestamp(ts, value)) for value, ts in out]
+
+    def _checked_timestamp(self, ts, value) -> int:
         if type(ts) is int:
             return ts
         if isinstance(ts, bool) or not isinstance(ts, numbers.Integral):

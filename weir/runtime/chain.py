@@ -65,6 +65,9 @@ class Step:
         return [item for item in items if call(item[0])]
 
     def _timestamps(self, items, side):
+        batch = getattr(self.function, "extract_timestamps", None)  # a WatermarkStrategy
+        if batch is not None:
+            return batch(items)
         call = self.call
         return [(value, int(call(value, ts))) for value, ts in items]
 

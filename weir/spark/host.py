@@ -9,11 +9,12 @@ costs a few state calls per touched key group, whatever the number of keys or re
 from collections import Counter
 from operator import itemgetter
 
-import pandas as pd
+from pyspark import cloudpickle
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
+from weir.runtime.gc_pause import paused_gc
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.records import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
@@ -60,8 +61,12 @@ class SparkPageStore:
 
 
 class KeyGroupHost(StatefulProcessor):
+    """The operator is built on first use, not in `init`: Spark also calls `init` in a
+    short-lived driver-side Python process, only to learn the state variables, and that
+    process need not unpickle the user's functions (and import their modules)."""
+
     def __init__(self, node, uid, max_parallelism, parallelism, job_parameters):
-        self.node = node
+        self.node_blob = cloudpickle.dumps(node)
         self.uid = uid
         self.max_parallelism = max_parallelism
         self.parallelism = parallelism
@@ -70,14 +75,35 @@ class KeyGroupHost(StatefulProcessor):
     def init(self, handle):
         self.handle = handle
         self.store = SparkPageStore(handle.getMapState("pages", PAGE_KEY, PAGE_VALUE))
+        self.operator = None
+
+    def _open_operator(self):
+        node = cloudpickle.loads(self.node_blob)
         backend = KeyedStateBackend(lambda key_group: self.store, self.max_parallelism)
-        self.operator = build_keyed_operator(self.node, self.uid, backend, self.parallelism,
+        self.operator = build_keyed_operator(node, self.uid, backend, self.parallelism,
                                              job_parameters=self.job_parameters)
-        self.key_selector = self.node.param("key_selector")
-        self.validate = output_validator(self.node, self.uid)
+        self.key_selector = node.param("key_selector")
+        self.validate = output_validator(node, self.uid)
         self.operator.open()
 
     def handleInputRows(self, key, rows, timerValues):
+        with paused_gc():
+            records, has_end, clock = self._gather(rows)
+            frame = self._run(int(key[0]), records, timerValues, has_end, clock)
+        if frame is not None:
+            yield frame
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        self.metrics = Counter()
+        with paused_gc():
+            frame = self._run(int(key[0]), [], timerValues, False)
+        if frame is not None:
+            yield frame
+
+    def _gather(self, rows):
+        """(records in order, whether the input ends, a scripted clock) of the input rows;
+        upstream metrics go to self.metrics."""
+        import pandas as pd  # here, not at the top: see the class docstring
         records, has_end, clock, self.metrics = [], False, None, Counter()
         for frame in rows:
             # Spark hands the columns over positionally named (_0, _1, ...).
@@ -92,11 +118,7 @@ class KeyGroupHost(StatefulProcessor):
                 elif tag.startswith(METRIC_PREFIX):  # an upstream operator's: pass it on
                     self.metrics[tag] += int(stamp)
         records.sort(key=itemgetter(0))
-        yield from self._run(int(key[0]), records, timerValues, has_end, clock)
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        self.metrics = Counter()
-        yield from self._run(int(key[0]), [], timerValues, False)
+        return records, has_end, clock
 
     def _processing_time(self, timer_values, clock):
         """Spark's batch time, unless a scripted source runs the job on its test clock."""
@@ -109,6 +131,10 @@ class KeyGroupHost(StatefulProcessor):
         return timer_values.getCurrentProcessingTimeInMs()
 
     def _run(self, key_group, records, timer_values, has_end, clock=None):
+        """The key group's output frame for this batch (None if it has no rows)."""
+        import pandas as pd
+        if self.operator is None:
+            self._open_operator()
         self.store.reset()
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
         outputs = process_key_group_batch(
@@ -128,12 +154,13 @@ class KeyGroupHost(StatefulProcessor):
         if has_end:
             bundler.add_end()
         batch = bundler.to_batch()
-        if batch.num_rows:  # an empty frame would lose its column types
-            yield pd.DataFrame({
-                "_b": pd.Series(batch.column("_b").to_pylist(), dtype=object),
-                "_ts": pd.array(batch.column("_ts").to_pylist(), dtype="Int64"),
-                "_tag": pd.Series(batch.column("_tag").to_pylist(), dtype=object)},
-                columns=STREAM_COLUMNS)
+        if not batch.num_rows:  # an empty frame would lose its column types
+            return None
+        return pd.DataFrame({
+            "_b": pd.Series(batch.column("_b").to_pylist(), dtype=object),
+            "_ts": pd.array(batch.column("_ts").to_pylist(), dtype="Int64"),
+            "_tag": pd.Series(batch.column("_tag").to_pylist(), dtype=object)},
+            columns=STREAM_COLUMNS)
 
     def _schedule_wake(self, earliest, engine_watermark):
         """Keeps one Spark timer at (or before) the earliest weir event-time timer."""
@@ -148,4 +175,5 @@ class KeyGroupHost(StatefulProcessor):
         self.store.store(WAKE_PAGE, str(wake_at).encode())
 
     def close(self):
-        self.operator.close()
+        if self.operator is not None:
+            self.operator.close()

@@ -12,6 +12,7 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPart
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.plan.operators import build_chain
+from weir.runtime.gc_pause import paused_gc
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
 from weir.spark.frames import (CLOCK_TAG, KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS,
@@ -37,12 +38,9 @@ class WeirDataSource(DataSource):
         return KEYED_SCHEMA_DDL if "grouper" in self.options else STREAM_SCHEMA_DDL
 
     def streamReader(self, schema):
-        grouper = self.options.get("grouper")
-        chains = self.options.get("chains")
         return WeirStreamReader(decode_reader(self.options["reader"]),
-                                decode_reader(grouper) if grouper else None,
-                                int(self.options.get("ticks", "0")),
-                                decode_reader(chains) if chains else None)
+                                self.options.get("grouper"), int(self.options.get("ticks", "0")),
+                                self.options.get("chains"))
 
 
 class _Split(InputPartition):
@@ -55,13 +53,16 @@ class _Split(InputPartition):
 class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Reads a weir source reader's splits as bundles. With a key grouper (the source feeds
     a keyed operator directly), bundles are per key group and the first split of a batch
-    also carries the operator's ticks."""
+    also carries the operator's ticks.
+
+    The key grouper and the chains stay encoded until records are read: the driver-side
+    Python process that plans offsets and splits never unpickles the user's functions."""
 
     def __init__(self, reader, key_grouper=None, ticks: int = 0, chains=None):
         self.reader = reader
-        self.key_grouper = key_grouper
+        self.encoded_grouper = key_grouper
         self.ticks = ticks
-        self.chains = chains  # (nodes before the watermark, nodes after, uids, parameters)
+        self.encoded_chains = chains  # (nodes before the watermark, nodes after, uids, params)
 
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
@@ -78,9 +79,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition):
         split = partition.split
-        bundler = Bundler(keyed=self.key_grouper is not None)
+        grouper = decode_reader(self.encoded_grouper) if self.encoded_grouper else None
+        bundler = Bundler(keyed=grouper is not None)
         if split != END_SPLIT:
-            self._add_script_controls(bundler, split, partition.first)
+            self._add_script_controls(bundler, split, partition.first, grouper is not None)
         elif partition.first and self.ticks:
             bundler.add_ticks(self.ticks)
         if split == END_SPLIT:
@@ -91,18 +93,20 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         reader = self.reader
         rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
         base = make_seq(AFTER_WATERMARK, index, 0)
-        chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
-        grouper = self.key_grouper
         run_chains, chains = self._chain_runner(index)
-        while chunk:
-            if run_chains is not None:
-                chunk = run_chains(chunk, bundler)
-            groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
-            bundler.add_all(None, groups, [(base + i, value, ts)
-                                           for i, (value, ts) in enumerate(chunk)])
-            base += len(chunk)
-            yield bundler.to_batch()
-            chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+        while True:
+            with paused_gc():
+                chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+                if not chunk:
+                    break
+                if run_chains is not None:
+                    chunk = run_chains(chunk, bundler)
+                groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
+                bundler.add_all(None, groups, [(base + i, value, ts)
+                                               for i, (value, ts) in enumerate(chunk)])
+                base += len(chunk)
+                batch = bundler.to_batch()
+            yield batch
         for chain in chains:
             chain.close()
         if bundler.done:  # control rows of a split without records (ticks, a watermark)
@@ -111,9 +115,9 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def _chain_runner(self, subtask_index):
         """Runs the fused chains over (value, ts) items; None without chains. The largest
         timestamp before the second chain travels as a SEEN row, for the watermark."""
-        if self.chains is None:
+        if self.encoded_chains is None:
             return None, ()
-        before_nodes, after_nodes, uids, parameters = self.chains
+        before_nodes, after_nodes, uids, parameters = decode_reader(self.encoded_chains)
         before, after = build_chain(before_nodes, uids), build_chain(after_nodes, uids)
         for chain in (before, after):
             chain.open(subtask_index=subtask_index, job_parameters=parameters)
@@ -127,13 +131,13 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return items
         return run, (before, after)
 
-    def _add_script_controls(self, bundler, split, first):
+    def _add_script_controls(self, bundler, split, first, keyed):
         """Ticks; for a scripted source also its clock and the next batch's watermark."""
         scripted = hasattr(self.reader, "processing_time")
         clock = self.reader.processing_time(split) if scripted else None
         if first and self.ticks:
             bundler.add_ticks(self.ticks, clock)
-        elif first and scripted and not self.key_grouper:
+        elif first and scripted and not keyed:
             bundler.add_control(CLOCK_TAG, clock)
         watermark = self.reader.announced_watermark(split) if scripted else None
         if watermark is not None:

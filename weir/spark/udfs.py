@@ -5,6 +5,7 @@ from pyspark import TaskContext
 from weir.plan.operators import build_chain
 from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
+from weir.runtime.gc_pause import paused_gc
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 from weir.spark.frames import (CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, is_control,
@@ -64,8 +65,9 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
                 if tag == CLOCK_TAG:
                     _pass_clock(bundler, stamp, key_grouper, tick_key_groups)
                     continue
-                counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
-                                      key_grouper)
+                with paused_gc():
+                    counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
+                                          key_grouper)
             if bundler.buffered >= MAX_BUNDLE_RECORDS:
                 yield bundler.to_batch()
         if tick_key_groups and producer == 0:
