@@ -157,3 +157,21 @@ def test_set_field_names():
 
 def test_nested_repr():
     assert repr(Row(a=Row(1, None), b=[1.5])) == "Row(a=Row(1, None), b=[1.5])"
+
+
+def test_source_rows_read_fields_as_attributes_and_stay_rows():
+    from weir.common.row import row_of, shared_field_names
+    fields = shared_field_names(["id", "as_dict", "_hidden", "two words"])
+    row = row_of(fields, [1, 2, 3, 4])
+    assert isinstance(row, Row) and type(row).__name__ == "Row"
+    assert row.id == 1 and row["as_dict"] == 2 and row["two words"] == 4
+    assert row.as_dict() == {"id": 1, "as_dict": 2, "_hidden": 3, "two words": 4}
+    assert row == Row(id=1, as_dict=2, _hidden=3, **{"two words": 4})
+    row["id"] = 9
+    assert row.id == 9
+    copy = pickle.loads(pickle.dumps(row))
+    assert copy == row and copy.id == 9
+    row.set_field_names(["a", "id", "c", "d"])
+    assert (row.a, row.id) == (9, 2)
+    with pytest.raises(AttributeError):
+        row.missing

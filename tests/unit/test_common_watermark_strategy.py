@@ -115,3 +115,23 @@ def test_repr():
         "WatermarkStrategy.for_monotonous_timestamps().with_idleness(Duration.of_seconds(30))")
     assert repr(WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1500))) == (
         "WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1500))")
+
+
+def test_extract_timestamps_of_a_batch_equals_one_by_one():
+    items = [(Row(ts=5), None), (Row(ts=7), 3)]
+    for assigner in (lambda value, ts: value.ts, FieldAssigner()):
+        s = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(assigner)
+        assert s.extract_timestamps(items) == [(items[0][0], 5), (items[1][0], 7)]
+    assert WatermarkStrategy.no_watermarks().extract_timestamps(items) == items
+
+
+def test_extract_timestamps_converts_integral_and_rejects_other_results():
+    import numpy as np
+    s = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda value, ts: np.int64(value))
+    result = s.extract_timestamps([(4, None)])
+    assert result == [(4, 4)] and type(result[0][1]) is int
+    bad = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda value, ts: "x" if value else 1)
+    with pytest.raises(TypeError, match="returned str 'x' for record 2"):
+        bad.extract_timestamps([(0, None), (2, None)])

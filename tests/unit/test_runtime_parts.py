@@ -166,3 +166,17 @@ def test_paced_bounded_generator_always_makes_progress_until_its_end():
         offset = reader.latest_offset(offset)
         steps.append(offset["pos"])
     assert steps[-1] == 3 and all(b > a for a, b in zip([0] + steps, steps))
+
+
+def test_paused_gc_restores_the_collector_state_even_on_error():
+    import gc
+    from weir.runtime.gc_pause import paused_gc
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with paused_gc():
+            assert not gc.isenabled()
+            with paused_gc():  # nested: the outer pause still holds after the inner ends
+                pass
+            assert not gc.isenabled()
+            raise ValueError("boom")
+    assert gc.isenabled()

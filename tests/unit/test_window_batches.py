@@ -37,7 +37,10 @@ def batches(seed):
 
 
 def one_by_one(pipeline, seed):
-    harness = KeyedOperatorHarness(window_operator(Transcript("t", pipeline, [])), f.key_of)
+    """The general path: elements one by one, timers through the trigger object."""
+    function = window_operator(Transcript("t", pipeline, []))
+    function.batches_by_window = False
+    harness = KeyedOperatorHarness(function, f.key_of)
     out = []
     for elements, watermark in batches(seed):
         harness.process_watermark(watermark)

@@ -121,8 +121,7 @@ class KeyedStateBackend:
 
     def get_entry(self, state_name: str):
         """The stored value of `state_name` for the current key, or None."""
-        _, _, page = self._current_page()
-        entry = page.get(self.current_key)
+        entry = (self._page_ref or self._current_page())[2].get(self.current_key)
         return None if entry is None else entry.get(state_name)
 
     def put_entry(self, state_name: str, stored) -> None:

@@ -81,6 +81,7 @@ class WindowTimers:
     def __init__(self, backend, timer_service):
         self._backend = backend
         self._timer_service = timer_service
+        self._methods = {}  # (action, domain) -> the timer service's bound method
 
     def register(self, domain, time, window) -> None:
         index = self._backend.get_entry(self.ENTRY)
@@ -123,6 +124,9 @@ class WindowTimers:
             self._backend.remove_entry(self.ENTRY)
 
     def _underlying(self, domain, action):
-        service = self._timer_service()
-        kind = "event_time" if domain == EVENT_TIME else "processing_time"
-        return getattr(service, f"{action}_{kind}_timer")
+        method = self._methods.get((action, domain))
+        if method is None:
+            kind = "event_time" if domain == EVENT_TIME else "processing_time"
+            method = getattr(self._timer_service(), f"{action}_{kind}_timer")
+            self._methods[(action, domain)] = method
+        return method

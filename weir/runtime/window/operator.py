@@ -237,8 +237,25 @@ class WindowOperator:
     def on_timer(self, timestamp, ctx):
         self._bind(ctx)
         domain = ctx.time_domain()
-        for window in self.window_timers.pop(domain, timestamp):
+        windows = self.window_timers.pop(domain, timestamp)
+        if self.batches_by_window:  # EventTimeTrigger, no merging, no evictor
+            self._on_event_time_trigger_timers(timestamp, windows)
+            return
+        for window in windows:
             self._on_window_timer(domain, timestamp, window)
+
+    def _on_event_time_trigger_timers(self, timestamp, windows):
+        """_on_window_timer with EventTimeTrigger's decisions inlined: fire at the window's
+        end, drop everything at its cleanup time. Its clear() would delete the timer at
+        the window's end, which has always fired (or is this one) by the cleanup time."""
+        for window in windows:
+            if timestamp == window.max_timestamp():
+                self._fire(window, window)
+            if timestamp == self.cleanup_time(window):
+                self.window_contents.drop_namespace(window)
+                self.process_ctx._window = window
+                self.window_function.clear(self.process_ctx)
+                self.window_state.view.drop_namespace(window)
 
     def _on_window_timer(self, domain, timestamp, window):
         merging = None

@@ -34,11 +34,12 @@ class Window:
 class TimeWindow(Window):
     """The interval [start, end) in milliseconds."""
 
-    __slots__ = ("start", "end")
+    __slots__ = ("start", "end", "_hash")
 
     def __init__(self, start: int, end: int):
         self.start = start
         self.end = end
+        self._hash = hash((start, end))  # windows are dict keys on every hot path
 
     def max_timestamp(self) -> int:
         return self.end - 1
@@ -71,7 +72,7 @@ class TimeWindow(Window):
         return type(other) is TimeWindow and self.start == other.start and self.end == other.end
 
     def __hash__(self):
-        return hash((self.start, self.end))
+        return self._hash
 
     def __lt__(self, other):
         return (self.start, self.end) < (other.start, other.end)
