@@ -30,7 +30,9 @@ must be exactly those whose end is after its final watermark; those are the wind
 weir emitted.
 
 Times run from query start to its end (data generation and file writing excluded), after a
-small warm-up run of both sides. Events/s count every event read (views are ~1/3 of them).
+small warm-up run of both sides. Each engine runs --repeat times (default 3, taking turns)
+and the table uses the median time: on this machine one run of either engine varies by up
+to ~25%. Events/s count every event read (views are ~1/3 of them).
 
   .venv/bin/python bench/ysb.py --events 20000 --campaigns 100        # smoke run
   .venv/bin/python bench/ysb.py                                       # full size
@@ -40,6 +42,7 @@ import argparse
 import datetime
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -208,18 +211,29 @@ def run_case(spark, events, campaigns, args, workdir, verbose):
         print(f"  data: {events:,} events, {campaigns:,} campaigns, {len(campaign_of_ad):,} ads, "
               f"{args.files} files, generated in {time.perf_counter() - generated:.1f} s",
               flush=True)
-    native_s, native_progress, native_rows, watermark = run_native(
-        spark, events_dir, lookup, args.files_per_batch)
+    times = {"native": [], "weir": []}
+    problems = []
+    for _ in range(args.repeat):  # the engines take turns, so both see the same machine
+        native_s, native_progress, native_rows, watermark = run_native(
+            spark, events_dir, lookup, args.files_per_batch)
+        weir_s, weir_progress, weir_rows = run_weir(spark, events_dir, campaign_of_ad,
+                                                    args.files_per_batch)
+        run_problems, summary = check(native_rows, watermark, weir_rows, expected)
+        problems += [p for p in run_problems if p not in problems]
+        times["native"].append(native_s)
+        times["weir"].append(weir_s)
+        if verbose:
+            for side, seconds, progress in (("native", native_s, native_progress),
+                                            ("weir", weir_s, weir_progress)):
+                text, batch_ms = batch_summary(progress)
+                print(f"  {side:6s} C={campaigns:>9,}  {seconds:8.2f} s  "
+                      f"{events / seconds:>10,.0f} ev/s  batches(rows@ms): {text}  "
+                      f"(sum {batch_ms} ms)", flush=True)
     lookup.unpersist()
-    weir_s, weir_progress, weir_rows = run_weir(spark, events_dir, campaign_of_ad,
-                                                args.files_per_batch)
-    problems, summary = check(native_rows, watermark, weir_rows, expected)
+    native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
     if verbose:
-        for side, seconds, progress in (("native", native_s, native_progress),
-                                        ("weir", weir_s, weir_progress)):
-            text, batch_ms = batch_summary(progress)
-            print(f"  {side:6s} C={campaigns:>9,}  {seconds:8.2f} s  {events / seconds:>10,.0f} "
-                  f"ev/s  batches(rows@ms): {text}  (sum {batch_ms} ms)", flush=True)
+        print(f"  median of {args.repeat}: native {native_s:.2f} s, weir {weir_s:.2f} s",
+              flush=True)
         tw = summary["time_windows"]
         print(f"  check: expected {summary['windows_expected']:,} (campaign, window) counts "
               f"over {tw[0]} 10 s windows; native emitted {summary['windows_native']:,} (over "
@@ -260,6 +274,9 @@ def parse_args(argv=None):
     parser.add_argument("--files", type=int, default=4, help="Parquet files of events")
     parser.add_argument("--files-per-batch", type=int, default=1,
                         help="files per micro-batch, on both engines")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each engine per campaign count (taking turns); the "
+                             "table shows the median time")
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--quiet", action="store_true", help="only print the table")
     return parser.parse_args(argv)
@@ -274,7 +291,8 @@ def main(argv=None):
     failed = False
     try:
         started = time.perf_counter()
-        warmup = run_case(spark, args.warmup_events, 100, args, workdir, False)
+        warmup = run_case(spark, args.warmup_events, 100, argparse.Namespace(
+            **{**vars(args), "repeat": 1}), workdir, False)
         failed |= bool(warmup["problems"])
         mismatch = "; ".join(warmup["problems"])
         print(f"session + warm-up ({args.warmup_events:,} events): "

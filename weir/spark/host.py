@@ -76,6 +76,8 @@ class KeyGroupHost(StatefulProcessor):
         self.handle = handle
         self.store = SparkPageStore(handle.getMapState("pages", PAGE_KEY, PAGE_VALUE))
         self.operator = None
+        # key group -> the engine watermark it last ran at, in this task (one micro-batch)
+        self.ran_at = {}
 
     def _open_operator(self):
         node = cloudpickle.loads(self.node_blob)
@@ -94,6 +96,10 @@ class KeyGroupHost(StatefulProcessor):
             yield frame
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        if self.ran_at.get(int(key[0])) == timerValues.getCurrentWatermarkInMs():
+            # Its input rows ran at this watermark: every due timer fired then, and the
+            # next wake-up is registered. Nothing is left to do.
+            return
         self.metrics = Counter()
         with paused_gc():
             frame = self._run(int(key[0]), [], timerValues, False)
@@ -142,6 +148,7 @@ class KeyGroupHost(StatefulProcessor):
             self._processing_time(timer_values, clock), self.validate)
         self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
                             timer_values.getCurrentWatermarkInMs())
+        self.ran_at[key_group] = timer_values.getCurrentWatermarkInMs()
         self.operator.release()
         bundler = Bundler()
         for seq, tag, value, ts in outputs:
