@@ -175,3 +175,59 @@ def test_source_rows_read_fields_as_attributes_and_stay_rows():
     assert (row.a, row.id) == (9, 2)
     with pytest.raises(AttributeError):
         row.missing
+
+
+class _CountingArray:
+    """A column that counts its conversions to Python values."""
+
+    def __init__(self, values):
+        self.values = values
+        self.conversions = 0
+
+    def to_pylist(self):
+        self.conversions += 1
+        return list(self.values)
+
+
+def _column_rows():
+    from weir.common.row import rows_of_columns, shared_field_names
+    arrays = [_CountingArray([1, 2, 3]), _CountingArray(["a", "b", "c"]),
+              _CountingArray([0.5, 1.5, 2.5])]
+    fields = shared_field_names(["id", "name", "two words"])
+    return arrays, rows_of_columns(fields, arrays, 3)
+
+
+def test_column_rows_convert_only_the_columns_read_once_each():
+    arrays, rows = _column_rows()
+    assert [r.id for r in rows] == [1, 2, 3]
+    assert [r.id for r in rows] == [1, 2, 3]
+    assert [a.conversions for a in arrays] == [1, 0, 0]
+    assert rows[2].name == "c"
+    assert [a.conversions for a in arrays] == [1, 1, 0]
+
+
+def test_column_rows_behave_as_rows():
+    arrays, rows = _column_rows()
+    row = rows[1]
+    assert isinstance(row, Row) and type(row).__name__ == "Row"
+    assert row == Row(id=2, name="b", **{"two words": 1.5})
+    assert repr(row) == "Row(id=2, name='b', two words=1.5)"
+    assert row["two words"] == 1.5 and row[0] == 2 and len(row) == 3
+    assert pickle.loads(pickle.dumps(rows[0])) == Row(id=1, name="a", **{"two words": 0.5})
+    assert rows[2].as_dict() == {"id": 3, "name": "c", "two words": 2.5}
+
+
+def test_column_rows_take_writes_and_new_names():
+    arrays, rows = _column_rows()
+    row = rows[0]
+    row["id"] = 7
+    row[1] = "z"
+    assert (row.id, row.name) == (7, "z")
+    assert rows[1].id == 2  # the other rows still read the columns
+    other = rows[2]
+    other.set_field_names(["x", "y", "z"])
+    assert (other.x, other.y, other.z) == (3, "c", 2.5)
+    with pytest.raises(AttributeError):
+        rows[1].missing
+    with pytest.raises(AttributeError):
+        rows[1].id = 5

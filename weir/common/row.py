@@ -83,6 +83,81 @@ def _row_class(shared_fields: tuple) -> type:
     return cls
 
 
+class _LazyColumns(dict):
+    """Position -> that column of a batch as a Python list, converted on first use."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays):
+        super().__init__()
+        self.arrays = arrays
+
+    def __missing__(self, position):
+        values = self[position] = self.arrays[position].to_pylist()
+        return values
+
+
+_LAZY_ROW_CLASSES: Dict[tuple, type] = {}  # shared field tuple -> its column-backed class
+
+
+def _column_getter(position: int):
+    return property(lambda row: row._columns[position][row._index])
+
+
+def _lazy_row_class(shared_fields: tuple):
+    """A Row class whose rows read their fields from a batch's columns until anything but
+    a field read touches them (`_values`): they then turn into plain rows of their field
+    names (same layout, so the class can change in place). None if the names are not
+    shared."""
+    cls = _LAZY_ROW_CLASSES.get(shared_fields)
+    if cls is not None:
+        return cls
+    plain = _row_class(shared_fields)
+    if plain is Row:
+        return None
+
+    def materialize(row):
+        columns, index = row._columns, row._index
+        values = [columns[p][index] for p in range(len(row._fields))]
+        row.__class__ = plain
+        row._values, row._columns = values, None
+        return values
+
+    def replace(row, values):
+        row.__class__ = plain
+        row._values, row._columns = values, None
+
+    getters = {name: _column_getter(position)
+               for name, position in _FIELD_INDEX[shared_fields].items()
+               if isinstance(getattr(plain, name, None), property)}
+    cls = _LAZY_ROW_CLASSES[shared_fields] = type(
+        "Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
+                          **getters})
+    cls.__module__ = Row.__module__
+    return cls
+
+
+def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
+    """`count` named rows over columnar `arrays` (each with `to_pylist()`, e.g. pyarrow
+    arrays), a fast path for sources: a column becomes Python values only once a row reads
+    it, so columns a job never reads cost nothing. The rows behave as any Row."""
+    cls = _lazy_row_class(shared_fields)
+    if cls is None:
+        return [row_of(shared_fields, values)
+                for values in zip(*(array.to_pylist() for array in arrays))]
+    columns, new, kind = _LazyColumns(arrays), cls.__new__, RowKind.INSERT
+    rows = []
+    append = rows.append
+    for index in range(count):
+        row = new(cls)
+        row._columns = columns
+        row._index = index
+        row._fields = shared_fields
+        row._row_kind = kind
+        append(row)
+    return rows
+
+
 def row_of(shared_fields: tuple, values) -> "Row":
     """A named row (a fast path for sources): `shared_fields` from shared_field_names()."""
     cls = _ROW_CLASSES.get(shared_fields) or _row_class(shared_fields)
@@ -116,7 +191,8 @@ class Row:
     ``Person("Alice", 11)`` creates a named row.
     """
 
-    __slots__ = ("_values", "_fields", "_row_kind")
+    # _columns and _index: where a column-backed row (rows_of_columns) reads its fields
+    __slots__ = ("_values", "_fields", "_row_kind", "_columns", "_index")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args and kwargs:

@@ -203,16 +203,19 @@ def _parquet_rows(path: str) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
+PARQUET_ROWS_PER_CHUNK = 8_192  # rows built (and columns converted) at a time
+
+
 def read_file(path: str, fmt: str, row_range=None):
-    from weir.common.row import Row, row_of, shared_field_names
+    from weir.common.row import Row, rows_of_columns, shared_field_names
     if fmt == "parquet":
         import pyarrow.parquet as pq
         table = pq.read_table(path)
         if row_range is not None:
             table = table.slice(row_range[0], row_range[1] - row_range[0])
         fields = shared_field_names(table.column_names)
-        for values in zip(*(column.to_pylist() for column in table.columns)):
-            yield row_of(fields, values)
+        for batch in table.to_batches(max_chunksize=PARQUET_ROWS_PER_CHUNK):
+            yield from rows_of_columns(fields, batch.columns, batch.num_rows)
         return
     with open(path, "r", encoding="utf-8", newline="") as handle:
         if fmt == "text":
