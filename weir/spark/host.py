@@ -1,17 +1,18 @@
 """Hosts a keyed runtime operator in Spark's transformWithStateInPandas, per key group.
 
 Spark groups bundles by key group and calls the host once per key group and micro-batch.
-Keyed state lives in a Spark MapState of page id -> pickled page, timers in one more page,
-and one Spark event-time timer per key group wakes it at its earliest weir timer: a batch
-costs a few state calls per touched key group, whatever the number of keys or records.
+Keyed state lives in pages (pickled), all pages of a key group in one Spark ValueState, and
+one Spark event-time timer per key group wakes it at its earliest weir timer: a batch costs
+a few state calls per touched key group, whatever the number of keys or records.
 """
 
+import pickle
 from collections import Counter
 from operator import itemgetter
 
 from pyspark import cloudpickle
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
-from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
+from pyspark.sql.types import BinaryType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
 from weir.runtime.gc_pause import paused_gc
@@ -21,31 +22,32 @@ from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
 
-PAGE_KEY = StructType([StructField("page", IntegerType())])
-PAGE_VALUE = StructType([StructField("blob", BinaryType())])
+PAGES_VALUE = StructType([StructField("pages", BinaryType())])
 WAKE_PAGE = -2  # the Spark timer registered for this key group, kept beside the pages
 CLOCK_PAGE = -4  # the last scripted processing time (weir.testing.TestStream) seen
 INPUT_COLUMNS = STREAM_COLUMNS + ["_kg"]
 
 
 class SparkPageStore:
-    """A PageStore over the current key group's Spark MapState.
+    """A PageStore over the current key group's Spark ValueState, which holds all the key
+    group's pages as one pickled dict: the first load reads it (one state call), `flush()`
+    writes it back once if any page changed. State calls are the cost here (a round trip to
+    the JVM each, ~1 ms on a loaded machine), so a batch costs two per key group, however
+    many pages it touched."""
 
-    The first load of a key group reads all its pages in one bulk iteration (one round trip
-    for a small map); later loads are served from that copy. Each changed page is one write.
-    """
-
-    def __init__(self, map_state):
-        self.map_state = map_state
+    def __init__(self, value_state):
+        self.value_state = value_state
         self._pages = None
+        self._changed = False
 
     def reset(self) -> None:
         """Forgets the cached pages: the next key group reads its own."""
-        self._pages = None
+        self._pages, self._changed = None, False
 
     def _all(self):
         if self._pages is None:
-            self._pages = {int(k[0]): bytes(v[0]) for k, v in self.map_state.iterator()}
+            stored = self.value_state.get()
+            self._pages = pickle.loads(stored[0]) if stored is not None else {}
         return self._pages
 
     def load(self, page_id):
@@ -53,11 +55,20 @@ class SparkPageStore:
 
     def store(self, page_id, blob):
         self._all()[page_id] = blob
-        self.map_state.updateValue((page_id,), (blob,))
+        self._changed = True
 
     def remove(self, page_id):
         if self._all().pop(page_id, None) is not None:
-            self.map_state.removeKey((page_id,))
+            self._changed = True
+
+    def flush(self) -> None:
+        if not self._changed:
+            return
+        if self._pages:
+            self.value_state.update((pickle.dumps(self._pages, protocol=5),))
+        else:
+            self.value_state.clear()
+        self._changed = False
 
 
 class KeyGroupHost(StatefulProcessor):
@@ -74,10 +85,8 @@ class KeyGroupHost(StatefulProcessor):
 
     def init(self, handle):
         self.handle = handle
-        self.store = SparkPageStore(handle.getMapState("pages", PAGE_KEY, PAGE_VALUE))
+        self.store = SparkPageStore(handle.getValueState("pages", PAGES_VALUE))
         self.operator = None
-        # key group -> the engine watermark it last ran at, in this task (one micro-batch)
-        self.ran_at = {}
 
     def _open_operator(self):
         node = cloudpickle.loads(self.node_blob)
@@ -96,13 +105,10 @@ class KeyGroupHost(StatefulProcessor):
             yield frame
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        if self.ran_at.get(int(key[0])) == timerValues.getCurrentWatermarkInMs():
-            # Its input rows ran at this watermark: every due timer fired then, and the
-            # next wake-up is registered. Nothing is left to do.
-            return
         self.metrics = Counter()
         with paused_gc():
-            frame = self._run(int(key[0]), [], timerValues, False)
+            frame = self._run(int(key[0]), [], timerValues, False,
+                              expiring=expiredTimerInfo.getExpiryTimeInMs())
         if frame is not None:
             yield frame
 
@@ -136,8 +142,9 @@ class KeyGroupHost(StatefulProcessor):
             return int(stored)
         return timer_values.getCurrentProcessingTimeInMs()
 
-    def _run(self, key_group, records, timer_values, has_end, clock=None):
-        """The key group's output frame for this batch (None if it has no rows)."""
+    def _run(self, key_group, records, timer_values, has_end, clock=None, expiring=None):
+        """The key group's output frame for this batch (None if it has no rows); `expiring`
+        is the Spark timer being handled (Spark deletes it)."""
         import pandas as pd
         if self.operator is None:
             self._open_operator()
@@ -147,9 +154,9 @@ class KeyGroupHost(StatefulProcessor):
             self.operator, self.key_selector, key_group, records, watermark,
             self._processing_time(timer_values, clock), self.validate)
         self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
-                            timer_values.getCurrentWatermarkInMs())
-        self.ran_at[key_group] = timer_values.getCurrentWatermarkInMs()
+                            timer_values.getCurrentWatermarkInMs(), expiring)
         self.operator.release()
+        self.store.flush()
         bundler = Bundler()
         for seq, tag, value, ts in outputs:
             if tag is not None and tag.startswith(METRIC_PREFIX):
@@ -169,14 +176,21 @@ class KeyGroupHost(StatefulProcessor):
             "_tag": pd.Series(batch.column("_tag").to_pylist(), dtype=object)},
             columns=STREAM_COLUMNS)
 
-    def _schedule_wake(self, earliest, engine_watermark):
-        """Keeps one Spark timer at (or before) the earliest weir event-time timer."""
-        if earliest is None:
-            return
+    def _schedule_wake(self, earliest, engine_watermark, expiring):
+        """Keeps exactly one Spark timer per key group, at its earliest weir event-time
+        timer (none without one): a timer that is no longer needed is deleted rather than
+        left to wake the key group for nothing."""
         # Timers beyond the end-of-input time still fire at the end (+infinity watermark).
-        wake_at = min(max(earliest, engine_watermark + 1), END_OF_INPUT_THRESHOLD)
-        current = self.store.load(WAKE_PAGE)
-        if current is not None and engine_watermark < int(current) <= wake_at:
+        wake_at = None if earliest is None else min(max(earliest, engine_watermark + 1),
+                                                    END_OF_INPUT_THRESHOLD)
+        stored = self.store.load(WAKE_PAGE)
+        current = None if stored is None else int(stored)
+        if wake_at == current:
+            return
+        if current is not None and current != expiring:
+            self.handle.deleteTimer(current)
+        if wake_at is None:
+            self.store.remove(WAKE_PAGE)
             return
         self.handle.registerTimer(wake_at)
         self.store.store(WAKE_PAGE, str(wake_at).encode())
