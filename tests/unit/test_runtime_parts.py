@@ -180,3 +180,45 @@ def test_paused_gc_restores_the_collector_state_even_on_error():
             assert not gc.isenabled()
             raise ValueError("boom")
     assert gc.isenabled()
+
+
+def _parquet_file(tmp_path, names, rows):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = str(tmp_path / "rows.parquet")
+    pq.write_table(pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)}),
+                   path)
+    return path
+
+
+def test_parquet_splits_read_their_row_ranges_as_rows(tmp_path):
+    from weir.common.row import Row
+    from weir.runtime.sources import FileReader
+    rows = [(i, f"s{i}", i * 0.5) for i in range(10)]
+    path = _parquet_file(tmp_path, ["id", "name", "x.y"], rows)
+    reader = FileReader(str(tmp_path), "parquet")
+    reader.rows_per_split = 4
+    splits = reader.splits(reader.initial_offset(), reader.latest_offset(reader.initial_offset()))
+    assert [s for s in splits if s != "end"] == [(0, [(path, 0, 3)]), (1, [(path, 3, 6)]),
+                                                (2, [(path, 6, 10)])]
+    read = [value for split in splits if split != "end"
+            for value, _ in reader.read_files(split[1])]
+    assert read == [Row(id=i, name=n, **{"x.y": x}) for i, n, x in rows]
+    assert [r.id for r in read] == list(range(10)) and read[7]["x.y"] == 3.5
+
+
+def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+    from weir.runtime.sources import read_file
+    path = _parquet_file(tmp_path, ["id", "name"], [(1, "a"), (2, "b"), (3, "c")])
+    read_columns = []
+    real_read_table = pq.read_table
+
+    def read_table(source, columns=None, **kwargs):
+        read_columns.append(columns)
+        return real_read_table(source, columns=columns, **kwargs)
+    monkeypatch.setattr(pq, "read_table", read_table)
+    rows = list(read_file(path, "parquet", (1, 3)))
+    assert [r.name for r in rows] == ["b", "c"]
+    assert read_columns == [["name"]]
+    assert rows[0].id == 2 and read_columns == [["name"], ["id"]]

@@ -203,19 +203,42 @@ def _parquet_rows(path: str) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-PARQUET_ROWS_PER_CHUNK = 8_192  # rows built (and columns converted) at a time
+class _ParquetColumn:
+    """One column of a Parquet file (or of a row range of it), read from the file only when
+    a row first reads the column: columns a job never reads are never read."""
+
+    def __init__(self, path: str, name: str, row_range=None):
+        self.path = path
+        self.name = name
+        self.row_range = row_range
+
+    def to_pylist(self) -> list:
+        import pyarrow.parquet as pq
+        column = pq.read_table(self.path, columns=[self.name]).column(0)
+        if self.row_range is not None:
+            column = column.slice(self.row_range[0], self.row_range[1] - self.row_range[0])
+        return column.to_pylist()
+
+
+def _read_parquet(path: str, row_range=None) -> list:
+    from weir.common.row import rows_of_columns, shared_field_names
+    import pyarrow.parquet as pq
+    file = pq.ParquetFile(path)
+    names = file.schema_arrow.names
+    lo, hi = row_range if row_range is not None else (0, file.metadata.num_rows)
+    fields = shared_field_names(names)
+    if len(set(names)) == len(names) and not any("." in name for name in names):
+        columns = [_ParquetColumn(path, name, row_range) for name in names]
+    else:  # names a column selection could not tell apart: read the whole table
+        table = pq.read_table(path).slice(lo, hi - lo)
+        columns = table.columns
+    return rows_of_columns(fields, columns, hi - lo)
 
 
 def read_file(path: str, fmt: str, row_range=None):
-    from weir.common.row import Row, rows_of_columns, shared_field_names
+    from weir.common.row import Row
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-        table = pq.read_table(path)
-        if row_range is not None:
-            table = table.slice(row_range[0], row_range[1] - row_range[0])
-        fields = shared_field_names(table.column_names)
-        for batch in table.to_batches(max_chunksize=PARQUET_ROWS_PER_CHUNK):
-            yield from rows_of_columns(fields, batch.columns, batch.num_rows)
+        yield from _read_parquet(path, row_range)
         return
     with open(path, "r", encoding="utf-8", newline="") as handle:
         if fmt == "text":
