@@ -88,6 +88,17 @@ class Bundler:
 
     def to_batch(self) -> pa.RecordBatch:
         """Everything added so far, as one Arrow batch; the bundler is then empty."""
+        blobs, timestamps, tags, groups = self.to_columns()
+        arrays = [pa.array(blobs, pa.binary()), pa.array(timestamps, pa.int64()),
+                  pa.array(tags, pa.string())]
+        if self.keyed:
+            return pa.RecordBatch.from_arrays(arrays + [pa.array(groups, pa.int32())],
+                                              schema=KEYED_ARROW_SCHEMA)
+        return pa.RecordBatch.from_arrays(arrays, schema=STREAM_ARROW_SCHEMA)
+
+    def to_columns(self) -> tuple:
+        """Everything added so far as lists (blobs, timestamps, tags, key groups), a row
+        per bundle or control row; the bundler is then empty."""
         bundles = self.done + [(t, kg, r) for (t, kg), r in self.open.items() if r]
         self.done, self.open, self.buffered = [], defaultdict(list), 0
         blobs, timestamps, tags, groups = [], [], [], []
@@ -100,10 +111,5 @@ class Bundler:
                 timestamps.append(_max_ts(payload))
             tags.append(tag)
             groups.append(key_group)
-        arrays = [pa.array(blobs, pa.binary()), pa.array(timestamps, pa.int64()),
-                  pa.array(tags, pa.string())]
-        if self.keyed:
-            return pa.RecordBatch.from_arrays(arrays + [pa.array(groups, pa.int32())],
-                                              schema=KEYED_ARROW_SCHEMA)
-        return pa.RecordBatch.from_arrays(arrays, schema=STREAM_ARROW_SCHEMA)
+        return blobs, timestamps, tags, groups
 

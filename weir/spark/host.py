@@ -167,14 +167,11 @@ class KeyGroupHost(StatefulProcessor):
             bundler.add_control(tag, count)
         if has_end:
             bundler.add_end()
-        batch = bundler.to_batch()
-        if not batch.num_rows:  # an empty frame would lose its column types
+        blobs, timestamps, tags, _ = bundler.to_columns()
+        if not blobs:  # an empty frame would lose its column types
             return None
-        return pd.DataFrame({
-            "_b": pd.Series(batch.column("_b").to_pylist(), dtype=object),
-            "_ts": pd.array(batch.column("_ts").to_pylist(), dtype="Int64"),
-            "_tag": pd.Series(batch.column("_tag").to_pylist(), dtype=object)},
-            columns=STREAM_COLUMNS)
+        return pd.DataFrame({"_b": blobs, "_ts": pd.array(timestamps, dtype="Int64"),
+                             "_tag": tags}, columns=STREAM_COLUMNS)
 
     def _schedule_wake(self, earliest, engine_watermark, expiring):
         """Keeps exactly one Spark timer per key group, at its earliest weir event-time
