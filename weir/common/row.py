@@ -116,16 +116,15 @@ def _lazy_row_class(shared_fields: tuple):
     if plain is Row:
         return None
 
-    def materialize(row):
-        columns, index = row._columns, row._index
-        values = [columns[p][index] for p in range(len(row._fields))]
-        row.__class__ = plain
-        row._values, row._columns = values, None
-        return values
-
     def replace(row, values):
         row.__class__ = plain
         row._values, row._columns = values, None
+
+    def materialize(row):
+        columns, index = row._columns, row._index
+        values = [columns[p][index] for p in range(len(row._fields))]
+        replace(row, values)
+        return values
 
     getters = {name: _column_getter(position)
                for name, position in _FIELD_INDEX[shared_fields].items()

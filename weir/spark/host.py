@@ -134,10 +134,12 @@ class KeyGroupHost(StatefulProcessor):
 
     def _processing_time(self, timer_values, clock):
         """Spark's batch time, unless a scripted source runs the job on its test clock."""
-        if clock is not None:
-            self.store.store(CLOCK_PAGE, str(clock).encode())
-            return clock
         stored = self.store.load(CLOCK_PAGE)
+        if clock is not None:
+            encoded = str(clock).encode()
+            if stored != encoded:  # an unchanged clock costs no state write
+                self.store.store(CLOCK_PAGE, encoded)
+            return clock
         if stored is not None:
             return int(stored)
         return timer_values.getCurrentProcessingTimeInMs()
