@@ -1,8 +1,15 @@
-"""Rolling aggregations (sum, min, max, min_by, max_by) as reduce functions, as in Flink.
+"""Built-in aggregations: Flink's rolling sum/min/max/min_by/max_by as reduce functions, and
+count/sum/min/max/avg as aggregate functions.
 
 As Flink's SumAggregator and ComparableAggregator: `sum`, `min` and `max` change one field
 of the first record of the key; `min_by` and `max_by` return the whole record holding the
 extreme value (the first one on ties).
+
+The aggregate functions (weir.datastream.aggregations) give just the number: Count() the
+number of elements, Sum/Min/Max/Avg(field) the sum, smallest, largest (the first of equal
+values) and mean of one field (None: the element itself; a position; a Row field name).
+The window operator aggregates them, and the reducers, a micro-batch at a time where it can
+(weir.runtime.window.batch_aggregates), with the same results as element by element.
 """
 
 from weir.common.row import Row
@@ -48,38 +55,131 @@ class _Reducer:
         self.field = field
 
 
-class Sum(_Reducer):
+class SumReducer(_Reducer):
     def reduce(self, accumulated, value):
         field = self.field
         return _replace(accumulated, field, _get(accumulated, field) + _get(value, field))
 
 
-class Min(_Reducer):
+class MinReducer(_Reducer):
     def reduce(self, accumulated, value):
         field = self.field
         a, b = _get(accumulated, field), _get(value, field)
         return accumulated if a <= b else _replace(accumulated, field, b)
 
 
-class Max(_Reducer):
+class MaxReducer(_Reducer):
     def reduce(self, accumulated, value):
         field = self.field
         a, b = _get(accumulated, field), _get(value, field)
         return accumulated if a >= b else _replace(accumulated, field, b)
 
 
-class MinBy(_Reducer):
+class MinByReducer(_Reducer):
     def reduce(self, accumulated, value):
         return accumulated if _get(accumulated, self.field) <= _get(value, self.field) else value
 
 
-class MaxBy(_Reducer):
+class MaxByReducer(_Reducer):
     def reduce(self, accumulated, value):
         return accumulated if _get(accumulated, self.field) >= _get(value, self.field) else value
 
 
-REDUCERS = {"sum": Sum, "min": Min, "max": Max, "min_by": MinBy, "max_by": MaxBy}
+REDUCERS = {"sum": SumReducer, "min": MinReducer, "max": MaxReducer, "min_by": MinByReducer,
+            "max_by": MaxByReducer}
 
 
 def rolling_reducer(kind: str, field):
     return REDUCERS[kind](field)
+
+
+# -- aggregate functions (create_accumulator / add / get_result / merge) ------------------
+
+class _FieldAggregate:
+    def __init__(self, field=None):
+        if isinstance(field, bool) or not (field is None or isinstance(field, (int, str))):
+            raise TypeError(f"{type(self).__name__}() takes a field position (int), a field "
+                            f"name (str) or None for the element itself, got {field!r}")
+        self.field = field
+
+    def __repr__(self):
+        return f"{type(self).__name__}({'' if self.field is None else repr(self.field)})"
+
+
+class Count:
+    """The number of elements."""
+
+    def create_accumulator(self):
+        return 0
+
+    def add(self, value, accumulator):
+        return accumulator + 1
+
+    def get_result(self, accumulator):
+        return accumulator
+
+    def merge(self, acc_a, acc_b):
+        return acc_a + acc_b
+
+    def __repr__(self):
+        return "Count()"
+
+
+class Sum(_FieldAggregate):
+    """The sum of a field, added in arrival order."""
+
+    def create_accumulator(self):
+        return 0
+
+    def add(self, value, accumulator):
+        return accumulator + _get(value, self.field)
+
+    def get_result(self, accumulator):
+        return accumulator
+
+    def merge(self, acc_a, acc_b):
+        return acc_a + acc_b
+
+
+class Min(_FieldAggregate):
+    """The smallest value of a field (the first of equal ones); None for no elements."""
+
+    def create_accumulator(self):
+        return None
+
+    def add(self, value, accumulator):
+        number = _get(value, self.field)
+        return number if accumulator is None or number < accumulator else accumulator
+
+    def get_result(self, accumulator):
+        return accumulator
+
+    def merge(self, acc_a, acc_b):
+        return acc_a if acc_b is None or (acc_a is not None and not acc_b < acc_a) else acc_b
+
+
+class Max(Min):
+    """The largest value of a field (the first of equal ones); None for no elements."""
+
+    def add(self, value, accumulator):
+        number = _get(value, self.field)
+        return number if accumulator is None or number > accumulator else accumulator
+
+    def merge(self, acc_a, acc_b):
+        return acc_a if acc_b is None or (acc_a is not None and not acc_b > acc_a) else acc_b
+
+
+class Avg(_FieldAggregate):
+    """The mean of a field (sum / count); None for no elements."""
+
+    def create_accumulator(self):
+        return (0, 0)
+
+    def add(self, value, accumulator):
+        return (accumulator[0] + _get(value, self.field), accumulator[1] + 1)
+
+    def get_result(self, accumulator):
+        return accumulator[0] / accumulator[1] if accumulator[1] else None
+
+    def merge(self, acc_a, acc_b):
+        return (acc_a[0] + acc_b[0], acc_a[1] + acc_b[1])

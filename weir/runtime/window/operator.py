@@ -10,6 +10,9 @@ from weir.runtime.output_tag import split_side_output
 from weir.runtime.records import MAX_WATERMARK, METRIC_PREFIX
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
+from weir.runtime.window.batch_aggregates import batch_aggregation
+from weir.runtime.window.batch_windows import assign_windows as assign_batch_windows
+from weir.runtime.window.batch_windows import group_windows, key_ids_of
 from weir.runtime.window.contents import ENTRY, EvictingContents
 from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
                                           WindowTriggerContext)
@@ -17,6 +20,7 @@ from weir.runtime.window.evictors import Evictor
 from weir.runtime.window.merging import MergingWindowSet
 from weir.runtime.window import triggers as t
 from weir.runtime.window.triggers import EventTimeTrigger
+from weir.runtime.window.windows import TimeWindow
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
 LATE_DROPPED_TAG = METRIC_PREFIX + "numLateRecordsDropped"
@@ -56,6 +60,7 @@ class WindowOperator:
         # read/write and timer registration per window instead of per element.
         self.batches_by_window = (self.event_time and not self.merging and evictor is None
                                   and type(trigger) is EventTimeTrigger)
+        self.batch_aggregation = batch_aggregation(contents) if self.batches_by_window else None
         # Only processing-time timers need every key group woken in every micro-batch.
         self.needs_processing_time = not (self.event_time and _event_time_only(trigger))
 
@@ -118,16 +123,24 @@ class WindowOperator:
         """A micro-batch's (seq, value, ts) records, with the same results as one by one.
 
         With the event-time trigger, an element into a window that the watermark has not
-        passed only registers the window's timer. A key whose elements all go to such
-        windows gets them added per window, in order; other keys go element by element.
+        passed only adds to the window and registers its timer. A key whose elements all go
+        to such windows gets them added per window, in order; other keys go element by
+        element. A built-in aggregation over built-in time windows is computed for the whole
+        batch at once (batch_windows, batch_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
             for _, value, timestamp in records:
                 operator.process_element(key_selector(value), value, timestamp, operator._emit)
             return
+        values = [record[1] for record in records]
+        keys = list(map(key_selector, values))
+        if self.batch_aggregation is None or not records or \
+                not self._add_batch_at_once(records, values, keys, operator):
+            self._add_batch_per_window(records, keys, operator)
+
+    def _add_batch_per_window(self, records, keys, operator):
         by_key = {}
-        for _, value, timestamp in records:
-            key = key_selector(value)
+        for key, (_, value, timestamp) in zip(keys, records):
             items = by_key.get(key)
             if items is None:
                 by_key[key] = [(value, timestamp)]
@@ -141,25 +154,84 @@ class WindowOperator:
         assign, context = self.assigner.assign_windows, self.assigner_ctx
         by_window = {}
         for value, timestamp in items:
-            for window in assign(value, timestamp, context):
+            windows = assign(value, timestamp, context)
+            if not windows and timestamp + self.allowed_lateness <= watermark:
+                self._one_by_one(key, items, operator)  # late, in no window: counted
+                return
+            for window in windows:
                 if window.max_timestamp() <= watermark:
-                    for late_value, late_ts in items:  # late data: one by one, in order
-                        operator.process_element(key, late_value, late_ts, operator._emit)
+                    self._one_by_one(key, items, operator)
                     return
                 elements = by_window.get(window)
                 if elements is None:
                     by_window[window] = [(value, timestamp)]
                 else:
                     elements.append((value, timestamp))
+        self._store_windows(key, [(window, self._add_all, elements)
+                                  for window, elements in by_window.items()], operator)
+
+    def _add_all(self, stored, elements):
+        add = self.contents.add
+        for value, timestamp in elements:
+            stored = add(stored, value, timestamp)
+        return stored
+
+    @staticmethod
+    def _one_by_one(key, items, operator):
+        """Late data (a key with an element in a window the watermark has passed)."""
+        for value, timestamp in items:
+            operator.process_element(key, value, timestamp, operator._emit)
+
+    def _add_batch_at_once(self, records, values, keys, operator) -> bool:
+        """The batch through batch_windows/batch_aggregates; False (nothing done) where
+        those cannot give the element-by-element results."""
+        assigned = assign_batch_windows(self.assigner, [record[2] for record in records])
+        if assigned is None:
+            return False
+        key_ids, unique_keys = key_ids_of(keys)
+        groups = group_windows(key_ids, len(unique_keys), assigned, self.assigner.size,
+                               operator.clock.watermark, self.allowed_lateness)
+        partials = self.batch_aggregation.partials(values, groups)
+        if partials is None:
+            return False
+        late_items = self._late_items(groups.late_keys, key_ids, records)
+        combine, size = self.batch_aggregation.combine, self.assigner.size
+        order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
+        starts, index = groups.starts.tolist(), 0
+        for key_id, key in enumerate(unique_keys):
+            end = index
+            while end < len(order) and group_keys[end] == key_id:
+                end += 1
+            if key_id in late_items:
+                self._one_by_one(key, late_items[key_id], operator)
+            else:
+                self._store_windows(key, [
+                    (TimeWindow(starts[g], starts[g] + size), combine, partials[order[g]])
+                    for g in range(index, end)], operator)
+            index = end
+        return True
+
+    @staticmethod
+    def _late_items(late_keys, key_ids, records):
+        """{key id: its (value, timestamp) items} of the keys that met a passed window."""
+        if not late_keys.any():
+            return {}
+        late_items = {}
+        for key_id, late, (_, value, timestamp) in zip(key_ids.tolist(),
+                                                      late_keys[key_ids].tolist(), records):
+            if late:
+                late_items.setdefault(key_id, []).append((value, timestamp))
+        return late_items
+
+    def _store_windows(self, key, updates, operator):
+        """For each (window, update, argument): the window's contents become
+        update(contents, argument), and the window's timers are registered."""
         operator.select_key(key)
         self._bind(operator.ctx)
-        view, add = self.window_contents, self.contents.add
-        for window, elements in by_window.items():
+        view = self.window_contents
+        for window, update, argument in updates:
             view.namespace = window
-            stored = view.get_entry(ENTRY)
-            for value, timestamp in elements:
-                stored = add(stored, value, timestamp)
-            view.put_entry(ENTRY, stored)
+            view.put_entry(ENTRY, update(view.get_entry(ENTRY), argument))
             self.trigger_ctx.window = window
             self.trigger_ctx.register_event_time_timer(window.max_timestamp())
             if self.cleanup_time(window) != window.max_timestamp():
