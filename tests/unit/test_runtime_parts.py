@@ -222,3 +222,22 @@ def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, monkeypatch):
     assert [r.name for r in rows] == ["b", "c"]
     assert read_columns == [["name"]]
     assert rows[0].id == 2 and read_columns == [["name"], ["id"]]
+
+
+@pytest.mark.parametrize("row_range", [None, (2, 7), (5, 5)])
+def test_parquet_text_columns_read_as_the_same_strings(tmp_path, row_range):
+    from weir.runtime.sources import read_file
+    names = ["view", "click", None, "purchase", "view", "", "click", "view", "é"]
+    rows = [(i, name, None if name is None else name * 2) for i, name in enumerate(names)]
+    path = _parquet_file(tmp_path, ["id", "kind", "with_nulls"], rows)
+    lo, hi = row_range or (0, len(rows))
+    read = list(read_file(path, "parquet", row_range))
+    assert [(r.id, r.kind, r.with_nulls) for r in read] == rows[lo:hi]
+    assert all(type(r.kind) is str for r in read if r.kind is not None)
+
+
+def test_parquet_text_column_without_nulls_shares_one_str_per_value(tmp_path):
+    from weir.runtime.sources import read_file
+    path = _parquet_file(tmp_path, ["kind"], [("view",), ("click",), ("view",)])
+    read = [r.kind for r in read_file(path, "parquet")]
+    assert read == ["view", "click", "view"] and read[0] is read[2]
