@@ -32,9 +32,21 @@ fi
 # for a zip, so each of them compiled pyspark from source again (~0.6 s of CPU per process,
 # ~1.2 s on the critical path of every job start). This venv's pyspark is the same code,
 # installed with bytecode: a .pth file drops the zips of this very installation from
-# sys.path, so those processes import it from site-packages.
+# sys.path, so those processes import it from site-packages. It also forgets the zips'
+# importers, which Python made before the .pth ran: Spark's workers call
+# importlib.invalidate_caches() at every task, which re-reads every cached zip's directory.
 site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 if [ -d "$site/pyspark/python/lib" ]; then
-  echo "import os, sys; sys.path[:] = [p for p in sys.path if os.path.dirname(os.path.realpath(p)) != os.path.realpath('$site/pyspark/python/lib')]" \
-    > "$site/weir_pyspark_from_site_packages.pth"
+  cat > "$site/weir_pyspark_from_site_packages.py" <<EOF
+"""Written by weir's scripts/setup.sh; imported at start-up by the .pth file of that name."""
+import os
+import sys
+
+LIB = os.path.realpath("$site/pyspark/python/lib")
+ZIPS = [path for path in sys.path if os.path.dirname(os.path.realpath(path)) == LIB]
+sys.path[:] = [path for path in sys.path if path not in ZIPS]
+for path in ZIPS:
+    sys.path_importer_cache.pop(path, None)
+EOF
+  echo "import weir_pyspark_from_site_packages" > "$site/weir_pyspark_from_site_packages.pth"
 fi
