@@ -87,3 +87,23 @@ def test_late_readings_update_the_window_or_go_to_the_side_output(any_env, laten
                                                                    late):
     assert run_counts(any_env, lateness, late_output=False) == counts
     assert run_counts(any_env, lateness, late_output=True) == late
+
+
+def test_ad_campaign_counts_equal_numpy(any_env, tmp_path):
+    """The YSB job (examples/ad_campaign_counts.py, bench/ysb.py), counting with the
+    built-in Count() a micro-batch at a time, against counts computed with numpy."""
+    import ad_campaign_counts as ysb
+    import numpy as np
+    events, campaign_of_ad = ysb.generate_events(6_000, 30, span_s=50.0)
+    directory = ysb.write_event_files(events, str(tmp_path / "events"), files=3)
+    rows = list(ysb.build(any_env, ysb.event_source(directory), campaign_of_ad)
+                .execute_and_collect())
+    views = np.array(events.column("event_type").to_pylist()) == "view"
+    campaigns = campaign_of_ad[events.column("ad_id").to_numpy()[views]]
+    times = events.column("event_time").to_numpy()[views]
+    starts = times - times % ysb.WINDOW_MS
+    pairs, counts = np.unique(np.stack([campaigns, starts]), axis=1, return_counts=True)
+    expected = sorted((int(c), int(s), int(s) + ysb.WINDOW_MS, int(n))
+                      for (c, s), n in zip(pairs.T, counts))
+    assert len(expected) > 100 and sum(c for *_, c in expected) == int(views.sum())
+    assert sorted(rows) == expected

@@ -10,6 +10,7 @@ where PyFlink 2.3 differs, the transcript says so.
 """
 
 from weir.datastream import OutputTag
+from weir.datastream.aggregations import Count, Sum
 from weir.datastream.window import (
     ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger, CountEvictor, CountTrigger,
     DeltaEvictor, EventTimeSessionWindows, GlobalWindows, ProcessingTimeSessionWindows,
@@ -220,6 +221,32 @@ TRANSCRIPTS = [
         .evictor(DeltaEvictor.of(3, f.value_delta)).reduce(f.add_values),
         [(E(("a", 1, 1), ("a", 5, 2), ("a", 6, 3), ("a", 8, 4)), []),
          (END, [main(("a", 14), 19)])]),
+    # -- built-in aggregations (computed a micro-batch at a time) ----------------------
+    Transcript(
+        "built_in_sum_refires_late_and_side_outputs_too_late",
+        lambda ks: ks.window(TumblingEventTimeWindows.of(10)).allowed_lateness(5)
+        .side_output_late_data(LATE).aggregate(Sum(1), window_function=f.WithWindow()),
+        [(E(("a", 1, 1), ("a", 2, 5), ("b", 3, 12), ("a", 4, 8)), []),
+         (W(9), [main(("a", 0, 10, 7), 9)]),
+         (E(("a", 10, 5)), [main(("a", 0, 10, 17), 9)]),  # late, within lateness
+         (W(15), []),  # cleanup time 9 + 5 passed: a's window is gone
+         (E(("a", 1, 3), ("b", 4, 15)), [late(("a", 1), 3)]),
+         (END, [main(("b", 10, 20, 7), 19)])]),
+    Transcript(
+        "built_in_count_on_sliding_windows",
+        lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5)).aggregate(
+            Count(), window_function=f.WithWindow()),
+        [(E(("a", 5, 1), ("a", 3, 6), ("b", 7, 7), ("a", 3, 12)), []),
+         (W(9), [main(("a", -5, 5, 1), 4), main(("a", 0, 10, 2), 9),
+                 main(("b", 0, 10, 1), 9)]),
+         (END, [main(("a", 5, 15, 2), 14), main(("b", 5, 15, 1), 14),
+                main(("a", 10, 20, 1), 19)])]),
+    Transcript(
+        "flink_min_keeps_the_first_record_with_the_smallest_field",
+        lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5)).min(1),
+        [(E(("a", 5, 1), ("a", 3, 6), ("a", 7, 7), ("a", 3, 12)), []),
+         (END, [main(("a", 5), 4), main(("a", 3), 9), main(("a", 3), 14),
+                main(("a", 3), 19)])]),
     # -- cases that must fail ---------------------------------------------------------
     Transcript(
         "dynamic_gap_must_be_positive",
