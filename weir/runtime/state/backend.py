@@ -8,11 +8,12 @@ then costs one load per touched page and one store per changed page, never one c
 import pickle
 from typing import Callable, Dict, Optional
 
-from weir.runtime.key_groups import CachedKeyHash
+from weir.runtime.key_groups import stable_key_hash
 
 TIMER_PAGE = -1
 TIMER_SUMMARY_PAGE = -3  # -2 is the Spark host's wake-up time
 DEFAULT_PAGES_PER_KEY_GROUP = 1
+LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend remembers
 
 
 class MemoryPageStore:
@@ -84,7 +85,8 @@ class KeyedStateBackend:
         self.pages_per_key_group = pages_per_key_group
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
-        self._key_hash = CachedKeyHash()
+        self._key_hash = stable_key_hash
+        self._locations = {}
         self.current_key = None
         self._page_ref = None
         self._refs = {}
@@ -97,10 +99,16 @@ class KeyedStateBackend:
         return group
 
     def _locate(self, key):
-        key_hash = self._key_hash(key)
-        key_group = key_hash % self.max_parallelism
-        page_id = (key_hash // self.max_parallelism) % self.pages_per_key_group
-        return key_group, page_id
+        """(key group, page id) of `key`, remembered for the recent keys."""
+        location = self._locations.get(key)
+        if location is None:
+            key_hash = self._key_hash(key)
+            location = (key_hash % self.max_parallelism,
+                        (key_hash // self.max_parallelism) % self.pages_per_key_group)
+            if len(self._locations) >= LOCATION_CACHE_SIZE:
+                self._locations.clear()
+            self._locations[key] = location
+        return location
 
     def key_group_of(self, key) -> int:
         return self._locate(key)[0]
