@@ -241,3 +241,20 @@ def test_parquet_text_column_without_nulls_shares_one_str_per_value(tmp_path):
     path = _parquet_file(tmp_path, ["kind"], [("view",), ("click",), ("view",)])
     read = [r.kind for r in read_file(path, "parquet")]
     assert read == ["view", "click", "view"] and read[0] is read[2]
+
+
+def test_parquet_number_columns_read_as_pyarrow_gives_them(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from weir.runtime.sources import read_file
+    table = pa.table({
+        "i": pa.array([1, -2, 3], pa.int64()), "u": pa.array([2 ** 63 + 1, 0, 5], pa.uint64()),
+        "b": pa.array([1, 2, 3], pa.int8()), "f": pa.array([0.1, -0.0, 1e300]),
+        "f32": pa.array([0.5, 1.25, 3.0], pa.float32()), "n": pa.array([1, None, 3])})
+    path = str(tmp_path / "numbers.parquet")
+    pq.write_table(table, path)
+    expected = [tuple(row.values()) for row in table.to_pylist()]
+    read = [tuple(row) for row in read_file(path, "parquet")]
+    assert read == expected
+    assert [list(map(type, row)) for row in read] == [list(map(type, row)) for row in expected]
+    assert str(read[1][3]) == "-0.0"

@@ -6,6 +6,7 @@ record has end=1: that step also carries the end-of-input marker that becomes Fl
 """
 
 import csv
+import itertools
 import io
 import json
 import os
@@ -192,10 +193,10 @@ class FileReader(SourceReader):
     def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
         for entry in files:
             if isinstance(entry, tuple):
-                yield from ((value, None) for value in read_file(*entry[:1], self.fmt,
-                                                                  entry[1:]))
+                values = read_file(entry[0], self.fmt, entry[1:])
             else:
-                yield from ((value, None) for value in read_file(entry, self.fmt))
+                values = read_file(entry, self.fmt)
+            yield from zip(values, itertools.repeat(None))  # (value, no timestamp yet)
 
 
 def _parquet_rows(path: str) -> int:
@@ -222,6 +223,8 @@ class _ParquetColumn:
         if self.row_range is not None:
             column = column.slice(self.row_range[0], self.row_range[1] - self.row_range[0])
         if not self.text:
+            if column.null_count == 0 and _is_number(column.type):
+                return column.to_numpy().tolist()  # a little faster than to_pylist
             return column.to_pylist()
         values = []
         for chunk in column.chunks:
@@ -237,6 +240,12 @@ def _decoded(chunk) -> list:
         return chunk.to_pylist()
     dictionary = np.array(chunk.dictionary.to_pylist(), dtype=object)
     return dictionary[chunk.indices.to_numpy()].tolist()
+
+
+def _is_number(data_type) -> bool:
+    import pyarrow as pa
+    return pa.types.is_integer(data_type) or pa.types.is_float32(data_type) or \
+        pa.types.is_float64(data_type)
 
 
 def _is_text(data_type) -> bool:
@@ -262,10 +271,14 @@ def _read_parquet(path: str, row_range=None) -> list:
 
 
 def read_file(path: str, fmt: str, row_range=None):
-    from weir.common.row import Row
+    """The values of a file (of its row range, for Parquet)."""
     if fmt == "parquet":
-        yield from _read_parquet(path, row_range)
-        return
+        return iter(_read_parquet(path, row_range))
+    return _read_text_file(path, fmt)
+
+
+def _read_text_file(path: str, fmt: str):
+    from weir.common.row import Row
     with open(path, "r", encoding="utf-8", newline="") as handle:
         if fmt == "text":
             for line in handle:
