@@ -7,10 +7,9 @@ state worker) are then paid per bundle, not per record. `_ts` is the largest tim
 the bundle, all a watermark needs. The end of a bounded input is one row tagged END_TAG.
 """
 
+import functools
 import pickle
 from collections import defaultdict
-
-import pyarrow as pa
 
 from weir.runtime.records import END_OF_INPUT_TS
 
@@ -24,10 +23,19 @@ SEEN_TAG = "\x00seen"
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
-_STREAM_FIELDS = [("_b", pa.binary()), ("_ts", pa.int64()), ("_tag", pa.string())]
-STREAM_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS)
-KEYED_ARROW_SCHEMA = pa.schema(_STREAM_FIELDS + [("_kg", pa.int32())])
+
+
 MAX_BUNDLE_RECORDS = 20_000
+
+
+@functools.lru_cache(maxsize=2)
+def arrow_schema(keyed: bool):
+    """The stream frame's Arrow schema (with `_kg` before a keyed operator). pyarrow is
+    imported on first use: the driver-side process that Spark starts to plan a keyed
+    operator's state imports this module, and needs no pyarrow."""
+    import pyarrow as pa
+    fields = [("_b", pa.binary()), ("_ts", pa.int64()), ("_tag", pa.string())]
+    return pa.schema(fields + [("_kg", pa.int32())] if keyed else fields)
 
 
 def is_control(tag) -> bool:
@@ -86,15 +94,15 @@ class Bundler:
     def add_control(self, tag: str, timestamp: int) -> None:
         self.done.append((tag, 0, timestamp))
 
-    def to_batch(self) -> pa.RecordBatch:
+    def to_batch(self):
         """Everything added so far, as one Arrow batch; the bundler is then empty."""
+        import pyarrow as pa
         blobs, timestamps, tags, groups = self.to_columns()
         arrays = [pa.array(blobs, pa.binary()), pa.array(timestamps, pa.int64()),
                   pa.array(tags, pa.string())]
         if self.keyed:
-            return pa.RecordBatch.from_arrays(arrays + [pa.array(groups, pa.int32())],
-                                              schema=KEYED_ARROW_SCHEMA)
-        return pa.RecordBatch.from_arrays(arrays, schema=STREAM_ARROW_SCHEMA)
+            arrays.append(pa.array(groups, pa.int32()))
+        return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(self.keyed))
 
     def to_columns(self) -> tuple:
         """Everything added so far as lists (blobs, timestamps, tags, key groups), a row
