@@ -257,11 +257,11 @@ def _read_parquet(path: str, row_range=None) -> list:
     from weir.common.row import rows_of_columns, shared_field_names
     import pyarrow.parquet as pq
     file = pq.ParquetFile(path)
-    names = file.schema_arrow.names
+    schema = file.schema_arrow
+    names = schema.names
     lo, hi = row_range if row_range is not None else (0, file.metadata.num_rows)
     fields = shared_field_names(names)
     if len(set(names)) == len(names) and not any("." in name for name in names):
-        schema = file.schema_arrow
         columns = [_ParquetColumn(path, name, _is_text(schema.field(name).type), row_range)
                    for name in names]
     else:  # names a column selection could not tell apart: read the whole table

@@ -23,8 +23,6 @@ SEEN_TAG = "\x00seen"
 STREAM_COLUMNS = ["_b", "_ts", "_tag"]
 STREAM_SCHEMA_DDL = "_b binary, _ts long, _tag string"
 KEYED_SCHEMA_DDL = STREAM_SCHEMA_DDL + ", _kg int"
-
-
 MAX_BUNDLE_RECORDS = 20_000
 
 

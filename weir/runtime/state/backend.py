@@ -85,7 +85,6 @@ class KeyedStateBackend:
         self.pages_per_key_group = pages_per_key_group
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
-        self._key_hash = stable_key_hash
         self._locations = {}
         self.current_key = None
         self._page_ref = None
@@ -102,7 +101,7 @@ class KeyedStateBackend:
         """(key group, page id) of `key`, remembered for the recent keys."""
         location = self._locations.get(key)
         if location is None:
-            key_hash = self._key_hash(key)
+            key_hash = stable_key_hash(key)
             location = (key_hash % self.max_parallelism,
                         (key_hash // self.max_parallelism) % self.pages_per_key_group)
             if len(self._locations) >= LOCATION_CACHE_SIZE:

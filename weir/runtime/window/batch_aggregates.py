@@ -123,7 +123,7 @@ class _Avg(_Sum):
 
 
 class _Extreme:
-    """Min/Max aggregates; reducers' min/max/min_by/max_by through `pick`."""
+    """The Min/Max aggregates; _ReduceExtreme reuses its partials for the reducers."""
 
     def __init__(self, field, largest):
         self.field, self.largest = field, largest
@@ -166,7 +166,7 @@ class _RecordSum(_Sum):
             return a._replace(stored, self.field, number)
         if len(sequence) == 1:
             return first
-        if total is None or type(sequence[0]) is not int:
+        if total is None:  # a total exists only when every number is an int
             total = reduce(add, sequence[1:], sequence[0])
         return a._replace(first, self.field, total)
 

@@ -178,7 +178,8 @@ class WindowOperator:
 
     @staticmethod
     def _one_by_one(key, items, operator):
-        """Late data (a key with an element in a window the watermark has passed)."""
+        """A key's items element by element: it has late data (an element in a window the
+        watermark has passed, or in no window and beyond the allowed lateness)."""
         for value, timestamp in items:
             operator.process_element(key, value, timestamp, operator._emit)
 
