@@ -12,7 +12,7 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPart
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.plan.operators import build_chain
-from weir.runtime.gc_pause import paused_gc
+from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
 from weir.spark.frames import (CLOCK_TAG, KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS,
@@ -78,6 +78,7 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
+        freeze_long_lived()
         split = partition.split
         grouper = decode_reader(self.encoded_grouper) if self.encoded_grouper else None
         bundler = Bundler(keyed=grouper is not None)

@@ -5,7 +5,7 @@ from pyspark import TaskContext
 from weir.plan.operators import build_chain
 from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
-from weir.runtime.gc_pause import paused_gc
+from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 from weir.spark.frames import (CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, is_control,
@@ -46,6 +46,7 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
     of an operator with timers runs in every micro-batch."""
 
     def run(batches):
+        freeze_long_lived()
         chain = build_chain(nodes, uids) if nodes else StatelessChain([])
         producer = _partition_id()
         chain.open(subtask_index=producer, job_parameters=job_parameters)
