@@ -15,7 +15,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
-from weir.runtime.gc_pause import paused_gc
+from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.records import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
@@ -84,6 +84,7 @@ class KeyGroupHost(StatefulProcessor):
         self.job_parameters = job_parameters
 
     def init(self, handle):
+        freeze_long_lived()  # Spark calls init as each task starts
         self.handle = handle
         self.store = SparkPageStore(handle.getValueState("pages", PAGES_VALUE))
         self.operator = None
@@ -118,9 +119,10 @@ class KeyGroupHost(StatefulProcessor):
         import pandas as pd  # here, not at the top: see the class docstring
         records, has_end, clock, self.metrics = [], False, None, Counter()
         for frame in rows:
-            # Spark hands the columns over positionally named (_0, _1, ...).
-            for blob, stamp, tag in zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 1].tolist(),
-                                        frame.iloc[:, 2].tolist()):
+            # Spark hands the columns over positionally named (_0, _1, ...); a column by
+            # name costs ~4x less than by position (iloc).
+            blobs, stamps, tags = (frame[name].tolist() for name in frame.columns[:3])
+            for blob, stamp, tag in zip(blobs, stamps, tags):
                 if tag is None:
                     records.extend(loads(blob))
                 elif tag == END_TAG:
@@ -147,6 +149,7 @@ class KeyGroupHost(StatefulProcessor):
     def _run(self, key_group, records, timer_values, has_end, clock=None, expiring=None):
         """The key group's output frame for this batch (None if it has no rows); `expiring`
         is the Spark timer being handled (Spark deletes it)."""
+        import numpy as np
         import pandas as pd
         if self.operator is None:
             self._open_operator()
@@ -172,8 +175,11 @@ class KeyGroupHost(StatefulProcessor):
         blobs, timestamps, tags, _ = bundler.to_columns()
         if not blobs:  # an empty frame would lose its column types
             return None
-        return pd.DataFrame({"_b": blobs, "_ts": pd.array(timestamps, dtype="Int64"),
-                             "_tag": tags}, columns=STREAM_COLUMNS)
+        # Timestamps (ints or None) as an object column: pyarrow turns it into a nullable
+        # long exactly, and building the frame costs ~50 us instead of ~600 with pandas'
+        # nullable Int64 (one frame per key group and batch).
+        return pd.DataFrame(dict(zip(STREAM_COLUMNS, (blobs, np.array(timestamps, dtype=object),
+                                                      tags))), copy=False)
 
     def _schedule_wake(self, earliest, engine_watermark, expiring):
         """Keeps exactly one Spark timer per key group, at its earliest weir event-time
