@@ -13,7 +13,7 @@ from pyspark import cloudpickle
 _INSTALLED = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix,
                                                          sys.exec_prefix})
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
-_shipped = set()
+_checked = set()  # names of modules already looked at (realpath is ~70 us per module)
 
 
 def _is_user_module(module) -> bool:
@@ -26,6 +26,8 @@ def _is_user_module(module) -> bool:
 
 def ship_user_modules() -> None:
     for name, module in list(sys.modules.items()):
-        if name not in _shipped and module is not None and _is_user_module(module):
+        if name in _checked or module is None:
+            continue
+        _checked.add(name)
+        if _is_user_module(module):
             cloudpickle.register_pickle_by_value(module)
-            _shipped.add(name)
