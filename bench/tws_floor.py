@@ -1,11 +1,12 @@
 """Spark's own per-batch floor for a keyed Python operator, next to a native aggregation.
 
-weir's keyed operators run in Spark's transformWithStateInPandas (TWS). This measures what
+weir's keyed operators run in Spark's transformWithState (TWS, rows). This measures what
 Spark charges per micro-batch for that, with no weir code involved, on tiny batches where
 fixed costs dominate: the same files (KEYS keys, ROWS rows per file, one file per batch)
 through
   native      withWatermark + groupBy(window(10 s), k).count()  (JVM only)
-  tws-0calls  groupBy(k).transformWithStateInPandas(a processor making no state calls)
+  tws-0calls  groupBy(k).transformWithState(a processor making no state calls), Spark's
+              row-based form, as weir's keyed operators use it
   tws-2calls  ... reading and updating one ValueState per group and batch
   tws-4calls  ... and also replacing its event-time timer (list, delete, register)
 and prints the median steady batch time (batches after the first, before the last) of each.
@@ -50,7 +51,7 @@ def processor(calls):
             self.state = handle.getValueState("s", StructType([StructField("n", LongType())]))
 
         def handleInputRows(self, key, rows, timerValues):
-            count = sum(len(frame) for frame in rows)
+            count = sum(1 for _ in rows)
             if calls >= 2:
                 old = self.state.get()
                 self.state.update(((old[0] if old else 0) + count,))
@@ -77,7 +78,7 @@ def steady_batch_ms(spark, source, kind):
     if kind == "native":
         out = frame.groupBy(F.window("ts", "10 seconds"), "k").count()
     else:
-        out = frame.groupBy("k").transformWithStateInPandas(
+        out = frame.groupBy("k").transformWithState(
             statefulProcessor=processor(int(kind.split("-")[1][0])), outputStructType="k long",
             outputMode="Append", timeMode="EventTime")
     checkpoint = tempfile.mkdtemp(prefix="tws-floor-")
