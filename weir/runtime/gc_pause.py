@@ -23,10 +23,11 @@ _modules_when_frozen = 0
 
 def freeze_long_lived() -> None:
     """Freezes every object alive if modules were imported since the last freeze: later
-    collections then skip them. Call it as a task starts, before the task builds anything
-    of its own. Frozen objects are still freed by reference counting, but a cycle among
-    them never is: apart from modules, a freeze keeps the few objects Spark made for the
-    starting task, and freezes happen only while imports go on (a task or two per worker)."""
+    collections then skip them. Call it as a task starts, before the task builds its
+    operator or chain. Frozen objects are still freed by reference counting, but a cycle
+    among them never is: apart from modules, a freeze keeps the few objects Spark made for
+    the starting task, and freezes happen only while imports go on (a task or two per
+    worker)."""
     global _modules_when_frozen
     if len(sys.modules) != _modules_when_frozen:
         gc.collect()

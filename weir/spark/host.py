@@ -85,7 +85,6 @@ class KeyGroupHost(StatefulProcessor):
         self.job_parameters = job_parameters
 
     def init(self, handle):
-        freeze_long_lived()  # Spark calls init as each task starts
         self.handle = handle
         self.store = SparkPageStore(handle.getValueState("pages", PAGES_VALUE))
         self.operator = None
@@ -143,7 +142,8 @@ class KeyGroupHost(StatefulProcessor):
     def _run(self, key_group, records, timer_values, has_end, clock=None, expiring=None):
         """The key group's output rows for this batch; `expiring` is the Spark timer being
         handled (Spark deletes it)."""
-        if self.operator is None:
+        if self.operator is None:  # a task's first key group
+            freeze_long_lived()  # here, not in init: the driver-side planner calls init too
             self._open_operator()
         self.store.reset()
         watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
