@@ -78,7 +78,14 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
+        """The split's bundles. The collector stays paused until the split is read: paused
+        per chunk, re-enabling it made Python scan every row the file reader still held
+        (py-spy: ~7% of the source's CPU on YSB)."""
         freeze_long_lived()
+        with paused_gc():
+            yield from self._read(partition)
+
+    def _read(self, partition):
         split = partition.split
         grouper = decode_reader(self.encoded_grouper) if self.encoded_grouper else None
         bundler = Bundler(keyed=grouper is not None)
@@ -96,18 +103,16 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         base = make_seq(AFTER_WATERMARK, index, 0)
         run_chains, chains = self._chain_runner(index)
         while True:
-            with paused_gc():
-                chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
-                if not chunk:
-                    break
-                if run_chains is not None:
-                    chunk = run_chains(chunk, bundler)
-                groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
-                bundler.add_all(None, groups, [(base + i, value, ts)
-                                               for i, (value, ts) in enumerate(chunk)])
-                base += len(chunk)
-                batch = bundler.to_batch()
-            yield batch
+            chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
+            if not chunk:
+                break
+            if run_chains is not None:
+                chunk = run_chains(chunk, bundler)
+            groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
+            bundler.add_all(None, groups, [(base + i, value, ts)
+                                           for i, (value, ts) in enumerate(chunk)])
+            base += len(chunk)
+            yield bundler.to_batch()
         for chain in chains:
             chain.close()
         if bundler.done:  # control rows of a split without records (ticks, a watermark)
