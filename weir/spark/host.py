@@ -11,8 +11,8 @@ from collections import Counter
 from operator import itemgetter
 
 from pyspark import cloudpickle
-from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql import Row
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
 from weir.plan.operators import build_keyed_operator, output_validator
