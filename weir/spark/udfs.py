@@ -46,7 +46,13 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
     of an operator with timers runs in every micro-batch."""
 
     def run(batches):
+        """The collector stays paused for the whole task (as in the Python source): paused
+        per bundle, re-enabling it scanned every record the bundler still held."""
         freeze_long_lived()
+        with paused_gc():
+            yield from _run_all(batches)
+
+    def _run_all(batches):
         chain = build_chain(nodes, uids) if nodes else StatelessChain([])
         producer = _partition_id()
         chain.open(subtask_index=producer, job_parameters=job_parameters)
@@ -66,9 +72,8 @@ def chain_function(nodes, uids, job_parameters, key_grouper=None, tick_key_group
                 if tag == CLOCK_TAG:
                     _pass_clock(bundler, stamp, key_grouper, tick_key_groups)
                     continue
-                with paused_gc():
-                    counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
-                                          key_grouper)
+                counter = _run_bundle(chain, loads(blob), producer, counter, bundler,
+                                      key_grouper)
             if bundler.buffered >= MAX_BUNDLE_RECORDS:
                 yield bundler.to_batch()
         if tick_key_groups and producer == 0:
