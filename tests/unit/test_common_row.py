@@ -217,6 +217,17 @@ def test_column_rows_behave_as_rows():
     assert rows[2].as_dict() == {"id": 3, "name": "c", "two words": 2.5}
 
 
+def test_column_rows_take_a_row_kind_of_their_own():
+    from weir.common.row import RowKind
+    arrays, rows = _column_rows()
+    rows[0].set_row_kind(RowKind.DELETE)
+    assert rows[0].get_row_kind() == RowKind.DELETE and rows[1].get_row_kind() == RowKind.INSERT
+    assert (rows[0].id, rows[0].name, rows[1].id) == (1, "a", 2)
+    assert rows[0].get_field_names() == ["id", "name", "two words"]
+    restored = pickle.loads(pickle.dumps(rows[0]))
+    assert restored.get_row_kind() == RowKind.DELETE and restored.id == 1
+
+
 def test_column_rows_take_writes_and_new_names():
     arrays, rows = _column_rows()
     row = rows[0]

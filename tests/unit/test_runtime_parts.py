@@ -224,6 +224,28 @@ def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, monkeypatch):
     assert rows[0].id == 2 and read_columns == [["name"], ["id"]]
 
 
+def test_parquet_row_ranges_of_one_file_decode_its_columns_once(tmp_path, monkeypatch):
+    import os
+    import pyarrow.parquet as pq
+    from weir.runtime.sources import read_file
+    path = _parquet_file(tmp_path, ["id", "name"], [(i, f"n{i}") for i in range(6)])
+    read_columns = []
+    real_read_table = pq.read_table
+
+    def read_table(source, columns=None, **kwargs):
+        read_columns.append(columns)
+        return real_read_table(source, columns=columns, **kwargs)
+    monkeypatch.setattr(pq, "read_table", read_table)
+    assert [r.id for r in read_file(path, "parquet", (0, 3))] == [0, 1, 2]
+    assert [r.id for r in read_file(path, "parquet", (3, 6))] == [3, 4, 5]
+    assert read_columns == [["id"]]
+    # the file is replaced: its new contents are read, never the cached column
+    os.remove(path)
+    assert _parquet_file(tmp_path, ["id", "name"], [(i * 10, "x") for i in range(6)]) == path
+    assert [r.id for r in read_file(path, "parquet", (3, 6))] == [30, 40, 50]
+    assert read_columns == [["id"], ["id"]]
+
+
 @pytest.mark.parametrize("row_range", [None, (2, 7), (5, 5)])
 def test_parquet_text_columns_read_as_the_same_strings(tmp_path, row_range):
     from weir.runtime.sources import read_file

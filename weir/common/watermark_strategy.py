@@ -15,6 +15,7 @@ Flink semantics the engine follows:
 import inspect
 import numbers
 from abc import ABC, abstractmethod
+from operator import itemgetter
 from typing import Any, Callable, List, Optional, Tuple, Union
 
 from weir.common.time import Duration
@@ -168,10 +169,11 @@ class WatermarkStrategy:
             return list(items)
         extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
             else assigner.extract_timestamp
-        out = [(value, extract(value, ts)) for value, ts in items]
-        if all(type(ts) is int for _, ts in out):
-            return out
-        return [(value, self._checked_timestamp(ts, value)) for value, ts in out]
+        values = list(map(itemgetter(0), items))
+        stamps = list(map(extract, values, map(itemgetter(1), items)))
+        if not set(map(type, stamps)) <= {int}:
+            stamps = list(map(self._checked_timestamp, stamps, values))
+        return list(zip(values, stamps))
 
     def _checked_timestamp(self, ts, value) -> int:
         if type(ts) is int:

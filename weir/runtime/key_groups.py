@@ -22,31 +22,28 @@ def stable_key_hash(key) -> int:
     return _mix(zlib.crc32(data))
 
 
-class CachedKeyHash:
-    """stable_key_hash, remembering recent keys' hashes (keys repeat in a stream)."""
-
-    def __init__(self, cache_size: int = 1_000_000):
-        self.cache_size = cache_size
-        self._cache = {}
-
-    def __call__(self, key) -> int:
-        key_hash = self._cache.get(key)
-        if key_hash is None:
-            if len(self._cache) >= self.cache_size:
-                self._cache.clear()
-            key_hash = self._cache[key] = stable_key_hash(key)
-        return key_hash
-
-
 class KeyGroupAssigner:
-    """key -> key group, with cached hashes."""
+    """key -> key group, remembering recent keys' groups (keys repeat in a stream)."""
 
-    def __init__(self, max_parallelism: int):
+    def __init__(self, max_parallelism: int, cache_size: int = 1_000_000):
         self.max_parallelism = max_parallelism
-        self._hash = CachedKeyHash()
+        self.cache_size = cache_size
+        self._groups = {}
 
     def __call__(self, key) -> int:
-        return self._hash(key) % self.max_parallelism
+        group = self._groups.get(key)
+        if group is None:
+            if len(self._groups) >= self.cache_size:
+                self._groups.clear()
+            group = self._groups[key] = stable_key_hash(key) % self.max_parallelism
+        return group
+
+    def key_groups(self, keys: list) -> list:
+        """The key group of each key; known keys are looked up in one C loop."""
+        groups = list(map(self._groups.get, keys))
+        if None in groups:
+            groups = [self(key) if group is None else group for key, group in zip(keys, groups)]
+        return groups
 
 
 def _mix(h: int) -> int:

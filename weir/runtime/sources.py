@@ -191,12 +191,15 @@ class FileReader(SourceReader):
                 yield [(path, bounds[i], bounds[i + 1])]
 
     def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
-        for entry in files:
-            if isinstance(entry, tuple):
-                values = read_file(entry[0], self.fmt, entry[1:])
-            else:
-                values = read_file(entry, self.fmt)
-            yield from zip(values, itertools.repeat(None))  # (value, no timestamp yet)
+        """(value, no timestamp yet) pairs of the files (or row ranges), read lazily and
+        chained in C: a generator resuming per value cost ~7% of a Parquet source's CPU."""
+        return itertools.chain.from_iterable(
+            zip(self._values(entry), itertools.repeat(None)) for entry in files)
+
+    def _values(self, entry):
+        if isinstance(entry, tuple):
+            return read_file(entry[0], self.fmt, entry[1:])
+        return read_file(entry, self.fmt)
 
 
 def _parquet_rows(path: str) -> int:
@@ -215,11 +218,7 @@ class _ParquetColumn:
         self.row_range = row_range
 
     def to_pylist(self) -> list:
-        import pyarrow.parquet as pq
-        # Text columns are read dictionary-encoded: each distinct string becomes one Python
-        # str (6x faster than a str per value for columns of few distinct values).
-        column = pq.read_table(self.path, columns=[self.name],
-                               read_dictionary=[self.name] if self.text else None).column(0)
+        column = _read_column(self.path, self.name, self.text, cached=self.row_range is not None)
         if self.row_range is not None:
             column = column.slice(self.row_range[0], self.row_range[1] - self.row_range[0])
         if not self.text:
@@ -230,6 +229,34 @@ class _ParquetColumn:
         for chunk in column.chunks:
             values.extend(_decoded(chunk))
         return values
+
+
+_COLUMN_CACHE = {}  # (path, file identity, column, text) -> the column, of one file at most
+
+
+def _read_column(path: str, name: str, text: bool, cached: bool):
+    """A whole column of a Parquet file. With `cached`, the columns of the last file read
+    so stay cached: a file's row ranges are splits of one batch, a worker often reads
+    several of them, and a file of one row group is decoded whole for any range."""
+    import pyarrow.parquet as pq
+    if not cached:
+        return _read_whole_column(pq, path, name, text)
+    stat = os.stat(path)
+    file_key = (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if any(key[0] != file_key for key in _COLUMN_CACHE):
+        _COLUMN_CACHE.clear()
+    key = (file_key, name, text)
+    column = _COLUMN_CACHE.get(key)
+    if column is None:
+        column = _COLUMN_CACHE[key] = _read_whole_column(pq, path, name, text)
+    return column
+
+
+def _read_whole_column(pq, path: str, name: str, text: bool):
+    # Text columns are read dictionary-encoded: each distinct string becomes one Python
+    # str (6x faster than a str per value for columns of few distinct values).
+    return pq.read_table(path, columns=[name],
+                         read_dictionary=[name] if text else None).column(0)
 
 
 def _decoded(chunk) -> list:

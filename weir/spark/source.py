@@ -6,6 +6,8 @@ restarted query replays exactly the records of the batches in its offset log.
 
 import base64
 import itertools
+from functools import partial
+from operator import is_not, itemgetter
 
 from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -108,9 +110,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 break
             if run_chains is not None:
                 chunk = run_chains(chunk, bundler)
-            groups = grouper.key_groups([value for value, _ in chunk]) if grouper else None
-            bundler.add_all(None, groups, [(base + i, value, ts)
-                                           for i, (value, ts) in enumerate(chunk)])
+            values = list(map(itemgetter(0), chunk))
+            groups = grouper.key_groups(values) if grouper else None
+            bundler.add_all(None, groups, list(zip(itertools.count(base), values,
+                                                   map(itemgetter(1), chunk))))
             base += len(chunk)
             yield bundler.to_batch()
         for chain in chains:
@@ -130,9 +133,9 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
         def run(items, bundler):
             items, _ = before.run(items)
-            stamps = [ts for _, ts in items if ts is not None]
-            if stamps:
-                bundler.add_control(SEEN_TAG, max(stamps))
+            seen = max(filter(partial(is_not, None), map(itemgetter(1), items)), default=None)
+            if seen is not None:
+                bundler.add_control(SEEN_TAG, seen)
             items, _ = after.run(items)  # side outputs: nothing reads them in this shape
             return items
         return run, (before, after)

@@ -29,9 +29,8 @@ class KeyGrouper:
     def key_groups(self, values) -> list:
         if self._assign is None:
             self._assign = KeyGroupAssigner(self.max_parallelism)
-        assign, select = self._assign, self.key_selector
-        try:
-            return [assign(select(value)) for value in values]
+        try:  # an unhashable key fails in key_groups: also the key selector's error
+            return self._assign.key_groups(list(map(self.key_selector, values)))
         except Exception as exc:
             raise wrap_user_error(exc, self.operator, self.key_selector) from exc
 
