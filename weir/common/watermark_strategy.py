@@ -162,18 +162,24 @@ class WatermarkStrategy:
         return self._checked_timestamp(ts, value)
 
     def extract_timestamps(self, items: List[Tuple[Any, Optional[int]]]) -> list:
-        """``extract_timestamp`` over a batch of (value, record timestamp) pairs, calling a
-        plain assigner function directly (weir extension, for fused chains)."""
+        """``extract_timestamp`` over a batch of (value, record timestamp) pairs (weir
+        extension, for fused chains)."""
+        values = list(map(itemgetter(0), items))
+        return list(zip(values, self.assign_timestamps(values, map(itemgetter(1), items))))
+
+    def assign_timestamps(self, values: list, timestamps) -> list:
+        """``extract_timestamp`` of each value and its record timestamp, as a list, calling
+        a plain assigner function directly from a C loop (weir extension, for fused
+        chains)."""
         assigner = self._timestamp_assigner
         if assigner is None:
-            return list(items)
+            return list(timestamps)
         extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
             else assigner.extract_timestamp
-        values = list(map(itemgetter(0), items))
-        stamps = list(map(extract, values, map(itemgetter(1), items)))
+        stamps = list(map(extract, values, timestamps))
         if not set(map(type, stamps)) <= {int}:
             stamps = list(map(self._checked_timestamp, stamps, values))
-        return list(zip(values, stamps))
+        return stamps
 
     def _checked_timestamp(self, ts, value) -> int:
         if type(ts) is int:

@@ -191,10 +191,13 @@ class FileReader(SourceReader):
                 yield [(path, bounds[i], bounds[i + 1])]
 
     def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
-        """(value, no timestamp yet) pairs of the files (or row ranges), read lazily and
-        chained in C: a generator resuming per value cost ~7% of a Parquet source's CPU."""
-        return itertools.chain.from_iterable(
-            zip(self._values(entry), itertools.repeat(None)) for entry in files)
+        """(value, no timestamp yet) pairs of the files (or row ranges)."""
+        return zip(self.file_values(files), itertools.repeat(None))
+
+    def file_values(self, files) -> Iterator[object]:
+        """The values of the files (or row ranges), read lazily and chained in C: a
+        generator resuming per value cost ~7% of a Parquet source's CPU."""
+        return itertools.chain.from_iterable(map(self._values, files))
 
     def _values(self, entry):
         if isinstance(entry, tuple):

@@ -100,21 +100,14 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             yield bundler.to_batch()
             return
         index, *bounds = split
-        reader = self.reader
-        rows = reader.read_files(*bounds) if len(bounds) == 1 else reader.read(*bounds)
         base = make_seq(AFTER_WATERMARK, index, 0)
         run_chains, chains = self._chain_runner(index)
-        while True:
-            chunk = list(itertools.islice(rows, MAX_BUNDLE_RECORDS))
-            if not chunk:
-                break
+        for values, stamps in _chunks(self.reader, bounds):
             if run_chains is not None:
-                chunk = run_chains(chunk, bundler)
-            values = list(map(itemgetter(0), chunk))
+                values, stamps = run_chains(values, stamps, bundler)
             groups = grouper.key_groups(values) if grouper else None
-            bundler.add_all(None, groups, list(zip(itertools.count(base), values,
-                                                   map(itemgetter(1), chunk))))
-            base += len(chunk)
+            bundler.add_all(None, groups, list(zip(itertools.count(base), values, stamps)))
+            base += len(values)
             yield bundler.to_batch()
         for chain in chains:
             chain.close()
@@ -131,13 +124,14 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         for chain in (before, after):
             chain.open(subtask_index=subtask_index, job_parameters=parameters)
 
-        def run(items, bundler):
-            items, _ = before.run(items)
-            seen = max(filter(partial(is_not, None), map(itemgetter(1), items)), default=None)
+        def run(values, stamps, bundler):
+            values, stamps, _ = before.run_columns(values, stamps)
+            seen = max(filter(partial(is_not, None), stamps), default=None)
             if seen is not None:
                 bundler.add_control(SEEN_TAG, seen)
-            items, _ = after.run(items)  # side outputs: nothing reads them in this shape
-            return items
+            # side outputs: nothing reads them in this shape
+            values, stamps, _ = after.run_columns(values, stamps)
+            return values, stamps
         return run, (before, after)
 
     def _add_script_controls(self, bundler, split, first, keyed):
@@ -154,6 +148,18 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def commit(self, end):
         pass
+
+
+def _chunks(reader, bounds):
+    """(values, timestamps) of a split, in chunks of at most MAX_BUNDLE_RECORDS."""
+    if len(bounds) == 1:  # files: values without timestamps yet
+        values = reader.file_values(*bounds)
+        while chunk := list(itertools.islice(values, MAX_BUNDLE_RECORDS)):
+            yield chunk, [None] * len(chunk)
+        return
+    pairs = reader.read(*bounds)
+    while chunk := list(itertools.islice(pairs, MAX_BUNDLE_RECORDS)):
+        yield list(map(itemgetter(0), chunk)), list(map(itemgetter(1), chunk))
 
 
 def register(spark) -> None:

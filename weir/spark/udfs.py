@@ -1,5 +1,8 @@
 """Python functions Spark runs per Arrow batch: fused stateless chains, key grouping."""
 
+import itertools
+from operator import itemgetter
+
 from pyspark import TaskContext
 
 from weir.plan.operators import build_chain
@@ -16,6 +19,8 @@ def _partition_id() -> int:
     context = TaskContext.get()
     return context.partitionId() if context is not None else 0
 
+
+_value, _timestamp = itemgetter(1), itemgetter(2)  # of a (seq, value, timestamp) record
 
 class KeyGrouper:
     """Places main-output records in their key groups, naming the keyed operator on error."""
@@ -93,19 +98,19 @@ def _pass_clock(bundler, clock, key_grouper, tick_key_groups):
 
 def _run_bundle(chain, records, producer, counter, bundler, key_grouper):
     if not chain.steps:  # only key grouping: records keep their order keys
-        groups = key_grouper.key_groups([value for _, value, _ in records])
+        groups = key_grouper.key_groups(list(map(_value, records)))
         bundler.add_all(None, groups, records)
         return counter
     for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
-        items = [(value, ts) for seq, value, ts in records if seq >> PHASE_SHIFT == phase]
-        if not items:
+        selected = [record for record in records if record[0] >> PHASE_SHIFT == phase]
+        if not selected:
             continue
-        main, side = chain.run(items)
+        values, stamps, side = chain.run_columns(list(map(_value, selected)),
+                                                 list(map(_timestamp, selected)))
         base = make_seq(phase, producer, counter)
-        main_records = [(base + i, value, ts) for i, (value, ts) in enumerate(main)]
-        counter += len(main)
-        groups = key_grouper.key_groups([v for v, _ in main]) if key_grouper else None
-        bundler.add_all(None, groups, main_records)
+        counter += len(values)
+        groups = key_grouper.key_groups(values) if key_grouper else None
+        bundler.add_all(None, groups, list(zip(itertools.count(base), values, stamps)))
         for tag, value, ts in side:
             bundler.add(tag, 0, (make_seq(phase, producer, counter), value, ts))
             counter += 1
