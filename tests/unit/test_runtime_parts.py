@@ -207,6 +207,33 @@ def test_parquet_splits_read_their_row_ranges_as_rows(tmp_path):
     assert [r.id for r in read] == list(range(10)) and read[7]["x.y"] == 3.5
 
 
+def test_parquet_batches_are_cut_into_about_target_splits_row_ranges(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from weir.runtime.sources import FileReader
+    paths = []
+    for name, rows in (("a.parquet", 10), ("b.parquet", 30)):
+        paths.append(str(tmp_path / name))
+        pq.write_table(pa.table({"id": list(range(rows))}), paths[-1])
+    reader = FileReader(str(tmp_path), "parquet")
+    reader.min_rows_per_split, reader.rows_per_split, reader.target_splits = 4, 12, 4
+
+    def splits():
+        start = reader.initial_offset()
+        return reader.splits(start, reader.latest_offset(start))
+    # 40 rows for 4 splits: 10 rows a split, so the 30-row file is cut in three
+    assert splits() == [(0, [paths[0]]), (1, [(paths[1], 0, 10)]), (2, [(paths[1], 10, 20)]),
+                        (3, [(paths[1], 20, 30)]), "end"]
+    reader.target_splits = 1  # one split would be 40 rows: at most 12
+    assert splits() == [(0, [paths[0]]), (1, [(paths[1], 0, 10)]), (2, [(paths[1], 10, 20)]),
+                        (3, [(paths[1], 20, 30)]), "end"]
+    reader.target_splits = 20  # 2 rows a split: at least 4
+    cut = splits()
+    assert cut[:3] == [(0, [(paths[0], 0, 3)]), (1, [(paths[0], 3, 6)]),
+                       (2, [(paths[0], 6, 10)])]
+    assert len(cut) == 3 + 8 + 1 and cut[-2] == (10, [(paths[1], 26, 30)])
+
+
 def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, monkeypatch):
     import pyarrow.parquet as pq
     from weir.runtime.sources import read_file

@@ -20,6 +20,9 @@ END_SPLIT = "end"
 class SourceReader:
     bounded = True
     max_records_per_batch: Optional[int] = None
+    # The engine's parallelism (Spark's default parallelism), which a reader may use to cut
+    # a batch into about as many splits as can run at once.
+    target_splits = 1
 
     def initial_offset(self) -> dict:
         return {"pos": 0, "end": 0}
@@ -124,15 +127,19 @@ class DataGeneratorReader(SourceReader):
 
 
 class FileReader(SourceReader):
-    """Files of a directory in (modification time, name) order; one split per file, and a
-    Parquet file of more than `rows_per_split` rows split into row ranges (read in parallel).
+    """Files of a directory in (modification time, name) order, one split per file. As
+    Spark cuts files, a batch's Parquet rows are cut into row ranges of about
+    rows / `target_splits`, within [min_rows_per_split, rows_per_split]: enough splits to
+    keep every core busy, and few, since each split is a Spark task (~50-60 ms to start a
+    Python data source task here).
 
     format: 'text' (lines as str), 'csv' (Row per line, header names the fields),
     'json' (JSON lines, a Row per object) or 'parquet' (a Row per row).
     """
 
     FORMATS = ("text", "csv", "json", "parquet")
-    rows_per_split = 65_536
+    rows_per_split = 262_144
+    min_rows_per_split = 32_768
 
     def __init__(self, path: str, fmt: str, monitor_interval_ms: Optional[int] = None,
                  max_files_per_batch: Optional[int] = None):
@@ -169,23 +176,24 @@ class FileReader(SourceReader):
 
     def splits(self, start, end):
         self._files = self._list()
-        out = []
-        for split in super().splits(start, end):
-            if split == END_SPLIT:
-                out.append(split)
-            else:
-                for part in self._parts(self._files[split[1]:split[2]]):
-                    out.append((len(out), part))
+        files = [file for split in super().splits(start, end) if split != END_SPLIT
+                 for file in self._files[split[1]:split[2]]]
+        out = [(index, part) for index, part in enumerate(self._parts(files))]
+        if end["end"] and not start["end"]:
+            out.append(END_SPLIT)
         return out
 
     def _parts(self, files):
-        """Per file, the file (a list of one path) or its row ranges [(path, lo, hi)]."""
-        for path in files:
-            rows = _parquet_rows(path) if self.fmt == "parquet" else 0
-            if rows <= self.rows_per_split:
+        """Per file of a batch, the file (a list of one path) or its row ranges
+        [(path, lo, hi)]."""
+        rows_of = [_parquet_rows(path) if self.fmt == "parquet" else 0 for path in files]
+        share = -(-sum(rows_of) // max(1, self.target_splits))
+        per_split = min(self.rows_per_split, max(self.min_rows_per_split, share))
+        for path, rows in zip(files, rows_of):
+            if rows <= per_split:
                 yield [path]
                 continue
-            pieces = -(-rows // self.rows_per_split)
+            pieces = -(-rows // per_split)
             bounds = [rows * i // pieces for i in range(pieces + 1)]
             for i in range(pieces):
                 yield [(path, bounds[i], bounds[i + 1])]

@@ -40,7 +40,9 @@ class WeirDataSource(DataSource):
         return KEYED_SCHEMA_DDL if "grouper" in self.options else STREAM_SCHEMA_DDL
 
     def streamReader(self, schema):
-        return WeirStreamReader(decode_reader(self.options["reader"]),
+        reader = decode_reader(self.options["reader"])
+        reader.target_splits = int(self.options.get("target_splits", "1"))
+        return WeirStreamReader(reader,
                                 self.options.get("grouper"), int(self.options.get("ticks", "0")),
                                 self.options.get("chains"))
 
@@ -167,7 +169,8 @@ def register(spark) -> None:
 
 
 def read_stream(spark, reader, key_grouper=None, ticks: int = 0, chains=None):
-    stream = spark.readStream.format(FORMAT).option("reader", encode_reader(reader))
+    stream = (spark.readStream.format(FORMAT).option("reader", encode_reader(reader))
+              .option("target_splits", spark.sparkContext.defaultParallelism))
     if key_grouper is not None:
         stream = stream.option("grouper", encode_reader(key_grouper)).option("ticks", ticks)
     if chains is not None:
