@@ -234,35 +234,33 @@ def test_parquet_batches_are_cut_into_about_target_splits_row_ranges(tmp_path):
     assert len(cut) == 3 + 8 + 1 and cut[-2] == (10, [(paths[1], 26, 30)])
 
 
-def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, monkeypatch):
+@pytest.fixture
+def read_columns(monkeypatch):
+    """The columns each pyarrow.parquet.read_table call reads, in call order."""
     import pyarrow.parquet as pq
-    from weir.runtime.sources import read_file
-    path = _parquet_file(tmp_path, ["id", "name"], [(1, "a"), (2, "b"), (3, "c")])
-    read_columns = []
+    calls = []
     real_read_table = pq.read_table
 
     def read_table(source, columns=None, **kwargs):
-        read_columns.append(columns)
+        calls.append(columns)
         return real_read_table(source, columns=columns, **kwargs)
     monkeypatch.setattr(pq, "read_table", read_table)
+    return calls
+
+
+def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, read_columns):
+    from weir.runtime.sources import read_file
+    path = _parquet_file(tmp_path, ["id", "name"], [(1, "a"), (2, "b"), (3, "c")])
     rows = list(read_file(path, "parquet", (1, 3)))
     assert [r.name for r in rows] == ["b", "c"]
     assert read_columns == [["name"]]
     assert rows[0].id == 2 and read_columns == [["name"], ["id"]]
 
 
-def test_parquet_row_ranges_of_one_file_decode_its_columns_once(tmp_path, monkeypatch):
+def test_parquet_row_ranges_of_one_file_decode_its_columns_once(tmp_path, read_columns):
     import os
-    import pyarrow.parquet as pq
     from weir.runtime.sources import read_file
     path = _parquet_file(tmp_path, ["id", "name"], [(i, f"n{i}") for i in range(6)])
-    read_columns = []
-    real_read_table = pq.read_table
-
-    def read_table(source, columns=None, **kwargs):
-        read_columns.append(columns)
-        return real_read_table(source, columns=columns, **kwargs)
-    monkeypatch.setattr(pq, "read_table", read_table)
     assert [r.id for r in read_file(path, "parquet", (0, 3))] == [0, 1, 2]
     assert [r.id for r in read_file(path, "parquet", (3, 6))] == [3, 4, 5]
     assert read_columns == [["id"]]
