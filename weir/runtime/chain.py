@@ -19,6 +19,11 @@ _value, _timestamp = itemgetter(0), itemgetter(1)
 SideItem = Tuple[str, object, object]  # (tag_id, value, timestamp)
 
 
+def columns_of(items: List[Item]) -> Tuple[list, list]:
+    """(values, timestamps) of (value, timestamp) pairs, as the chain runs over them."""
+    return list(map(_value, items)), list(map(_timestamp, items))
+
+
 class Step:
     """One stateless step: `kind` is map, flat_map, filter, process or timestamps.
 
@@ -116,8 +121,7 @@ class StatelessChain:
 
     def run(self, items: List[Item]) -> Tuple[List[Item], List[SideItem]]:
         """Returns the main outputs and the side outputs of `items`."""
-        values, stamps, side = self.run_columns(list(map(_value, items)),
-                                                list(map(_timestamp, items)))
+        values, stamps, side = self.run_columns(*columns_of(items))
         return list(zip(values, stamps)), side
 
     def run_columns(self, values: list, stamps: list) -> Tuple[list, list, List[SideItem]]:

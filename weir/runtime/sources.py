@@ -176,12 +176,10 @@ class FileReader(SourceReader):
 
     def splits(self, start, end):
         self._files = self._list()
-        files = [file for split in super().splits(start, end) if split != END_SPLIT
+        splits = super().splits(start, end)
+        files = [file for split in splits if split != END_SPLIT
                  for file in self._files[split[1]:split[2]]]
-        out = [(index, part) for index, part in enumerate(self._parts(files))]
-        if end["end"] and not start["end"]:
-            out.append(END_SPLIT)
-        return out
+        return list(enumerate(self._parts(files))) + [s for s in splits if s == END_SPLIT]
 
     def _parts(self, files):
         """Per file of a batch, the file (a list of one path) or its row ranges
@@ -229,7 +227,8 @@ class _ParquetColumn:
         self.row_range = row_range
 
     def to_pylist(self) -> list:
-        column = _read_column(self.path, self.name, self.text, cached=self.row_range is not None)
+        read = _read_whole_column if self.row_range is None else _cached_column
+        column = read(self.path, self.name, self.text)
         if self.row_range is not None:
             column = column.slice(self.row_range[0], self.row_range[1] - self.row_range[0])
         if not self.text:
@@ -245,13 +244,10 @@ class _ParquetColumn:
 _COLUMN_CACHE = {}  # (path, file identity, column, text) -> the column, of one file at most
 
 
-def _read_column(path: str, name: str, text: bool, cached: bool):
-    """A whole column of a Parquet file. With `cached`, the columns of the last file read
-    so stay cached: a file's row ranges are splits of one batch, a worker often reads
+def _cached_column(path: str, name: str, text: bool):
+    """A whole column of a Parquet file, for a row range of it. The columns of the last file
+    read so stay cached: a file's row ranges are splits of one batch, a worker often reads
     several of them, and a file of one row group is decoded whole for any range."""
-    import pyarrow.parquet as pq
-    if not cached:
-        return _read_whole_column(pq, path, name, text)
     stat = os.stat(path)
     file_key = (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
     if any(key[0] != file_key for key in _COLUMN_CACHE):
@@ -259,11 +255,12 @@ def _read_column(path: str, name: str, text: bool, cached: bool):
     key = (file_key, name, text)
     column = _COLUMN_CACHE.get(key)
     if column is None:
-        column = _COLUMN_CACHE[key] = _read_whole_column(pq, path, name, text)
+        column = _COLUMN_CACHE[key] = _read_whole_column(path, name, text)
     return column
 
 
-def _read_whole_column(pq, path: str, name: str, text: bool):
+def _read_whole_column(path: str, name: str, text: bool):
+    import pyarrow.parquet as pq
     # Text columns are read dictionary-encoded: each distinct string becomes one Python
     # str (6x faster than a str per value for columns of few distinct values).
     return pq.read_table(path, columns=[name],

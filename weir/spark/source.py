@@ -7,13 +7,14 @@ restarted query replays exactly the records of the batches in its offset log.
 import base64
 import itertools
 from functools import partial
-from operator import is_not, itemgetter
+from operator import is_not
 
 from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.plan.operators import build_chain
+from weir.runtime.chain import columns_of
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.records import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
@@ -161,7 +162,7 @@ def _chunks(reader, bounds):
         return
     pairs = reader.read(*bounds)
     while chunk := list(itertools.islice(pairs, MAX_BUNDLE_RECORDS)):
-        yield list(map(itemgetter(0), chunk)), list(map(itemgetter(1), chunk))
+        yield columns_of(chunk)
 
 
 def register(spark) -> None:

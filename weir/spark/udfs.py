@@ -22,6 +22,7 @@ def _partition_id() -> int:
 
 _value, _timestamp = itemgetter(1), itemgetter(2)  # of a (seq, value, timestamp) record
 
+
 class KeyGrouper:
     """Places main-output records in their key groups, naming the keyed operator on error."""
 
