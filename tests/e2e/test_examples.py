@@ -244,7 +244,7 @@ class ClockedReadings:
 def test_increase_alerts_on_a_driven_processing_time_clock(local_env, monkeypatch):
     """The in-process runner reads its processing time from `time.time()` once per batch:
     here that clock advances 100 ms per 10 readings, as the readings' own timestamps."""
-    from weir.testing import local_runner
+    from weir.local import executor as local_runner
     clock = ReadingClock()
     monkeypatch.setattr(local_runner, "time", clock)
     count = 2000

@@ -3,8 +3,8 @@
 from weir.common import WatermarkStrategy
 from weir.datastream import SinkFunction, StreamExecutionEnvironment
 from weir.datastream.window import TimestampedValue
-from weir.runtime.records import MAX_WATERMARK
-from weir.runtime.window.operator import LATE_DROPPED_TAG
+from weir.runtime.wire import MAX_WATERMARK
+from weir.runtime.window.operator import LATE_DROPPED
 from weir.testing.harness import KeyedOperatorHarness
 from weir.testing.test_stream import TestStream
 from tests.transcripts.functions import WithTimestamp, key_of
@@ -91,4 +91,4 @@ def expected_of(transcript):
 
 
 def late_dropped(harness):
-    return len(harness.side_outputs.get(LATE_DROPPED_TAG, []))
+    return harness.metric(LATE_DROPPED)

@@ -17,7 +17,7 @@ from weir.datastream.window import (
     PurgingTrigger,
     SlidingEventTimeWindows, TimeEvictor, TumblingEventTimeWindows,
     TumblingProcessingTimeWindows)
-from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.wire import MAX_WATERMARK
 from tests.transcripts import functions as f
 
 LATE = OutputTag("late")

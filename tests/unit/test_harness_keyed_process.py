@@ -8,7 +8,7 @@ from weir.datastream.state import (AggregatingStateDescriptor, ListStateDescript
                                    MapStateDescriptor, ReducingStateDescriptor,
                                    StateTtlConfig, ValueStateDescriptor)
 from weir.runtime.errors import UserFunctionError
-from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
 LATE = OutputTag("late")

@@ -10,7 +10,7 @@ from tests.transcripts.windows import LATE, Transcript
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.keyed_process import KeyedProcessOperator
-from weir.runtime.records import AFTER_WATERMARK, MAX_WATERMARK, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, make_seq
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.testing.harness import KeyedOperatorHarness
 

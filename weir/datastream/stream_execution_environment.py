@@ -8,7 +8,7 @@ from weir.plan import graph as g
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
 
-EXECUTORS = {"spark": "weir.spark.executor", "local": "weir.testing.local_runner"}
+EXECUTORS = {"spark": "weir.spark.executor", "local": "weir.local.executor"}
 
 
 class RuntimeExecutionMode(Enum):

@@ -93,3 +93,14 @@ class KeyedProcess(_Wrapper):
         self.process_element = function.process_element
         if hasattr(function, "on_timer"):
             self.on_timer = function.on_timer
+
+
+class KeyedCoProcess(_Wrapper):
+    """A function of two inputs (process_element1, process_element2, on_timer), as is."""
+
+    def __init__(self, function):
+        super().__init__(function)
+        self.process_element1 = function.process_element1
+        self.process_element2 = function.process_element2
+        if hasattr(function, "on_timer"):
+            self.on_timer = function.on_timer

@@ -1,6 +1,7 @@
 """The contexts user functions receive: RuntimeContext, process contexts, timer service."""
 
-from weir.runtime.records import MIN_WATERMARK
+from weir.runtime.metrics import MetricGroup
+from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.state.states import KeyedStateStore, create_state
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 
@@ -30,6 +31,7 @@ class RuntimeContext(KeyedStateStore):
         self._max_parallelism = max_parallelism
         self._job_parameters = dict(job_parameters or {})
         self._states = {}
+        self._metrics = MetricGroup()
 
     @property
     def keyed_state_backend(self):
@@ -47,6 +49,9 @@ class RuntimeContext(KeyedStateStore):
 
     def get_max_number_of_parallel_subtasks(self):
         return self._max_parallelism
+
+    def get_metrics_group(self) -> MetricGroup:
+        return self._metrics
 
     def get_job_parameter(self, key, default_value=None):
         return self._job_parameters.get(key, default_value)

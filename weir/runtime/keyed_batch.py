@@ -4,11 +4,15 @@ Records arrive sorted by their order key. Phase-0 records (produced upstream bef
 watermark advance) go first, then timers fire at the new watermark and processing time,
 then phase-1 records. Outputs get order keys of their own: this key group as producer, the
 phase they were produced in, and a running counter.
+
+An operator of one input gets (seq, value, timestamp) records and one key selector; an
+operator of several inputs gets (seq, value, timestamp, input) records and a key selector
+per input, and each record reaches it with its input label.
 """
 
 from typing import Callable, List, Sequence, Tuple
 
-from weir.runtime.records import (AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq)
+from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 
 Record = Tuple[int, object, object]  # (seq, value, timestamp)
 Output = Tuple[int, object, object, object]  # (seq, tag_id, value, timestamp)
@@ -28,21 +32,34 @@ class _Collector:
         out.append((make_seq(self.phase, self.key_group, len(out)), tag_id, value, timestamp))
 
 
-def process_key_group_batch(operator, key_selector: Callable, key_group: int,
+def process_key_group_batch(operator, key_selector, key_group: int,
                             records: Sequence[Record], watermark: int,
                             processing_time: int, validate=None) -> List[Output]:
+    """`key_selector`: a callable, or a tuple of one per input for labelled records."""
     collector = _Collector(key_group, validate)
     emit = collector.emit
     operator.active_key_groups = (key_group,)
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
-    process = operator.process_element
+    labelled = isinstance(key_selector, tuple)
     try:
-        for _, value, timestamp in records[:first_after]:
-            process(key_selector(value), value, timestamp, emit)
+        _process(operator, key_selector, records[:first_after], emit, labelled)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         collector.phase = AFTER_WATERMARK
-        operator.process_elements(records[first_after:], key_selector, emit)
+        if labelled:
+            _process(operator, key_selector, records[first_after:], emit, labelled)
+        else:
+            operator.process_elements(records[first_after:], key_selector, emit)
     finally:
         operator.active_key_groups = ()
     return collector.outputs
+
+
+def _process(operator, key_selector, records, emit, labelled: bool) -> None:
+    process = operator.process_element
+    if labelled:
+        for _, value, timestamp, input_label in records:
+            process(key_selector[input_label](value), value, timestamp, emit, input_label)
+    else:
+        for _, value, timestamp in records:
+            process(key_selector(value), value, timestamp, emit)

@@ -15,6 +15,14 @@ from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers
 Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
 
 
+def _process_methods(function) -> tuple:
+    """The per-input element methods: process_element, or process_element1, 2, ..."""
+    numbered = []
+    while callable(getattr(function, f"process_element{len(numbered) + 1}", None)):
+        numbered.append(getattr(function, f"process_element{len(numbered) + 1}"))
+    return tuple(numbered) if numbered else (function.process_element,)
+
+
 class KeyedProcessOperator:
     def __init__(self, function, backend, name: str,
                  subtask_index=0, parallelism=1, job_parameters=None):
@@ -31,7 +39,7 @@ class KeyedProcessOperator:
             name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters)
         self.ctx = ProcessContext(TimerService(self.clock, self._timers_of_current_key),
                                   self._emit_side, self.clock, self._emit_timestamped)
-        self._process = function.process_element
+        self._processes = _process_methods(function)
         self._on_timer = getattr(function, "on_timer", None)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -68,14 +76,16 @@ class KeyedProcessOperator:
         return self.timers_of(self.backend.key_group_of(key)), key
 
     # -- elements and time -----------------------------------------------------------
-    def process_element(self, key, value, timestamp, emit: Emit) -> None:
+    def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
+        """One record of input `input_label` (an operator of two inputs calls its
+        function's process_element1 or process_element2, as Flink's)."""
         self.backend.set_current_key(key)
         ctx = self.ctx
         ctx.current_key = key
         ctx.current_timestamp = timestamp
         ctx.current_time_domain = None
         self._emit, self._output_ts = emit, timestamp
-        self._collect(self._process, value, ctx)
+        self._collect(self._processes[input_label], value, ctx)
 
     def process_elements(self, records, key_selector, emit: Emit) -> None:
         """Processes (seq, value, timestamp) records in order; a function with a

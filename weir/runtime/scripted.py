@@ -8,7 +8,7 @@ marker rides with the last step, so the batch after it runs at the +infinity wat
 
 from typing import List, Optional
 
-from weir.runtime.records import END_OF_INPUT_TS, MIN_WATERMARK
+from weir.runtime.wire import END_OF_INPUT_TS, MIN_WATERMARK
 from weir.runtime.sources import SourceReader
 
 ELEMENTS = "elements"

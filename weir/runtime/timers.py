@@ -7,7 +7,8 @@ costs one load, whatever number of keys have timers.
 import heapq
 from typing import Dict, List, Tuple
 
-from weir.runtime.state.backend import TIMER_PAGE, TIMER_SUMMARY_PAGE, dumps, loads
+from weir.runtime.state.backend import dumps, loads
+from weir.runtime.wire import TIMER_PAGE, TIMER_SUMMARY_PAGE
 
 EVENT_TIME = "event_time"
 PROCESSING_TIME = "processing_time"

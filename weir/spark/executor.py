@@ -11,7 +11,7 @@ from collections import defaultdict
 from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
 from weir.runtime.errors import MARKER
-from weir.runtime.records import METRIC_PREFIX
+from weir.runtime.wire import METRIC_PREFIX
 from weir.runtime.sink_writers import write_batch
 from weir.spark.frames import loads
 from weir.spark.session import get_session

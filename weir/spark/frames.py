@@ -11,7 +11,7 @@ import functools
 import pickle
 from collections import defaultdict
 
-from weir.runtime.records import END_OF_INPUT_TS
+from weir.runtime.wire import END_OF_INPUT_TS
 
 END_TAG = "\x00end"
 TICK_TAG = "\x00tick"  # wakes a key group that has no input, for its processing-time timers

@@ -18,7 +18,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from weir.plan.operators import build_keyed_operator, output_validator
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.records import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
+from weir.runtime.wire import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads

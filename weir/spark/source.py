@@ -16,7 +16,7 @@ from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from weir.plan.operators import build_chain
 from weir.runtime.chain import columns_of
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
-from weir.runtime.records import AFTER_WATERMARK, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, make_seq
 from weir.runtime.sources import END_SPLIT
 from weir.spark.frames import (CLOCK_TAG, KEYED_SCHEMA_DDL, MAX_BUNDLE_RECORDS,
                                SEEN_TAG, STREAM_SCHEMA_DDL, WM_TAG, Bundler)

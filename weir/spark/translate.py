@@ -3,7 +3,7 @@
 from pyspark.sql import functions as F
 
 from weir.plan import graph as g
-from weir.runtime.records import END_OF_INPUT_TS, METRIC_PREFIX
+from weir.runtime.wire import END_OF_INPUT_TS, METRIC_PREFIX
 from weir.spark import source as spark_source
 from weir.spark.frames import (CLOCK_TAG, END_TAG, KEYED_SCHEMA_DDL, SEEN_TAG,
                                STREAM_SCHEMA_DDL, WM_TAG)

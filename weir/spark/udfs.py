@@ -10,7 +10,7 @@ from weir.runtime.errors import wrap_user_error
 from weir.runtime.chain import StatelessChain
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.key_groups import KeyGroupAssigner
-from weir.runtime.records import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 from weir.spark.frames import (CLOCK_TAG, END_TAG, MAX_BUNDLE_RECORDS, Bundler, is_control,
                                loads)
 

@@ -14,12 +14,19 @@ from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 
 
 class KeyedOperatorHarness:
-    """Hosts a KeyedProcessFunction (or an adapter) over in-memory key-group stores."""
+    """Hosts a KeyedProcessFunction (or an adapter) over in-memory key-group stores.
+
+    An operator of two inputs (process_element1/process_element2, as Flink's
+    KeyedCoProcessFunction) takes a key selector per input, as a tuple: feed it with
+    `process_element1`/`process_element2` (or `process_element(..., input_label=i)`).
+    """
 
     def __init__(self, function, key_selector, max_parallelism=DEFAULT_MAX_PARALLELISM,
                  pages_per_key_group=1, name="operator-under-test", snapshot=None):
         self._prototype = function
-        self.key_selector = adapters.resolve(key_selector, "get_key")
+        selectors = key_selector if isinstance(key_selector, tuple) else (key_selector,)
+        self.key_selectors = tuple(adapters.resolve(k, "get_key") for k in selectors)
+        self.key_selector = self.key_selectors[0]
         self.max_parallelism = max_parallelism
         self.pages_per_key_group = pages_per_key_group
         self.name = name
@@ -33,9 +40,14 @@ class KeyedOperatorHarness:
 
     def _new_operator(self, snapshot):
         function = copy.deepcopy(self._prototype)
-        if not hasattr(function, "process_element"):
-            raise TypeError("the harness needs a KeyedProcessFunction-shaped object")
-        if not isinstance(function, adapters._KeyedAdapter):
+        two_inputs = len(self.key_selectors) == 2
+        method = "process_element1" if two_inputs else "process_element"
+        if not hasattr(function, method):
+            raise TypeError(f"the harness needs an object with {method} for "
+                            f"{len(self.key_selectors)} key selector(s)")
+        if two_inputs:
+            function = adapters.KeyedCoProcess(function)
+        elif not isinstance(function, adapters._KeyedAdapter):
             function = adapters.KeyedProcess(function)
         backend = KeyedStateBackend(lambda kg: self.stores[kg], self.max_parallelism,
                                     self.pages_per_key_group)
@@ -55,12 +67,18 @@ class KeyedOperatorHarness:
     def _all_key_groups(self):
         return sorted(self.stores)
 
-    def process_element(self, value, timestamp=None):
-        key = self.key_selector(value)
+    def process_element(self, value, timestamp=None, input_label: int = 0):
+        key = self.key_selectors[input_label](value)
         self.operator.active_key_groups = (self.operator.backend.key_group_of(key),)
-        self.operator.process_element(key, value, timestamp, self._emit)
+        self.operator.process_element(key, value, timestamp, self._emit, input_label)
         self.operator.flush()
         return self
+
+    def process_element1(self, value, timestamp=None):
+        return self.process_element(value, timestamp, 0)
+
+    def process_element2(self, value, timestamp=None):
+        return self.process_element(value, timestamp, 1)
 
     def process_watermark(self, watermark: int):
         self.operator.active_key_groups = self._all_key_groups()
@@ -81,6 +99,10 @@ class KeyedOperatorHarness:
 
     def extract_values(self):
         return [value for value, _ in self.extract_outputs()]
+
+    def metric(self, name: str) -> int:
+        """The count of the operator's metric counter `name` (e.g. numLateRecordsDropped)."""
+        return self.operator.runtime_context.get_metrics_group().counter(name).get_count()
 
     def side_output(self, tag):
         return list(self.side_outputs[getattr(tag, "tag_id", tag)])

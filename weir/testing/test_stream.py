@@ -15,7 +15,7 @@ not add a watermark strategy that emits watermarks. Its test clock is the proces
 of the first keyed operator downstream (and of the whole job on the in-process runner).
 """
 
-from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.wire import MAX_WATERMARK
 from weir.runtime.scripted import ELEMENTS, PROCESSING_TIME, WATERMARK, ScriptedReader
 from weir.runtime.window.windows import TimestampedValue
 

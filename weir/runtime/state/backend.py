@@ -10,8 +10,6 @@ from typing import Callable, Dict, Optional
 
 from weir.runtime.key_groups import stable_key_hash
 
-TIMER_PAGE = -1
-TIMER_SUMMARY_PAGE = -3  # -2 is the Spark host's wake-up time
 DEFAULT_PAGES_PER_KEY_GROUP = 1
 LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend remembers
 

@@ -2,7 +2,7 @@
 
 from abc import ABC, abstractmethod
 
-from weir.runtime.records import MIN_WATERMARK
+from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.window import triggers as t
 from weir.runtime.window.windows import CountWindow, GlobalWindow, TimeWindow, to_millis

@@ -10,7 +10,7 @@ meets them: keys by first element, a key's windows by first element.
 
 import numpy as np
 
-from weir.runtime.records import MIN_WATERMARK
+from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.window.assigners import SlidingEventTimeWindows, TumblingEventTimeWindows
 
 _TIME_LIMIT = 1 << 61      # timestamps this close to the int64 edge take the general path

@@ -7,7 +7,7 @@ window's contents, trigger state, per-window state and timers.
 """
 
 from weir.runtime.output_tag import split_side_output
-from weir.runtime.records import MAX_WATERMARK, METRIC_PREFIX
+from weir.runtime.wire import MAX_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 from weir.runtime.window.batch_aggregates import batch_aggregation
@@ -23,7 +23,7 @@ from weir.runtime.window.triggers import EventTimeTrigger
 from weir.runtime.window.windows import TimeWindow
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
-LATE_DROPPED_TAG = METRIC_PREFIX + "numLateRecordsDropped"
+LATE_DROPPED = "numLateRecordsDropped"  # Flink's metric name
 
 
 def _event_time_only(trigger) -> bool:
@@ -68,6 +68,7 @@ class WindowOperator:
     def open(self, runtime_context):
         backend = runtime_context.keyed_state_backend
         self.runtime_context = runtime_context
+        self.late_dropped = runtime_context.get_metrics_group().counter(LATE_DROPPED)
         self.window_contents = NamespaceView(backend, "_weir_window_contents")
         self.trigger_state = NamespacedStateStore(NamespaceView(backend, "_weir_trigger_state"))
         self.window_state = NamespacedStateStore(NamespaceView(backend, "_weir_window_state"))
@@ -256,7 +257,7 @@ class WindowOperator:
             if self.late_tag_id is not None:
                 self.collect(self.late_tag_id, value, timestamp)
             else:
-                self.collect(LATE_DROPPED_TAG, None, timestamp)
+                self.late_dropped.inc()
 
     def _add_and_trigger(self, window, state_window, value, timestamp):
         view = self.window_contents

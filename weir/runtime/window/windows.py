@@ -1,6 +1,6 @@
 """Window types (PyFlink's TimeWindow, GlobalWindow, CountWindow) and time helpers."""
 
-from weir.runtime.records import MAX_WATERMARK
+from weir.runtime.wire import MAX_WATERMARK
 
 LONG_MAX = MAX_WATERMARK
 

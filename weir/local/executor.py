@@ -1,0 +1,186 @@
+"""The in-process executor: runs a job's physical plan without Spark, batch by batch, as
+the Spark executor does.
+
+Each micro-batch reads every source from its last offset to its latest, runs the source
+tasks, then each stage's keyed tasks per (operator, key group), passing on rows for later
+stages, and writes the sinks. The watermark of a batch is, as on Spark, the minimum over
+watermark groups of (the largest timestamp seen in earlier batches minus the group's
+delay). Tasks are the same code as on Spark (weir.plan.execution).
+"""
+
+import time
+import uuid
+from collections import defaultdict
+
+from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of
+from weir.plan.job import JobClient, JobExecutionResult, JobStatus
+from weir.plan.physical import compile_plan
+from weir.runtime.metrics import MetricsLog
+from weir.runtime.sink_writers import write_batch
+from weir.runtime.sources import END_SPLIT
+from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.wire import (METRICS, TIMER_SUMMARY_PAGE, WATERMARK, engine_watermark_to_flink,
+                               loads, records_of)
+
+
+class _Source:
+    def __init__(self, task, plan, group):
+        self.task = task
+        self.reader = task.node.param("reader")
+        self.runner = SourceRunner(task, plan, group.data_watermarks)
+        self.offset = self.reader.initial_offset()
+        self.next = None
+
+    def poll(self) -> bool:
+        self.next = self.reader.latest_offset(self.offset)
+        return self.next != self.offset
+
+    def read(self) -> list:
+        rows = []
+        splits = self.reader.splits(self.offset, self.next)
+        for index, split in enumerate(splits):
+            chunks = chunks_of(self.reader, split) if split != END_SPLIT else ()
+            for produced in self.runner.read(split, index == 0, chunks):
+                rows += produced
+        self.offset = self.next
+        return rows
+
+    def clock(self):
+        """The processing time of the next batch on a scripted source's clock, or None."""
+        if not hasattr(self.reader, "processing_time"):
+            return None
+        splits = [s for s in self.reader.splits(self.offset, self.next) if s != END_SPLIT]
+        return self.reader.processing_time(splits[0]) if splits else None
+
+
+class LocalJob(JobClient):
+    def __init__(self, env, graph, sinks, job_name):
+        self.job_id = uuid.uuid4().hex
+        self.plan = compile_plan(graph.upstream_of(sinks), env)
+        self.status = JobStatus.CREATED
+        self.batches = 0
+        self.max_seen = {}  # watermark group index -> largest time its sources announced
+        self.watermark = 0
+        self.clock = None
+        self.metrics = MetricsLog()
+        self.started = time.time()
+
+    # -- tasks ---------------------------------------------------------------------
+    def _open(self):
+        plan = self.plan
+        group_of = {uid: g for g in plan.watermark_groups for uid in g.sources}
+        self.group_index = {uid: plan.watermark_groups.index(g) for uid, g in group_of.items()}
+        self.sources = [_Source(task, plan, group_of[task.uid]) for task in plan.sources]
+        self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
+        self.runners = {}
+        for task in plan.keyed:
+            backend = KeyedStateBackend(lambda kg, uid=task.uid: self.stores[(uid, kg)],
+                                        plan.max_parallelism)
+            self.runners[task.uid] = KeyedRunner(task, plan, backend)
+
+    def _observe(self, rows) -> list:
+        """Takes the watermark rows (largest timestamps, ends, announced watermarks)."""
+        kept = []
+        for row in rows:
+            if row[0] == WATERMARK:
+                group = self.source_group
+                self.max_seen[group] = max(self.max_seen.get(group, row[5]), row[5])
+            else:
+                kept.append(row)
+        return kept
+
+    def _run_stage(self, stage, rows, watermark, processing_time):
+        uids = {task.uid for task in stage}
+        groups, passed = defaultdict(list), []
+        for row in rows:
+            (groups[(row[0], row[2])] if row[0] in uids else passed).append(row)
+        for (uid, kg), store in self.stores.items():
+            if uid in uids and TIMER_SUMMARY_PAGE in store.pages:  # timers may be due
+                groups.setdefault((uid, kg), [])
+        for uid, kg in sorted(groups):
+            runner = self.runners[uid]
+            records, _ = records_of(groups[(uid, kg)], runner.labelled)
+            passed += runner.run(kg, records, watermark, processing_time)
+            runner.release()
+        return passed
+
+    # -- batches -------------------------------------------------------------------
+    def _next_watermark(self):
+        if self.max_seen:
+            groups = self.plan.watermark_groups
+            candidate = min(ts - groups[g].delay_ms for g, ts in self.max_seen.items())
+            self.watermark = max(self.watermark, candidate)
+        return self.watermark
+
+    def _run_batch(self, batch_id, polled):
+        watermark = engine_watermark_to_flink(self._next_watermark())
+        clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
+                  if c is not None]
+        self.clock = max(clocks) if clocks else self.clock
+        processing_time = self.clock if self.clock is not None else int(time.time() * 1000)
+        rows = []
+        for source, new in zip(self.sources, polled):
+            if new:
+                self.source_group = self.group_index[source.task.uid]
+                rows += self._observe(source.read())
+        for stage in self.plan.stages:
+            rows = self._run_stage(stage, rows, watermark, processing_time)
+        self._write(rows, batch_id)
+
+    def _write(self, rows, batch_id):
+        per_sink = {uid: [] for uid in self.plan.sinks}
+        counts = defaultdict(int)
+        for to, _, _, _, blob, _ in rows:
+            if to == METRICS:
+                for name, count in loads(blob).items():
+                    counts[name] += count
+            else:
+                per_sink[to].extend(value for _, value, _ in loads(blob))
+        for uid, node in self.plan.sinks.items():
+            write_batch(node.param("sink"), per_sink[uid], batch_id)
+        self.metrics.record(batch_id, counts)
+
+    def run(self):
+        self.status = JobStatus.RUNNING
+        self._open()
+        batch_id, last_watermark = 0, self.watermark
+        while True:
+            polled = [s.poll() for s in self.sources]
+            if any(polled):
+                self._run_batch(batch_id, polled)
+            elif self.runners and self._next_watermark() > last_watermark:
+                self._run_batch(batch_id, polled)
+            elif all(s.reader.bounded for s in self.sources):
+                break
+            else:
+                time.sleep(0.05)
+                continue
+            last_watermark = self.watermark
+            batch_id += 1
+        self.batches = batch_id
+        for runner in self.runners.values():
+            runner.close()
+        self.status = JobStatus.FINISHED
+
+    # -- JobClient -----------------------------------------------------------------
+    def get_job_id(self):
+        return self.job_id
+
+    def get_job_status(self):
+        return self.status
+
+    def cancel(self):
+        self.status = JobStatus.CANCELED
+
+    def wait(self, timeout_s=None):
+        return self.status
+
+    def get_job_execution_result(self):
+        return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
+                                  self.batches, self.metrics.totals())
+
+
+def submit(env, graph, sinks, job_name):
+    job = LocalJob(env, graph, sinks, job_name)
+    job.run()
+    return job

@@ -1,0 +1,223 @@
+"""Runs the tasks of a physical plan: the same code on every executor.
+
+An executor moves rows (weir.runtime.wire) between tasks and keeps their state; what a task
+does with its rows is here: a source task reads a split, a keyed task runs its operator for
+one key group, and both then run their fused stateless nodes and route every record to its
+consumers (Router).
+"""
+
+import itertools
+from functools import partial
+from operator import is_not
+from typing import List
+
+from weir.plan import graph as g
+from weir.plan.operators import build_chain, build_keyed_operator, output_validator
+from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
+from weir.runtime.errors import wrap_user_error
+from weir.runtime.key_groups import KeyGroupAssigner
+from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.sources import END_SPLIT
+from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
+                               END_OF_INPUT_TS, MAX_BUNDLE_RECORDS, PHASE_SHIFT, SEEN,
+                               WATERMARK, Bundler, make_seq)
+
+
+class KeyGrouper:
+    """Places records in the key groups of a keyed operator, naming it on error."""
+
+    def __init__(self, key_selector, max_parallelism, operator):
+        self.key_selector = key_selector
+        self.max_parallelism = max_parallelism
+        self.operator = operator
+        self._assign = None
+
+    def key_groups(self, values) -> list:
+        if self._assign is None:
+            self._assign = KeyGroupAssigner(self.max_parallelism)
+        try:  # an unhashable key fails in key_groups: also the key selector's error
+            return self._assign.key_groups(list(map(self.key_selector, values)))
+        except Exception as exc:
+            raise wrap_user_error(exc, self.operator, self.key_selector) from exc
+
+    def __getstate__(self):
+        return {**self.__dict__, "_assign": None}
+
+
+class Router:
+    """Runs a task's fused stateless nodes over its operator's output and sends every
+    record to each consuming operator (in its key group) or sink, with order keys."""
+
+    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0):
+        self.hops = fused.hops
+        self.chains = {}
+        for index, hop in enumerate(fused.hops):
+            if hop.node.kind == g.STATELESS:
+                chain = build_chain([hop.node], {hop.node.id: hop.uid})
+                chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
+                           job_parameters=plan.job_parameters)
+                self.chains[index] = chain
+        self.targets = [(edge, target, None if target.key_selector is None else KeyGrouper(
+            target.key_selector, plan.max_parallelism, target.uid))
+            for edge, target in fused.targets]
+        self.marks = [i for i, hop in enumerate(fused.hops) if hop.node.kind == g.WATERMARK]
+
+    def close(self) -> None:
+        for chain in self.chains.values():
+            chain.close()
+
+    def route(self, outputs: dict, phase: int, producer: int, counter: int, bundler,
+              seen=None) -> int:
+        """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
+        counter. With a list `seen`, watermark nodes append the largest timestamp they saw."""
+        results = {None: outputs}
+        for index, hop in enumerate(self.hops):
+            values, stamps = _gather(results, hop.inputs)
+            results[index] = self._run_hop(index, hop, values, stamps, seen)
+        for edge, target, grouper in self.targets:
+            values, stamps = results[edge.source].get(edge.tag, ((), ()))
+            if not values:
+                continue
+            base = make_seq(phase, producer, counter)
+            counter += len(values)
+            groups = grouper.key_groups(values) if grouper is not None else None
+            bundler.add_all(target.uid, target.input, groups,
+                            list(zip(itertools.count(base), values, stamps)))
+        return counter
+
+    def _run_hop(self, index, hop, values, stamps, seen) -> dict:
+        chain = self.chains.get(index)
+        if chain is None:
+            if seen is not None and hop.node.kind == g.WATERMARK:
+                largest = max(filter(partial(is_not, None), stamps), default=None)
+                if largest is not None:
+                    seen.append(largest)
+            return {None: (values, stamps)}
+        if not values:
+            return {}
+        values, stamps, side = chain.run_columns(values, stamps)
+        out = {None: (values, stamps)}
+        for tag, value, ts in side:
+            tagged = out.get(tag)
+            if tagged is None:
+                tagged = out[tag] = ([], [])
+            tagged[0].append(value)
+            tagged[1].append(ts)
+        return out
+
+
+def _gather(results, edges):
+    if len(edges) == 1:
+        edge = edges[0]
+        return results[edge.source].get(edge.tag, ([], []))
+    values, stamps = [], []
+    for edge in edges:
+        more_values, more_stamps = results[edge.source].get(edge.tag, ((), ()))
+        values += more_values
+        stamps += more_stamps
+    return values, stamps
+
+
+class SourceRunner:
+    """Reads a source's splits into rows: records routed to their consumers, the source's
+    largest timestamps for the watermark, ticks and a scripted source's controls."""
+
+    def __init__(self, task: SourceTask, plan: PhysicalPlan, data_watermarks: bool):
+        self.task = task
+        self.plan = plan
+        self.reader = task.node.param("reader")
+        self.data_watermarks = data_watermarks and task.watermark is not None
+
+    def read(self, split, first: bool, chunks):
+        """Yields lists of rows for `split`; `chunks` yields its (values, timestamps)."""
+        bundler = Bundler()
+        scripted = hasattr(self.reader, "processing_time")
+        if first:
+            clock = self.reader.processing_time(split) if scripted and split != END_SPLIT \
+                else None
+            for task in self.plan.ticked():
+                bundler.add_ticks(task.uid, self.plan.max_parallelism, clock)
+        if split == END_SPLIT:
+            bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
+            yield bundler.rows()
+            return
+        announced = self.reader.announced_watermark(split) if scripted else None
+        if announced is not None:
+            bundler.add_control(WATERMARK, ANNOUNCE, announced)
+        yield from self._read_records(split, chunks, bundler)
+
+    def _read_records(self, split, chunks, bundler):
+        router = Router(self.task.fused, self.plan, subtask_index=split[0])
+        counter, seen = 0, [] if self.data_watermarks else None
+        for values, stamps in chunks:
+            counter = router.route({None: (values, stamps)}, AFTER_WATERMARK, split[0],
+                                   counter, bundler, seen)
+            if seen:
+                bundler.add_control(WATERMARK, SEEN, max(seen))
+                seen.clear()
+            yield bundler.rows()
+        router.close()
+        if bundler.done:
+            yield bundler.rows()
+
+
+def chunks_of(reader, split):
+    """(values, timestamps) of a split, in chunks of at most MAX_BUNDLE_RECORDS."""
+    _, *bounds = split
+    if len(bounds) == 1:  # files: values without timestamps yet
+        values = reader.file_values(*bounds)
+        while chunk := list(itertools.islice(values, MAX_BUNDLE_RECORDS)):
+            yield chunk, [None] * len(chunk)
+        return
+    pairs = reader.read(*bounds)
+    while chunk := list(itertools.islice(pairs, MAX_BUNDLE_RECORDS)):
+        yield [value for value, _ in chunk], [ts for _, ts in chunk]
+
+
+class KeyedRunner:
+    """Runs a keyed operator for one key group at a time, then routes its output."""
+
+    def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend, subtask_index=0):
+        self.task = task
+        self.operator = build_keyed_operator(task.node, task.uid, backend, plan.parallelism,
+                                             subtask_index, plan.job_parameters)
+        self.validate = output_validator(task.node, task.uid)
+        self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
+            else task.key_selectors
+        self.router = Router(task.fused, plan, subtask_index)
+        self.producer_base = task.index * plan.max_parallelism
+        self.operator.open()
+
+    @property
+    def labelled(self) -> bool:
+        """Whether records must carry their input label (an operator of several inputs)."""
+        return len(self.task.key_selectors) > 1
+
+    def run(self, key_group: int, records, watermark: int, processing_time: int) -> List:
+        """The rows this key group's batch produces; the operator's pages stay loaded until
+        `release()` (an engine may still read its timers)."""
+        outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
+                                          watermark, processing_time, self.validate)
+        bundler = Bundler()
+        counter, producer = 0, self.producer_base + key_group
+        for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
+            by_tag = {}
+            for seq, tag, value, ts in outputs:
+                if seq >> PHASE_SHIFT == phase:
+                    tagged = by_tag.get(tag)
+                    if tagged is None:
+                        tagged = by_tag[tag] = ([], [])
+                    tagged[0].append(value)
+                    tagged[1].append(ts)
+            if by_tag:
+                counter = self.router.route(by_tag, phase, producer, counter, bundler)
+        increments = self.operator.runtime_context.get_metrics_group().take_increments()
+        bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
+        return bundler.rows()
+
+    def release(self) -> None:
+        self.operator.release()
+
+    def close(self) -> None:
+        self.operator.close()
+        self.router.close()

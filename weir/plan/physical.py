@@ -1,0 +1,243 @@
+"""The physical plan: what every executor runs.
+
+A job's operators fall into tasks of two kinds: sources, and keyed operators (each run per
+key group). Every other node is stateless and is fused into the task of the operator that
+produces its input, as Flink's job-graph generator chains operators: a producer runs the
+stateless nodes behind it (a small graph: fan-out, side outputs, unions) and sends each
+record straight to each consuming keyed operator or sink. So every operator, stateless or
+not, computes each record once, however many consumers its output has.
+
+Keyed operators are placed in stages by shuffle depth (a keyed operator is one stage after
+the latest producer feeding it); an executor runs the operators of one stage together (on
+Spark: one transformWithState grouped by (operator, key group)). Rows for a later stage or
+a sink pass through the stages in between.
+
+Watermarks: each source reaches at most one watermark assigner through its fused nodes;
+sources sharing an assigner form one watermark group (their largest timestamp counts),
+and the job's watermark is the minimum over groups, as Spark computes it.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from weir.plan import graph as g
+
+FUSABLE = (g.STATELESS, g.WATERMARK, g.UNION, g.SIDE_OUTPUT)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """The records of one output (`tag`: None for the main output) of `source`: the task's
+    own operator (None) or one of its fused hops (an index)."""
+    source: Optional[int]
+    tag: Optional[str] = None
+
+
+@dataclass
+class Target:
+    """Where records leave a task: a keyed operator's input or a sink."""
+    uid: str
+    input: int = 0
+    key_selector: object = None  # None for sinks
+    stage: int = 0               # the stage that consumes it; sinks: after the last stage
+
+
+@dataclass
+class Hop:
+    """A fused stateless node and the edges it reads (a union reads several)."""
+    node: g.Node
+    uid: str
+    inputs: List[Edge]
+
+
+@dataclass
+class Fused:
+    """The stateless nodes a task runs behind its operator, and where their records go."""
+    hops: List[Hop] = field(default_factory=list)
+    targets: List[Tuple[Edge, Target]] = field(default_factory=list)
+
+
+@dataclass
+class SourceTask:
+    node: g.Node
+    uid: str
+    index: int
+    fused: Fused
+    watermark: Optional[int] = None  # the watermark node its records reach
+
+
+@dataclass
+class KeyedTask:
+    node: g.Node
+    uid: str
+    index: int
+    stage: int
+    key_selectors: tuple
+    fused: Fused
+    wakes: bool  # whether every key group must run in every batch (processing time)
+
+
+@dataclass
+class WatermarkGroup:
+    sources: List[str]       # source uids
+    delay_ms: int            # the watermark trails the largest timestamp by this
+    data_watermarks: bool    # whether records' timestamps move it (else only controls)
+
+
+@dataclass
+class PhysicalPlan:
+    sources: List[SourceTask]
+    keyed: List[KeyedTask]
+    sinks: Dict[str, g.Node]  # uid -> sink node
+    watermark_groups: List[WatermarkGroup]
+    max_parallelism: int
+    parallelism: int
+    job_parameters: dict
+    scripted: bool  # a scripted source (TestStream) drives the processing-time clock
+
+    @property
+    def stages(self) -> List[List[KeyedTask]]:
+        count = max((task.stage for task in self.keyed), default=0)
+        return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]
+
+    def task(self, uid: str):
+        return next(t for t in self.sources + self.keyed if t.uid == uid)
+
+    def ticked(self) -> List[KeyedTask]:
+        """The keyed operators whose every key group runs in every batch."""
+        return [t for t in self.keyed if t.wakes or self.scripted]
+
+
+def _wakes(node: g.Node) -> bool:
+    function = node.param("function")
+    return hasattr(function, "on_timer") and getattr(function, "needs_processing_time", True)
+
+
+def _watermark_delay(strategy) -> int:
+    # Without data watermarks only controls (end of input, a scripted source's watermark)
+    # move the watermark, and they carry it exactly.
+    return (strategy.out_of_orderness_ms or 0) + 1 if strategy.emits_watermarks else 0
+
+
+class _Planner:
+    def __init__(self, nodes: List[g.Node], batch_mode: bool):
+        self.nodes = nodes
+        self.by_id = {n.id: n for n in nodes}
+        self.uids = g.assign_uids(nodes)
+        self.batch_mode = batch_mode
+        self.consumers = {n.id: [c for c in nodes if n.id in c.inputs] for n in nodes}
+        self.stage_of = {}
+
+    def fused(self, producer: g.Node) -> Fused:
+        """The stateless nodes reachable from `producer` without crossing a keyed operator
+        or a sink, in topological order, and the targets they (and it) feed."""
+        fused, hop_of = Fused(), {producer.id: None}
+        for node in self._reachable(producer.id):
+            edges = [self._edge(hop_of, upstream, node) for upstream in node.inputs
+                     if upstream in hop_of]
+            hop_of[node.id] = len(fused.hops)
+            fused.hops.append(Hop(node, self.uids[node.id], edges))
+        for node_id, hop in hop_of.items():
+            for consumer in self.consumers[node_id]:
+                if consumer.kind in (g.KEYED, g.SINK):
+                    fused.targets.append((self._edge(hop_of, node_id, consumer),
+                                          self._target(consumer, node_id)))
+        return fused
+
+    def _edge(self, hop_of, upstream_id, consumer) -> Edge:
+        tag = consumer.param("tag_id") if consumer.kind == g.SIDE_OUTPUT else None
+        return Edge(hop_of[upstream_id], tag)
+
+    def _target(self, consumer, upstream_id) -> Target:
+        uid = self.uids[consumer.id]
+        if consumer.kind == g.SINK:
+            return Target(uid)
+        return Target(uid, consumer.inputs.index(upstream_id),
+                      _key_selectors(consumer)[consumer.inputs.index(upstream_id)])
+
+    def _reachable(self, start: int) -> List[g.Node]:
+        seen, stack = set(), [start]
+        while stack:
+            for consumer in self.consumers[stack.pop()]:
+                if consumer.kind in FUSABLE and consumer.id not in seen:
+                    seen.add(consumer.id)
+                    stack.append(consumer.id)
+        return [self.by_id[i] for i in sorted(seen)]  # creation order is topological
+
+    def stage(self, node: g.Node) -> int:
+        """0 for sources; a keyed operator runs one stage after its latest producer."""
+        if node.kind == g.SOURCE:
+            return 0
+        if node.id not in self.stage_of:
+            self.stage_of[node.id] = 1 + max(self.stage(p) for p in self._producers(node))
+        return self.stage_of[node.id]
+
+    def _producers(self, node: g.Node) -> List[g.Node]:
+        """The sources and keyed operators whose tasks send records to `node`."""
+        found, stack, seen = [], list(node.inputs), set()
+        while stack:
+            upstream = self.by_id[stack.pop()]
+            if upstream.id in seen:
+                continue
+            seen.add(upstream.id)
+            if upstream.kind in (g.SOURCE, g.KEYED):
+                found.append(upstream)
+            else:
+                stack.extend(upstream.inputs)
+        return found
+
+    def watermark_of(self, task_uid: str, fused: Fused) -> Optional[int]:
+        marks = [hop.node.id for hop in fused.hops if hop.node.kind == g.WATERMARK]
+        if len(marks) > 1:
+            raise NotImplementedError(
+                f"'{task_uid}': records of one source reach {len(marks)} watermark "
+                "strategies; weir supports one watermark strategy per source for now")
+        return marks[0] if marks else None
+
+
+def _key_selectors(node: g.Node) -> tuple:
+    selectors = node.params.get("key_selectors")
+    return tuple(selectors) if selectors is not None else (node.param("key_selector"),)
+
+
+def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
+    """The physical plan of `nodes` (every node the job's sinks depend on)."""
+    planner = _Planner(nodes, env.is_batch_mode())
+    sources, keyed = [], []
+    for node in nodes:
+        fused = None if node.kind not in (g.SOURCE, g.KEYED) else planner.fused(node)
+        uid = planner.uids[node.id]
+        if node.kind == g.SOURCE:
+            sources.append(SourceTask(node, uid, len(sources), fused,
+                                      planner.watermark_of(uid, fused)))
+        elif node.kind == g.KEYED:
+            if planner.watermark_of(uid, fused) is not None:
+                raise NotImplementedError(
+                    f"'{uid}': assign_timestamps_and_watermarks after a keyed operator is not "
+                    "supported yet; assign timestamps and watermarks before the first key_by")
+            keyed.append(KeyedTask(node, uid, len(keyed), planner.stage(node),
+                                   _key_selectors(node), fused, _wakes(node)))
+    stages = {task.uid: task.stage for task in keyed}
+    last = max(stages.values(), default=0) + 1
+    for task in sources + keyed:
+        for _, target in task.fused.targets:
+            target.stage = stages.get(target.uid, last)
+    return PhysicalPlan(
+        sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
+        _watermark_groups(sources, planner, env.is_batch_mode()), env.max_parallelism,
+        env.parallelism, dict(env.job_parameters),
+        any(hasattr(s.node.param("reader"), "processing_time") for s in sources))
+
+
+def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:
+    by_mark, groups = {}, []
+    for source in sources:
+        if source.watermark is None:  # its own group: only its end of input moves it
+            groups.append(WatermarkGroup([source.uid], 0, False))
+        else:
+            by_mark.setdefault(source.watermark, []).append(source.uid)
+    for mark, uids in by_mark.items():
+        strategy = planner.by_id[mark].param("strategy")
+        groups.append(WatermarkGroup(uids, _watermark_delay(strategy),
+                                     strategy.emits_watermarks and not batch_mode))
+    return groups

@@ -1,0 +1,179 @@
+"""weir's wire protocol, the one place that defines it, for every engine.
+
+Rows. Everything that moves between tasks is a row of six fields, in this order:
+
+    to       uid of the operator or sink the row is for; WATERMARK for rows that only move
+             the engine's watermark; METRICS for operator metrics (engine-bound)
+    input    the target operator's input label (its position among the operator's inputs)
+    kg       the target key group (keyed operators; 0 otherwise)
+    control  None for a bundle of data records, else one of the control kinds below
+    payload  a data row's pickled list of (seq, value, timestamp) records; a metrics row's
+             pickled {"<uid>.<metric>": count}; None for other controls
+    ts       a data row's largest record timestamp; a control's number (see its kind)
+
+Records are routed by their producer: it knows the consumers of each of its outputs (main
+and side outputs), runs the stateless operators fused behind it, and sends each record to
+each consuming operator or sink with that operator's key group, once.
+
+Order keys. A record's `seq` = phase << PHASE_SHIFT | producer << PRODUCER_SHIFT | counter.
+Phase 0 records were produced before the batch's watermark advance reached their producer
+(timer firings), phase 1 after it (element processing). A consumer processes phase 0
+records, then fires timers, then processes phase 1 records (the order Flink's channels
+give); within a phase, records in seq order, so each key sees each producer's records in
+the order they were produced.
+
+Pages. A key group's keyed state, timers and engine bookkeeping are pickled pages with int
+ids; negative ids are reserved here. An engine stores a key group's pages as one versioned
+blob (`encode_pages`).
+"""
+
+import pickle
+from collections import defaultdict
+
+# -- rows ------------------------------------------------------------------------------
+WATERMARK = "\x00watermark"
+METRICS = "\x00metrics"
+
+END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
+SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
+ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to WATERMARK
+TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
+METRIC = "metric"  # operator metric increments (payload), to METRICS
+
+COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
+MAX_BUNDLE_RECORDS = 20_000
+
+dumps = pickle.dumps
+loads = pickle.loads
+
+# -- time --------------------------------------------------------------------------------
+MIN_WATERMARK = -(2**63)  # Flink's Long.MIN_VALUE / Long.MAX_VALUE watermarks
+MAX_WATERMARK = 2**63 - 1
+# The end of a bounded input travels as a control with this event time: the largest
+# millisecond value Spark's TimestampType holds comfortably. Any watermark at or above
+# END_OF_INPUT_THRESHOLD is Flink's +infinity watermark.
+END_OF_INPUT_TS = 9_000_000_000_000_000
+END_OF_INPUT_THRESHOLD = 8_000_000_000_000_000
+
+
+def engine_watermark_to_flink(watermark_ms: int) -> int:
+    """Maps an engine watermark (0 before any event, huge at end of input) to Flink's."""
+    if watermark_ms is None or watermark_ms <= 0:
+        return MIN_WATERMARK
+    if watermark_ms >= END_OF_INPUT_THRESHOLD:
+        return MAX_WATERMARK
+    return watermark_ms
+
+
+# -- order keys --------------------------------------------------------------------------
+PHASE_SHIFT = 62
+PRODUCER_SHIFT = 40
+COUNTER_MASK = (1 << PRODUCER_SHIFT) - 1
+PRODUCER_MASK = (1 << (PHASE_SHIFT - PRODUCER_SHIFT)) - 1
+BEFORE_WATERMARK = 0
+AFTER_WATERMARK = 1
+
+
+def make_seq(phase: int, producer: int, counter: int) -> int:
+    return (phase << PHASE_SHIFT) | ((producer & PRODUCER_MASK) << PRODUCER_SHIFT) | (
+        counter & COUNTER_MASK
+    )
+
+
+# -- pages -------------------------------------------------------------------------------
+PAGE_FORMAT_VERSION = 1
+TIMER_PAGE = -1          # a key group's timers
+WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
+TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer
+CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
+
+
+def encode_pages(pages: dict) -> bytes:
+    """All pages of a key group as one blob, tagged with the page format version."""
+    return pickle.dumps((PAGE_FORMAT_VERSION, pages), protocol=5)
+
+
+def decode_pages(blob: bytes) -> dict:
+    version, pages = pickle.loads(blob)
+    if version != PAGE_FORMAT_VERSION:
+        raise ValueError(f"state was written with page format {version}; this weir reads "
+                         f"format {PAGE_FORMAT_VERSION}")
+    return pages
+
+
+# -- building rows ---------------------------------------------------------------------
+def _max_ts(records):
+    timestamps = [r[2] for r in records if r[2] is not None]
+    return max(timestamps) if timestamps else None
+
+
+class Bundler:
+    """Collects records into bundles, one per (target, input, key group), and controls."""
+
+    def __init__(self):
+        self.done = []
+        self.passed = []
+        self.buffered = 0
+
+    def add_all(self, to: str, input_label: int, key_groups, records) -> None:
+        """Adds records for `to`, each to its key group (key_groups None: key group 0)."""
+        if key_groups is None:
+            for start in range(0, len(records), MAX_BUNDLE_RECORDS):
+                self.done.append((to, input_label, 0, None,
+                                  records[start:start + MAX_BUNDLE_RECORDS]))
+        else:
+            grouped = defaultdict(list)
+            for key_group, record in zip(key_groups, records):
+                grouped[key_group].append(record)
+            self.done.extend((to, input_label, kg, None, recs) for kg, recs in grouped.items())
+        self.buffered += len(records)
+
+    def add_control(self, to: str, kind: str, ts=None, key_group: int = 0,
+                    payload=None) -> None:
+        self.done.append((to, 0, key_group, kind, (payload, ts)))
+
+    def add_ticks(self, uid: str, key_groups: int, clock=None) -> None:
+        """A tick for every key group of operator `uid`; `clock` a scripted time, if any."""
+        self.done.extend((uid, 0, kg, TICK, (None, clock)) for kg in range(key_groups))
+
+    def add_metrics(self, counts: dict) -> None:
+        if counts:
+            self.add_control(METRICS, METRIC, payload=counts)
+
+    def add_rows(self, rows) -> None:
+        """Rows passed on unchanged (rows for a later stage)."""
+        self.passed.extend(rows)
+
+    def rows(self) -> list:
+        """Everything added so far as rows (see COLUMNS); the bundler is then empty."""
+        done, rows = self.done, self.passed
+        self.done, self.passed, self.buffered = [], [], 0
+        for to, input_label, key_group, control, payload in done:
+            if control is None:
+                rows.append((to, input_label, key_group, None,
+                             pickle.dumps(payload, protocol=5), _max_ts(payload)))
+            else:
+                extra, ts = payload
+                blob = None if extra is None else pickle.dumps(extra, protocol=5)
+                rows.append((to, input_label, key_group, control, blob, ts))
+        return rows
+
+
+def records_of(rows, labelled: bool):
+    """(records sorted by seq, the ticks' scripted clock or None) of the data and tick rows
+    of one key group: (seq, value, ts) records, with `labelled` (seq, value, ts, input)."""
+    records, clock = [], None
+    for _, input_label, _, control, blob, ts in rows:
+        if control is None and labelled:
+            records.extend((seq, value, stamp, input_label) for seq, value, stamp in loads(blob))
+        elif control is None:
+            records.extend(loads(blob))
+        elif control == TICK:
+            if ts is not None:
+                clock = ts
+    records.sort(key=_seq)
+    return records, clock
+
+
+def _seq(record):
+    return record[0]
