@@ -135,8 +135,8 @@ class SourceRunner:
         if first:
             clock = self.reader.processing_time(split) if scripted and split != END_SPLIT \
                 else None
-            for task in self.plan.ticked():
-                bundler.add_ticks(task.uid, self.plan.max_parallelism, clock)
+            for uid in self.plan.ticked:
+                bundler.add_ticks(uid, self.plan.max_parallelism, clock)
         if split == END_SPLIT:
             bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
             yield bundler.rows()

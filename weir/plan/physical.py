@@ -17,6 +17,7 @@ sources sharing an assigner form one watermark group (their largest timestamp co
 and the job's watermark is the minimum over groups, as Spark computes it.
 """
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -93,19 +94,16 @@ class PhysicalPlan:
     max_parallelism: int
     parallelism: int
     job_parameters: dict
-    scripted: bool  # a scripted source (TestStream) drives the processing-time clock
+    ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
 
     @property
     def stages(self) -> List[List[KeyedTask]]:
         count = max((task.stage for task in self.keyed), default=0)
         return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]
 
-    def task(self, uid: str):
-        return next(t for t in self.sources + self.keyed if t.uid == uid)
-
-    def ticked(self) -> List[KeyedTask]:
-        """The keyed operators whose every key group runs in every batch."""
-        return [t for t in self.keyed if t.wakes or self.scripted]
+    def subset(self, sources=(), keyed=()) -> "PhysicalPlan":
+        """This plan with only the given tasks: what one Spark operator needs shipped."""
+        return dataclasses.replace(self, sources=list(sources), keyed=list(keyed))
 
 
 def _wakes(node: g.Node) -> bool:
@@ -217,6 +215,8 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
                     "supported yet; assign timestamps and watermarks before the first key_by")
             keyed.append(KeyedTask(node, uid, len(keyed), planner.stage(node),
                                    _key_selectors(node), fused, _wakes(node)))
+    # A scripted source (TestStream) drives the clock of every keyed operator.
+    scripted = any(hasattr(s.node.param("reader"), "processing_time") for s in sources)
     stages = {task.uid: task.stage for task in keyed}
     last = max(stages.values(), default=0) + 1
     for task in sources + keyed:
@@ -226,7 +226,7 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
         sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
         _watermark_groups(sources, planner, env.is_batch_mode()), env.max_parallelism,
         env.parallelism, dict(env.job_parameters),
-        any(hasattr(s.node.param("reader"), "processing_time") for s in sources))
+        [t.uid for t in keyed if t.wakes or scripted])
 
 
 def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:

@@ -10,13 +10,14 @@ from collections import defaultdict
 
 from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
+from weir.plan.physical import compile_plan
 from weir.runtime.errors import MARKER
-from weir.runtime.wire import METRIC_PREFIX
+from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import write_batch
-from weir.spark.frames import loads
+from weir.runtime.wire import METRICS, loads
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
-from weir.spark.translate import Translation
+from weir.spark.translate import query_frame
 
 
 def _user_error(exc) -> str:
@@ -29,9 +30,9 @@ class SparkJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
         self.job_id = uuid.uuid4().hex
         self.job_name = job_name
-        self.sinks = sinks
         self.spark = get_session(env)
         self.nodes = graph.upstream_of(sinks)
+        self.plan = compile_plan(self.nodes, env)
         checkpoint = env.checkpoint_config.get_checkpoint_storage()
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
@@ -40,14 +41,14 @@ class SparkJob(JobClient):
         self.env = env
         self.started = time.time()
         self.batches = 0
-        self.metrics = defaultdict(int)
+        self.metrics = MetricsLog()
         self._lock = threading.Lock()
         self.query = None
         self.canceled = False
 
     def start(self) -> "SparkJob":
         ship_user_modules()
-        frame = Translation(self.spark, self.env, self.nodes).sink_frame(self.sinks)
+        frame = query_frame(self.spark, self.plan)
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -59,21 +60,20 @@ class SparkJob(JobClient):
         return self
 
     def _write_batch(self, batch_frame, batch_id):
-        table = batch_frame.toArrow()
-        columns = [table.column(c).to_pylist() for c in ("_sink", "_b", "_tag", "_ts")]
-        per_sink = [[] for _ in self.sinks]
-        counted = defaultdict(int)  # (metric, sink): each sink's branch counts all of it
-        for sink_index, blob, tag, count in zip(*columns):
-            if tag is None:
-                per_sink[sink_index].extend(value for _, value, _ in loads(blob))
+        table = batch_frame.select("_to", "_b").toArrow()
+        per_sink = {uid: [] for uid in self.plan.sinks}
+        counts = defaultdict(int)
+        for to, blob in zip(table.column(0).to_pylist(), table.column(1).to_pylist()):
+            if to == METRICS:
+                for name, count in loads(blob).items():
+                    counts[name] += count
             else:
-                counted[(tag[len(METRIC_PREFIX):], sink_index)] += count
-        for node, records in zip(self.sinks, per_sink):
-            write_batch(node.param("sink"), records, batch_id)
+                per_sink[to].extend(value for _, value, _ in loads(blob))
+        for uid, node in self.plan.sinks.items():
+            write_batch(node.param("sink"), per_sink[uid], batch_id)
         with self._lock:
             self.batches += 1
-            for name in {name for name, _ in counted}:
-                self.metrics[name] += max(c for (n, _), c in counted.items() if n == name)
+            self.metrics.record(batch_id, counts)  # a replayed batch replaces its counts
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):
@@ -109,7 +109,7 @@ class SparkJob(JobClient):
     def get_job_execution_result(self):
         self.wait()
         return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
-                                  self.batches, self.metrics)
+                                  self.batches, self.metrics.totals())
 
     def _cleanup(self):
         if self._temporary:

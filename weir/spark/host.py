@@ -1,31 +1,28 @@
-"""Hosts a keyed runtime operator in Spark's transformWithState (rows), per key group.
+"""Hosts the keyed operators of one stage in Spark's transformWithState (rows).
 
-Spark groups bundles by key group and calls the host once per key group and micro-batch.
+Spark groups bundles by (operator uid, key group) and calls the host once per group and
+micro-batch: every keyed operator of a stage shares one Spark stateful operator, and the
+state of each (operator, key group) is its own Spark state, keyed by the operator's uid.
 Keyed state lives in pages (pickled), all pages of a key group in one Spark ValueState, and
 one Spark event-time timer per key group wakes it at its earliest weir timer: a batch costs
 a few state calls per touched key group, whatever the number of keys or records.
 """
-
-import pickle
-from collections import Counter
-from operator import itemgetter
 
 from pyspark import cloudpickle
 from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from weir.plan.operators import build_keyed_operator, output_validator
+from weir.plan.execution import KeyedRunner
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
-from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.wire import END_OF_INPUT_THRESHOLD, METRIC_PREFIX, engine_watermark_to_flink
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
-from weir.spark.frames import END_TAG, STREAM_COLUMNS, TICK_TAG, Bundler, loads
+from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, WAKE_PAGE, decode_pages,
+                               encode_pages, engine_watermark_to_flink, records_of)
+from weir.spark.frames import STREAM_COLUMNS
 
 PAGES_VALUE = StructType([StructField("pages", BinaryType())])
-WAKE_PAGE = -2  # the Spark timer registered for this key group, kept beside the pages
-CLOCK_PAGE = -4  # the last scripted processing time (weir.testing.TestStream) seen
+FORWARD = "\x00forward"  # the grouping key of rows that only pass through a stage
 OutputRow = Row(*STREAM_COLUMNS)
 
 
@@ -48,7 +45,7 @@ class SparkPageStore:
     def _all(self):
         if self._pages is None:
             stored = self.value_state.get()
-            self._pages = pickle.loads(stored[0]) if stored is not None else {}
+            self._pages = decode_pages(stored[0]) if stored is not None else {}
         return self._pages
 
     def load(self, page_id):
@@ -66,66 +63,55 @@ class SparkPageStore:
         if not self._changed:
             return
         if self._pages:
-            self.value_state.update((pickle.dumps(self._pages, protocol=5),))
+            self.value_state.update((encode_pages(self._pages),))
         else:
             self.value_state.clear()
         self._changed = False
 
 
-class KeyGroupHost(StatefulProcessor):
-    """The operator is built on first use, not in `init`: Spark also calls `init` in a
+class StageHost(StatefulProcessor):
+    """Hosts every keyed operator of one stage; Spark calls it per (operator uid, key
+    group) and micro-batch. Rows for later stages and sinks arrive in a few FORWARD groups
+    and leave unchanged.
+
+    Operators are built on first use, not in `init`: Spark also calls `init` in a
     short-lived driver-side Python process, only to learn the state variables, and that
     process need not unpickle the user's functions (and import their modules)."""
 
-    def __init__(self, node, uid, max_parallelism, parallelism, job_parameters):
-        self.node_blob = cloudpickle.dumps(node)
-        self.uid = uid
-        self.max_parallelism = max_parallelism
-        self.parallelism = parallelism
-        self.job_parameters = job_parameters
+    def __init__(self, plan):
+        self.plan_blob = cloudpickle.dumps(plan)
 
     def init(self, handle):
         self.handle = handle
         self.store = SparkPageStore(handle.getValueState("pages", PAGES_VALUE))
-        self.operator = None
+        self.plan = None
+        self.runners = {}
 
-    def _open_operator(self):
-        node = cloudpickle.loads(self.node_blob)
-        backend = KeyedStateBackend(lambda key_group: self.store, self.max_parallelism)
-        self.operator = build_keyed_operator(node, self.uid, backend, self.parallelism,
-                                             job_parameters=self.job_parameters)
-        self.key_selector = node.param("key_selector")
-        self.validate = output_validator(node, self.uid)
-        self.operator.open()
+    def _runner(self, uid):
+        runner = self.runners.get(uid)
+        if runner is None:
+            if self.plan is None:  # a task's first operator
+                freeze_long_lived()  # here, not in init: the driver-side planner calls init
+                self.plan = cloudpickle.loads(self.plan_blob)
+            backend = KeyedStateBackend(lambda key_group: self.store,
+                                        self.plan.max_parallelism)
+            task = next(t for t in self.plan.keyed if t.uid == uid)
+            runner = self.runners[uid] = KeyedRunner(task, self.plan, backend)
+        return runner
 
     def handleInputRows(self, key, rows, timerValues):
+        uid = key[0]
+        if uid == FORWARD:
+            return [OutputRow(*row[:6]) for row in rows]
         with paused_gc():
-            records, has_end, clock = self._gather(rows)
-            return self._run(int(key[0]), records, timerValues, has_end, clock)
+            runner = self._runner(uid)
+            records, clock = records_of([row[:6] for row in rows], runner.labelled)
+            return self._run(runner, int(key[1]), records, timerValues, clock)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        self.metrics = Counter()
         with paused_gc():
-            return self._run(int(key[0]), [], timerValues, False,
+            return self._run(self._runner(key[0]), int(key[1]), [], timerValues,
                              expiring=expiredTimerInfo.getExpiryTimeInMs())
-
-    def _gather(self, rows):
-        """(records in order, whether the input ends, a scripted clock) of the input rows
-        (Spark Rows of the columns _b, _ts, _tag, _kg in that order); upstream metrics go to
-        self.metrics."""
-        records, has_end, clock, self.metrics = [], False, None, Counter()
-        for row in rows:
-            blob, stamp, tag = row[0], row[1], row[2]
-            if tag is None:
-                records.extend(loads(blob))
-            elif tag == END_TAG:
-                has_end = True
-            elif tag == TICK_TAG and stamp is not None:
-                clock = stamp
-            elif tag.startswith(METRIC_PREFIX):  # an upstream operator's: pass it on
-                self.metrics[tag] += stamp
-        records.sort(key=itemgetter(0))
-        return records, has_end, clock
 
     def _processing_time(self, timer_values, clock):
         """Spark's batch time, unless a scripted source runs the job on its test clock."""
@@ -139,33 +125,18 @@ class KeyGroupHost(StatefulProcessor):
             return int(stored)
         return timer_values.getCurrentProcessingTimeInMs()
 
-    def _run(self, key_group, records, timer_values, has_end, clock=None, expiring=None):
+    def _run(self, runner, key_group, records, timer_values, clock=None, expiring=None):
         """The key group's output rows for this batch; `expiring` is the Spark timer being
         handled (Spark deletes it)."""
-        if self.operator is None:  # a task's first key group
-            freeze_long_lived()  # here, not in init: the driver-side planner calls init too
-            self._open_operator()
         self.store.reset()
-        watermark = engine_watermark_to_flink(timer_values.getCurrentWatermarkInMs())
-        outputs = process_key_group_batch(
-            self.operator, self.key_selector, key_group, records, watermark,
-            self._processing_time(timer_values, clock), self.validate)
-        self._schedule_wake(self.operator.timers_of(key_group).earliest(EVENT_TIME),
-                            timer_values.getCurrentWatermarkInMs(), expiring)
-        self.operator.release()
+        engine_watermark = timer_values.getCurrentWatermarkInMs()
+        rows = runner.run(key_group, records, engine_watermark_to_flink(engine_watermark),
+                          self._processing_time(timer_values, clock))
+        self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
+                            engine_watermark, expiring)
+        runner.release()
         self.store.flush()
-        bundler = Bundler()
-        for seq, tag, value, ts in outputs:
-            if tag is not None and tag.startswith(METRIC_PREFIX):
-                self.metrics[f"{METRIC_PREFIX}{self.uid}.{tag[len(METRIC_PREFIX):]}"] += 1
-            else:
-                bundler.add(tag, 0, (seq, value, ts))
-        for tag, count in self.metrics.items():
-            bundler.add_control(tag, count)
-        if has_end:
-            bundler.add_end()
-        blobs, timestamps, tags, _ = bundler.to_columns()
-        return [OutputRow(*row) for row in zip(blobs, timestamps, tags)]
+        return [OutputRow(*row) for row in rows]
 
     def _schedule_wake(self, earliest, engine_watermark, expiring):
         """Keeps exactly one Spark timer per key group, at its earliest weir event-time
@@ -187,5 +158,5 @@ class KeyGroupHost(StatefulProcessor):
         self.store.store(WAKE_PAGE, str(wake_at).encode())
 
     def close(self):
-        if self.operator is not None:
-            self.operator.close()
+        for runner in self.runners.values():
+            runner.close()

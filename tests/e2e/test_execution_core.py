@@ -1,0 +1,211 @@
+"""The execution core: every operator computes each record once, whatever the shape of the
+job; operators of two inputs see each record with its input label; metrics count once."""
+
+import time
+
+import pytest
+
+from weir.common import Duration, Types, WatermarkStrategy
+from weir.datastream import KeyedProcessFunction
+from weir.datastream.connectors import DataGeneratorSource
+from weir.datastream.connectors.file_system import FileSource
+from weir.datastream.state import ValueStateDescriptor
+from weir.plan import graph as g
+from weir.runtime import adapters
+from weir.runtime.output_tag import OutputTag
+from weir.runtime.sinks import CollectSink
+
+ODD = OutputTag("odd")
+
+
+class CallLog:
+    """Appends a line per call to a file: calls made in Spark's workers are seen too."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def write(self, line):
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    def lines(self):
+        with open(self.path, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+
+
+class CountingEcho(KeyedProcessFunction):
+    """Counts per key in state and logs every call; odd counts also go to a side output."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
+
+    def process_element(self, value, ctx):
+        count = (self.count.value() or 0) + 1
+        self.count.update(count)
+        self.log.write(f"{value[0]},{count}")
+        yield value[0], count
+        if count % 2:
+            yield ODD, (value[0], count)
+
+
+def _collect(stream):
+    sink = CollectSink()
+    stream._sink(sink, "Collect")
+    return sink
+
+
+def _fan_out_job(env, source, log):
+    echoed = source.key_by(lambda r: r[0]).process(CountingEcho(log)).uid("echo")
+    doubled = echoed.map(lambda r: (r[0], r[1] * 2))
+    sinks = [_collect(echoed), _collect(doubled), _collect(echoed.get_side_output(ODD)),
+             _collect(echoed.union(echoed.get_side_output(ODD)))]
+    return sinks
+
+
+def test_fan_out_runs_the_user_function_once_per_record(any_env, tmp_path):
+    records = [(f"k{i % 7}", i) for i in range(200)]
+    log = CallLog(str(tmp_path / "calls.log"))
+    sinks = _fan_out_job(any_env, any_env.from_collection(records), log)
+    any_env.execute("fan-out")
+
+    calls = log.lines()
+    assert len(calls) == 200
+    assert len(set(calls)) == 200  # one state per key: no count is produced twice
+    expected = sorted((f"k{k}", n) for k in range(7) for n in range(1, sum(
+        1 for i in range(200) if i % 7 == k) + 1))
+    assert sorted(sinks[0].results) == expected
+    assert sorted(sinks[1].results) == sorted((k, 2 * n) for k, n in expected)
+    assert sorted(sinks[2].results) == [(k, n) for k, n in expected if n % 2]
+    assert sorted(sinks[3].results) == sorted(expected + [(k, n) for k, n in expected if n % 2])
+
+
+def _write_json_lines(path, records):
+    with open(path, "w", encoding="utf-8") as handle:
+        for key, number in records:
+            handle.write(f'{{"key": "{key}", "n": {number}}}\n')
+
+
+def _wait_for(condition, seconds=120):
+    deadline = time.time() + seconds
+    while not condition() and time.time() < deadline:
+        time.sleep(0.2)
+
+
+@pytest.mark.spark
+def test_fan_out_keeps_one_state_across_a_restart_from_checkpoint(spark_env, tmp_path):
+    """A monitored directory, stopped after its first file and restarted from the
+    checkpoint with a second file: the counts go on from the stored state, computed once."""
+    data, checkpoint = tmp_path / "in", str(tmp_path / "checkpoint")
+    data.mkdir()
+    log = CallLog(str(tmp_path / "calls.log"))
+    spark_env.enable_checkpointing(100)
+    spark_env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint)
+    runs = []
+    for part in range(2):
+        _write_json_lines(str(data / f"part{part}.json"),
+                          [(f"k{i % 3}", i) for i in range(part * 30, part * 30 + 30)])
+        source = spark_env.from_source(
+            FileSource.for_json_lines(str(data)).monitor_continuously(Duration.of_millis(100))
+            .build(), WatermarkStrategy.no_watermarks(), "numbers").map(
+            lambda row: (row.key, row.n))
+        runs.append(_fan_out_job(spark_env, source, log))
+        client = spark_env.execute_async(f"restarted-{part}")
+        _wait_for(lambda: len(runs[-1][3].results) >= 45)  # 30 records, 15 of them odd
+        client.cancel()
+
+    calls = log.lines()
+    assert len(calls) == 60 and len(set(calls)) == 60
+    second = sorted(runs[1][0].results)  # the restarted job's counts continue at 11
+    assert second == sorted((f"k{k}", n) for k in range(3) for n in range(11, 21))
+    assert sorted(runs[1][2].results) == [(k, n) for k, n in second if n % 2]
+
+
+class Pairing:
+    """A keyed operator of two inputs: remembers each side's latest value per key."""
+
+    def __init__(self):
+        self.left = self.right = None
+
+    def open(self, runtime_context):
+        self.left = runtime_context.get_state(ValueStateDescriptor("left"))
+        self.right = runtime_context.get_state(ValueStateDescriptor("right"))
+
+    def process_element1(self, value, ctx):
+        self.left.update(value[1])
+        yield "first", ctx.get_current_key(), value[1], self.right.value()
+
+    def process_element2(self, value, ctx):
+        self.right.update(value["v"])
+        yield "second", ctx.get_current_key(), value["v"], self.left.value()
+
+
+def _two_input_job(env, left_records, right_records):
+    left = env.from_collection(left_records)
+    right = env.from_collection(right_records).map(lambda r: {"id": r[0], "v": r[1]})
+    node = env._graph.add(g.KEYED, "Pairing", (left._node_id, right._node_id),
+                          key_selectors=(lambda r: r[0], lambda r: r["id"]),
+                          function=adapters.KeyedCoProcess(Pairing()))
+    from weir.datastream.data_stream import DataStream
+    return _collect(DataStream(env, node.id))
+
+
+def test_two_input_operator_sees_each_record_with_its_input(any_env):
+    sink = _two_input_job(any_env, [("a", 1), ("b", 2), ("a", 3)], [("a", 10), ("c", 30)])
+    any_env.execute("two inputs")
+    out = sorted(sink.results, key=repr)
+    firsts = [r for r in out if r[0] == "first"]
+    seconds = [r for r in out if r[0] == "second"]
+    assert sorted(r[1:3] for r in firsts) == [("a", 1), ("a", 3), ("b", 2)]
+    assert sorted(r[1:3] for r in seconds) == [("a", 10), ("c", 30)]
+    # Each side reads the other side's state of the same key, never another key's.
+    assert {r[3] for r in firsts if r[1] == "b"} == {None}
+    assert {r[3] for r in seconds if r[1] == "c"} == {None}
+    assert all(r[3] in (None, 10) for r in firsts if r[1] == "a")
+    assert all(r[3] in (None, 1, 3) for r in seconds if r[1] == "a")
+
+
+class LateCounter(KeyedProcessFunction):
+    """Counts records behind the watermark in a metric, as the window operator does."""
+
+    def open(self, runtime_context):
+        self.late = runtime_context.get_metrics_group().counter("late")
+
+    def process_element(self, value, ctx):
+        if ctx.timestamp() <= ctx.timer_service().current_watermark():
+            self.late.inc()
+        yield value
+
+
+def _late_job(env):
+    records = [("a", 5000), ("a", 1000), ("b", 9000), ("b", 2000), ("a", 3000), ("b", 1)]
+    batched = DataGeneratorSource(records.__getitem__, count=len(records),
+                                  max_records_per_batch=2)
+    source = env.from_source(batched, WatermarkStrategy
+                             .for_bounded_out_of_orderness(Duration.of_millis(0))
+                             .with_timestamp_assigner(lambda r, ts: r[1]), "records")
+    _collect(source.key_by(lambda r: r[0]).process(LateCounter()).uid("late"))
+
+
+@pytest.mark.spark
+def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
+    from weir.spark.executor import SparkJob
+    _late_job(spark_env)
+    plain = spark_env.execute("plain").get_metrics()
+    assert plain == {"late.late": 3}
+
+    write = SparkJob._write_batch
+
+    def write_twice(self, frame, batch_id):  # foreachBatch run again for the same batch
+        write(self, frame, batch_id)
+        write(self, frame, batch_id)
+    monkeypatch.setattr(SparkJob, "_write_batch", write_twice)
+    _late_job(spark_env)
+    assert spark_env.execute("replayed").get_metrics() == plain
+
+
+def test_metrics_of_a_local_job(local_env):
+    _late_job(local_env)
+    assert local_env.execute("local").get_metrics() == {"late.late": 3}
