@@ -12,15 +12,14 @@ import time
 import uuid
 from collections import defaultdict
 
-from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of
+from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of, write_sinks
 from weir.plan.job import JobClient, JobExecutionResult, JobStatus
 from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
-from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
-from weir.runtime.wire import (METRICS, TIMER_SUMMARY_PAGE, WATERMARK, engine_watermark_to_flink,
-                               loads, records_of)
+from weir.runtime.wire import (TIMER_SUMMARY_PAGE, WATERMARK, engine_watermark_to_flink,
+                               records_of)
 
 
 class _Source:
@@ -125,20 +124,7 @@ class LocalJob(JobClient):
                 rows += self._observe(source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
-        self._write(rows, batch_id)
-
-    def _write(self, rows, batch_id):
-        per_sink = {uid: [] for uid in self.plan.sinks}
-        counts = defaultdict(int)
-        for to, _, _, _, blob, _ in rows:
-            if to == METRICS:
-                for name, count in loads(blob).items():
-                    counts[name] += count
-            else:
-                per_sink[to].extend(value for _, value, _ in loads(blob))
-        for uid, node in self.plan.sinks.items():
-            write_batch(node.param("sink"), per_sink[uid], batch_id)
-        self.metrics.record(batch_id, counts)
+        write_sinks(self.plan, [(row[0], row[4]) for row in rows], batch_id, self.metrics)
 
     def run(self):
         self.status = JobStatus.RUNNING

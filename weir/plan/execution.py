@@ -17,10 +17,11 @@ from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.errors import wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
-                               END_OF_INPUT_TS, MAX_BUNDLE_RECORDS, PHASE_SHIFT, SEEN,
-                               WATERMARK, Bundler, make_seq)
+                               END_OF_INPUT_TS, MAX_BUNDLE_RECORDS, METRICS, PHASE_SHIFT,
+                               SEEN, WATERMARK, Bundler, loads, make_seq)
 
 
 class KeyGrouper:
@@ -221,3 +222,19 @@ class KeyedRunner:
     def close(self) -> None:
         self.operator.close()
         self.router.close()
+
+
+def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> None:
+    """Writes the (to, payload) rows that reach the end of a micro-batch: records to their
+    sinks, metric increments to `metrics_log` (per batch id: a replay replaces them)."""
+    per_sink = {uid: [] for uid in plan.sinks}
+    counts = {}
+    for to, blob in rows:
+        if to == METRICS:
+            for name, count in loads(blob).items():
+                counts[name] = counts.get(name, 0) + count
+        else:
+            per_sink[to].extend(value for _, value, _ in loads(blob))
+    for uid, node in plan.sinks.items():
+        write_batch(node.param("sink"), per_sink[uid], batch_id)
+    metrics_log.record(batch_id, counts)

@@ -10,7 +10,7 @@ operator of several inputs gets (seq, value, timestamp, input) records and a key
 per input, and each record reaches it with its input label.
 """
 
-from typing import Callable, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
 

@@ -6,15 +6,13 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import defaultdict
 
 from weir.plan import graph as g
 from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
+from weir.plan.execution import write_sinks
 from weir.plan.physical import compile_plan
 from weir.runtime.errors import MARKER
 from weir.runtime.metrics import MetricsLog
-from weir.runtime.sink_writers import write_batch
-from weir.runtime.wire import METRICS, loads
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import query_frame
@@ -61,19 +59,10 @@ class SparkJob(JobClient):
 
     def _write_batch(self, batch_frame, batch_id):
         table = batch_frame.select("_to", "_b").toArrow()
-        per_sink = {uid: [] for uid in self.plan.sinks}
-        counts = defaultdict(int)
-        for to, blob in zip(table.column(0).to_pylist(), table.column(1).to_pylist()):
-            if to == METRICS:
-                for name, count in loads(blob).items():
-                    counts[name] += count
-            else:
-                per_sink[to].extend(value for _, value, _ in loads(blob))
-        for uid, node in self.plan.sinks.items():
-            write_batch(node.param("sink"), per_sink[uid], batch_id)
+        rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
         with self._lock:
+            write_sinks(self.plan, rows, batch_id, self.metrics)
             self.batches += 1
-            self.metrics.record(batch_id, counts)  # a replayed batch replaces its counts
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

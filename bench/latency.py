@@ -1,0 +1,174 @@
+"""Event-to-result latency of a keyed job, weir against native Spark, and what a richer
+pipeline costs per micro-batch.
+
+One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
+RocksDB state store).
+
+Latency, per rate (events/s), each side running unbounded for --seconds:
+  weir    a rate-limited source (record i is due at t0 + i/rate, and carries that time)
+          -> key_by(i % keys) -> KeyedProcessFunction counting in a ValueState -> a sink on
+          the driver; latency = the time the sink sees a record minus its due time
+  native  Spark's rate source (its `timestamp` is the row's due time) -> key = value % keys
+          -> groupBy(key).agg(count, max(timestamp)) in update mode -> foreachBatch;
+          latency = the time foreachBatch sees a key's row minus the newest due time in it
+The first --warmup seconds of each run are not counted. Percentiles over every result.
+
+Micro-batch cost: the same bounded input (--cost-events in 4 micro-batches) through
+  single    key_by -> process -> sink
+  pipeline  key_by -> process (with a side output to a second sink) -> key_by -> process
+            -> sink
+reporting the median micro-batch duration of each and their ratio.
+
+  .venv/bin/python bench/latency.py                       # 1,000 / 20,000 / 100,000 ev/s
+  .venv/bin/python bench/latency.py --rates 1000 --seconds 10   # a quick run
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(ROOT)  # PYTHONPATH wins
+sys.path.append(os.path.join(ROOT, "bench"))
+
+from keyed_state import make_session  # noqa: E402
+
+from weir.common import Types, WatermarkStrategy  # noqa: E402
+from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
+from weir.datastream import OutputTag  # noqa: E402
+from weir.datastream.connectors import DataGeneratorSource  # noqa: E402
+from weir.datastream.state import ValueStateDescriptor  # noqa: E402
+from weir.runtime.sources import SourceReader  # noqa: E402
+
+SIDE = OutputTag("side")
+
+
+class ScheduledReader(SourceReader):
+    """Record i is due at t0 + i / rate (wall clock, shared by every process here) and is
+    (key, due time in ms)."""
+
+    bounded = False
+
+    def __init__(self, rate, keys, t0):
+        self.rate, self.keys, self.t0 = rate, keys, t0
+
+    def available(self, start_pos):
+        return max(start_pos, int((time.time() - self.t0) * self.rate))
+
+    def read(self, lo, hi):
+        rate, keys, t0_ms = self.rate, self.keys, self.t0 * 1000
+        for i in range(lo, hi):
+            yield (i % keys, int(t0_ms + i * 1000 / rate)), None
+
+
+class Count(KeyedProcessFunction):
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
+
+    def process_element(self, value, ctx):
+        count = (self.count.value() or 0) + 1
+        self.count.update(count)
+        yield value[0], count, value[1]
+
+
+class CountWithSide(Count):
+    def process_element(self, value, ctx):
+        for result in super().process_element(value, ctx):
+            yield result
+            if result[1] % 10 == 0:
+                yield SIDE, result
+
+
+def percentiles(latencies):
+    if not latencies:
+        return None
+    ordered = sorted(latencies)
+    return [ordered[min(len(ordered) - 1, int(len(ordered) * q))] for q in (0.5, 0.9, 0.99)]
+
+
+def weir_latency(spark, rate, keys, seconds, warmup):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    latencies, start = [], time.time()
+
+    def sink(value, ctx):
+        now = time.time() * 1000
+        if now > (start + warmup) * 1000:
+            latencies.append(now - value[2])
+    reader = ScheduledReader(rate, keys, time.time())
+    env.from_source(reader, WatermarkStrategy.no_watermarks(), "events") \
+        .key_by(lambda v: v[0]).process(Count()).add_sink(sink)
+    client = env.execute_async("bench-latency")
+    time.sleep(seconds)
+    client.cancel()
+    return percentiles(latencies)
+
+
+def native_latency(spark, rate, keys, seconds, warmup):
+    from pyspark.sql import functions as F
+    latencies, start = [], time.time()
+
+    def write(frame, batch_id):
+        now = time.time() * 1000
+        if now > (start + warmup) * 1000:
+            newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
+            latencies.extend(now - ts for ts in newest)
+    counts = (spark.readStream.format("rate").option("rowsPerSecond", rate).load()
+              .withColumn("key", F.col("value") % keys).groupBy("key")
+              .agg(F.count("*").alias("count"), F.max("timestamp").alias("newest")))
+    query = counts.writeStream.outputMode("update").foreachBatch(write).start()
+    time.sleep(seconds)
+    query.stop()
+    return percentiles(latencies)
+
+
+def batch_cost(spark, events, keys, shape):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    source = DataGeneratorSource(lambda i: (i % keys, i), count=events, num_splits=2,
+                                 max_records_per_batch=-(-events // 4))
+    stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
+    sink = []
+    if shape == "single":
+        stream.key_by(lambda v: v[0]).process(Count()).add_sink(lambda v, c: sink.append(v))
+    else:
+        first = stream.key_by(lambda v: v[0]).process(CountWithSide())
+        first.get_side_output(SIDE).add_sink(lambda v, c: sink.append(v))
+        first.key_by(lambda v: v[1] % keys).process(Count()).add_sink(
+            lambda v, c: sink.append(v))
+    client = env.execute_async(f"bench-cost-{shape}")
+    client.wait()
+    durations = [p["durationMs"]["triggerExecution"] for p in client.query.recentProgress
+                 if p["numInputRows"]]
+    return statistics.median(durations)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rates", default="1000,20000,100000")
+    parser.add_argument("--keys", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--cost-events", type=int, default=200_000)
+    args = parser.parse_args()
+    spark = make_session()
+    print(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first {args.warmup:.0f} s "
+          "not counted; local[2], shuffle partitions 2, RocksDB state store\n")
+    print("| events/s | side | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
+    for rate in [int(r) for r in args.rates.split(",")]:
+        for side, run in (("native", native_latency), ("weir", weir_latency)):
+            figures = run(spark, rate, args.keys, args.seconds, args.warmup)
+            cells = " | ".join(f"{f:,.0f}" for f in figures) if figures else "- | - | -"
+            print(f"| {rate:,} | {side} | {cells} |", flush=True)
+    single = batch_cost(spark, args.cost_events, args.keys, "single")
+    pipeline = batch_cost(spark, args.cost_events, args.keys, "pipeline")
+    print(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median batch): "
+          f"single keyed operator {single:,.0f} ms, key_by->process->key_by->process with a "
+          f"side output to a second sink {pipeline:,.0f} ms, ratio {pipeline / single:.2f}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
