@@ -110,10 +110,10 @@ def native_latency(spark, rate, keys, seconds, warmup):
     from pyspark.sql import functions as F
     latencies, start = [], time.time()
 
-    def write(frame, batch_id):
+    def write(frame, batch_id):  # every batch is read: its state must be committed
+        newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
         now = time.time() * 1000
         if now > (start + warmup) * 1000:
-            newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
             latencies.extend(now - ts for ts in newest)
     counts = (spark.readStream.format("rate").option("rowsPerSecond", rate).load()
               .withColumn("key", F.col("value") % keys).groupBy("key")
