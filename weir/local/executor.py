@@ -77,12 +77,12 @@ class LocalJob(JobClient):
                                         plan.max_parallelism)
             self.runners[task.uid] = KeyedRunner(task, plan, backend)
 
-    def _observe(self, rows) -> list:
-        """Takes the watermark rows (largest timestamps, ends, announced watermarks)."""
+    def _observe(self, group: int, rows) -> list:
+        """Takes the watermark rows (largest timestamps, ends, announced watermarks) of a
+        source of watermark group `group`; returns the other rows."""
         kept = []
         for row in rows:
             if row[0] == WATERMARK:
-                group = self.source_group
                 self.max_seen[group] = max(self.max_seen.get(group, row[5]), row[5])
             else:
                 kept.append(row)
@@ -120,8 +120,7 @@ class LocalJob(JobClient):
         rows = []
         for source, new in zip(self.sources, polled):
             if new:
-                self.source_group = self.group_index[source.task.uid]
-                rows += self._observe(source.read())
+                rows += self._observe(self.group_index[source.task.uid], source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
         write_sinks(self.plan, [(row[0], row[4]) for row in rows], batch_id, self.metrics)

@@ -14,6 +14,7 @@ from typing import List
 from weir.plan import graph as g
 from weir.plan.operators import build_chain, build_keyed_operator, output_validator
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
+from weir.runtime.chain import columns_of
 from weir.runtime.errors import wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner
 from weir.runtime.keyed_batch import process_key_group_batch
@@ -172,7 +173,7 @@ def chunks_of(reader, split):
         return
     pairs = reader.read(*bounds)
     while chunk := list(itertools.islice(pairs, MAX_BUNDLE_RECORDS)):
-        yield [value for value, _ in chunk], [ts for _, ts in chunk]
+        yield columns_of(chunk)
 
 
 class KeyedRunner:
@@ -199,19 +200,20 @@ class KeyedRunner:
         `release()` (an engine may still read its timers)."""
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
                                           watermark, processing_time, self.validate)
+        by_phase = ({}, {})  # BEFORE_WATERMARK, AFTER_WATERMARK: {tag: (values, stamps)}
+        for seq, tag, value, ts in outputs:
+            by_tag = by_phase[seq >> PHASE_SHIFT]
+            tagged = by_tag.get(tag)
+            if tagged is None:
+                tagged = by_tag[tag] = ([], [])
+            tagged[0].append(value)
+            tagged[1].append(ts)
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
-            by_tag = {}
-            for seq, tag, value, ts in outputs:
-                if seq >> PHASE_SHIFT == phase:
-                    tagged = by_tag.get(tag)
-                    if tagged is None:
-                        tagged = by_tag[tag] = ([], [])
-                    tagged[0].append(value)
-                    tagged[1].append(ts)
-            if by_tag:
-                counter = self.router.route(by_tag, phase, producer, counter, bundler)
+            if by_phase[phase]:
+                counter = self.router.route(by_phase[phase], phase, producer, counter,
+                                            bundler)
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
         return bundler.rows()

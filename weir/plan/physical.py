@@ -62,7 +62,6 @@ class Fused:
 class SourceTask:
     node: g.Node
     uid: str
-    index: int
     fused: Fused
     watermark: Optional[int] = None  # the watermark node its records reach
 
@@ -118,11 +117,10 @@ def _watermark_delay(strategy) -> int:
 
 
 class _Planner:
-    def __init__(self, nodes: List[g.Node], batch_mode: bool):
+    def __init__(self, nodes: List[g.Node]):
         self.nodes = nodes
         self.by_id = {n.id: n for n in nodes}
         self.uids = g.assign_uids(nodes)
-        self.batch_mode = batch_mode
         self.consumers = {n.id: [c for c in nodes if n.id in c.inputs] for n in nodes}
         self.stage_of = {}
 
@@ -150,8 +148,8 @@ class _Planner:
         uid = self.uids[consumer.id]
         if consumer.kind == g.SINK:
             return Target(uid)
-        return Target(uid, consumer.inputs.index(upstream_id),
-                      _key_selectors(consumer)[consumer.inputs.index(upstream_id)])
+        label = consumer.inputs.index(upstream_id)
+        return Target(uid, label, _key_selectors(consumer)[label])
 
     def _reachable(self, start: int) -> List[g.Node]:
         seen, stack = set(), [start]
@@ -200,13 +198,13 @@ def _key_selectors(node: g.Node) -> tuple:
 
 def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
     """The physical plan of `nodes` (every node the job's sinks depend on)."""
-    planner = _Planner(nodes, env.is_batch_mode())
+    planner = _Planner(nodes)
     sources, keyed = [], []
     for node in nodes:
         fused = None if node.kind not in (g.SOURCE, g.KEYED) else planner.fused(node)
         uid = planner.uids[node.id]
         if node.kind == g.SOURCE:
-            sources.append(SourceTask(node, uid, len(sources), fused,
+            sources.append(SourceTask(node, uid, fused,
                                       planner.watermark_of(uid, fused)))
         elif node.kind == g.KEYED:
             if planner.watermark_of(uid, fused) is not None:

@@ -112,8 +112,6 @@ class Bundler:
 
     def __init__(self):
         self.done = []
-        self.passed = []
-        self.buffered = 0
 
     def add_all(self, to: str, input_label: int, key_groups, records) -> None:
         """Adds records for `to`, each to its key group (key_groups None: key group 0)."""
@@ -126,11 +124,9 @@ class Bundler:
             for key_group, record in zip(key_groups, records):
                 grouped[key_group].append(record)
             self.done.extend((to, input_label, kg, None, recs) for kg, recs in grouped.items())
-        self.buffered += len(records)
 
-    def add_control(self, to: str, kind: str, ts=None, key_group: int = 0,
-                    payload=None) -> None:
-        self.done.append((to, 0, key_group, kind, (payload, ts)))
+    def add_control(self, to: str, kind: str, ts=None, payload=None) -> None:
+        self.done.append((to, 0, 0, kind, (payload, ts)))
 
     def add_ticks(self, uid: str, key_groups: int, clock=None) -> None:
         """A tick for every key group of operator `uid`; `clock` a scripted time, if any."""
@@ -140,14 +136,9 @@ class Bundler:
         if counts:
             self.add_control(METRICS, METRIC, payload=counts)
 
-    def add_rows(self, rows) -> None:
-        """Rows passed on unchanged (rows for a later stage)."""
-        self.passed.extend(rows)
-
     def rows(self) -> list:
         """Everything added so far as rows (see COLUMNS); the bundler is then empty."""
-        done, rows = self.done, self.passed
-        self.done, self.passed, self.buffered = [], [], 0
+        done, self.done, rows = self.done, [], []
         for to, input_label, key_group, control, payload in done:
             if control is None:
                 rows.append((to, input_label, key_group, None,
