@@ -11,8 +11,8 @@ from tests.transcripts.functions import WithTimestamp, key_of
 from tests.transcripts.windows import LATE
 
 
-def window_operator(transcript):
-    """The window operator a transcript's pipeline builds (without running it)."""
+def window_spec(transcript):
+    """The WindowSpec a transcript's pipeline declares (without running it)."""
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     stream = transcript.build(env.from_collection([("a", 0)]).key_by(key_of))
     return env._graph.node(stream._node_id).param("function")
@@ -26,7 +26,7 @@ def _harness_outputs(harness):
 
 def run_on_harness(transcript):
     """Per step, the outputs it produced; also the harness (for state checks)."""
-    harness = KeyedOperatorHarness(window_operator(transcript), key_of)
+    harness = KeyedOperatorHarness(window_spec(transcript), key_of)
     harness.set_processing_time(transcript.initial_processing_time)
     clock, produced = transcript.initial_processing_time, []
     for step, _ in transcript.steps:

@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from tests.transcripts.runner import window_operator
+from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import LATE, Transcript
 from weir.common import Row
 from weir.datastream.aggregations import Avg, Count, Max, Min, Sum
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.window.operator import WindowOperator
 from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, make_seq
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.testing.harness import KeyedOperatorHarness
@@ -79,7 +79,7 @@ def batches(rng, shape, kind):
 def run(pipeline, steps, mode):
     """Outputs per step, through the key-group batch path, in `mode`: one_by_one (the
     general path), per_window (batched per window, element by element within) or at_once."""
-    function = window_operator(Transcript("t", pipeline, []))
+    function = window_spec(Transcript("t", pipeline, []))
     if mode == "one_by_one":
         function.batches_by_window = False
     elif mode == "per_window":
@@ -88,12 +88,12 @@ def run(pipeline, steps, mode):
         assert function.batch_aggregation is not None
     stores = {}
     backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
-    operator = KeyedProcessOperator(function, backend, "w")
+    operator = WindowOperator(function, backend, "w")
     operator.open()
     at_once = []
     if mode == "at_once":
-        add_at_once = function._add_batch_at_once
-        function._add_batch_at_once = lambda *args: at_once.append(add_at_once(*args)) or \
+        add_at_once = operator._add_batch_at_once
+        operator._add_batch_at_once = lambda *args: at_once.append(add_at_once(*args)) or \
             at_once[-1]
 
     def step(records, watermark):
@@ -158,7 +158,7 @@ def test_built_in_aggregates_on_the_harness():
     for name, aggregate in [("count", Count()), ("sum", Sum(1)), ("min", Min(1)),
                             ("max", Max(1)), ("avg", Avg(1))]:
         harness = KeyedOperatorHarness(
-            window_operator(Transcript("t", pipeline(aggregate), [])), key_of)
+            window_spec(Transcript("t", pipeline(aggregate), [])), key_of)
         for value, ts in elements:
             harness.process_element(value, ts)
         harness.process_watermark(MAX_WATERMARK)

@@ -5,11 +5,11 @@ import random
 import pytest
 
 from tests.transcripts import functions as f
-from tests.transcripts.runner import window_operator
+from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import LATE, Transcript
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.window.operator import WindowOperator
 from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, make_seq
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.testing.harness import KeyedOperatorHarness
@@ -38,7 +38,7 @@ def batches(seed):
 
 def one_by_one(pipeline, seed):
     """The general path: elements one by one, timers through the trigger object."""
-    function = window_operator(Transcript("t", pipeline, []))
+    function = window_spec(Transcript("t", pipeline, []))
     function.batches_by_window = False
     harness = KeyedOperatorHarness(function, f.key_of)
     out = []
@@ -56,7 +56,7 @@ def one_by_one(pipeline, seed):
 def per_window(pipeline, seed):
     stores = {}
     backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
-    operator = KeyedProcessOperator(window_operator(Transcript("t", pipeline, [])), backend, "w")
+    operator = WindowOperator(window_spec(Transcript("t", pipeline, [])), backend, "w")
     operator.open()
     out = []
 

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.transcripts.runner import (expected_of, late_dropped, run_on_harness,
-                                      window_operator)
+                                      window_spec)
 from weir.testing.harness import KeyedOperatorHarness
 from tests.transcripts.windows import TRANSCRIPTS, Transcript, E, W, main
 from weir.datastream.window import TumblingEventTimeWindows
@@ -20,7 +20,7 @@ def test_transcript_on_harness(transcript):
 
 
 EVENT_TIME = [t for t in PASSING
-              if t.steps[-1][0] == ("end",) and window_operator(t).event_time]
+              if t.steps[-1][0] == ("end",) and window_spec(t).event_time]
 
 
 @pytest.mark.parametrize("transcript", EVENT_TIME, ids=repr)
@@ -34,7 +34,7 @@ def test_state_stays_flat_for_a_steady_key_set():
     """Many windows over the same keys, with lateness: state is bounded by the open windows."""
     operator = TumblingEventTimeWindows.of(10)
     harness = KeyedOperatorHarness(
-        window_operator(Transcript("steady", lambda ks: ks.window(operator).allowed_lateness(15)
+        window_spec(Transcript("steady", lambda ks: ks.window(operator).allowed_lateness(15)
                                    .reduce(f.add_values), [])), f.key_of)
     sizes = []
     for window in range(200):

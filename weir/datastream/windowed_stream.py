@@ -6,7 +6,7 @@ from weir.runtime.output_tag import OutputTag
 from weir.runtime.window import contents as c
 from weir.runtime.window.assigners import WindowAssigner
 from weir.runtime.window.evictors import Evictor
-from weir.runtime.window.operator import WindowOperator
+from weir.runtime.window.spec import WindowSpec
 from weir.runtime.window.triggers import Trigger
 from weir.runtime.window.windows import to_millis
 
@@ -81,12 +81,12 @@ class WindowedStream:
     def _build(self, contents, window_function, output_type, name):
         stream = self._stream
         trigger = self._trigger or self._assigner.get_default_trigger(stream._env)
-        operator = WindowOperator(
+        spec = WindowSpec(
             self._assigner, trigger, contents, window_function, self._evictor,
             self._allowed_lateness, self._late_tag.tag_id if self._late_tag else None)
         node = stream._env._graph.add(
             g.KEYED, f"Window({self._assigner!r}, {trigger!r}, {name})", (stream._node_id,),
-            output_type, key_selector=stream._key_selector, function=operator)
+            output_type, key_selector=stream._key_selector, function=spec)
         from weir.datastream.data_stream import DataStream
         return DataStream(stream._env, node.id)
 

@@ -5,7 +5,8 @@ from typing import List
 
 from weir.plan.graph import Node
 from weir.runtime.chain import StatelessChain, Step
-from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.keyed_operator import KeyedStreamOperator
+from weir.runtime.operator_factory import create_keyed_operator
 
 
 class _Validate:
@@ -42,10 +43,10 @@ def build_chain(nodes: List[Node], uids) -> StatelessChain:
 
 
 def build_keyed_operator(node: Node, uid: str, backend, parallelism=1, subtask_index=0,
-                         job_parameters=None) -> KeyedProcessOperator:
+                         job_parameters=None) -> KeyedStreamOperator:
     function = copy.deepcopy(node.param("function"))
-    return KeyedProcessOperator(function, backend, uid, subtask_index, parallelism,
-                                job_parameters)
+    return create_keyed_operator(function, backend, uid, subtask_index, parallelism,
+                                 job_parameters)
 
 
 def output_validator(node: Node, uid: str):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from weir.plan import graph as g
+from weir.runtime.operator_factory import wakes_every_batch
 
 FUSABLE = (g.STATELESS, g.WATERMARK, g.UNION, g.SIDE_OUTPUT)
 
@@ -106,8 +107,7 @@ class PhysicalPlan:
 
 
 def _wakes(node: g.Node) -> bool:
-    function = node.param("function")
-    return hasattr(function, "on_timer") and getattr(function, "needs_processing_time", True)
+    return wakes_every_batch(node.param("function"))
 
 
 def _watermark_delay(strategy) -> int:

@@ -68,11 +68,12 @@ class RuntimeContext(KeyedStateStore):
 
 
 class TimerService:
-    """ctx.timer_service(): the clocks, and timers of the current key."""
+    """ctx.timer_service(): the clocks, and timers of the current key (through `operator`,
+    a keyed operator; None on a non-keyed stream)."""
 
-    def __init__(self, clock: OperatorClock, timers_of_current_key=None):
+    def __init__(self, clock: OperatorClock, operator=None):
         self._clock = clock
-        self._timers_of_current_key = timers_of_current_key
+        self._operator = operator
 
     def current_processing_time(self) -> int:
         return self._clock.processing_time
@@ -80,38 +81,30 @@ class TimerService:
     def current_watermark(self) -> int:
         return self._clock.watermark
 
-    def _timers(self):
-        if self._timers_of_current_key is None:
+    def _keyed(self):
+        if self._operator is None:
             raise RuntimeError("timers can only be used on a keyed stream (use key_by first)")
-        return self._timers_of_current_key()
+        return self._operator
 
     def register_event_time_timer(self, timestamp: int) -> None:
-        timers, key = self._timers()
-        timers.register(EVENT_TIME, int(timestamp), key)
+        self._keyed().register_timer(EVENT_TIME, int(timestamp))
 
     def delete_event_time_timer(self, timestamp: int) -> None:
-        timers, key = self._timers()
-        timers.delete(EVENT_TIME, int(timestamp), key)
+        self._keyed().delete_timer(EVENT_TIME, int(timestamp))
 
     def register_processing_time_timer(self, timestamp: int) -> None:
-        timers, key = self._timers()
-        timers.register(PROCESSING_TIME, int(timestamp), key)
+        self._keyed().register_timer(PROCESSING_TIME, int(timestamp))
 
     def delete_processing_time_timer(self, timestamp: int) -> None:
-        timers, key = self._timers()
-        timers.delete(PROCESSING_TIME, int(timestamp), key)
+        self._keyed().delete_timer(PROCESSING_TIME, int(timestamp))
 
 
 class ProcessContext:
     """The `ctx` of process_element (and, with `time_domain`, of on_timer)."""
 
-    def __init__(self, timer_service: TimerService, emit_side, clock=None,
-                 collect_with_timestamp=None):
+    def __init__(self, timer_service: TimerService, emit_side):
         self._timer_service = timer_service
         self._emit_side = emit_side
-        self.clock = clock
-        # Operators that set their outputs' timestamps themselves (windows) emit through this.
-        self.collect_with_timestamp = collect_with_timestamp
         self.current_timestamp = None
         self.current_key = None
         self.current_time_domain = None

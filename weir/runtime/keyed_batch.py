@@ -49,7 +49,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
         if labelled:
             _process(operator, key_selector, records[first_after:], emit, labelled)
         else:
-            operator.process_elements(records[first_after:], key_selector, emit)
+            operator.process_batch(records[first_after:], key_selector, emit)
     finally:
         operator.active_key_groups = ()
     return collector.outputs

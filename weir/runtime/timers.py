@@ -1,4 +1,6 @@
-"""Per key group timers: one timer per (key, timestamp) and time domain, as in Flink.
+"""Per key group timers: one timer per (timestamp, key, namespace) and time domain, as in
+Flink's InternalTimerService (a keyed process function's timers have namespace None, a
+window's timers have their window).
 
 Timers persist in their key group's page store under TIMER_PAGE, so waking a key group
 costs one load, whatever number of keys have timers.
@@ -14,30 +16,33 @@ EVENT_TIME = "event_time"
 PROCESSING_TIME = "processing_time"
 
 
-class _TimerQueue:
-    """A heap of (timestamp, insertion order, key) with lazy deletion."""
+Timer = Tuple[int, object, object]  # (timestamp, key, namespace)
 
-    def __init__(self, timers: List[Tuple[int, object]] = ()):
-        self._live: Dict[Tuple[int, object], int] = {}
+
+class _TimerQueue:
+    """A heap of (timestamp, insertion order, timer) with lazy deletion."""
+
+    def __init__(self, timers: List[Timer] = ()):
+        self._live: Dict[Timer, int] = {}
         self._heap = []
         self._counter = 0
-        for timestamp, key in timers:
-            self.add(timestamp, key)
+        for timer in timers:
+            self.add(timer)
 
-    def add(self, timestamp: int, key) -> bool:
-        if (timestamp, key) in self._live:
+    def add(self, timer: Timer) -> bool:
+        if timer in self._live:
             return False
         self._counter += 1
-        self._live[(timestamp, key)] = self._counter
-        heapq.heappush(self._heap, (timestamp, self._counter, key))
+        self._live[timer] = self._counter
+        heapq.heappush(self._heap, (timer[0], self._counter, timer))
         return True
 
-    def delete(self, timestamp: int, key) -> bool:
-        return self._live.pop((timestamp, key), None) is not None
+    def delete(self, timer: Timer) -> bool:
+        return self._live.pop(timer, None) is not None
 
     def _drop_dead(self):
         heap = self._heap
-        while heap and self._live.get((heap[0][0], heap[0][2])) != heap[0][1]:
+        while heap and self._live.get(heap[0][2]) != heap[0][1]:
             heapq.heappop(heap)
 
     def peek(self):
@@ -49,9 +54,9 @@ class _TimerQueue:
         self._drop_dead()
         if not self._heap or self._heap[0][0] > time:
             return None
-        timestamp, _, key = heapq.heappop(self._heap)
-        del self._live[(timestamp, key)]
-        return timestamp, key
+        timer = heapq.heappop(self._heap)[2]
+        del self._live[timer]
+        return timer
 
     def entries(self):
         return sorted(self._live.items(), key=lambda item: item[1])
@@ -83,12 +88,12 @@ class KeyGroupTimers:
                             PROCESSING_TIME: _TimerQueue(processing)}
         return self._queues
 
-    def register(self, domain: str, timestamp: int, key) -> None:
-        if self.queues[domain].add(timestamp, key):
+    def register(self, domain: str, timestamp: int, key, namespace=None) -> None:
+        if self.queues[domain].add((timestamp, key, namespace)):
             self.dirty = True
 
-    def delete(self, domain: str, timestamp: int, key) -> None:
-        if self.queues[domain].delete(timestamp, key):
+    def delete(self, domain: str, timestamp: int, key, namespace=None) -> None:
+        if self.queues[domain].delete((timestamp, key, namespace)):
             self.dirty = True
 
     def pop_due(self, domain: str, time: int):

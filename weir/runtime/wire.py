@@ -81,7 +81,9 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
 
 
 # -- pages -------------------------------------------------------------------------------
-PAGE_FORMAT_VERSION = 1
+# 1: timers (timestamp, key); windows kept a timer index in keyed state.
+# 2: timers (timestamp, key, namespace); window state in (window entry, window) slots.
+PAGE_FORMAT_VERSION = 2
 TIMER_PAGE = -1          # a key group's timers
 WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
 TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer

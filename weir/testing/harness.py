@@ -9,12 +9,14 @@ from collections import defaultdict
 
 from weir.runtime import adapters
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
-from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.operator_factory import create_keyed_operator
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.window.spec import WindowSpec
 
 
 class KeyedOperatorHarness:
-    """Hosts a KeyedProcessFunction (or an adapter) over in-memory key-group stores.
+    """Hosts a KeyedProcessFunction (or an adapter, or a window's WindowSpec) over
+    in-memory key-group stores.
 
     An operator of two inputs (process_element1/process_element2, as Flink's
     KeyedCoProcessFunction) takes a key selector per input, as a tuple: feed it with
@@ -39,24 +41,30 @@ class KeyedOperatorHarness:
         self.operator = self._new_operator(snapshot)
 
     def _new_operator(self, snapshot):
-        function = copy.deepcopy(self._prototype)
-        two_inputs = len(self.key_selectors) == 2
-        method = "process_element1" if two_inputs else "process_element"
-        if not hasattr(function, method):
-            raise TypeError(f"the harness needs an object with {method} for "
-                            f"{len(self.key_selectors)} key selector(s)")
-        if two_inputs:
-            function = adapters.KeyedCoProcess(function)
-        elif not isinstance(function, adapters._KeyedAdapter):
-            function = adapters.KeyedProcess(function)
+        function = self._operator_function(copy.deepcopy(self._prototype))
         backend = KeyedStateBackend(lambda kg: self.stores[kg], self.max_parallelism,
                                     self.pages_per_key_group)
-        operator = KeyedProcessOperator(function, backend, self.name)
+        operator = create_keyed_operator(function, backend, self.name)
         if snapshot is not None:
             operator.clock.watermark = snapshot["watermark"]
             operator.clock.processing_time = snapshot["processing_time"]
         operator.open()
         return operator
+
+    def _operator_function(self, function):
+        """A window's spec as it is; a function wrapped as the plan wraps it."""
+        if isinstance(function, WindowSpec):
+            return function
+        two_inputs = len(self.key_selectors) == 2
+        method = "process_element1" if two_inputs else "process_element"
+        if not hasattr(function, method):
+            raise TypeError(f"the harness needs an object with {method} for "
+                            f"{len(self.key_selectors)} key selector(s), or a WindowSpec")
+        if two_inputs:
+            return adapters.KeyedCoProcess(function)
+        if isinstance(function, adapters._KeyedAdapter):
+            return function
+        return adapters.KeyedProcess(function)
 
     def _emit(self, tag_id, value, timestamp):
         if tag_id is None:

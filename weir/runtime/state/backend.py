@@ -124,12 +124,13 @@ class KeyedStateBackend:
             ref = self._page_ref = self._refs[key] = (group, page_id, group.page(page_id))
         return ref
 
-    def get_entry(self, state_name: str):
-        """The stored value of `state_name` for the current key, or None."""
+    def get_entry(self, state_name):
+        """The stored value of `state_name` for the current key, or None. A name is a
+        state's name, or a (view, namespace) slot of namespaced (window) state."""
         entry = (self._page_ref or self._current_page())[2].get(self.current_key)
         return None if entry is None else entry.get(state_name)
 
-    def put_entry(self, state_name: str, stored) -> None:
+    def put_entry(self, state_name, stored) -> None:
         group, page_id, page = self._current_page()
         entry = page.get(self.current_key)
         if entry is None:
@@ -137,7 +138,7 @@ class KeyedStateBackend:
         entry[state_name] = stored
         group.mark_dirty(page_id)
 
-    def remove_entry(self, state_name: str) -> None:
+    def remove_entry(self, state_name) -> None:
         group, page_id, page = self._current_page()
         entry = page.get(self.current_key)
         if entry is None or state_name not in entry:

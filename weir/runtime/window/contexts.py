@@ -25,16 +25,16 @@ class WindowTriggerContext:
         raise NotImplementedError("weir has no metric groups yet")
 
     def register_event_time_timer(self, time: int) -> None:
-        self._operator.window_timers.register(EVENT_TIME, int(time), self.window)
+        self._operator.register_timer(EVENT_TIME, int(time), self.window)
 
     def register_processing_time_timer(self, time: int) -> None:
-        self._operator.window_timers.register(PROCESSING_TIME, int(time), self.window)
+        self._operator.register_timer(PROCESSING_TIME, int(time), self.window)
 
     def delete_event_time_timer(self, time: int) -> None:
-        self._operator.window_timers.delete(EVENT_TIME, int(time), self.window)
+        self._operator.delete_timer(EVENT_TIME, int(time), self.window)
 
     def delete_processing_time_timer(self, time: int) -> None:
-        self._operator.window_timers.delete(PROCESSING_TIME, int(time), self.window)
+        self._operator.delete_timer(PROCESSING_TIME, int(time), self.window)
 
     def get_partitioned_state(self, state_descriptor):
         store = self._operator.trigger_state
@@ -71,62 +71,3 @@ class ProcessWindowContext:
 
     def output(self, output_tag, value) -> None:
         self._operator.collect(output_tag.tag_id, value, self._window.max_timestamp())
-
-
-class WindowTimers:
-    """Timers per (key, window) over the key's own timers: an index ts -> windows per key."""
-
-    ENTRY = "_weir_window_timers"
-
-    def __init__(self, backend, timer_service):
-        self._backend = backend
-        self._timer_service = timer_service
-        self._methods = {}  # (action, domain) -> the timer service's bound method
-
-    def register(self, domain, time, window) -> None:
-        index = self._backend.get_entry(self.ENTRY)
-        if index is None:
-            index = {}
-        windows = index.get((domain, time))
-        if windows is None:
-            index[(domain, time)] = [window]
-            self._underlying(domain, "register")(time)
-        elif window in windows:
-            return
-        else:
-            windows.append(window)
-        self._backend.put_entry(self.ENTRY, index)
-
-    def delete(self, domain, time, window) -> None:
-        index = self._backend.get_entry(self.ENTRY)
-        windows = None if index is None else index.get((domain, time))
-        if windows is None or window not in windows:
-            return
-        windows.remove(window)
-        if not windows:
-            del index[(domain, time)]
-            self._underlying(domain, "delete")(time)
-        self._store(index)
-
-    def pop(self, domain, time):
-        """The windows with a timer at `time`, which is firing."""
-        index = self._backend.get_entry(self.ENTRY)
-        windows = None if index is None else index.pop((domain, time), None)
-        if windows is None:
-            return []
-        self._store(index)
-        return windows
-
-    def _store(self, index):
-        if index:
-            self._backend.put_entry(self.ENTRY, index)
-        else:
-            self._backend.remove_entry(self.ENTRY)
-
-    def _underlying(self, domain, action):
-        method = self._methods.get((action, domain))
-        if method is None:
-            kind = "event_time" if domain == EVENT_TIME else "processing_time"
-            method = getattr(self._timer_service(), f"{action}_{kind}_timer")
-            self._methods[(action, domain)] = method
-        return method

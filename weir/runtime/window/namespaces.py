@@ -1,9 +1,9 @@
-"""Keyed state scoped to a window: a namespace inside the current key's entry.
+"""Keyed state scoped to a window: the window is the namespace, as in Flink.
 
-A NamespaceView looks like a KeyedStateBackend to the state classes (ValueState, ...), but
-keeps every entry under `namespace` inside one entry of the current key. Removing the last
-entry of a namespace removes the namespace; removing the last namespace removes the entry,
-so a purged window leaves nothing behind.
+A NamespaceView looks like a KeyedStateBackend to the state classes (ValueState, ...). Each
+(view, namespace) is a slot of its own in the current key's entry, holding that window's
+states: reading or writing a window touches only its slot, and dropping a window removes
+its slot (a purged window leaves nothing behind).
 """
 
 from weir.runtime.state.states import KeyedStateStore, create_state
@@ -19,45 +19,32 @@ class NamespaceView:
         return self._backend.clock()
 
     def get_entry(self, name):
-        spaces = self._backend.get_entry(self._entry)
-        if spaces is None:
-            return None
-        space = spaces.get(self.namespace)
+        space = self._backend.get_entry((self._entry, self.namespace))
         return None if space is None else space.get(name)
 
     def put_entry(self, name, stored) -> None:
-        spaces = self._backend.get_entry(self._entry)
-        if spaces is None:
-            spaces = {}
-        space = spaces.get(self.namespace)
+        slot = (self._entry, self.namespace)
+        space = self._backend.get_entry(slot)
         if space is None:
-            space = spaces[self.namespace] = {}
-        space[name] = stored
-        self._backend.put_entry(self._entry, spaces)
+            self._backend.put_entry(slot, {name: stored})
+        else:
+            space[name] = stored
+            self._backend.put_entry(slot, space)
 
     def remove_entry(self, name) -> None:
-        spaces = self._backend.get_entry(self._entry)
-        space = None if spaces is None else spaces.get(self.namespace)
+        slot = (self._entry, self.namespace)
+        space = self._backend.get_entry(slot)
         if space is None or name not in space:
             return
         del space[name]
-        if not space:
-            del spaces[self.namespace]
-        if spaces:
-            self._backend.put_entry(self._entry, spaces)
+        if space:
+            self._backend.put_entry(slot, space)
         else:
-            self._backend.remove_entry(self._entry)
+            self._backend.remove_entry(slot)
 
     def drop_namespace(self, namespace) -> None:
         """Removes everything stored under `namespace` for the current key."""
-        spaces = self._backend.get_entry(self._entry)
-        if spaces is None or namespace not in spaces:
-            return
-        del spaces[namespace]
-        if spaces:
-            self._backend.put_entry(self._entry, spaces)
-        else:
-            self._backend.remove_entry(self._entry)
+        self._backend.remove_entry((self._entry, namespace))
 
     def merge_namespaces(self, name, target, sources, merge) -> None:
         """Folds entry `name` of every source namespace into `target` with merge(a, b)."""

@@ -1,37 +1,30 @@
-"""Flink's window operator, as a keyed process function over key-group state and timers.
+"""Flink's window operator: a keyed operator whose state and timers are per window.
 
 Per element: assign windows, merge session windows, add the element to each window's
 contents, ask the trigger, fire/purge, register the window's cleanup timer. Per timer: ask
 the trigger, fire/purge, and at the cleanup time (window end + allowed lateness) drop the
 window's contents, trigger state, per-window state and timers.
+
+The window is the namespace of its state and its timers (as Flink's InternalTimerService<W>),
+so a key with many open windows reads and writes only the windows a batch touches.
 """
 
+from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.output_tag import split_side_output
 from weir.runtime.wire import MAX_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
-from weir.runtime.window.batch_aggregates import batch_aggregation
 from weir.runtime.window.batch_windows import assign_windows as assign_batch_windows
 from weir.runtime.window.batch_windows import group_windows, key_ids_of
 from weir.runtime.window.contents import ENTRY, EvictingContents
-from weir.runtime.window.contexts import (ProcessWindowContext, WindowTimers,
-                                          WindowTriggerContext)
+from weir.runtime.window.contexts import ProcessWindowContext, WindowTriggerContext
 from weir.runtime.window.evictors import Evictor
 from weir.runtime.window.merging import MergingWindowSet
-from weir.runtime.window import triggers as t
-from weir.runtime.window.triggers import EventTimeTrigger
+from weir.runtime.window.spec import WindowSpec
 from weir.runtime.window.windows import TimeWindow
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
 LATE_DROPPED = "numLateRecordsDropped"  # Flink's metric name
-
-
-def _event_time_only(trigger) -> bool:
-    """Whether a built-in trigger never registers processing-time timers."""
-    if type(trigger) is t.PurgingTrigger:
-        return _event_time_only(trigger.nested_trigger)
-    return type(trigger) in (t.EventTimeTrigger, t.ContinuousEventTimeTrigger, t.CountTrigger,
-                             t.NeverTrigger)
 
 
 class _AssignerContext:
@@ -45,59 +38,51 @@ class _AssignerContext:
         return self._operator.runtime_context
 
 
-class WindowOperator:
-    def __init__(self, assigner, trigger, contents, window_function, evictor=None,
-                 allowed_lateness=0, late_tag_id=None):
-        self.assigner = assigner
-        self.trigger = trigger
-        self.contents = EvictingContents(contents, evictor) if evictor else contents
-        self.window_function = window_function
-        self.allowed_lateness = allowed_lateness
-        self.late_tag_id = late_tag_id
-        self.merging = hasattr(assigner, "merge_windows")
-        self.event_time = assigner.is_event_time()
-        # Per key, a micro-batch's on-time elements can be added window by window: one state
-        # read/write and timer registration per window instead of per element.
-        self.batches_by_window = (self.event_time and not self.merging and evictor is None
-                                  and type(trigger) is EventTimeTrigger)
-        self.batch_aggregation = batch_aggregation(contents) if self.batches_by_window else None
-        # Only processing-time timers need every key group woken in every micro-batch.
-        self.needs_processing_time = not (self.event_time and _event_time_only(trigger))
-
-    # -- lifecycle --------------------------------------------------------------------
-    def open(self, runtime_context):
-        backend = runtime_context.keyed_state_backend
-        self.runtime_context = runtime_context
-        self.late_dropped = runtime_context.get_metrics_group().counter(LATE_DROPPED)
+class WindowOperator(KeyedStreamOperator):
+    def __init__(self, spec: WindowSpec, backend, name: str, subtask_index=0, parallelism=1,
+                 job_parameters=None):
+        super().__init__(backend, name, subtask_index, parallelism, job_parameters)
+        self.spec = spec
+        self.assigner = spec.assigner
+        self.trigger = spec.trigger
+        self.contents = spec.contents
+        self.window_function = spec.window_function
+        self.allowed_lateness = spec.allowed_lateness
+        self.late_tag_id = spec.late_tag_id
+        self.merging = spec.merging
+        self.event_time = spec.event_time
+        self.batches_by_window = spec.batches_by_window
+        self.batch_aggregation = spec.batch_aggregation
+        self.needs_processing_time = spec.needs_processing_time
+        self.key = None
+        self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
         self.window_contents = NamespaceView(backend, "_weir_window_contents")
         self.trigger_state = NamespacedStateStore(NamespaceView(backend, "_weir_trigger_state"))
         self.window_state = NamespacedStateStore(NamespaceView(backend, "_weir_window_state"))
-        self.window_timers = WindowTimers(backend, lambda: self.ctx.timer_service())
-        self.merging_windows = runtime_context.get_state(
+        self.merging_windows = self.runtime_context.get_state(
             ValueStateDescriptor("_weir_merging_windows"))
         self.trigger_ctx = WindowTriggerContext(self)
         self.process_ctx = ProcessWindowContext(self)
         self.assigner_ctx = _AssignerContext(self)
-        self.evictor_ctx = None
-        self.clock = None
-        self.ctx = None
-        for function in (self.contents.user_function, self.window_function.user_function):
+        self.evictor_ctx = Evictor.EvictorContext(self.clock)
+
+    # -- lifecycle --------------------------------------------------------------------
+    def open(self):
+        for function in self.spec.user_functions():
             if hasattr(function, "open"):
-                function.open(runtime_context)
+                self._call(function.open, self.runtime_context)
 
     def close(self):
-        for function in (self.contents.user_function, self.window_function.user_function):
+        for function in self.spec.user_functions():
             if hasattr(function, "close"):
-                function.close()
+                self._call(function.close)
 
-    def _bind(self, ctx):
-        if self.ctx is None:
-            self.ctx, self.clock = ctx, ctx.clock
-            self.evictor_ctx = Evictor.EvictorContext(ctx.clock)
-        self.key = ctx.current_key
+    def select_key(self, key):
+        self.backend.set_current_key(key)
+        self.key = key
 
     def collect(self, tag_id, value, timestamp):
-        self.ctx.collect_with_timestamp(tag_id, value, timestamp)
+        self._emit(tag_id, value, timestamp)
 
     # -- time helpers -----------------------------------------------------------------
     def cleanup_time(self, window) -> int:
@@ -109,10 +94,10 @@ class WindowOperator:
         return self.event_time and self.cleanup_time(window) <= self.clock.watermark
 
     def _register_cleanup_timer(self, window):
-        self._cleanup_timer(window, self.window_timers.register)
+        self._cleanup_timer(window, self.register_timer)
 
     def _delete_cleanup_timer(self, window):
-        self._cleanup_timer(window, self.window_timers.delete)
+        self._cleanup_timer(window, self.delete_timer)
 
     def _cleanup_timer(self, window, action):
         time = self.cleanup_time(window)
@@ -120,7 +105,7 @@ class WindowOperator:
             action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
-    def process_batch(self, records, key_selector, operator):
+    def process_batch(self, records, key_selector, emit):
         """A micro-batch's (seq, value, ts) records, with the same results as one by one.
 
         With the event-time trigger, an element into a window that the watermark has not
@@ -130,16 +115,16 @@ class WindowOperator:
         batch at once (batch_windows, batch_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
-            for _, value, timestamp in records:
-                operator.process_element(key_selector(value), value, timestamp, operator._emit)
+            super().process_batch(records, key_selector, emit)
             return
+        self._emit = emit
         values = [record[1] for record in records]
-        keys = list(map(key_selector, values))
+        keys = self._call(list, map(key_selector, values))
         if self.batch_aggregation is None or not records or \
-                not self._add_batch_at_once(records, values, keys, operator):
-            self._add_batch_per_window(records, keys, operator)
+                not self._call(self._add_batch_at_once, records, values, keys):
+            self._call(self._add_batch_per_window, records, keys)
 
-    def _add_batch_per_window(self, records, keys, operator):
+    def _add_batch_per_window(self, records, keys):
         by_key = {}
         for key, (_, value, timestamp) in zip(keys, records):
             items = by_key.get(key)
@@ -148,20 +133,20 @@ class WindowOperator:
             else:
                 items.append((value, timestamp))
         for key, items in by_key.items():
-            self._process_key_batch(key, items, operator)
+            self._process_key_batch(key, items)
 
-    def _process_key_batch(self, key, items, operator):
-        watermark = operator.clock.watermark
+    def _process_key_batch(self, key, items):
+        watermark = self.clock.watermark
         assign, context = self.assigner.assign_windows, self.assigner_ctx
         by_window = {}
         for value, timestamp in items:
             windows = assign(value, timestamp, context)
             if not windows and timestamp + self.allowed_lateness <= watermark:
-                self._one_by_one(key, items, operator)  # late, in no window: counted
+                self._one_by_one(key, items)  # late, in no window: counted
                 return
             for window in windows:
                 if window.max_timestamp() <= watermark:
-                    self._one_by_one(key, items, operator)
+                    self._one_by_one(key, items)
                     return
                 elements = by_window.get(window)
                 if elements is None:
@@ -169,7 +154,7 @@ class WindowOperator:
                 else:
                     elements.append((value, timestamp))
         self._store_windows(key, [(window, self._add_all, elements)
-                                  for window, elements in by_window.items()], operator)
+                                  for window, elements in by_window.items()])
 
     def _add_all(self, stored, elements):
         add = self.contents.add
@@ -177,14 +162,14 @@ class WindowOperator:
             stored = add(stored, value, timestamp)
         return stored
 
-    @staticmethod
-    def _one_by_one(key, items, operator):
+    def _one_by_one(self, key, items):
         """A key's items element by element: it has late data (an element in a window the
         watermark has passed, or in no window and beyond the allowed lateness)."""
+        self.select_key(key)
         for value, timestamp in items:
-            operator.process_element(key, value, timestamp, operator._emit)
+            self._process_element(value, timestamp)
 
-    def _add_batch_at_once(self, records, values, keys, operator) -> bool:
+    def _add_batch_at_once(self, records, values, keys) -> bool:
         """The batch through batch_windows/batch_aggregates; False (nothing done) where
         those cannot give the element-by-element results."""
         assigned = assign_batch_windows(self.assigner, [record[2] for record in records])
@@ -192,7 +177,7 @@ class WindowOperator:
             return False
         key_ids, unique_keys = key_ids_of(keys)
         groups = group_windows(key_ids, len(unique_keys), assigned, self.assigner.size,
-                               operator.clock.watermark, self.allowed_lateness)
+                               self.clock.watermark, self.allowed_lateness)
         partials = self.batch_aggregation.partials(values, groups)
         if partials is None:
             return False
@@ -205,11 +190,11 @@ class WindowOperator:
             while end < len(order) and group_keys[end] == key_id:
                 end += 1
             if key_id in late_items:
-                self._one_by_one(key, late_items[key_id], operator)
+                self._one_by_one(key, late_items[key_id])
             else:
                 self._store_windows(key, [
                     (TimeWindow(starts[g], starts[g] + size), combine, partials[order[g]])
-                    for g in range(index, end)], operator)
+                    for g in range(index, end)])
             index = end
         return True
 
@@ -225,23 +210,26 @@ class WindowOperator:
                 late_items.setdefault(key_id, []).append((value, timestamp))
         return late_items
 
-    def _store_windows(self, key, updates, operator):
+    def _store_windows(self, key, updates):
         """For each (window, update, argument): the window's contents become
         update(contents, argument), and the window's timers are registered."""
-        operator.select_key(key)
-        self._bind(operator.ctx)
+        self.select_key(key)
         view = self.window_contents
+        register = self.register_timer
         for window, update, argument in updates:
             view.namespace = window
             view.put_entry(ENTRY, update(view.get_entry(ENTRY), argument))
-            self.trigger_ctx.window = window
-            self.trigger_ctx.register_event_time_timer(window.max_timestamp())
-            if self.cleanup_time(window) != window.max_timestamp():
+            end = window.max_timestamp()
+            register(EVENT_TIME, end, window)  # EventTimeTrigger's timer
+            if self.cleanup_time(window) != end:
                 self._register_cleanup_timer(window)
 
-    def process_element(self, value, ctx):
-        self._bind(ctx)
-        timestamp = ctx.current_timestamp
+    def process_element(self, key, value, timestamp, emit, input_label=0):
+        self.select_key(key)
+        self._emit = emit
+        self._call(self._process_element, value, timestamp)
+
+    def _process_element(self, value, timestamp):
         windows = self.assigner.assign_windows(value, timestamp, self.assigner_ctx)
         if self.merging:
             skipped = self._process_merging(value, timestamp, windows)
@@ -308,28 +296,23 @@ class WindowOperator:
             self.merging_windows.update(merging.mapping or None)
 
     # -- timers -----------------------------------------------------------------------
-    def on_timer(self, timestamp, ctx):
-        self._bind(ctx)
-        domain = ctx.time_domain()
-        windows = self.window_timers.pop(domain, timestamp)
+    def on_timer(self, domain, timestamp, key, window):
         if self.batches_by_window:  # EventTimeTrigger, no merging, no evictor
-            self._on_event_time_trigger_timers(timestamp, windows)
-            return
-        for window in windows:
-            self._on_window_timer(domain, timestamp, window)
+            self._call(self._on_event_time_trigger_timer, timestamp, window)
+        else:
+            self._call(self._on_window_timer, domain, timestamp, window)
 
-    def _on_event_time_trigger_timers(self, timestamp, windows):
+    def _on_event_time_trigger_timer(self, timestamp, window):
         """_on_window_timer with EventTimeTrigger's decisions inlined: fire at the window's
         end, drop everything at its cleanup time. Its clear() would delete the timer at
         the window's end, which has always fired (or is this one) by the cleanup time."""
-        for window in windows:
-            if timestamp == window.max_timestamp():
-                self._fire(window, window)
-            if timestamp == self.cleanup_time(window):
-                self.window_contents.drop_namespace(window)
-                self.process_ctx._window = window
-                self.window_function.clear(self.process_ctx)
-                self.window_state.view.drop_namespace(window)
+        if timestamp == window.max_timestamp():
+            self._fire_window(window, window)
+        if timestamp == self.cleanup_time(window):
+            self.window_contents.drop_namespace(window)
+            self.process_ctx._window = window
+            self.window_function.clear(self.process_ctx)
+            self.window_state.view.drop_namespace(window)
 
     def _on_window_timer(self, domain, timestamp, window):
         merging = None
@@ -363,11 +346,11 @@ class WindowOperator:
     # -- firing -----------------------------------------------------------------------
     def _act(self, result, window, state_window):
         if result.is_fire():
-            self._fire(window, state_window)
+            self._fire_window(window, state_window)
         if result.is_purge():
             self.window_contents.drop_namespace(state_window)
 
-    def _fire(self, window, state_window):
+    def _fire_window(self, window, state_window):
         view = self.window_contents
         view.namespace = state_window
         stored = view.get_entry(ENTRY)

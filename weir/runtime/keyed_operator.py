@@ -1,0 +1,127 @@
+"""The keyed operator protocol: what the runtime asks of every operator on a keyed stream.
+
+As Flink's AbstractStreamOperator with its InternalTimerService: an operator is opened,
+given micro-batches of records (`process_batch`, or `process_element` one by one with an
+input label), told of each new watermark and processing time (it fires the timers that are
+due), flushed (its changed state pages and timers written: the snapshot), released (pages
+forgotten) and closed. Timers are (timestamp, key, namespace): a keyed process function's
+timers have no namespace, a window's timers have the window as theirs.
+
+The keyed process operator and the window operator are the two implementations.
+"""
+
+from typing import Callable, Iterable
+
+from weir.runtime.context import OperatorClock, RuntimeContext
+from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers
+
+Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
+
+
+class KeyedStreamOperator:
+    # Whether the operator fires processing-time timers (so every key group it owns must
+    # run in every micro-batch, not only those with input or due event-time timers).
+    needs_processing_time = True
+    # Whether on_timer is ever called: an operator without timers skips the timer queues.
+    handles_timers = True
+
+    def __init__(self, backend, name: str, subtask_index=0, parallelism=1,
+                 job_parameters=None):
+        self.backend = backend
+        self.name = name
+        self.clock = OperatorClock()
+        backend.clock = lambda: self.clock.processing_time
+        self.active_key_groups: Iterable[int] = ()
+        self._timers = {}
+        self._emit: Emit = None
+        self.runtime_context = RuntimeContext(
+            name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters)
+
+    # -- lifecycle -------------------------------------------------------------------
+    def open(self) -> None:
+        """Opens the user functions; state may be read from here on."""
+
+    def close(self) -> None:
+        """Closes the user functions."""
+
+    def flush(self) -> None:
+        """Writes changed state pages and timers back to their stores (the snapshot)."""
+        self.backend.flush()
+        for timers in self._timers.values():
+            timers.flush()
+
+    def release(self) -> None:
+        """Flushes, then forgets every loaded page and timer (the stores stay)."""
+        self.flush()
+        self.backend.release()
+        self._timers.clear()
+
+    # -- records ---------------------------------------------------------------------
+    def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
+        raise NotImplementedError
+
+    def process_batch(self, records, key_selector, emit: Emit) -> None:
+        """A micro-batch's (seq, value, timestamp) records of one input, in order."""
+        process = self.process_element
+        for _, value, timestamp in records:
+            process(key_selector(value), value, timestamp, emit)
+
+    def select_key(self, key) -> None:
+        """Makes `key` current for state and timers."""
+        self.backend.set_current_key(key)
+
+    # -- timers ----------------------------------------------------------------------
+    def timers_of(self, key_group: int) -> KeyGroupTimers:
+        timers = self._timers.get(key_group)
+        if timers is None:
+            store = self.backend.key_group_pages(key_group).store
+            timers = self._timers[key_group] = KeyGroupTimers(store)
+        return timers
+
+    def register_timer(self, domain: str, timestamp: int, namespace=None) -> None:
+        """A timer of the current key (in `namespace`) at `timestamp`."""
+        key = self.backend.current_key
+        self.timers_of(self.backend.key_group_of(key)).register(
+            domain, timestamp, key, namespace)
+
+    def delete_timer(self, domain: str, timestamp: int, namespace=None) -> None:
+        key = self.backend.current_key
+        self.timers_of(self.backend.key_group_of(key)).delete(domain, timestamp, key, namespace)
+
+    def advance_watermark(self, watermark: int, emit: Emit) -> None:
+        if watermark > self.clock.watermark:
+            self.clock.watermark = watermark
+        self._fire(EVENT_TIME, self.clock.watermark, emit)
+
+    def advance_processing_time(self, time: int, emit: Emit) -> None:
+        if time > self.clock.processing_time:
+            self.clock.processing_time = time
+        self._fire(PROCESSING_TIME, self.clock.processing_time, emit)
+
+    def _fire(self, domain: str, time: int, emit: Emit) -> None:
+        if not self.handles_timers:
+            return
+        self._emit = emit
+        for key_group in list(self.active_key_groups):
+            timers = self.timers_of(key_group)
+            due = timers.pop_due(domain, time)
+            while due is not None:
+                timestamp, key, namespace = due
+                self.select_key(key)
+                self.on_timer(domain, timestamp, key, namespace)
+                due = timers.pop_due(domain, time)
+
+    def on_timer(self, domain: str, timestamp: int, key, namespace) -> None:
+        """A due timer of `key` (already current); outputs go to self._emit."""
+        raise NotImplementedError
+
+    # -- user code -------------------------------------------------------------------
+    def _call(self, method, *args):
+        """Calls user code; an error names this operator and the user's file and line."""
+        try:
+            return method(*args)
+        except UserFunctionError:
+            raise
+        except Exception as exc:
+            raise wrap_user_error(exc, self.name, method) from exc

@@ -1,0 +1,21 @@
+"""Builds the keyed operator a plan node declares: a window operator from a WindowSpec, a
+keyed process operator from any KeyedProcessFunction-shaped function."""
+
+from weir.runtime.keyed_operator import KeyedStreamOperator
+from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.window.operator import WindowOperator
+from weir.runtime.window.spec import WindowSpec
+
+
+def create_keyed_operator(function, backend, name: str, subtask_index=0, parallelism=1,
+                          job_parameters=None) -> KeyedStreamOperator:
+    kind = WindowOperator if isinstance(function, WindowSpec) else KeyedProcessOperator
+    return kind(function, backend, name, subtask_index, parallelism, job_parameters)
+
+
+def wakes_every_batch(function) -> bool:
+    """Whether an operator of `function` may have processing-time timers, so that every key
+    group it owns must run in every micro-batch."""
+    if isinstance(function, WindowSpec):
+        return function.needs_processing_time
+    return hasattr(function, "on_timer")

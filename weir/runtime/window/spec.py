@@ -1,0 +1,43 @@
+"""What a window operator is built from: the plan holds this, each instance is built from it.
+
+A WindowSpec is the declaration `window(assigner).trigger(...).evictor(...)
+.allowed_lateness(...).side_output_late_data(...).<function>(...)` makes; the runtime builds
+a WindowOperator from it (a copy per operator instance).
+"""
+
+from weir.runtime.window import triggers as t
+from weir.runtime.window.batch_aggregates import batch_aggregation
+from weir.runtime.window.contents import EvictingContents
+
+
+def _event_time_only(trigger) -> bool:
+    """Whether a built-in trigger never registers processing-time timers."""
+    if type(trigger) is t.PurgingTrigger:
+        return _event_time_only(trigger.nested_trigger)
+    return type(trigger) in (t.EventTimeTrigger, t.ContinuousEventTimeTrigger, t.CountTrigger,
+                             t.NeverTrigger)
+
+
+class WindowSpec:
+    def __init__(self, assigner, trigger, contents, window_function, evictor=None,
+                 allowed_lateness=0, late_tag_id=None):
+        self.assigner = assigner
+        self.trigger = trigger
+        self.contents = EvictingContents(contents, evictor) if evictor else contents
+        self.window_function = window_function
+        self.allowed_lateness = allowed_lateness
+        self.late_tag_id = late_tag_id
+        self.merging = hasattr(assigner, "merge_windows")
+        self.event_time = assigner.is_event_time()
+        # Per key, a micro-batch's on-time elements can be added window by window: one state
+        # read/write and timer registration per window instead of per element.
+        self.batches_by_window = (self.event_time and not self.merging and evictor is None
+                                  and type(trigger) is t.EventTimeTrigger)
+        self.batch_aggregation = batch_aggregation(contents) if self.batches_by_window else None
+        # Only processing-time timers need every key group woken in every micro-batch.
+        self.needs_processing_time = not (self.event_time and _event_time_only(trigger))
+
+    def user_functions(self):
+        """The user's functions in this window (to open and close)."""
+        return [f for f in (self.contents.user_function, self.window_function.user_function)
+                if f is not None]
