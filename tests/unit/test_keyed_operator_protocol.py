@@ -125,5 +125,5 @@ def test_a_process_function_timer_has_no_namespace():
     snapshot = harness.snapshot()
     timers = [KeyGroupTimers(MemoryPageStore(pages)) for pages in snapshot["stores"].values()]
     assert sorted(t.queues[EVENT_TIME].entries()[0][0] for t in timers if t.count()) == \
-        [(10, "a", None), (10, "b", None)]
+        [(10, "a"), (10, "b")]
     assert harness.process_watermark(10).extract_values() == [("a", 10), ("b", 10)]

@@ -106,7 +106,7 @@ class DataStream:
         return DataStreamSink(self._env, node.id)
 
     def print(self, sink_identifier: str = None) -> "DataStreamSink":
-        return self._sink(PrintSink(sink_identifier), "Print")
+        return self._sink(PrintSink(sink_identifier, type_info=self._node.output_type), "Print")
 
     def sink_to(self, sink) -> "DataStreamSink":
         return self._sink(sink, "Sink")

@@ -123,7 +123,8 @@ class LocalJob(JobClient):
                 rows += self._observe(self.group_index[source.task.uid], source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
-        write_sinks(self.plan, [(row[0], row[4]) for row in rows], batch_id, self.metrics)
+        write_sinks(self.plan, [(row[0], row[2], row[4]) for row in rows], batch_id,
+                    self.metrics)
 
     def run(self):
         self.status = JobStatus.RUNNING

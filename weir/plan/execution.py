@@ -16,7 +16,7 @@ from weir.plan.operators import build_chain, build_keyed_operator, output_valida
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.chain import columns_of
 from weir.runtime.errors import wrap_user_error
-from weir.runtime.key_groups import KeyGroupAssigner
+from weir.runtime.key_groups import KeyGroupAssigner, operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
@@ -69,9 +69,10 @@ class Router:
             chain.close()
 
     def route(self, outputs: dict, phase: int, producer: int, counter: int, bundler,
-              seen=None) -> int:
+              seen=None, subtask: int = 0) -> int:
         """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
-        counter. With a list `seen`, watermark nodes append the largest timestamp they saw."""
+        counter. With a list `seen`, watermark nodes append the largest timestamp they saw.
+        Records for a sink carry `subtask`, the parallel instance that produced them."""
         results = {None: outputs}
         for index, hop in enumerate(self.hops):
             values, stamps = _gather(results, hop.inputs)
@@ -84,7 +85,7 @@ class Router:
             counter += len(values)
             groups = grouper.key_groups(values) if grouper is not None else None
             bundler.add_all(target.uid, target.input, groups,
-                            list(zip(itertools.count(base), values, stamps)))
+                            list(zip(itertools.count(base), values, stamps)), subtask)
         return counter
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:
@@ -151,9 +152,10 @@ class SourceRunner:
     def _read_records(self, split, chunks, bundler):
         router = Router(self.task.fused, self.plan, subtask_index=split[0])
         counter, seen = 0, [] if self.data_watermarks else None
+        subtask = split[0] % self.plan.parallelism
         for values, stamps in chunks:
             counter = router.route({None: (values, stamps)}, AFTER_WATERMARK, split[0],
-                                   counter, bundler, seen)
+                                   counter, bundler, seen, subtask)
             if seen:
                 bundler.add_control(WATERMARK, SEEN, max(seen))
                 seen.clear()
@@ -188,6 +190,7 @@ class KeyedRunner:
             else task.key_selectors
         self.router = Router(task.fused, plan, subtask_index)
         self.producer_base = task.index * plan.max_parallelism
+        self.max_parallelism, self.parallelism = plan.max_parallelism, plan.parallelism
         self.operator.open()
 
     @property
@@ -210,10 +213,11 @@ class KeyedRunner:
             tagged[1].append(ts)
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
+        subtask = operator_index(key_group, self.max_parallelism, self.parallelism)
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
             if by_phase[phase]:
                 counter = self.router.route(by_phase[phase], phase, producer, counter,
-                                            bundler)
+                                            bundler, None, subtask)
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
         return bundler.rows()
@@ -227,16 +231,22 @@ class KeyedRunner:
 
 
 def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> None:
-    """Writes the (to, payload) rows that reach the end of a micro-batch: records to their
-    sinks, metric increments to `metrics_log` (per batch id: a replay replaces them)."""
-    per_sink = {uid: [] for uid in plan.sinks}
+    """Writes the (to, subtask, payload) rows that reach the end of a micro-batch: records
+    to their sinks, metric increments to `metrics_log` (per batch id: a replay replaces
+    them)."""
+    per_sink = {uid: ([], []) for uid in plan.sinks}
     counts = {}
-    for to, blob in rows:
+    for to, subtask, blob in rows:
         if to == METRICS:
             for name, count in loads(blob).items():
                 counts[name] = counts.get(name, 0) + count
         else:
-            per_sink[to].extend(value for _, value, _ in loads(blob))
+            values, subtasks = per_sink[to]
+            records = loads(blob)
+            values.extend(value for _, value, _ in records)
+            subtasks.extend([subtask] * len(records))
     for uid, node in plan.sinks.items():
-        write_batch(node.param("sink"), per_sink[uid], batch_id)
+        values, subtasks = per_sink[uid]
+        write_batch(node.param("sink"), values, batch_id,
+                    subtasks if plan.parallelism > 1 else None)
     metrics_log.record(batch_id, counts)

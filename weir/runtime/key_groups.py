@@ -58,3 +58,8 @@ def _mix(h: int) -> int:
 
 def assign_to_key_group(key, max_parallelism: int) -> int:
     return stable_key_hash(key) % max_parallelism
+
+
+def operator_index(key_group: int, max_parallelism: int, parallelism: int) -> int:
+    """The parallel instance owning `key_group` (Flink's computeOperatorIndexForKeyGroup)."""
+    return key_group * parallelism // max_parallelism

@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 
 from weir.runtime.context import OperatorClock, RuntimeContext
 from weir.runtime.errors import UserFunctionError, wrap_user_error
-from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers
+from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers, namespace_of
 
 Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
 
@@ -107,9 +107,9 @@ class KeyedStreamOperator:
             timers = self.timers_of(key_group)
             due = timers.pop_due(domain, time)
             while due is not None:
-                timestamp, key, namespace = due
+                key = due[1]
                 self.select_key(key)
-                self.on_timer(domain, timestamp, key, namespace)
+                self.on_timer(domain, due[0], key, namespace_of(due))
                 due = timers.pop_due(domain, time)
 
     def on_timer(self, domain: str, timestamp: int, key, namespace) -> None:

@@ -76,11 +76,14 @@ class _SinkContext:
         return None
 
 
-def write_batch(sink, values, batch_id: int) -> None:
+def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
+    """Writes a micro-batch's records to `sink`; `subtasks` (at parallelism above 1) names
+    the parallel instance that produced each record, for print()'s prefix."""
     if isinstance(sink, PrintSink):
         stream = sys.stderr if sink.to_stderr else sys.stdout
         if values:
-            stream.write("".join(sink.format(v) + "\n" for v in values))
+            subtasks = subtasks or [None] * len(values)
+            stream.write("".join(sink.format(v, s) + "\n" for v, s in zip(values, subtasks)))
             stream.flush()
     elif isinstance(sink, CollectSink):
         sink.results.extend(values)

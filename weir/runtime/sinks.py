@@ -3,15 +3,24 @@
 import os
 from typing import Optional
 
+from weir.common.flink_text import flink_text
+
 
 class PrintSink:
-    def __init__(self, sink_identifier: Optional[str] = None, to_stderr: bool = False):
+    """Flink's print(): each record as Flink writes it (flink_text), after a prefix of the
+    sink identifier and, at parallelism above 1, the 1-based subtask (`id:2> `)."""
+
+    def __init__(self, sink_identifier: Optional[str] = None, to_stderr: bool = False,
+                 type_info=None):
         self.sink_identifier = sink_identifier
         self.to_stderr = to_stderr
+        self.type_info = type_info
 
-    def format(self, value) -> str:
-        prefix = f"{self.sink_identifier}> " if self.sink_identifier else ""
-        return prefix + str(value)
+    def format(self, value, subtask: Optional[int] = None) -> str:
+        parts = [p for p in (self.sink_identifier,
+                             None if subtask is None else str(subtask + 1)) if p]
+        prefix = ":".join(parts) + "> " if parts else ""
+        return prefix + flink_text(value, self.type_info)
 
 
 class CollectSink:

@@ -16,7 +16,17 @@ EVENT_TIME = "event_time"
 PROCESSING_TIME = "processing_time"
 
 
-Timer = Tuple[int, object, object]  # (timestamp, key, namespace)
+# (timestamp, key) without a namespace, else (timestamp, key, namespace): a keyed process
+# function's many timers stay as small as they were before windows had namespaces.
+Timer = Tuple
+
+
+def timer_of(timestamp: int, key, namespace) -> Timer:
+    return (timestamp, key) if namespace is None else (timestamp, key, namespace)
+
+
+def namespace_of(timer: Timer):
+    return timer[2] if len(timer) == 3 else None
 
 
 class _TimerQueue:
@@ -89,11 +99,11 @@ class KeyGroupTimers:
         return self._queues
 
     def register(self, domain: str, timestamp: int, key, namespace=None) -> None:
-        if self.queues[domain].add((timestamp, key, namespace)):
+        if self.queues[domain].add(timer_of(timestamp, key, namespace)):
             self.dirty = True
 
     def delete(self, domain: str, timestamp: int, key, namespace=None) -> None:
-        if self.queues[domain].delete((timestamp, key, namespace)):
+        if self.queues[domain].delete(timer_of(timestamp, key, namespace)):
             self.dirty = True
 
     def pop_due(self, domain: str, time: int):

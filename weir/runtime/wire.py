@@ -82,7 +82,7 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
 
 # -- pages -------------------------------------------------------------------------------
 # 1: timers (timestamp, key); windows kept a timer index in keyed state.
-# 2: timers (timestamp, key, namespace); window state in (window entry, window) slots.
+# 2: timers (timestamp, key[, namespace]); window state in (window entry, window) slots.
 PAGE_FORMAT_VERSION = 2
 TIMER_PAGE = -1          # a key group's timers
 WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
@@ -115,11 +115,12 @@ class Bundler:
     def __init__(self):
         self.done = []
 
-    def add_all(self, to: str, input_label: int, key_groups, records) -> None:
-        """Adds records for `to`, each to its key group (key_groups None: key group 0)."""
+    def add_all(self, to: str, input_label: int, key_groups, records, key_group=0) -> None:
+        """Adds records for `to`, each to its key group (key_groups None: all to
+        `key_group`; for a sink, the producing subtask)."""
         if key_groups is None:
             for start in range(0, len(records), MAX_BUNDLE_RECORDS):
-                self.done.append((to, input_label, 0, None,
+                self.done.append((to, input_label, key_group, None,
                                   records[start:start + MAX_BUNDLE_RECORDS]))
         else:
             grouped = defaultdict(list)

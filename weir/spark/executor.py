@@ -58,8 +58,8 @@ class SparkJob(JobClient):
         return self
 
     def _write_batch(self, batch_frame, batch_id):
-        table = batch_frame.select("_to", "_b").toArrow()
-        rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
+        table = batch_frame.select("_to", "_kg", "_b").toArrow()
+        rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
             write_sinks(self.plan, rows, batch_id, self.metrics)
             self.batches += 1

@@ -1,8 +1,12 @@
 """The SparkSession a job runs on: given, created by spark-submit, or an embedded local one."""
 
+import logging
 import os
 import sys
+import tempfile
 
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from weir.spark import source as spark_source
@@ -25,6 +29,34 @@ DEFAULTS = {
     CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
 }
 _registered = set()
+# Spark's own output (the JVM's log, its Python workers' chatter) goes to this file unless
+# WEIR_SPARK_LOGS=1 sends it to stderr; standard output belongs to the job.
+LOGS_TO_STDERR = "WEIR_SPARK_LOGS"
+spark_log_path = None
+
+
+def _launch_quiet_jvm(conf: dict) -> None:
+    """Starts Spark's JVM (as pyspark would) with its stdout and stderr in a log file, or
+    on our stderr with WEIR_SPARK_LOGS=1: never on the job's standard output."""
+    global spark_log_path
+    if SparkContext._gateway is not None:
+        return
+    if os.environ.get(LOGS_TO_STDERR) == "1":
+        target = sys.stderr
+    else:
+        fd, spark_log_path = tempfile.mkstemp(prefix="weir-spark-", suffix=".log")
+        target = os.fdopen(fd, "ab")
+    gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
+                             popen_kwargs={"stdout": target, "stderr": target})
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
+def _quiet_py4j() -> None:
+    """py4j logs its callback server's start at INFO: not on a job's stdout, even where the
+    program configures logging at INFO (as PyFlink's examples do)."""
+    if os.environ.get(LOGS_TO_STDERR) != "1":
+        for name in ("py4j", "py4j.java_gateway", "py4j.clientserver"):
+            logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def _under_spark_submit() -> bool:
@@ -45,8 +77,11 @@ def get_session(env) -> SparkSession:
             conf["spark.master"] = "local[*]"
         for key, value in conf.items():
             builder = builder.config(key, value)
+        if not _under_spark_submit():
+            _launch_quiet_jvm(conf)
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(os.environ.get("WEIR_SPARK_LOG_LEVEL", "ERROR"))
+    _quiet_py4j()
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     if id(spark) not in _registered:
         spark_source.register(spark)
