@@ -36,11 +36,11 @@ def test_parquet_files_in_keyed_sum_parquet_files_out(spark_env, tmp_path):
 
 
 def test_print_writes_each_record_on_the_driver_stdout(spark_env, capsys):
-    env = spark_env
+    env = spark_env  # parallelism 2: Flink's prefix of the printing subtask (1-based)
     env.from_collection([Row(id="s1", t=1.5), "plain", 3]).print()
     env.execute("print")
     assert sorted(capsys.readouterr().out.splitlines()) == sorted(
-        ["Row(id='s1', t=1.5)", "plain", "3"])
+        ["1> Row(id='s1', t=1.5)", "1> plain", "1> 3"])
 
 
 def test_text_files_monitored_until_cancelled(spark_env, tmp_path):

@@ -3,6 +3,7 @@
 import datetime
 import decimal
 import numbers
+import struct
 from typing import Any, Callable, Dict, Optional
 
 
@@ -36,6 +37,17 @@ class TypeInformation:
         """Raise ``TypeError`` naming the field path if ``value`` does not fit."""
         self._validate(value, path, None)
 
+    def convert(self, value: Any, path: str = "value") -> Any:
+        """``value`` as a record of this type, as PyFlink converts it: a tuple or list for
+        a ``ROW`` becomes a ``Row`` (named for ``ROW_NAMED``), a ``FLOAT`` is rounded to 32
+        bits, a ``DOUBLE`` is a float. Raises ``TypeError`` naming the field where
+        ``value`` does not fit."""
+        self._validate(value, path, None)
+        return self._convert(value)
+
+    def _convert(self, value: Any) -> Any:
+        return value
+
     def to_arrow_type(self):
         """The equivalent ``pyarrow.DataType``."""
         raise NotImplementedError
@@ -56,6 +68,8 @@ class TypeInformation:
 
 
 # -- atomic types --------------------------------------------------------
+_FLOAT32 = struct.Struct("f")
+
 
 def _int_check(bits: int) -> Callable[[Any], Optional[str]]:
     low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
@@ -136,6 +150,15 @@ class AtomicTypeInfo(TypeInformation):
 
     def _key(self) -> tuple:
         return (self._name,)
+
+    def _convert(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if self._name == "FLOAT":
+            return _FLOAT32.unpack(_FLOAT32.pack(value))[0]
+        if self._name == "DOUBLE":
+            return float(value)
+        return value
 
     def __repr__(self) -> str:
         return "Types.%s()" % self._name

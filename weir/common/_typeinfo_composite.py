@@ -104,6 +104,19 @@ class RowTypeInfo(TypeInformation):
         return pa.struct([pa.field(name, t.to_arrow_type())
                           for name, t in zip(self._names, self._types)])
 
+    def _convert(self, value: Any) -> Any:
+        if value is None:
+            return None
+        row = Row(*[t._convert(v) for t, v in zip(self._types, value)])
+        if isinstance(value, Row):
+            row.set_row_kind(value.get_row_kind())
+            names = value.get_field_names()
+            if names is not None:
+                row.set_field_names(names)
+        if self._named:
+            row.set_field_names(self._names)
+        return row
+
     def _key(self) -> tuple:
         return (tuple(self._names), tuple(self._types))
 
@@ -144,6 +157,11 @@ class TupleTypeInfo(TypeInformation):
     def _key(self) -> tuple:
         return tuple(self._types)
 
+    def _convert(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return tuple(t._convert(v) for t, v in zip(self._types, value))
+
     def __repr__(self) -> str:
         return "Types.TUPLE([%s])" % ", ".join(map(repr, self._types))
 
@@ -169,6 +187,11 @@ class _ElementsTypeInfo(TypeInformation):
 
     def _validate_element(self, value: Any, path: str) -> None:
         self._element_type._validate(value, path, None)
+
+    def _convert(self, value: Any) -> Any:
+        if not isinstance(value, list):  # None, or bytes for PRIMITIVE_ARRAY(BYTE())
+            return value
+        return [self._element_type._convert(v) for v in value]
 
     def to_arrow_type(self):
         import pyarrow as pa
@@ -267,6 +290,12 @@ class MapTypeInfo(TypeInformation):
     def to_arrow_type(self):
         import pyarrow as pa
         return pa.map_(self._key_type.to_arrow_type(), self._value_type.to_arrow_type())
+
+    def _convert(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return {self._key_type._convert(k): self._value_type._convert(v)
+                for k, v in value.items()}
 
     def _key(self) -> tuple:
         return (self._key_type, self._value_type)

@@ -72,11 +72,14 @@ class Encoder:
 
     @staticmethod
     def simple_string_encoder(charset_name: str = "UTF-8") -> "Encoder":
-        """Each record becomes ``str(record)`` followed by a newline."""
+        """Each record becomes its text (as print() writes it) followed by a newline."""
         return Encoder(charset_name)
 
-    def encode(self, value: Any) -> bytes:
-        return str(value).encode(self._charset) + b"\n"
+    def encode(self, value: Any, type_info=None) -> bytes:
+        """The record's text as Flink writes it (Java's toString of a typed record, see
+        flink_text), and a newline."""
+        from weir.common.flink_text import flink_text
+        return flink_text(value, type_info).encode(self._charset) + b"\n"
 
     def __repr__(self) -> str:
         return "Encoder.simple_string_encoder(%r)" % (self._charset,)

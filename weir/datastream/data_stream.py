@@ -1,9 +1,11 @@
 """DataStream and KeyedStream: PyFlink's stream API, building a JobGraph."""
 
+import copy
+
 from weir.plan import graph as g
 from weir.runtime import adapters
 from weir.runtime.output_tag import OutputTag
-from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
+from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
 
 
 def _check_callable(function, method, operation):
@@ -109,6 +111,9 @@ class DataStream:
         return self._sink(PrintSink(sink_identifier, type_info=self._node.output_type), "Print")
 
     def sink_to(self, sink) -> "DataStreamSink":
+        if isinstance(sink, FileSinkSpec) and sink.record_type is None:
+            sink = copy.copy(sink)
+            sink.record_type = self._node.output_type
         return self._sink(sink, "Sink")
 
     def add_sink(self, sink_func) -> "DataStreamSink":

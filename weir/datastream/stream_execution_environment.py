@@ -133,9 +133,9 @@ class StreamExecutionEnvironment:
 
     def from_collection(self, collection, type_info=None) -> DataStream:
         values = list(collection)
-        if type_info is not None:
-            for index, value in enumerate(values):
-                type_info.validate(value, f"collection[{index}]")
+        if type_info is not None:  # as PyFlink: the declared type's values (Rows, floats)
+            values = [type_info.convert(value, f"collection[{index}]")
+                      for index, value in enumerate(values)]
         return self._source(CollectionReader(values), "Collection Source", type_info)
 
     def from_source(self, source, watermark_strategy, source_name: str,

@@ -12,7 +12,7 @@ from operator import is_not
 from typing import List
 
 from weir.plan import graph as g
-from weir.plan.operators import build_chain, build_keyed_operator, output_validator
+from weir.plan.operators import build_chain, build_keyed_operator, output_converter
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.chain import columns_of
 from weir.runtime.errors import wrap_user_error
@@ -184,8 +184,8 @@ class KeyedRunner:
     def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend, subtask_index=0):
         self.task = task
         self.operator = build_keyed_operator(task.node, task.uid, backend, plan.parallelism,
-                                             subtask_index, plan.job_parameters)
-        self.validate = output_validator(task.node, task.uid)
+                                             subtask_index, plan.job_parameters, plan.batch)
+        self.convert = output_converter(task.node, task.uid)
         self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
             else task.key_selectors
         self.router = Router(task.fused, plan, subtask_index)
@@ -202,7 +202,7 @@ class KeyedRunner:
         """The rows this key group's batch produces; the operator's pages stay loaded until
         `release()` (an engine may still read its timers)."""
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
-                                          watermark, processing_time, self.validate)
+                                          watermark, processing_time, self.convert)
         by_phase = ({}, {})  # BEFORE_WATERMARK, AFTER_WATERMARK: {tag: (values, stamps)}
         for seq, tag, value, ts in outputs:
             by_tag = by_phase[seq >> PHASE_SHIFT]

@@ -95,6 +95,7 @@ class PhysicalPlan:
     parallelism: int
     job_parameters: dict
     ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
+    batch: bool = False  # BATCH mode: rolling aggregations emit only final results
 
     @property
     def stages(self) -> List[List[KeyedTask]]:
@@ -224,7 +225,7 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
         sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
         _watermark_groups(sources, planner, env.is_batch_mode()), env.max_parallelism,
         env.parallelism, dict(env.job_parameters),
-        [t.uid for t in keyed if t.wakes or scripted])
+        [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode())
 
 
 def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:

@@ -5,6 +5,7 @@ User functions may be function objects (MapFunction, ...) or plain callables.
 
 from weir.runtime.aggregations import rolling_reducer
 from weir.runtime.state.descriptors import ValueStateDescriptor
+from weir.runtime.wire import MAX_WATERMARK
 
 
 def resolve(function, method_name: str):
@@ -79,6 +80,26 @@ class KeyedReduce(_KeyedAdapter):
         result = value if current is None else self.call(current, value)
         self.state.update(result)
         return (result,)
+
+
+class FinalReduce(_Wrapper):
+    """A rolling reduce in BATCH mode: only each key's final reduction, emitted at the end
+    of the input (as Flink's batch execution of reduce, sum, min, max, min_by, max_by)."""
+
+    def __init__(self, reduce: KeyedReduce):
+        super().__init__(reduce.user_function)
+        self.reduce = reduce
+
+    def open(self, runtime_context):
+        self.reduce.open(runtime_context)
+
+    def process_element(self, value, ctx):
+        if self.reduce.state.value() is None:
+            ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+        self.reduce.process_element(value, ctx)
+
+    def on_timer(self, timestamp, ctx):
+        yield self.reduce.state.value()
 
 
 def rolling_aggregation(kind: str, field):

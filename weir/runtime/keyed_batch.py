@@ -19,24 +19,25 @@ Output = Tuple[int, object, object, object]  # (seq, tag_id, value, timestamp)
 
 
 class _Collector:
-    def __init__(self, key_group: int, validate):
+    def __init__(self, key_group: int, convert):
         self.key_group = key_group
         self.outputs: List[Output] = []
         self.phase = BEFORE_WATERMARK
-        self.validate = validate
+        self.convert = convert
 
     def emit(self, tag_id, value, timestamp) -> None:
-        if tag_id is None and self.validate is not None:
-            self.validate(value)
+        if tag_id is None and self.convert is not None:
+            value = self.convert(value)
         out = self.outputs
         out.append((make_seq(self.phase, self.key_group, len(out)), tag_id, value, timestamp))
 
 
 def process_key_group_batch(operator, key_selector, key_group: int,
                             records: Sequence[Record], watermark: int,
-                            processing_time: int, validate=None) -> List[Output]:
-    """`key_selector`: a callable, or a tuple of one per input for labelled records."""
-    collector = _Collector(key_group, validate)
+                            processing_time: int, convert=None) -> List[Output]:
+    """`key_selector`: a callable, or a tuple of one per input for labelled records;
+    `convert` converts main outputs to the operator's declared type."""
+    collector = _Collector(key_group, convert)
     emit = collector.emit
     operator.active_key_groups = (key_group,)
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))

@@ -53,8 +53,10 @@ def write_file_batch(spec: FileSinkSpec, values, batch_id: int) -> None:
     """Writes `part-<batch>` once; a replayed batch replaces the same file."""
     if not values:
         return
-    extension = {"json": "json", "parquet": "parquet", "text": "txt"}[spec.fmt]
-    path = os.path.join(spec.base_path, f"{spec.part_prefix}-{batch_id:010d}.{extension}")
+    suffix = spec.part_suffix
+    if suffix is None:
+        suffix = "." + {"json": "json", "parquet": "parquet", "text": "txt"}[spec.fmt]
+    path = os.path.join(spec.base_path, f"{spec.part_prefix}-{batch_id:010d}{suffix}")
     if spec.type_info is not None:
         for value in values:
             spec.type_info.validate(value)
@@ -63,9 +65,11 @@ def write_file_batch(spec: FileSinkSpec, values, batch_id: int) -> None:
     elif spec.fmt == "json":
         _atomic_write(path, "".join(_to_json_line(v) + "\n" for v in values).encode())
     else:
-        encode = spec.encoder.encode if spec.encoder is not None else (
-            lambda v: (str(v) + "\n").encode())
-        _atomic_write(path, b"".join(encode(v) for v in values))
+        if spec.encoder is not None:
+            data = b"".join(spec.encoder.encode(v, spec.record_type) for v in values)
+        else:
+            data = b"".join((str(v) + "\n").encode() for v in values)
+        _atomic_write(path, data)
 
 
 class _SinkContext:

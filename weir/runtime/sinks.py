@@ -39,7 +39,7 @@ class FileSinkSpec:
     FORMATS = ("json", "parquet", "text")
 
     def __init__(self, base_path: str, fmt: str, type_info=None, encoder=None,
-                 part_prefix: str = "part"):
+                 part_prefix: str = "part", part_suffix: str = None, record_type=None):
         if fmt not in self.FORMATS:
             raise ValueError(f"unknown file sink format '{fmt}', expected one of {self.FORMATS}")
         self.base_path = os.path.abspath(base_path)
@@ -47,6 +47,8 @@ class FileSinkSpec:
         self.type_info = type_info
         self.encoder = encoder
         self.part_prefix = part_prefix
+        self.part_suffix = part_suffix  # None: the format's extension
+        self.record_type = record_type  # the stream's declared type: an encoder's text
 
 
 class SinkFunctionSink:

@@ -52,11 +52,12 @@ def _launch_quiet_jvm(conf: dict) -> None:
 
 
 def _quiet_py4j() -> None:
-    """py4j logs its callback server's start at INFO: not on a job's stdout, even where the
-    program configures logging at INFO (as PyFlink's examples do)."""
+    """py4j logs its callback server's start at INFO, and a failing foreachBatch's traceback
+    at ERROR: neither belongs on a job's stdout, even where the program configures logging
+    at INFO (as PyFlink's examples do). A job's failure is raised as one clear error."""
     if os.environ.get(LOGS_TO_STDERR) != "1":
         for name in ("py4j", "py4j.java_gateway", "py4j.clientserver"):
-            logging.getLogger(name).setLevel(logging.WARNING)
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _under_spark_submit() -> bool:

@@ -3,4 +3,4 @@
 from weir.datastream.connectors.datagen import (  # noqa: F401
     DataGeneratorSource, NumberSequenceSource)
 from weir.datastream.connectors.file_system import (  # noqa: F401
-    FileSink, FileSource, StreamFormat)
+    FileSink, FileSource, OutputFileConfig, RollingPolicy, StreamFormat)

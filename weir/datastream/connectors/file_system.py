@@ -87,12 +87,78 @@ class FileSink:
             self._args = dict(base_path=base_path, fmt=fmt, type_info=type_info,
                               encoder=encoder)
 
-        def with_output_file_config(self, config) -> "FileSink.Builder":
-            self._args["part_prefix"] = getattr(config, "part_prefix", "part")
+        def with_output_file_config(self, config: "OutputFileConfig") -> "FileSink.Builder":
+            if not isinstance(config, OutputFileConfig):
+                raise TypeError("with_output_file_config() expects an OutputFileConfig "
+                                "(OutputFileConfig.builder()...build())")
+            self._args["part_prefix"] = config.part_prefix
+            self._args["part_suffix"] = config.part_suffix
             return self
 
-        def with_rolling_policy(self, policy) -> "FileSink.Builder":
+        def with_rolling_policy(self, policy: "RollingPolicy") -> "FileSink.Builder":
+            """Accepted for PyFlink's programs: weir rolls a part file per micro-batch
+            (each checkpoint), whatever the policy's sizes and intervals."""
+            if not isinstance(policy, RollingPolicy):
+                raise TypeError("with_rolling_policy() expects a RollingPolicy")
             return self
 
         def build(self) -> FileSinkSpec:
             return FileSinkSpec(**self._args)
+
+
+class OutputFileConfig:
+    """The part files' name prefix and suffix (PyFlink's OutputFileConfig)."""
+
+    def __init__(self, part_prefix: str = "part", part_suffix: str = ""):
+        self.part_prefix = part_prefix
+        self.part_suffix = part_suffix
+
+    @staticmethod
+    def builder() -> "OutputFileConfig.OutputFileConfigBuilder":
+        return OutputFileConfig.OutputFileConfigBuilder()
+
+    def get_part_prefix(self) -> str:
+        return self.part_prefix
+
+    def get_part_suffix(self) -> str:
+        return self.part_suffix
+
+    class OutputFileConfigBuilder:
+        def __init__(self):
+            self._prefix, self._suffix = "part", ""
+
+        def with_part_prefix(self, prefix: str) -> "OutputFileConfig.OutputFileConfigBuilder":
+            if not isinstance(prefix, str) or not prefix or "/" in prefix:
+                raise ValueError(f"a part prefix is a non-empty file name part, got {prefix!r}")
+            self._prefix = prefix
+            return self
+
+        def with_part_suffix(self, suffix: str) -> "OutputFileConfig.OutputFileConfigBuilder":
+            if not isinstance(suffix, str) or "/" in suffix:
+                raise ValueError(f"a part suffix is a file name part, got {suffix!r}")
+            self._suffix = suffix
+            return self
+
+        def build(self) -> "OutputFileConfig":
+            return OutputFileConfig(self._prefix, self._suffix)
+
+
+class RollingPolicy:
+    """When a part file rolls (PyFlink's RollingPolicy). weir writes one part file per
+    micro-batch, which is Flink's on-checkpoint rolling; the sizes are kept, not used."""
+
+    def __init__(self, kind: str, **settings):
+        self.kind = kind
+        self.settings = settings
+
+    @staticmethod
+    def default_rolling_policy(part_size: int = 1024 * 1024 * 128,
+                               rollover_interval: int = 60 * 1000,
+                               inactivity_interval: int = 60 * 1000) -> "RollingPolicy":
+        return RollingPolicy("default", part_size=part_size,
+                             rollover_interval=rollover_interval,
+                             inactivity_interval=inactivity_interval)
+
+    @staticmethod
+    def on_checkpoint_rolling_policy() -> "RollingPolicy":
+        return RollingPolicy("on_checkpoint")
