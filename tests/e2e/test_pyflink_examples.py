@@ -23,10 +23,11 @@ def _lines(text):
 
 
 def _by_key(lines):
-    """Each record's lines in order, grouped by the record's first field."""
+    """Each record's lines in order, grouped by all but the record's last field (the key
+    of these examples' records)."""
     groups = {}
     for line in lines:
-        key = re.split(r"[,)]", line, maxsplit=1)[0]
+        key = line.rsplit(",", 1)[0]
         groups.setdefault(key, []).append(line)
     return groups
 
