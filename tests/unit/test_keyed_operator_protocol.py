@@ -10,7 +10,7 @@ from weir.runtime.adapters import KeyedProcess
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.keyed_process import KeyedProcessOperator
-from weir.runtime.operator_factory import create_keyed_operator
+from weir.runtime.operator_factory import create_keyed_operator, wakes_every_batch
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.timers import EVENT_TIME, KeyGroupTimers
 from weir.runtime.wire import AFTER_WATERMARK, MIN_WATERMARK, make_seq
@@ -49,7 +49,8 @@ def test_both_operators_are_built_from_the_plan_as_siblings():
     process = create_keyed_operator(KeyedProcess(Ticks()), backend, "p")
     assert type(window) is WindowOperator and type(process) is KeyedProcessOperator
     assert isinstance(window, KeyedStreamOperator) and isinstance(process, KeyedStreamOperator)
-    assert not window.needs_processing_time and process.needs_processing_time
+    # only the process function may have processing-time timers: it wakes every batch
+    assert not wakes_every_batch(window.spec) and wakes_every_batch(process.function)
 
 
 def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():

@@ -3,6 +3,8 @@
 import codecs
 from typing import Any
 
+from weir.common.flink_text import flink_text
+
 __all__ = ["SerializationSchema", "DeserializationSchema", "SimpleStringSchema", "Encoder"]
 
 
@@ -78,7 +80,6 @@ class Encoder:
     def encode(self, value: Any, type_info=None) -> bytes:
         """The record's text as Flink writes it (Java's toString of a typed record, see
         flink_text), and a newline."""
-        from weir.common.flink_text import flink_text
         return flink_text(value, type_info).encode(self._charset) + b"\n"
 
     def __repr__(self) -> str:

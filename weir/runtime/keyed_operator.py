@@ -20,9 +20,6 @@ Emit = Callable[[object, object, object], None]  # (tag_id or None, value, times
 
 
 class KeyedStreamOperator:
-    # Whether the operator fires processing-time timers (so every key group it owns must
-    # run in every micro-batch, not only those with input or due event-time timers).
-    needs_processing_time = True
     # Whether on_timer is ever called: an operator without timers skips the timer queues.
     handles_timers = True
 

@@ -29,7 +29,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.ctx = ProcessContext(TimerService(self.clock, self), self._emit_side)
         self._processes = _process_methods(function)
         self._on_timer = getattr(function, "on_timer", None)
-        self.handles_timers = self.needs_processing_time = self._on_timer is not None
+        self.handles_timers = self._on_timer is not None
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self) -> None:

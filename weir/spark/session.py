@@ -29,22 +29,21 @@ DEFAULTS = {
     CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
 }
 _registered = set()
-# Spark's own output (the JVM's log, its Python workers' chatter) goes to this file unless
-# WEIR_SPARK_LOGS=1 sends it to stderr; standard output belongs to the job.
+# Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
+# weir-spark-*.log in the temporary directory unless WEIR_SPARK_LOGS=1 sends it to stderr;
+# standard output belongs to the job.
 LOGS_TO_STDERR = "WEIR_SPARK_LOGS"
-spark_log_path = None
 
 
 def _launch_quiet_jvm(conf: dict) -> None:
     """Starts Spark's JVM (as pyspark would) with its stdout and stderr in a log file, or
     on our stderr with WEIR_SPARK_LOGS=1: never on the job's standard output."""
-    global spark_log_path
     if SparkContext._gateway is not None:
         return
     if os.environ.get(LOGS_TO_STDERR) == "1":
         target = sys.stderr
     else:
-        fd, spark_log_path = tempfile.mkstemp(prefix="weir-spark-", suffix=".log")
+        fd, _ = tempfile.mkstemp(prefix="weir-spark-", suffix=".log")
         target = os.fdopen(fd, "ab")
     gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
                              popen_kwargs={"stdout": target, "stderr": target})

@@ -53,7 +53,6 @@ class WindowOperator(KeyedStreamOperator):
         self.event_time = spec.event_time
         self.batches_by_window = spec.batches_by_window
         self.batch_aggregation = spec.batch_aggregation
-        self.needs_processing_time = spec.needs_processing_time
         self.key = None
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
         self.window_contents = NamespaceView(backend, "_weir_window_contents")
