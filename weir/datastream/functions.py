@@ -1,9 +1,17 @@
 """User function base classes, with PyFlink's names (`pyflink.datastream.functions`)."""
 
 from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
 
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
-from weir.runtime.context import RuntimeContext, TimeDomain  # noqa: F401
+from weir.runtime.context import ProcessContext, RuntimeContext, TimeDomain  # noqa: F401
+from weir.runtime.window.contexts import ProcessWindowContext
+
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+KEY = TypeVar("KEY")
+W = TypeVar("W")
+W2 = TypeVar("W2")
 
 
 class Function(ABC):
@@ -64,6 +72,9 @@ class KeySelector(Function):
 class ProcessFunction(Function):
     """process_element(value, ctx) yields outputs; `yield tag, value` for a side output."""
 
+    class Context(ABC):
+        """timestamp(), timer_service(), output(tag, value)."""
+
     @abstractmethod
     def process_element(self, value, ctx):
         pass
@@ -71,6 +82,12 @@ class ProcessFunction(Function):
 
 class KeyedProcessFunction(Function):
     """process_element(value, ctx) and on_timer(timestamp, ctx) yield outputs."""
+
+    class Context(ABC):
+        """timestamp(), timer_service(), get_current_key(), output(tag, value)."""
+
+    class OnTimerContext(Context):
+        """The Context, and time_domain() of the firing timer."""
 
     @abstractmethod
     def process_element(self, value, ctx):
@@ -88,7 +105,7 @@ class SinkFunction(Function):
         pass
 
 
-class WindowFunction(Function):
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """apply(key, window, inputs) returns the outputs for a fired window."""
 
     @abstractmethod
@@ -96,7 +113,7 @@ class WindowFunction(Function):
         pass
 
 
-class AllWindowFunction(Function):
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
     """apply(window, inputs), for window_all()."""
 
     @abstractmethod
@@ -104,12 +121,13 @@ class AllWindowFunction(Function):
         pass
 
 
-class ProcessWindowFunction(Function):
-    """process(key, context, elements) returns the outputs for a fired window.
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
+    """process(key, context, elements) returns the outputs for a fired window;
+    clear(context) runs when the window is removed."""
 
-    context: window(), current_processing_time(), current_watermark(), window_state(),
-    global_state(), output(tag, value). clear(context) runs when the window is removed.
-    """
+    class Context(ABC, Generic[W2]):
+        """window(), current_processing_time(), current_watermark(), window_state(),
+        global_state(), output(tag, value)."""
 
     @abstractmethod
     def process(self, key, context, elements):
@@ -119,8 +137,12 @@ class ProcessWindowFunction(Function):
         pass
 
 
-class ProcessAllWindowFunction(Function):
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """process(context, elements), for window_all()."""
+
+    class Context(ABC, Generic[W2]):
+        """window(), current_processing_time(), current_watermark(), window_state(),
+        global_state(), output(tag, value)."""
 
     @abstractmethod
     def process(self, context, elements):
@@ -128,3 +150,9 @@ class ProcessAllWindowFunction(Function):
 
     def clear(self, context):
         pass
+
+
+for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext):
+    _context.register(ProcessContext)
+for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
+    _context.register(ProcessWindowContext)

@@ -18,8 +18,8 @@ from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
-from weir.runtime.wire import (TIMER_SUMMARY_PAGE, WATERMARK, engine_watermark_to_flink,
-                               records_of)
+from weir.runtime.wire import (TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
+                               engine_watermark_to_flink)
 
 
 class _Source:
@@ -98,8 +98,8 @@ class LocalJob(JobClient):
                 groups.setdefault((uid, kg), [])
         for uid, kg in sorted(groups):
             runner = self.runners[uid]
-            records, _ = records_of(groups[(uid, kg)], runner.labelled)
-            passed += runner.run(kg, records, watermark, processing_time)
+            batch = KeyGroupInput(groups[(uid, kg)], runner.labelled)
+            passed += runner.run(kg, batch.records, watermark, processing_time, batch.ended)
             runner.release()
         return passed
 
@@ -111,7 +111,8 @@ class LocalJob(JobClient):
             self.watermark = max(self.watermark, candidate)
         return self.watermark
 
-    def _run_batch(self, batch_id, polled):
+    def _run_batch(self, batch_id, polled) -> set:
+        """Runs a micro-batch; returns the numbers of the sources that ended in it."""
         watermark = engine_watermark_to_flink(self._next_watermark())
         clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
                   if c is not None]
@@ -123,19 +124,19 @@ class LocalJob(JobClient):
                 rows += self._observe(self.group_index[source.task.uid], source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
-        write_sinks(self.plan, [(row[0], row[2], row[4]) for row in rows], batch_id,
-                    self.metrics)
+        return write_sinks(self.plan, [(row[0], row[2], row[4]) for row in rows], batch_id,
+                           self.metrics)
 
     def run(self):
         self.status = JobStatus.RUNNING
         self._open()
-        batch_id, last_watermark = 0, self.watermark
-        while True:
+        batch_id, last_watermark, finished = 0, self.watermark, set()
+        while len(finished) < len(self.sources):  # a bounded job ends with its last input
             polled = [s.poll() for s in self.sources]
             if any(polled):
-                self._run_batch(batch_id, polled)
+                finished |= self._run_batch(batch_id, polled)
             elif self.runners and self._next_watermark() > last_watermark:
-                self._run_batch(batch_id, polled)
+                finished |= self._run_batch(batch_id, polled)
             elif all(s.reader.bounded for s in self.sources):
                 break
             else:

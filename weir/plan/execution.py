@@ -21,8 +21,9 @@ from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
-                               END_OF_INPUT_TS, MAX_BUNDLE_RECORDS, METRICS, PHASE_SHIFT,
-                               SEEN, WATERMARK, Bundler, loads, make_seq)
+                               END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
+                               METRICS, PHASE_SHIFT, SEEN, WATERMARK, Bundler, dumps, loads,
+                               make_seq)
 
 
 class KeyGrouper:
@@ -50,8 +51,10 @@ class Router:
     """Runs a task's fused stateless nodes over its operator's output and sends every
     record to each consuming operator (in its key group) or sink, with order keys."""
 
-    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0):
+    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0,
+                 watermark=None):
         self.hops = fused.hops
+        self.watermark = watermark  # the node id of the watermark assigner that counts
         self.chains = {}
         for index, hop in enumerate(fused.hops):
             if hop.node.kind == g.STATELESS:
@@ -62,7 +65,6 @@ class Router:
         self.targets = [(edge, target, None if target.key_selector is None else KeyGrouper(
             target.key_selector, plan.max_parallelism, target.uid))
             for edge, target in fused.targets]
-        self.marks = [i for i, hop in enumerate(fused.hops) if hop.node.kind == g.WATERMARK]
 
     def close(self) -> None:
         for chain in self.chains.values():
@@ -71,7 +73,8 @@ class Router:
     def route(self, outputs: dict, phase: int, producer: int, counter: int, bundler,
               seen=None, subtask: int = 0) -> int:
         """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
-        counter. With a list `seen`, watermark nodes append the largest timestamp they saw.
+        counter. With a list `seen`, the watermark assigner that counts appends the largest
+        timestamp it saw.
         Records for a sink carry `subtask`, the parallel instance that produced them."""
         results = {None: outputs}
         for index, hop in enumerate(self.hops):
@@ -91,7 +94,7 @@ class Router:
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:
         chain = self.chains.get(index)
         if chain is None:
-            if seen is not None and hop.node.kind == g.WATERMARK:
+            if seen is not None and hop.node.id == self.watermark:
                 largest = max(filter(partial(is_not, None), stamps), default=None)
                 if largest is not None:
                     seen.append(largest)
@@ -141,7 +144,7 @@ class SourceRunner:
             for uid in self.plan.ticked:
                 bundler.add_ticks(uid, self.plan.max_parallelism, clock)
         if split == END_SPLIT:
-            bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
+            self._end(bundler)
             yield bundler.rows()
             return
         announced = self.reader.announced_watermark(split) if scripted else None
@@ -149,8 +152,18 @@ class SourceRunner:
             bundler.add_control(WATERMARK, ANNOUNCE, announced)
         yield from self._read_records(split, chunks, bundler)
 
+    def _end(self, bundler) -> None:
+        """The end of this source's input: every key group of the keyed operators downstream
+        learns it in this micro-batch (and fires its end-of-input timers once all its
+        sources have ended), the driver learns it, and the watermark group's watermark
+        stops holding the others back."""
+        for uid in self.task.ends:
+            bundler.add_ends(uid, self.plan.max_parallelism, self.task.index)
+        bundler.add_finished(self.task.index)
+        bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
+
     def _read_records(self, split, chunks, bundler):
-        router = Router(self.task.fused, self.plan, subtask_index=split[0])
+        router = Router(self.task.fused, self.plan, split[0], self.task.watermark)
         counter, seen = 0, [] if self.data_watermarks else None
         subtask = split[0] % self.plan.parallelism
         for values, stamps in chunks:
@@ -198,11 +211,14 @@ class KeyedRunner:
         """Whether records must carry their input label (an operator of several inputs)."""
         return len(self.task.key_selectors) > 1
 
-    def run(self, key_group: int, records, watermark: int, processing_time: int) -> List:
-        """The rows this key group's batch produces; the operator's pages stay loaded until
-        `release()` (an engine may still read its timers)."""
+    def run(self, key_group: int, records, watermark: int, processing_time: int,
+            ended=frozenset()) -> List:
+        """The rows this key group's batch produces (`ended`: the numbers of the sources
+        whose end of input reached it in this batch); the operator's pages stay loaded
+        until `release()` (an engine may still read its timers)."""
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
-                                          watermark, processing_time, self.convert)
+                                          watermark, processing_time, self.convert,
+                                          self._input_ends(key_group, ended))
         by_phase = ({}, {})  # BEFORE_WATERMARK, AFTER_WATERMARK: {tag: (values, stamps)}
         for seq, tag, value, ts in outputs:
             by_tag = by_phase[seq >> PHASE_SHIFT]
@@ -222,6 +238,21 @@ class KeyedRunner:
         bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
         return bundler.rows()
 
+    def _input_ends(self, key_group: int, ended: frozenset) -> bool:
+        """Whether every upstream source has now ended for this key group (sources that
+        end in different batches are remembered in a page until the last one does)."""
+        if not ended:
+            return False
+        store = self.operator.backend.key_group_pages(key_group).store
+        stored = store.load(ENDED_PAGE)
+        so_far = ended | (frozenset(loads(stored)) if stored is not None else frozenset())
+        if so_far >= self.task.sources:
+            if stored is not None:
+                store.remove(ENDED_PAGE)
+            return True
+        store.store(ENDED_PAGE, dumps(sorted(so_far)))
+        return False
+
     def release(self) -> None:
         self.operator.release()
 
@@ -230,16 +261,18 @@ class KeyedRunner:
         self.router.close()
 
 
-def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> None:
+def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> set:
     """Writes the (to, subtask, payload) rows that reach the end of a micro-batch: records
     to their sinks, metric increments to `metrics_log` (per batch id: a replay replaces
-    them)."""
+    them). Returns the numbers of the sources that ended in this batch."""
     per_sink = {uid: ([], []) for uid in plan.sinks}
-    counts = {}
+    counts, finished = {}, set()
     for to, subtask, blob in rows:
         if to == METRICS:
             for name, count in loads(blob).items():
                 counts[name] = counts.get(name, 0) + count
+        elif to == FINISHED:
+            finished.add(subtask)
         else:
             values, subtasks = per_sink[to]
             records = loads(blob)
@@ -250,3 +283,4 @@ def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> None:
         write_batch(node.param("sink"), values, batch_id,
                     subtasks if plan.parallelism > 1 else None)
     metrics_log.record(batch_id, counts)
+    return finished

@@ -65,6 +65,8 @@ class SourceTask:
     uid: str
     fused: Fused
     watermark: Optional[int] = None  # the watermark node its records reach
+    index: int = 0                   # its number among the plan's sources
+    ends: Tuple[str, ...] = ()       # uids of the keyed operators downstream of it
 
 
 @dataclass
@@ -76,6 +78,7 @@ class KeyedTask:
     key_selectors: tuple
     fused: Fused
     wakes: bool  # whether every key group must run in every batch (processing time)
+    sources: frozenset = frozenset()  # numbers of the sources upstream of it
 
 
 @dataclass
@@ -183,13 +186,37 @@ class _Planner:
                 stack.extend(upstream.inputs)
         return found
 
-    def watermark_of(self, task_uid: str, fused: Fused) -> Optional[int]:
-        marks = [hop.node.id for hop in fused.hops if hop.node.kind == g.WATERMARK]
+    def sources_of(self, node: g.Node) -> frozenset:
+        """The ids of the source nodes upstream of `node`."""
+        found = set()
+        for producer in self._producers(node):
+            found |= {producer.id} if producer.kind == g.SOURCE else self.sources_of(producer)
+        return frozenset(found)
+
+    @staticmethod
+    def watermark_of(task_uid: str, fused: Fused) -> Optional[int]:
+        """The watermark assigner whose timestamps and watermarks hold where this task's
+        records leave it. As in Flink, an assigner replaces those of the assigners before
+        it, so what counts is the nearest assigner before each target."""
+        marks = set()
+        for edge, _ in fused.targets:
+            marks |= _nearest_marks(fused, edge.source)
         if len(marks) > 1:
             raise NotImplementedError(
-                f"'{task_uid}': records of one source reach {len(marks)} watermark "
-                "strategies; weir supports one watermark strategy per source for now")
-        return marks[0] if marks else None
+                f"'{task_uid}': records of one source reach its consumers under "
+                f"{len(marks)} different watermark strategies; weir supports one watermark "
+                "strategy per source for now (Spark keeps one watermark per query)")
+        return marks.pop() if marks else None
+
+
+def _nearest_marks(fused: Fused, hop: Optional[int]) -> set:
+    """The watermark nodes nearest before hop number `hop` (None: the task's operator)."""
+    if hop is None:
+        return set()
+    node = fused.hops[hop]
+    if node.node.kind == g.WATERMARK:
+        return {node.node.id}
+    return set().union(*(_nearest_marks(fused, edge.source) for edge in node.inputs))
 
 
 def _key_selectors(node: g.Node) -> tuple:
@@ -205,15 +232,17 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
         fused = None if node.kind not in (g.SOURCE, g.KEYED) else planner.fused(node)
         uid = planner.uids[node.id]
         if node.kind == g.SOURCE:
-            sources.append(SourceTask(node, uid, fused,
-                                      planner.watermark_of(uid, fused)))
+            sources.append(SourceTask(node, uid, fused, planner.watermark_of(uid, fused),
+                                      len(sources)))
         elif node.kind == g.KEYED:
             if planner.watermark_of(uid, fused) is not None:
                 raise NotImplementedError(
                     f"'{uid}': assign_timestamps_and_watermarks after a keyed operator is not "
                     "supported yet; assign timestamps and watermarks before the first key_by")
             keyed.append(KeyedTask(node, uid, len(keyed), planner.stage(node),
-                                   _key_selectors(node), fused, _wakes(node)))
+                                   _key_selectors(node), fused, _wakes(node),
+                                   planner.sources_of(node)))
+    _number_sources(sources, keyed)
     # A scripted source (TestStream) drives the clock of every keyed operator.
     scripted = any(hasattr(s.node.param("reader"), "processing_time") for s in sources)
     stages = {task.uid: task.stage for task in keyed}
@@ -226,6 +255,16 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
         _watermark_groups(sources, planner, env.is_batch_mode()), env.max_parallelism,
         env.parallelism, dict(env.job_parameters),
         [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode())
+
+
+def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:
+    """Keyed tasks name their upstream sources by number; sources list their keyed tasks
+    (an end of input goes to each)."""
+    number = {source.node.id: source.index for source in sources}
+    for task in keyed:
+        task.sources = frozenset(number[node_id] for node_id in task.sources)
+    for source in sources:
+        source.ends = tuple(t.uid for t in keyed if source.index in t.sources)
 
 
 def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:

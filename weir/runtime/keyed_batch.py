@@ -34,9 +34,11 @@ class _Collector:
 
 def process_key_group_batch(operator, key_selector, key_group: int,
                             records: Sequence[Record], watermark: int,
-                            processing_time: int, convert=None) -> List[Output]:
+                            processing_time: int, convert=None,
+                            end_of_input: bool = False) -> List[Output]:
     """`key_selector`: a callable, or a tuple of one per input for labelled records;
-    `convert` converts main outputs to the operator's declared type."""
+    `convert` converts main outputs to the operator's declared type; `end_of_input`: the
+    key group's input ends with these records (Flink's +infinity watermark follows)."""
     collector = _Collector(key_group, convert)
     emit = collector.emit
     operator.active_key_groups = (key_group,)
@@ -51,6 +53,8 @@ def process_key_group_batch(operator, key_selector, key_group: int,
             _process(operator, key_selector, records[first_after:], emit, labelled)
         else:
             operator.process_batch(records[first_after:], key_selector, emit)
+        if end_of_input:
+            operator.end_input(emit)
     finally:
         operator.active_key_groups = ()
     return collector.outputs

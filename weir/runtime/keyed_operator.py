@@ -3,7 +3,7 @@
 As Flink's AbstractStreamOperator with its InternalTimerService: an operator is opened,
 given micro-batches of records (`process_batch`, or `process_element` one by one with an
 input label), told of each new watermark and processing time (it fires the timers that are
-due), flushed (its changed state pages and timers written: the snapshot), released (pages
+due) and of the end of a key group's input, flushed (its changed state pages and timers written: the snapshot), released (pages
 forgotten) and closed. Timers are (timestamp, key, namespace): a keyed process function's
 timers have no namespace, a window's timers have the window as theirs.
 
@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from weir.runtime.context import OperatorClock, RuntimeContext
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers, namespace_of
+from weir.runtime.wire import MAX_WATERMARK
 
 Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
 
@@ -90,6 +91,17 @@ class KeyedStreamOperator:
         if watermark > self.clock.watermark:
             self.clock.watermark = watermark
         self._fire(EVENT_TIME, self.clock.watermark, emit)
+
+    def end_input(self, emit: Emit) -> None:
+        """The input of the active key groups has ended: their event-time timers fire as
+        at Flink's +infinity watermark. The operator's watermark then returns to where it
+        was: the input of its other key groups may go on."""
+        watermark = self.clock.watermark
+        self.clock.watermark = MAX_WATERMARK
+        try:
+            self._fire(EVENT_TIME, MAX_WATERMARK, emit)
+        finally:
+            self.clock.watermark = watermark
 
     def advance_processing_time(self, time: int, emit: Emit) -> None:
         if time > self.clock.processing_time:

@@ -2,8 +2,8 @@
 
 Batch 0 is a preamble; batch i+1 runs step i. A step sets the watermark and processing time
 its batch runs with. Engines compute a batch's watermark from the batches before it, so the
-watermark of step i travels as a control record in the batch before it. The end-of-input
-marker rides with the last step, so the batch after it runs at the +infinity watermark.
+watermark of step i travels as a control record in the batch before it. The end of input
+is a batch of its own after the last step: end-of-input timers fire there.
 """
 
 from typing import List, Optional
@@ -43,8 +43,9 @@ class ScriptedReader(SourceReader):
     def latest_offset(self, start: dict, limit: Optional[int] = None) -> dict:
         if start["end"]:
             return start
-        pos = start["pos"] + 1  # one step per micro-batch
-        return {"pos": pos, "end": int(pos >= len(self.batches))}
+        if start["pos"] >= len(self.batches):  # the end, in a batch of its own
+            return {"pos": start["pos"], "end": 1}
+        return {"pos": start["pos"] + 1, "end": 0}  # one step per micro-batch
 
     def split_count(self, start_pos: int, end_pos: int) -> int:
         return end_pos - start_pos

@@ -3,7 +3,8 @@
 Rows. Everything that moves between tasks is a row of six fields, in this order:
 
     to       uid of the operator or sink the row is for; WATERMARK for rows that only move
-             the engine's watermark; METRICS for operator metrics (engine-bound)
+             the engine's watermark; METRICS for operator metrics and FINISHED for ends of
+             input (both for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
@@ -33,12 +34,15 @@ from collections import defaultdict
 # -- rows ------------------------------------------------------------------------------
 WATERMARK = "\x00watermark"
 METRICS = "\x00metrics"
+FINISHED = "\x00finished"
 
 END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
 ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to WATERMARK
 TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
 METRIC = "metric"  # operator metric increments (payload), to METRICS
+ENDED = "ended"    # source number `kg` read its last record: to every key group of each
+                   # keyed operator downstream (ts: the source's number), and to FINISHED
 
 COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
 MAX_BUNDLE_RECORDS = 20_000
@@ -88,6 +92,7 @@ TIMER_PAGE = -1          # a key group's timers
 WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
 TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer
 CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
+ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)
 
 
 def encode_pages(pages: dict) -> bytes:
@@ -135,6 +140,14 @@ class Bundler:
         """A tick for every key group of operator `uid`; `clock` a scripted time, if any."""
         self.done.extend((uid, 0, kg, TICK, (None, clock)) for kg in range(key_groups))
 
+    def add_ends(self, uid: str, key_groups: int, source: int) -> None:
+        """Source number `source` ended: tells every key group of operator `uid`."""
+        self.done.extend((uid, 0, kg, ENDED, (None, source)) for kg in range(key_groups))
+
+    def add_finished(self, source: int) -> None:
+        """Tells the driver that source number `source` ended."""
+        self.done.append((FINISHED, 0, source, ENDED, (None, source)))
+
     def add_metrics(self, counts: dict) -> None:
         if counts:
             self.add_control(METRICS, METRIC, payload=counts)
@@ -153,20 +166,28 @@ class Bundler:
         return rows
 
 
-def records_of(rows, labelled: bool):
-    """(records sorted by seq, the ticks' scripted clock or None) of the data and tick rows
-    of one key group: (seq, value, ts) records, with `labelled` (seq, value, ts, input)."""
-    records, clock = [], None
-    for _, input_label, _, control, blob, ts in rows:
-        if control is None and labelled:
-            records.extend((seq, value, stamp, input_label) for seq, value, stamp in loads(blob))
-        elif control is None:
-            records.extend(loads(blob))
-        elif control == TICK:
-            if ts is not None:
-                clock = ts
-    records.sort(key=_seq)
-    return records, clock
+class KeyGroupInput:
+    """One key group's rows of a micro-batch, read: its records sorted by seq ((seq, value,
+    ts), or with `labelled` (seq, value, ts, input)), the ticks' scripted clock (or None)
+    and the numbers of the sources whose end of input reached it."""
+
+    __slots__ = ("records", "clock", "ended")
+
+    def __init__(self, rows, labelled: bool):
+        records, clock, ended = [], None, ()
+        for _, input_label, _, control, blob, ts in rows:
+            if control is None and labelled:
+                records.extend((seq, value, stamp, input_label)
+                               for seq, value, stamp in loads(blob))
+            elif control is None:
+                records.extend(loads(blob))
+            elif control == TICK:
+                if ts is not None:
+                    clock = ts
+            elif control == ENDED:
+                ended += (ts,)
+        records.sort(key=_seq)
+        self.records, self.clock, self.ended = records, clock, frozenset(ended)
 
 
 def _seq(record):

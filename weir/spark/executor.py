@@ -18,6 +18,9 @@ from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import query_frame
 
 
+POLL_S = 0.05
+
+
 def _user_error(exc) -> str:
     text = str(exc)
     match = re.search(re.escape(MARKER) + r": (.*)", text)
@@ -43,6 +46,8 @@ class SparkJob(JobClient):
         self._lock = threading.Lock()
         self.query = None
         self.canceled = False
+        self.finished = set()  # numbers of the sources whose input has ended
+        self.last_batch = None  # the batch in which the last source ended
 
     def start(self) -> "SparkJob":
         ship_user_modules()
@@ -61,8 +66,10 @@ class SparkJob(JobClient):
         table = batch_frame.select("_to", "_kg", "_b").toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
-            write_sinks(self.plan, rows, batch_id, self.metrics)
+            self.finished |= write_sinks(self.plan, rows, batch_id, self.metrics)
             self.batches += 1
+            if self.last_batch is None and len(self.finished) == len(self.plan.sources):
+                self.last_batch = batch_id
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):
@@ -83,10 +90,7 @@ class SparkJob(JobClient):
 
     def wait(self, timeout_s=None):
         try:
-            if timeout_s is None:
-                self.query.awaitTermination()
-            else:
-                self.query.awaitTermination(timeout_s)
+            self._await(timeout_s)
         except Exception as exc:  # StreamingQueryException: the job failed
             self._cleanup()
             raise JobExecutionError(f"job '{self.job_name}' failed: {_user_error(exc)}") from None
@@ -94,6 +98,25 @@ class SparkJob(JobClient):
         if status.is_globally_terminal_state():
             self._cleanup()
         return status
+
+    def _await(self, timeout_s) -> None:
+        """Waits for the query to end, or until `timeout_s`. A bounded job ends with the
+        micro-batch that read the end of its last input: every end-of-input timer fired
+        there, so the query is stopped once Spark has committed that batch (rather than
+        left to run a batch for its watermark)."""
+        deadline = None if timeout_s is None else time.time() + timeout_s
+        while not self.query.awaitTermination(POLL_S):
+            if self._inputs_done():
+                self.query.stop()
+                return
+            if deadline is not None and time.time() >= deadline:
+                return
+
+    def _inputs_done(self) -> bool:
+        if not self.bounded or self.last_batch is None:
+            return False
+        progress = self.query.lastProgress
+        return progress is not None and progress["batchId"] >= self.last_batch
 
     def get_job_execution_result(self):
         self.wait()

@@ -18,12 +18,13 @@ from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, WAKE_PAGE, decode_pages,
-                               encode_pages, engine_watermark_to_flink, records_of)
+                               KeyGroupInput, encode_pages, engine_watermark_to_flink)
 from weir.spark.frames import STREAM_COLUMNS
 
 PAGES_VALUE = StructType([StructField("pages", BinaryType())])
 FORWARD = "\x00forward"  # the grouping key of rows that only pass through a stage
 OutputRow = Row(*STREAM_COLUMNS)
+NO_INPUT = KeyGroupInput((), labelled=False)  # a key group woken by its timer
 
 
 class SparkPageStore:
@@ -105,12 +106,12 @@ class StageHost(StatefulProcessor):
             return [OutputRow(*row[:6]) for row in rows]
         with paused_gc():
             runner = self._runner(uid)
-            records, clock = records_of([row[:6] for row in rows], runner.labelled)
-            return self._run(runner, int(key[1]), records, timerValues, clock)
+            batch = KeyGroupInput([row[:6] for row in rows], runner.labelled)
+            return self._run(runner, int(key[1]), batch, timerValues)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         with paused_gc():
-            return self._run(self._runner(key[0]), int(key[1]), [], timerValues,
+            return self._run(self._runner(key[0]), int(key[1]), NO_INPUT, timerValues,
                              expiring=expiredTimerInfo.getExpiryTimeInMs())
 
     def _processing_time(self, timer_values, clock):
@@ -125,13 +126,14 @@ class StageHost(StatefulProcessor):
             return int(stored)
         return timer_values.getCurrentProcessingTimeInMs()
 
-    def _run(self, runner, key_group, records, timer_values, clock=None, expiring=None):
-        """The key group's output rows for this batch; `expiring` is the Spark timer being
-        handled (Spark deletes it)."""
+    def _run(self, runner, key_group, batch, timer_values, expiring=None):
+        """The key group's output rows for this batch (`batch`: its KeyGroupInput);
+        `expiring` is the Spark timer being handled (Spark deletes it)."""
         self.store.reset()
         engine_watermark = timer_values.getCurrentWatermarkInMs()
-        rows = runner.run(key_group, records, engine_watermark_to_flink(engine_watermark),
-                          self._processing_time(timer_values, clock))
+        processing_time = self._processing_time(timer_values, batch.clock)
+        rows = runner.run(key_group, batch.records, engine_watermark_to_flink(engine_watermark),
+                          processing_time, batch.ended)
         self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
                             engine_watermark, expiring)
         runner.release()

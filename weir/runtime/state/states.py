@@ -4,7 +4,15 @@ Each reads and writes the current key's entry in a KeyedStateBackend. With a TTL
 is stored as (value, last_access_ms) and expires `ttl_ms` after its last counted access.
 """
 
+from typing import Generic, TypeVar
+
 from weir.runtime.state.descriptors import StateTtlConfig
+
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
 
 
 class _Ttl:
@@ -48,7 +56,7 @@ class KeyedState:
         self._backend.remove_entry(self._name)
 
 
-class ValueState(KeyedState):
+class ValueState(KeyedState, Generic[T]):
     def value(self):
         return self._read()
 
@@ -59,7 +67,7 @@ class ValueState(KeyedState):
             self._write(value)
 
 
-class ListState(KeyedState):
+class ListState(KeyedState, Generic[T]):
     def get(self):
         values = self._read()
         return list(values) if values is not None else []
@@ -87,7 +95,7 @@ class ListState(KeyedState):
         return iter(self.get())
 
 
-class MapState(KeyedState):
+class MapState(KeyedState, Generic[K, V]):
     def _map(self):
         return self._read() or {}
 
@@ -129,7 +137,7 @@ class MapState(KeyedState):
         return iter(self.keys())
 
 
-class ReducingState(KeyedState):
+class ReducingState(KeyedState, Generic[T]):
     def __init__(self, backend, descriptor):
         super().__init__(backend, descriptor)
         function = descriptor.reduce_function
@@ -143,7 +151,7 @@ class ReducingState(KeyedState):
         self._write(value if current is None else self._reduce(current, value))
 
 
-class AggregatingState(KeyedState):
+class AggregatingState(KeyedState, Generic[IN, OUT]):
     def __init__(self, backend, descriptor):
         super().__init__(backend, descriptor)
         self._function = descriptor.agg_function

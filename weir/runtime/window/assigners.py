@@ -1,6 +1,7 @@
 """Window assigners, with PyFlink's names: which windows an element belongs to."""
 
 from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
 
 from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
@@ -8,7 +9,11 @@ from weir.runtime.window import triggers as t
 from weir.runtime.window.windows import CountWindow, GlobalWindow, TimeWindow, to_millis
 
 
-class WindowAssigner(ABC):
+T = TypeVar("T")
+W = TypeVar("W")
+
+
+class WindowAssigner(ABC, Generic[T, W]):
     class WindowAssignerContext(ABC):
         @abstractmethod
         def get_current_processing_time(self) -> int:
@@ -34,8 +39,8 @@ class WindowAssigner(ABC):
         pass
 
 
-class MergingWindowAssigner(WindowAssigner):
-    class MergeCallback(ABC):
+class MergingWindowAssigner(WindowAssigner[T, W]):
+    class MergeCallback(ABC, Generic[W]):
         @abstractmethod
         def merge(self, to_be_merged, merge_result) -> None:
             pass

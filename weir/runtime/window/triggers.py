@@ -3,6 +3,7 @@
 import operator
 from abc import ABC, abstractmethod
 from enum import Enum
+from typing import Generic, TypeVar
 
 from weir.runtime.state.descriptors import ReducingStateDescriptor
 from weir.runtime.window.windows import java_remainder, to_millis
@@ -21,7 +22,11 @@ class TriggerResult(Enum):
         return self.value[1]
 
 
-class Trigger(ABC):
+T = TypeVar("T")
+W = TypeVar("W")
+
+
+class Trigger(ABC, Generic[T, W]):
     """Decides, per element and per timer, what happens to a window.
 
     A TriggerContext gives the clocks, timers scoped to the window, and state scoped to the

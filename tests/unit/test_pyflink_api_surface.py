@@ -1,0 +1,87 @@
+"""PyFlink's class surface: generic function classes, nested context types, honest gaps."""
+
+from typing import Iterable
+
+from weir.common import Types
+from weir.common.time import Time
+from weir.datastream import (KeyedProcessFunction, ProcessAllWindowFunction, ProcessFunction,
+                             ProcessWindowFunction, StreamExecutionEnvironment, WindowFunction)
+from weir.datastream.state import ListState, MapState, ValueState
+from weir.datastream.window import (CountWindow, MergingWindowAssigner, TimeWindow, Trigger,
+                                    TumblingEventTimeWindows, WindowAssigner)
+
+
+class Seen:
+    contexts = []
+
+
+class CountProcess(ProcessWindowFunction[tuple, tuple, str, TimeWindow]):
+    def process(self, key: str, context: ProcessWindowFunction.Context[TimeWindow],
+                elements: Iterable[tuple]) -> Iterable[tuple]:
+        Seen.contexts.append(isinstance(context, ProcessWindowFunction.Context))
+        return [(key, len(list(elements)))]
+
+
+class SumApply(WindowFunction[tuple, tuple, str, CountWindow]):
+    def apply(self, key: str, window: CountWindow, inputs: Iterable[tuple]):
+        return [(key, sum(v[1] for v in inputs))]
+
+
+class Keyed(KeyedProcessFunction):
+    def process_element(self, value, ctx: 'KeyedProcessFunction.Context'):
+        Seen.contexts.append(isinstance(ctx, KeyedProcessFunction.Context))
+        ctx.timer_service().register_event_time_timer(value[1])
+        yield value
+
+    def on_timer(self, timestamp, ctx: 'KeyedProcessFunction.OnTimerContext'):
+        Seen.contexts.append(isinstance(ctx, KeyedProcessFunction.OnTimerContext))
+        yield ("timer", timestamp)
+
+
+class Plain(ProcessFunction):
+    def process_element(self, value, ctx: 'ProcessFunction.Context'):
+        Seen.contexts.append(isinstance(ctx, ProcessFunction.Context))
+        yield value
+
+
+def test_function_and_window_classes_take_pyflinks_type_parameters():
+    assert ProcessAllWindowFunction[int, int, TimeWindow] is not None
+    assert ProcessAllWindowFunction.Context[TimeWindow] is not None
+    assert WindowAssigner[tuple, TimeWindow] is not None
+    assert MergingWindowAssigner[tuple, TimeWindow] is not None
+    assert Trigger[tuple, TimeWindow] is not None
+    assert (ValueState[int], ListState[str], MapState[str, int]) is not None
+    assert issubclass(CountProcess, ProcessWindowFunction)
+
+
+def test_contexts_are_instances_of_the_nested_context_types(capsys):
+    Seen.contexts = []
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    ds = env.from_collection([("a", 1), ("b", 2), ("a", 3)],
+                             Types.TUPLE([Types.STRING(), Types.INT()]))
+    ds.process(Plain()).print("plain")
+    (ds.key_by(lambda v: v[0]).count_window(2).apply(SumApply()).print("count"))
+    timed = ds.assign_timestamps_and_watermarks(_ascending()).key_by(lambda v: v[0])
+    timed.window(TumblingEventTimeWindows.of(Time.seconds(60))).process(CountProcess()) \
+        .print("window")
+    timed.process(Keyed()).print("keyed")
+    env.execute()
+    assert Seen.contexts and all(Seen.contexts)
+    assert len(Seen.contexts) == 3 + 2 + 3 + 3
+    out = sorted(capsys.readouterr().out.splitlines())
+    assert out == ["count> ('a', 4)", "keyed> ('a', 1)", "keyed> ('a', 3)", "keyed> ('b', 2)",
+                   "keyed> ('timer', 1)", "keyed> ('timer', 2)", "keyed> ('timer', 3)",
+                   "plain> ('a', 1)", "plain> ('a', 3)", "plain> ('b', 2)",
+                   "window> ('a', 2)", "window> ('b', 1)"]
+
+
+def _ascending():
+    from weir.common import WatermarkStrategy
+    from weir.common.watermark_strategy import TimestampAssigner
+
+    class ByField(TimestampAssigner):
+        def extract_timestamp(self, value, record_timestamp):
+            return value[1]
+
+    return WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ByField())
+
