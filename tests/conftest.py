@@ -27,6 +27,25 @@ def spark():
 
 
 @pytest.fixture
+def run_program(spark, monkeypatch, capsys):
+    """Runs a program file as `__main__` in this process (on the shared Spark session,
+    whose settings it leaves as they were); returns its standard output."""
+    import runpy
+    saved = spark.conf.get("spark.sql.shuffle.partitions")
+
+    def run(path, *args):
+        monkeypatch.setattr(sys, "argv", [os.path.basename(path), *args])
+        capsys.readouterr()
+        try:
+            runpy.run_path(path, run_name="__main__")
+        finally:
+            spark.conf.set("spark.sql.shuffle.partitions", saved)
+        return capsys.readouterr().out
+
+    return run
+
+
+@pytest.fixture
 def spark_env(spark):
     """A StreamExecutionEnvironment that runs on the shared SparkSession."""
     from weir.datastream import StreamExecutionEnvironment

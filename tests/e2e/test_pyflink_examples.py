@@ -1,10 +1,8 @@
 """PyFlink's shipped examples, with only their imports changed, print and write what
 PyFlink 2.3 printed and wrote for them (tests/pyflink_examples).
 
-Two differences are allowed and stripped before comparing: PyFlink ran at this machine's
-default parallelism (2) and prefixed some lines with the subtask (`1> `), where weir's
-default parallelism is 1; and records of different keys may come in another order (each
-key's records keep theirs: the comparison is per key, in order).
+PyFlink ran at this machine's default parallelism (2) and prefixed some lines with the
+subtask (`1> `), where weir's default parallelism is 1: tests/flink_output.py strips it.
 
 Two examples run as a user runs them, in a fresh process that starts its own Spark: their
 whole standard output is compared, so no line of Spark's or py4j's may reach it. The others
@@ -14,11 +12,12 @@ run in this process on the tests' shared Spark session (a fresh Spark costs ~20 
 import glob
 import os
 import re
-import runpy
 import subprocess
 import sys
 
 import pytest
+
+from tests.flink_output import assert_same_records, lines_of
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyflink_examples")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -26,28 +25,9 @@ WINDOWING = ["session_with_dynamic_gap_window", "session_with_gap_window",
              "sliding_time_window", "tumbling_count_window", "tumbling_time_window"]
 
 
-def _lines(text):
-    return [re.sub(r"^\d+> ", "", line) for line in text.splitlines() if line]
-
-
-def _by_key(lines):
-    """Each record's lines in order, grouped by all but the record's last field (the key
-    of these examples' records)."""
-    groups = {}
-    for line in lines:
-        key = line.rsplit(",", 1)[0]
-        groups.setdefault(key, []).append(line)
-    return groups
-
-
 def _expected(name, kind="out"):
     with open(os.path.join(EXAMPLES, f"{name}.flink.{kind}")) as expected:
-        return _lines(expected.read())
-
-
-def _assert_same_records(weir, flink):
-    assert sorted(weir) == sorted(flink)
-    assert _by_key(weir) == _by_key(flink)
+        return lines_of(expected.read())
 
 
 @pytest.mark.parametrize("name", ["basic_operations", "word_count"])
@@ -56,31 +36,18 @@ def test_example_in_a_fresh_process_prints_what_pyflink_prints(name):
     run = subprocess.run([sys.executable, os.path.join(EXAMPLES, f"{name}.py")], env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    _assert_same_records(_lines(run.stdout), _expected(name))
+    assert_same_records(lines_of(run.stdout), _expected(name))
 
 
 @pytest.fixture
-def run_example(spark, monkeypatch, capsys):
-    """Runs an example as `__main__` in this process (on the shared Spark session, whose
-    settings it leaves as they were); returns its standard output."""
-    saved = spark.conf.get("spark.sql.shuffle.partitions")
-
-    def run(name, *args):
-        monkeypatch.setattr(sys, "argv", [f"{name}.py", *args])
-        capsys.readouterr()
-        try:
-            runpy.run_path(os.path.join(EXAMPLES, f"{name}.py"), run_name="__main__")
-        finally:
-            spark.conf.set("spark.sql.shuffle.partitions", saved)
-        return capsys.readouterr().out
-
-    return run
+def run_example(run_program):
+    return lambda name, *args: run_program(os.path.join(EXAMPLES, f"{name}.py"), *args)
 
 
 @pytest.mark.parametrize("name", ["state_access", "process_json_data", "event_time_timer"]
                          + WINDOWING)
 def test_example_prints_what_pyflink_prints(run_example, name):
-    _assert_same_records(_lines(run_example(name)), _expected(name))
+    assert_same_records(lines_of(run_example(name)), _expected(name))
 
 
 def _written(base_path):
@@ -90,7 +57,7 @@ def _written(base_path):
         if os.path.isfile(path):
             assert re.fullmatch(r"prefix-.*\.ext", os.path.basename(path)), path
             with open(path) as part:
-                lines += _lines(part.read())
+                lines += lines_of(part.read())
     return lines
 
 
@@ -100,4 +67,4 @@ def test_example_writes_what_pyflink_writes(run_example, tmp_path, name):
     if name == "word_count":
         args = ["--input", os.path.join(EXAMPLES, "word_count.input.txt")] + args
     assert run_example(name, *args) == ""
-    _assert_same_records(_written(tmp_path / "out"), _expected(name, "files.out"))
+    assert_same_records(_written(tmp_path / "out"), _expected(name, "files.out"))

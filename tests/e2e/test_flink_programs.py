@@ -1,0 +1,18 @@
+"""Our own PyFlink programs (tests/flink_programs) print what PyFlink 2.3 printed."""
+
+import os
+
+import pytest
+
+from tests.flink_output import assert_same_records, lines_of
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "flink_programs")
+NAMES = sorted(f[:-3] for f in os.listdir(PROGRAMS) if f.endswith(".py"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_program_prints_what_pyflink_prints(run_program, name):
+    printed = run_program(os.path.join(PROGRAMS, f"{name}.py"))
+    with open(os.path.join(PROGRAMS, f"{name}.flink.out")) as expected:
+        flink = expected.read()
+    assert_same_records(lines_of(printed), lines_of(flink))
