@@ -194,7 +194,7 @@ def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
     from weir.spark.executor import SparkJob
     _late_job(spark_env)
     plain = spark_env.execute("plain").get_metrics()
-    assert plain == {"late.late": 3}
+    assert plain == {"late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
 
     write = SparkJob._write_batch
 
@@ -208,4 +208,5 @@ def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
 
 def test_metrics_of_a_local_job(local_env):
     _late_job(local_env)
-    assert local_env.execute("local").get_metrics() == {"late.late": 3}
+    assert local_env.execute("local").get_metrics() == {
+        "late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}

@@ -30,13 +30,23 @@ def _expected(name, kind="out"):
         return lines_of(expected.read())
 
 
-@pytest.mark.parametrize("name", ["basic_operations", "word_count"])
-def test_example_in_a_fresh_process_prints_what_pyflink_prints(name):
+SUMMARY = (r"weir: job 'weir job' finished in \d+\.\d s: 1 micro-batch, (\d+) records read, "
+           r"(\d+) written")
+
+
+@pytest.mark.parametrize("name, counts", [
+    ("basic_operations", [("4", "4"), ("4", "1"), ("4", "4")]),  # three jobs
+    ("word_count", [("35", "183")])])
+def test_example_in_a_fresh_process_prints_what_pyflink_prints(name, counts):
+    """Standard output holds the job's records only; stderr one summary line per job."""
     env = dict(os.environ, PYTHONPATH=ROOT)
     run = subprocess.run([sys.executable, os.path.join(EXAMPLES, f"{name}.py")], env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert_same_records(lines_of(run.stdout), _expected(name))
+    summaries = [re.fullmatch(SUMMARY, line) for line in run.stderr.splitlines()]
+    assert all(summaries), run.stderr
+    assert [m.groups() for m in summaries] == counts
 
 
 @pytest.fixture

@@ -38,4 +38,6 @@ def test_dropped_late_elements_are_a_job_metric(any_env):
     result = any_env.execute("late metric")
     assert sorted(v for _, v in BatchCollector.outputs) == [
         ("main", ("a", 1), 0), ("main", ("b", 4), 0)]
-    assert result.get_metrics() == {"counts.numLateRecordsDropped": 2}
+    assert result.get_metrics() == {"counts.numLateRecordsDropped": 2,
+                                    "source-0.numRecordsOut": 4, "sink-0.numRecordsIn": 2}
+    assert (result.records_read, result.records_written) == (4, 2)

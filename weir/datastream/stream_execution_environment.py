@@ -1,10 +1,12 @@
 """StreamExecutionEnvironment: where a job is built and from where it is executed."""
 
 import importlib
+import sys
 from enum import Enum
 
 from weir.datastream.data_stream import DataStream
 from weir.plan import graph as g
+from weir.plan.job import JobExecutionError
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
 
@@ -164,5 +166,13 @@ class StreamExecutionEnvironment:
         return client
 
     def execute(self, job_name: str = None):
+        """Runs the job to its end; writes its one-line summary to stderr. A failed job
+        raises one JobExecutionError naming the operator, the user's line and the cause
+        (without weir's own frames)."""
         client = self.execute_async(job_name)
-        return client.get_job_execution_result()
+        try:
+            result = client.get_job_execution_result()
+        except JobExecutionError as error:
+            raise error.with_traceback(None) from None
+        print(result.summary(), file=sys.stderr, flush=True)
+        return result

@@ -12,8 +12,8 @@ import time
 import uuid
 from collections import defaultdict
 
-from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of, write_sinks
-from weir.plan.job import JobClient, JobExecutionResult, JobStatus
+from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of, job_result, write_sinks
+from weir.plan.job import JobClient, JobStatus
 from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sources import END_SPLIT
@@ -55,6 +55,7 @@ class _Source:
 class LocalJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
         self.job_id = uuid.uuid4().hex
+        self.job_name = job_name
         self.plan = compile_plan(graph.upstream_of(sinks), env)
         self.status = JobStatus.CREATED
         self.batches = 0
@@ -163,8 +164,8 @@ class LocalJob(JobClient):
         return self.status
 
     def get_job_execution_result(self):
-        return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
-                                  self.batches, self.metrics.totals())
+        return job_result(self.job_id, self.job_name, int((time.time() - self.started) * 1000),
+                          self.batches, self.plan, self.metrics)
 
 
 def submit(env, graph, sinks, job_name):

@@ -12,10 +12,11 @@ from operator import is_not
 from typing import List
 
 from weir.plan import graph as g
+from weir.plan.job import JobExecutionResult
 from weir.plan.operators import build_chain, build_keyed_operator, output_converter
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.chain import columns_of
-from weir.runtime.errors import wrap_user_error
+from weir.runtime.errors import UserFunctionError, source_error, wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner, operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import write_batch
@@ -24,6 +25,19 @@ from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
                                METRICS, PHASE_SHIFT, SEEN, WATERMARK, Bundler, dumps, loads,
                                make_seq)
+
+
+RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
+RECORDS_IN = "numRecordsIn"    # and what a sink received
+
+
+def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
+               plan: PhysicalPlan, metrics_log) -> JobExecutionResult:
+    """A job's result, with the records its sources read and its sinks received."""
+    metrics = metrics_log.totals()
+    read = sum(metrics.get(f"{task.uid}.{RECORDS_OUT}", 0) for task in plan.sources)
+    written = sum(metrics.get(f"{uid}.{RECORDS_IN}", 0) for uid in plan.sinks)
+    return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
 
 
 class KeyGrouper:
@@ -164,9 +178,10 @@ class SourceRunner:
 
     def _read_records(self, split, chunks, bundler):
         router = Router(self.task.fused, self.plan, split[0], self.task.watermark)
-        counter, seen = 0, [] if self.data_watermarks else None
+        counter, seen, read = 0, [] if self.data_watermarks else None, 0
         subtask = split[0] % self.plan.parallelism
-        for values, stamps in chunks:
+        for values, stamps in _named_errors(chunks, self.task.node.display_name()):
+            read += len(values)
             counter = router.route({None: (values, stamps)}, AFTER_WATERMARK, split[0],
                                    counter, bundler, seen, subtask)
             if seen:
@@ -174,8 +189,20 @@ class SourceRunner:
                 seen.clear()
             yield bundler.rows()
         router.close()
+        if read:
+            bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read})
         if bundler.done:
             yield bundler.rows()
+
+
+def _named_errors(chunks, source: str):
+    """`chunks`, with an error of the reader's named after its source."""
+    try:
+        yield from chunks
+    except UserFunctionError:
+        raise
+    except Exception as exc:
+        raise source_error(exc, source) from exc
 
 
 def chunks_of(reader, split):
@@ -280,6 +307,8 @@ def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> set:
             subtasks.extend([subtask] * len(records))
     for uid, node in plan.sinks.items():
         values, subtasks = per_sink[uid]
+        if values:
+            counts[f"{uid}.{RECORDS_IN}"] = len(values)
         write_batch(node.param("sink"), values, batch_id,
                     subtasks if plan.parallelism > 1 else None)
     metrics_log.record(batch_id, counts)

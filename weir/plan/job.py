@@ -19,11 +19,21 @@ class JobExecutionError(RuntimeError):
 
 
 class JobExecutionResult:
-    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0, metrics=None):
+    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0, metrics=None,
+                 job_name: str = "", records=(0, 0)):
         self.job_id = job_id
+        self.job_name = job_name
         self.net_runtime_ms = net_runtime_ms
         self.batches = batches
         self.metrics = dict(metrics or {})
+        self.records_read, self.records_written = records
+
+    def summary(self) -> str:
+        """The job in one line (what `execute()` writes to stderr)."""
+        batches = f"{self.batches} micro-batch{'es' if self.batches != 1 else ''}"
+        return (f"weir: job '{self.job_name}' finished in {self.net_runtime_ms / 1000:.1f} s: "
+                f"{batches}, {self.records_read:,} records read, "
+                f"{self.records_written:,} written")
 
     def get_metrics(self) -> dict:
         """Counters operators kept, e.g. {"<window uid>.numLateRecordsDropped": 3} (weir)."""

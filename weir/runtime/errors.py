@@ -23,13 +23,36 @@ def user_frame(exc: BaseException):
     return None
 
 
+def _in_weir(function) -> bool:
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    return code is not None and os.path.abspath(code.co_filename).startswith(_WEIR_DIR + os.sep)
+
+
+def users_function(function):
+    """The user's function behind weir's adapters (which hold it as `call` or
+    `user_function`): what an error should name."""
+    while _in_weir(function):
+        owner = getattr(function, "__self__", None)
+        inner = getattr(owner, "call", None) or getattr(owner, "user_function", None)
+        if inner is None or inner is function:
+            break
+        function = inner
+    return function
+
+
 def describe_function(function) -> str:
+    function = users_function(function)
     target = getattr(function, "__func__", function)
     code = getattr(target, "__code__", None)
     name = getattr(target, "__qualname__", type(function).__name__)
     if code is None:
         return name
     return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def source_error(exc: BaseException, source: str) -> UserFunctionError:
+    """A source failed to read its input (the cause names the file and line if any)."""
+    return UserFunctionError(f"{MARKER}: source '{source}' failed: {type(exc).__name__}: {exc}")
 
 
 def wrap_user_error(exc: BaseException, operator: str, function) -> UserFunctionError:

@@ -312,6 +312,17 @@ def read_file(path: str, fmt: str, row_range=None):
     return _read_text_file(path, fmt)
 
 
+def _json_object(line: str, path: str, number: int) -> dict:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{number}: not a JSON object: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}:{number}: not a JSON object: a JSON "
+                         f"{type(value).__name__}")
+    return value
+
+
 def _read_text_file(path: str, fmt: str):
     from weir.common.row import Row
     with open(path, "r", encoding="utf-8", newline="") as handle:
@@ -321,10 +332,7 @@ def _read_text_file(path: str, fmt: str):
         elif fmt == "json":
             for number, line in enumerate(handle, 1):
                 if line.strip():
-                    try:
-                        yield Row(**json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise ValueError(f"{path}:{number}: not a JSON object: {exc}") from exc
+                    yield Row(**_json_object(line, path, number))
         else:
             for record in csv.DictReader(io.StringIO(handle.read())):
                 yield Row(**record)

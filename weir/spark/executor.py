@@ -8,8 +8,8 @@ import time
 import uuid
 
 from weir.plan import graph as g
-from weir.plan.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
-from weir.plan.execution import write_sinks
+from weir.plan.job import JobClient, JobExecutionError, JobStatus
+from weir.plan.execution import job_result, write_sinks
 from weir.plan.physical import compile_plan
 from weir.runtime.errors import MARKER
 from weir.runtime.metrics import MetricsLog
@@ -122,8 +122,8 @@ class SparkJob(JobClient):
 
     def get_job_execution_result(self):
         self.wait()
-        return JobExecutionResult(self.job_id, int((time.time() - self.started) * 1000),
-                                  self.batches, self.metrics.totals())
+        return job_result(self.job_id, self.job_name, int((time.time() - self.started) * 1000),
+                          self.batches, self.plan, self.metrics)
 
     def _cleanup(self):
         if self._temporary:
