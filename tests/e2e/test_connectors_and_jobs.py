@@ -12,7 +12,7 @@ import pytest
 
 from weir.common import Duration, Row, Types
 from weir.datastream.connectors import DataGeneratorSource, FileSink, FileSource
-from weir.plan.job import JobStatus
+from weir.common.job import JobStatus
 
 pytestmark = pytest.mark.spark
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -9,7 +9,7 @@ from weir.datastream import (KeyedProcessFunction, MapFunction, OutputTag, Proce
                              RuntimeExecutionMode)
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
-from weir.plan.job import JobExecutionError
+from weir.common.job import JobExecutionError
 from weir.runtime.key_groups import assign_to_key_group
 
 pytestmark = pytest.mark.spark

@@ -31,6 +31,6 @@ def test_a_malformed_input_line_fails_the_job_with_one_error_naming_file_and_lin
     lines = run.stderr.splitlines()
     assert lines[0] == "Traceback (most recent call last):"
     assert f'File "{program}", line 10, in <module>' in lines[1]
-    assert lines[-1] == ("weir.plan.job.JobExecutionError: job 'bad input' failed: source "
+    assert lines[-1] == ("weir.common.job.JobExecutionError: job 'bad input' failed: source "
                          f"'events' failed: ValueError: {data}:3: not a JSON object: a JSON list")
     assert len(lines) <= 6  # the user's line, execute(), the error: no Spark or py4j trace

@@ -8,6 +8,7 @@ from weir.common.serialization import (
     SerializationSchema,
     SimpleStringSchema,
 )
+from weir.common.job import JobClient, JobExecutionResult, JobStatus
 from weir.common.time import Duration, Time
 from weir.common.typeinfo import TypeInformation, Types
 from weir.common.watermark_strategy import TimestampAssigner, WatermarkStrategy
@@ -17,6 +18,9 @@ __all__ = [
     "DeserializationSchema",
     "Duration",
     "Encoder",
+    "JobClient",
+    "JobExecutionResult",
+    "JobStatus",
     "Row",
     "RowKind",
     "SerializationSchema",
@@ -27,3 +31,9 @@ __all__ = [
     "Types",
     "WatermarkStrategy",
 ]
+
+from weir.common.gaps import module_gaps  # noqa: E402
+
+__getattr__ = module_gaps(__name__, "pyflink.common", [
+    "ByteArraySchema", "ConfigOption", "ConfigOptions", "ExecutionConfig", "Instant",
+    "JobID", "RestartStrategies", "RestartStrategyConfiguration", "TypeSerializer"])

@@ -4,6 +4,7 @@ import codecs
 from typing import Any
 
 from weir.common.flink_text import flink_text
+from weir.common.gaps import module_gaps
 
 __all__ = ["SerializationSchema", "DeserializationSchema", "SimpleStringSchema", "Encoder"]
 
@@ -84,3 +85,7 @@ class Encoder:
 
     def __repr__(self) -> str:
         return "Encoder.simple_string_encoder(%r)" % (self._charset,)
+
+
+__getattr__ = module_gaps(__name__, "pyflink.common.serialization", [
+    "BulkWriterFactory", "ByteArraySchema", "RowFieldExtractorSchema"])

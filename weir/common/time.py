@@ -3,6 +3,8 @@
 import numbers
 from functools import total_ordering
 
+from weir.common.gaps import module_gaps
+
 __all__ = ["Time", "Duration"]
 
 _NANOS_PER_MILLI = 1_000_000
@@ -158,3 +160,6 @@ class Duration:
         if self._nanos % _NANOS_PER_MILLI:
             return "Duration.of_nanos(%d)" % self._nanos
         return _repr_millis("Duration", self.to_milliseconds(), use_of_names=True)
+
+
+__getattr__ = module_gaps(__name__, "pyflink.common.time", ["Instant"])

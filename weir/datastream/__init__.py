@@ -5,7 +5,7 @@ from weir.datastream.functions import (  # noqa: F401
     AggregateFunction, FilterFunction, FlatMapFunction, KeyedProcessFunction, KeySelector,
     AllWindowFunction, MapFunction, ProcessAllWindowFunction, ProcessFunction,
     ProcessWindowFunction, ReduceFunction, RuntimeContext, SinkFunction, TimeDomain,
-    WindowFunction)
+    TimerService, WindowFunction)
 from weir.datastream.stream_execution_environment import (  # noqa: F401
     CheckpointConfig, CheckpointingMode, RuntimeExecutionMode, StreamExecutionEnvironment)
 from weir.runtime.output_tag import OutputTag  # noqa: F401
@@ -13,3 +13,14 @@ from weir.datastream.window import (  # noqa: F401
     CountWindow, GlobalWindow, MergingWindowAssigner, TimeWindow, Trigger, TriggerResult,
     Window, WindowAssigner)
 from weir.datastream.windowed_stream import AllWindowedStream, WindowedStream  # noqa: F401
+from weir.common.gaps import module_gaps  # noqa: E402
+
+__getattr__ = module_gaps(__name__, "pyflink.datastream", [
+    "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
+    "BroadcastConnectedStream", "BroadcastProcessFunction", "BroadcastStream",
+    "CheckpointStorage", "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction",
+    "ConnectedStreams", "CustomCheckpointStorage", "CustomStateBackend",
+    "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
+    "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",
+    "KeyedBroadcastProcessFunction", "KeyedCoProcessFunction", "MemorySize", "Partitioner",
+    "PredefinedOptions", "SlotSharingGroup", "SourceFunction", "StateBackend"])

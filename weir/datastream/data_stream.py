@@ -2,6 +2,7 @@
 
 import copy
 
+from weir.common.gaps import PyFlinkGaps, module_gaps
 from weir.plan import graph as g
 from weir.runtime import adapters
 from weir.runtime.output_tag import OutputTag
@@ -14,10 +15,18 @@ def _check_callable(function, method, operation):
                         f"method, got {type(function).__name__}")
 
 
-class DataStream:
+class DataStream(PyFlinkGaps):
+    _pyflink_class = "DataStream"
+    _pyflink_gaps = frozenset([
+        "broadcast", "cache", "connect", "force_non_parallel", "get_execution_config",
+        "partition_custom", "project", "set_max_parallelism"])
+
     def __init__(self, env, node_id: int):
         self._env = env
         self._node_id = node_id
+
+    def get_execution_environment(self):
+        return self._env
 
     # -- naming --------------------------------------------------------------------
     @property
@@ -41,6 +50,20 @@ class DataStream:
 
     def get_type(self):
         return self._node.output_type
+
+    # -- scheduling hints: Spark schedules weir's tasks, so these change nothing ------
+    def _hint(self, *args) -> "DataStream":
+        return self
+
+    disable_chaining = start_new_chain = slot_sharing_group = _hint
+    set_buffer_timeout = set_description = set_uid_hash = _hint
+
+    # -- physical partitioning: a stateless operator runs where its input's records
+    # are (fused behind their producer), so these keep every record as it is ----------
+    def _repartitioned(self) -> "DataStream":
+        return DataStream(self._env, self._node_id)
+
+    forward = rebalance = rescale = shuffle = _repartitioned
 
     # -- stateless -----------------------------------------------------------------
     def _stateless(self, step, function, output_type, name):
@@ -131,8 +154,12 @@ class DataStream:
 class DataStreamSink(DataStream):
     """What sinks return: can be named and given a uid, as in PyFlink."""
 
+    _pyflink_class = "DataStreamSink"
+
 
 class KeyedStream(DataStream):
+    _pyflink_class = "KeyedStream"
+
     def __init__(self, env, node_id, key_selector, key_type=None):
         super().__init__(env, node_id)
         self._key_selector = adapters.resolve(key_selector, "get_key")
@@ -198,3 +225,14 @@ def _count_assigner(size, slide):
     if slide == 0:
         return assigners.CountTumblingWindowAssigner(size)
     return assigners.CountSlidingWindowAssigner(size, slide)
+
+
+_gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [
+    "BroadcastConnectedStream", "BroadcastStream", "CloseableIterator", "ConnectedStreams"])
+
+
+def __getattr__(name):
+    if name == "WindowedStream":  # PyFlink's module path; defined beside its window code
+        from weir.datastream.windowed_stream import WindowedStream
+        return WindowedStream
+    return _gaps(name)

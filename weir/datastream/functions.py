@@ -3,8 +3,10 @@
 from abc import ABC, abstractmethod
 from typing import Generic, TypeVar
 
+from weir.common.gaps import module_gaps
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
-from weir.runtime.context import ProcessContext, RuntimeContext, TimeDomain  # noqa: F401
+from weir.runtime.context import (ProcessContext, RuntimeContext, TimeDomain,  # noqa: F401
+                                  TimerService)
 from weir.runtime.window.contexts import ProcessWindowContext
 
 IN = TypeVar("IN")
@@ -156,3 +158,9 @@ for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext):
     _context.register(ProcessContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
+
+__getattr__ = module_gaps(__name__, "pyflink.datastream.functions", [
+    "AsyncFunction", "AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy",
+    "BaseBroadcastProcessFunction", "BroadcastProcessFunction", "CoFlatMapFunction",
+    "CoMapFunction", "CoProcessFunction", "KeyedBroadcastProcessFunction",
+    "KeyedCoProcessFunction", "Partitioner", "SourceFunction"])

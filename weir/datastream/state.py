@@ -5,3 +5,7 @@ from weir.runtime.state.descriptors import (  # noqa: F401
     ReducingStateDescriptor, StateDescriptor, StateTtlConfig, ValueStateDescriptor)
 from weir.runtime.state.states import (  # noqa: F401
     AggregatingState, ListState, MapState, ReducingState, ValueState)
+from weir.common.gaps import module_gaps  # noqa: E402
+
+__getattr__ = module_gaps(__name__, "pyflink.datastream.state", [
+    "BroadcastState", "OperatorStateStore", "ReadOnlyBroadcastState"])

@@ -6,7 +6,8 @@ from enum import Enum
 
 from weir.datastream.data_stream import DataStream
 from weir.plan import graph as g
-from weir.plan.job import JobExecutionError
+from weir.common.gaps import PyFlinkGaps
+from weir.common.job import JobExecutionError
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
 
@@ -48,7 +49,21 @@ class CheckpointConfig:
         return self.checkpoint_interval is not None
 
 
-class StreamExecutionEnvironment:
+class StreamExecutionEnvironment(PyFlinkGaps):
+    _pyflink_class = "StreamExecutionEnvironment"
+    _pyflink_gaps = frozenset([
+        "add_classpaths", "add_jars", "add_python_archive", "add_python_file", "add_source",
+        "configure", "create_input", "disable_operator_chaining",
+        "enable_changelog_state_backend", "get_buffer_timeout",
+        "get_checkpointing_consistency_mode", "get_checkpointing_mode", "get_config",
+        "get_default_local_parallelism", "get_default_savepoint_directory",
+        "get_execution_plan", "is_chaining_enabled",
+        "is_chaining_of_operators_with_different_max_parallelism_enabled",
+        "is_changelog_state_backend_enabled", "is_force_unaligned_checkpoints",
+        "is_unaligned_checkpoints_enabled", "register_cached_file",
+        "register_slot_sharing_group", "set_buffer_timeout", "set_default_local_parallelism",
+        "set_default_savepoint_directory", "set_python_executable", "set_python_requirements"])
+
     def __init__(self, configuration=None):
         self._graph = g.JobGraph()
         self._executed_sinks = set()
@@ -176,3 +191,7 @@ class StreamExecutionEnvironment:
             raise error.with_traceback(None) from None
         print(result.summary(), file=sys.stderr, flush=True)
         return result
+
+    def close(self) -> None:
+        """PyFlink releases cached intermediate results here; weir caches none (a Spark
+        session it started stays for the process's next job)."""

@@ -17,3 +17,7 @@ from weir.runtime.window.triggers import (  # noqa: F401
     TriggerResult)
 from weir.runtime.window.windows import (  # noqa: F401
     CountWindow, GlobalWindow, TimestampedValue, TimeWindow, Window)
+from weir.common.gaps import module_gaps  # noqa: E402
+
+__getattr__ = module_gaps(__name__, "pyflink.datastream.window", [
+    "CountWindowSerializer", "GlobalWindowSerializer", "TimeWindowSerializer"])

@@ -44,6 +44,12 @@ class WindowedStream:
         self._late_tag = None
 
     # -- configuration ----------------------------------------------------------------
+    def get_execution_environment(self):
+        return self._stream.get_execution_environment()
+
+    def get_input_type(self):
+        return self._stream.get_type()
+
     def _merging(self) -> bool:
         return hasattr(self._assigner, "merge_windows")
 

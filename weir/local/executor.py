@@ -13,7 +13,7 @@ import uuid
 from collections import defaultdict
 
 from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of, job_result, write_sinks
-from weir.plan.job import JobClient, JobStatus
+from weir.common.job import JobClient, JobStatus
 from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sources import END_SPLIT

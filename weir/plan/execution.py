@@ -12,7 +12,7 @@ from operator import is_not
 from typing import List
 
 from weir.plan import graph as g
-from weir.plan.job import JobExecutionResult
+from weir.common.job import JobExecutionResult
 from weir.plan.operators import build_chain, build_keyed_operator, output_converter
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.chain import columns_of

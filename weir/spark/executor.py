@@ -8,7 +8,7 @@ import time
 import uuid
 
 from weir.plan import graph as g
-from weir.plan.job import JobClient, JobExecutionError, JobStatus
+from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.plan.execution import job_result, write_sinks
 from weir.plan.physical import compile_plan
 from weir.runtime.errors import MARKER

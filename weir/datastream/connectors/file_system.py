@@ -1,5 +1,6 @@
 """File sources and sinks, with PyFlink's builder names and plain shortcuts beside them."""
 
+from weir.common.gaps import module_gaps
 from weir.runtime.sinks import FileSinkSpec
 from weir.runtime.sources import FileReader
 
@@ -162,3 +163,9 @@ class RollingPolicy:
     @staticmethod
     def on_checkpoint_rolling_policy() -> "RollingPolicy":
         return RollingPolicy("on_checkpoint")
+
+
+__getattr__ = module_gaps(__name__, "pyflink.datastream.connectors.file_system", [
+    "BucketAssigner", "BulkFormat", "FileCompactStrategy", "FileCompactor",
+    "FileEnumeratorProvider", "FileSourceBuilder", "FileSplitAssignerProvider",
+    "StreamingFileSink"])

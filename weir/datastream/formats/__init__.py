@@ -1,0 +1,1 @@
+"""PyFlink's formats (`pyflink.datastream.formats`): not in weir yet."""

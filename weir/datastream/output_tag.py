@@ -1,0 +1,3 @@
+"""PyFlink's module path of OutputTag (`pyflink.datastream.output_tag`)."""
+
+from weir.runtime.output_tag import OutputTag  # noqa: F401
