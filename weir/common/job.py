@@ -30,7 +30,8 @@ class JobExecutionResult:
 
     def summary(self) -> str:
         """The job in one line (what `execute()` writes to stderr)."""
-        batches = f"{self.batches} micro-batch{'es' if self.batches != 1 else ''}"
+        batches = ("one Spark batch job" if self.batches is None  # BATCH mode
+                   else f"{self.batches} micro-batch{'es' if self.batches != 1 else ''}")
         return (f"weir: job '{self.job_name}' finished in {self.net_runtime_ms / 1000:.1f} s: "
                 f"{batches}, {self.records_read:,} records read, "
                 f"{self.records_written:,} written")

@@ -105,8 +105,12 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         return self
 
     def is_batch_mode(self) -> bool:
-        """BATCH: the watermark stays at -infinity until the end of the (bounded) input,
-        so nothing is late and every timer fires at the end, as in Flink's batch mode."""
+        """BATCH (or AUTOMATIC with only bounded sources, as in Flink): the watermark stays
+        at -infinity until the end of the input, so nothing is late and every timer fires
+        at the end, as in Flink's batch execution."""
+        if self.runtime_mode == RuntimeExecutionMode.AUTOMATIC:
+            return all(n.param("reader").bounded for n in self._graph.nodes.values()
+                       if n.kind == g.SOURCE)
         return self.runtime_mode == RuntimeExecutionMode.BATCH
 
     def enable_checkpointing(self, interval: int, mode=None):

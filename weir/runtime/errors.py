@@ -1,6 +1,7 @@
 """Errors raised by user functions, named by operator and user source line."""
 
 import os
+import re
 import traceback
 
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,6 +49,13 @@ def describe_function(function) -> str:
     if code is None:
         return name
     return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def marked_message(text: str) -> str:
+    """The user-facing cause in an engine's error text: weir's marked message (the first
+    line after MARKER), or the whole text."""
+    match = re.search(re.escape(MARKER) + r": (.*)", text)
+    return match.group(1).strip() if match else text
 
 
 def source_error(exc: BaseException, source: str) -> UserFunctionError:

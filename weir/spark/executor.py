@@ -1,6 +1,5 @@
 """Runs a job as one Spark streaming query; its sinks are written in foreachBatch."""
 
-import re
 import shutil
 import tempfile
 import threading
@@ -11,20 +10,15 @@ from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.plan.execution import job_result, write_sinks
 from weir.plan.physical import compile_plan
-from weir.runtime.errors import MARKER
+from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
+from weir.spark.batch import BatchJob
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import query_frame
 
 
 POLL_S = 0.05
-
-
-def _user_error(exc) -> str:
-    text = str(exc)
-    match = re.search(re.escape(MARKER) + r": (.*)", text)
-    return match.group(1).strip() if match else text
 
 
 class SparkJob(JobClient):
@@ -95,7 +89,7 @@ class SparkJob(JobClient):
             self._await(timeout_s)
         except Exception as exc:  # StreamingQueryException: the job failed
             self._cleanup()
-            raise JobExecutionError(f"job '{self.job_name}' failed: {_user_error(exc)}") from None
+            raise JobExecutionError(f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
         status = self.get_job_status()
         if status.is_globally_terminal_state():
             self._cleanup()
@@ -131,4 +125,6 @@ class SparkJob(JobClient):
 
 
 def submit(env, graph, sinks, job_name):
+    if env.is_batch_mode():
+        return BatchJob(env, graph, sinks, job_name).run()
     return SparkJob(env, graph, sinks, job_name).start()

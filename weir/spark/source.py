@@ -7,7 +7,8 @@ restarted query replays exactly the records of the batches in its offset log.
 import base64
 
 from pyspark import cloudpickle
-from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
+                                    InputPartition)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.plan.execution import SourceRunner, chunks_of
@@ -34,10 +35,16 @@ class WeirDataSource(DataSource):
     def schema(self):
         return STREAM_SCHEMA_DDL
 
-    def streamReader(self, schema):
+    def _source_reader(self):
         reader = decode(self.options["reader"])
         reader.target_splits = int(self.options.get("target_splits", "1"))
-        return WeirStreamReader(reader, self.options["task"])
+        return reader
+
+    def streamReader(self, schema):
+        return WeirStreamReader(self._source_reader(), self.options["task"])
+
+    def reader(self, schema):
+        return WeirBatchReader(self._source_reader(), self.options["task"])
 
 
 class _Split(InputPartition):
@@ -73,21 +80,43 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
-        """The split's rows. The collector stays paused until the split is read: paused
-        per chunk, re-enabling it made Python scan every row the file reader still held
-        (py-spy on YSB: 34 of the source's 205 samples)."""
-        freeze_long_lived()
-        with paused_gc():
-            task, plan, data_watermarks = decode(self.encoded_task)
-            runner = SourceRunner(task, plan, data_watermarks)
-            split = partition.split
-            chunks = chunks_of(self.reader, split) if split != END_SPLIT else ()
-            for rows in runner.read(split, partition.first, chunks):
-                if rows:
-                    yield to_batch(rows)
+        return read_split(self.reader, self.encoded_task, partition)
 
     def commit(self, end):
         pass
+
+
+class WeirBatchReader(DataSourceReader):
+    """Reads every split of a bounded source task at once (a BATCH-mode job)."""
+
+    def __init__(self, reader, encoded_task: str):
+        self.reader = reader
+        self.encoded_task = encoded_task
+
+    def partitions(self):
+        start = end = self.reader.initial_offset()
+        while not end["end"]:
+            end = self.reader.latest_offset(end)
+        splits = self.reader.splits(start, end)
+        return [_Split(split, index == 0) for index, split in enumerate(splits)]
+
+    def read(self, partition):
+        return read_split(self.reader, self.encoded_task, partition)
+
+
+def read_split(reader, encoded_task: str, partition):
+    """A split's rows. The collector stays paused until the split is read: paused per
+    chunk, re-enabling it made Python scan every row the file reader still held (py-spy
+    on YSB: 34 of the source's 205 samples)."""
+    freeze_long_lived()
+    with paused_gc():
+        task, plan, data_watermarks = decode(encoded_task)
+        runner = SourceRunner(task, plan, data_watermarks)
+        split = partition.split
+        chunks = chunks_of(reader, split) if split != END_SPLIT else ()
+        for rows in runner.read(split, partition.first, chunks):
+            if rows:
+                yield to_batch(rows)
 
 
 def register(spark) -> None:
@@ -95,8 +124,17 @@ def register(spark) -> None:
 
 
 def read_stream(spark, task, plan, data_watermarks: bool):
-    """The frame of a source task (`plan`: the plan's settings and ticked operators)."""
-    reader = task.node.param("reader")
-    return (spark.readStream.format(FORMAT).option("reader", encode(reader))
+    """The streaming frame of a source task (`plan`: the plan's settings and ticked
+    operators)."""
+    return _options(spark.readStream, spark, task, plan, data_watermarks).load()
+
+
+def read_batch(spark, task, plan):
+    """The batch frame of a bounded source task: all of its input."""
+    return _options(spark.read, spark, task, plan, False).load()
+
+
+def _options(reader, spark, task, plan, data_watermarks: bool):
+    return (reader.format(FORMAT).option("reader", encode(task.node.param("reader")))
             .option("task", encode((task, plan, data_watermarks)))
-            .option("target_splits", spark.sparkContext.defaultParallelism).load())
+            .option("target_splits", spark.sparkContext.defaultParallelism))

@@ -21,7 +21,7 @@ from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
 
 
-def _union(frames):
+def union_all(frames):
     return reduce(lambda a, b: a.unionByName(b), frames)
 
 
@@ -44,21 +44,27 @@ def _sources_frame(spark, plan):
     for group in plan.watermark_groups:
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks)
                   for uid in group.sources]
-        groups.append(_with_watermark(_union(frames), group.delay_ms))
-    return _union(groups)
+        groups.append(_with_watermark(union_all(frames), group.delay_ms))
+    return union_all(groups)
 
 
-def _stage_frame(frame, stage, plan):
-    """One transformWithState for every keyed operator of `stage`; rows for later stages
-    and sinks pass through in a few groups (by key group and Spark partition)."""
+def stage_groups(frame, stage, plan):
+    """`frame` grouped for one stage: by (operator uid, key group) for the stage's keyed
+    operators; rows for later stages and sinks in a few FORWARD groups (by key group and
+    Spark partition), which pass them through."""
     here = F.col("_to").isin([task.uid for task in stage])
     buckets = F.lit(max(1, plan.parallelism))
     frame = (frame.withColumn("_g", F.when(here, F.col("_to")).otherwise(F.lit(FORWARD)))
              .withColumn("_gk", F.when(here, F.col("_kg")).otherwise(
                  F.pmod(F.col("_kg") + F.spark_partition_id(), buckets))))
+    return frame.groupBy("_g", "_gk")
+
+
+def _stage_frame(frame, stage, plan):
+    """One transformWithState for every keyed operator of `stage`."""
     # Spark's row-based form: a group's input and output are a few bundle rows, for which
     # pandas frames cost more than the rows themselves (~0.5 ms per key group).
-    return frame.groupBy("_g", "_gk").transformWithState(
+    return stage_groups(frame, stage, plan).transformWithState(
         statefulProcessor=StageHost(plan.subset(keyed=stage)),
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 

@@ -1,0 +1,89 @@
+"""A bounded keyed job in BATCH mode, beside the same job in STREAMING mode and native Spark.
+
+One process, one SparkSession, one run. Every side counts N events with key = i % K:
+
+  weir-batch      DataGeneratorSource(i -> i % K) -> key_by -> CountFn (ValueState read and
+                  update per event; an event-time timer per key emits the count at the end
+                  of the input), `set_runtime_mode(BATCH)`: one Spark batch job
+  weir-streaming  the same job in STREAMING mode: a streaming query (availableNow), state
+                  in RocksDB, split into micro-batches of --batch-events
+  native          spark.range(N) -> groupBy(id % K).count(), a Spark batch job
+
+Each side is verified (one count per key, counts summing to N) and timed from submission
+to its end, after a warm-up run of every side.
+
+  .venv/bin/python bench/batch_mode.py --events 20000 --keys 100     # smoke run
+  .venv/bin/python bench/batch_mode.py                               # 2,000,000 / 100,000
+"""
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH wins
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+
+from keyed_state import CountFn, KeyOf, check_weir, make_session  # noqa: E402
+from weir.common import WatermarkStrategy  # noqa: E402
+from weir.datastream import RuntimeExecutionMode, StreamExecutionEnvironment  # noqa: E402
+from weir.datastream.connectors import DataGeneratorSource  # noqa: E402
+
+
+def run_weir(spark, mode, events, keys, batch_events):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2).set_runtime_mode(mode)
+    source = DataGeneratorSource(KeyOf(keys), count=events, num_splits=2,
+                                 max_records_per_batch=batch_events)
+    results = []
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "events").key_by(
+        lambda key: key).process(CountFn()).add_sink(lambda value, ctx: results.append(value))
+    started = time.perf_counter()
+    env.execute_async(f"bench-{mode.name.lower()}").wait()
+    seconds = time.perf_counter() - started
+    check_weir(results, events, keys, f"weir {mode.name}")
+    return seconds
+
+
+def run_native(spark, events, keys):
+    from pyspark.sql import functions as F
+    started = time.perf_counter()
+    counts = (spark.range(events).select((F.col("id") % keys).alias("key"))
+              .groupBy("key").count().collect())
+    seconds = time.perf_counter() - started
+    if len(counts) != keys or sum(row["count"] for row in counts) != events:
+        raise AssertionError(f"native: {len(counts)} counts summing to "
+                             f"{sum(row['count'] for row in counts)}")
+    return seconds
+
+
+def measure(spark, events, keys, batch_events):
+    return {"weir-batch": run_weir(spark, RuntimeExecutionMode.BATCH, events, keys,
+                                   batch_events),
+            "weir-streaming": run_weir(spark, RuntimeExecutionMode.STREAMING, events, keys,
+                                       batch_events),
+            "native": run_native(spark, events, keys)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=2_000_000)
+    parser.add_argument("--keys", type=int, default=100_000)
+    parser.add_argument("--batch-events", type=int, default=500_000,
+                        help="records per micro-batch of the STREAMING run")
+    parser.add_argument("--warmup-events", type=int, default=20_000)
+    args = parser.parse_args(argv)
+    spark = make_session()
+    measure(spark, args.warmup_events, min(args.keys, args.warmup_events), args.batch_events)
+    seconds = measure(spark, args.events, args.keys, args.batch_events)
+    print(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores\n")
+    print("| side | seconds | events/s |")
+    print("|---|---|---|")
+    for side, value in seconds.items():
+        print(f"| {side} | {value:.2f} | {args.events / value:,.0f} |")
+    print(f"\nweir STREAMING / BATCH time: {seconds['weir-streaming'] / seconds['weir-batch']:.2f}x"
+          f"; weir BATCH / native time: {seconds['weir-batch'] / seconds['native']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
