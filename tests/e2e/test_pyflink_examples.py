@@ -30,8 +30,8 @@ def _expected(name, kind="out"):
         return lines_of(expected.read())
 
 
-SUMMARY = (r"weir: job 'weir job' finished in \d+\.\d s: 1 micro-batch, (\d+) records read, "
-           r"(\d+) written")
+SUMMARY = (r"weir: job 'weir job' finished in \d+\.\d s: (?:1 micro-batch|one Spark batch "
+           r"job), (\d+) records read, (\d+) written")
 
 
 @pytest.mark.parametrize("name, counts", [
