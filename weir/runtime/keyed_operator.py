@@ -4,8 +4,9 @@ As Flink's AbstractStreamOperator with its InternalTimerService: an operator is 
 given micro-batches of records (`process_batch`, or `process_element` one by one with an
 input label), told of each new watermark and processing time (it fires the timers that are
 due) and of the end of a key group's input, flushed (its changed state pages and timers
-written: the snapshot), released (pages forgotten) and closed. Timers are (timestamp, key, namespace): a keyed process function's
-timers have no namespace, a window's timers have the window as theirs.
+written: the snapshot), released (pages forgotten) and closed. Timers are (timestamp, key,
+namespace): a keyed process function's timers have no namespace, a window's timers have
+the window as theirs.
 
 The keyed process operator and the window operator are the two implementations.
 """

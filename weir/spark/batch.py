@@ -41,16 +41,14 @@ class StageBatch:
 
     def __init__(self, plan: PhysicalPlan):
         self.plan_blob = cloudpickle.dumps(plan)
-        self.runners = None
-        self.store = None
+        self.plan, self.runners, self.store = None, {}, None  # built in the Python worker
 
     def __getstate__(self):
-        return {"plan_blob": self.plan_blob, "runners": None, "store": None}
+        return {"plan_blob": self.plan_blob, "plan": None, "runners": {}, "store": None}
 
     def _runner(self, uid: str) -> KeyedRunner:
-        if self.runners is None:
+        if self.plan is None:
             self.plan = cloudpickle.loads(self.plan_blob)
-            self.runners = {}
         runner = self.runners.get(uid)
         if runner is None:
             backend = KeyedStateBackend(lambda key_group: self.store,
