@@ -46,6 +46,27 @@ def run_program(spark, monkeypatch, capsys):
 
 
 @pytest.fixture
+def run_program_locally(monkeypatch, capsys):
+    """Runs a program file as `__main__` in this process on the in-process executor;
+    returns its standard output."""
+    import runpy
+    from weir.datastream import StreamExecutionEnvironment
+
+    def local_environment(configuration=None):
+        return StreamExecutionEnvironment(configuration).set_executor("local")
+
+    def run(path, *args):
+        monkeypatch.setattr(StreamExecutionEnvironment, "get_execution_environment",
+                            staticmethod(local_environment))
+        monkeypatch.setattr(sys, "argv", [os.path.basename(path), *args])
+        capsys.readouterr()
+        runpy.run_path(path, run_name="__main__")
+        return capsys.readouterr().out
+
+    return run
+
+
+@pytest.fixture
 def spark_env(spark):
     """A StreamExecutionEnvironment that runs on the shared SparkSession."""
     from weir.datastream import StreamExecutionEnvironment

@@ -1,9 +1,11 @@
 """PyFlink's DataStream API on Spark (`pyflink.datastream` -> `weir.datastream`)."""
 
 from weir.datastream.data_stream import DataStream, DataStreamSink, KeyedStream  # noqa: F401
+from weir.datastream.connected_streams import ConnectedStreams  # noqa: F401
 from weir.datastream.functions import (  # noqa: F401
-    AggregateFunction, FilterFunction, FlatMapFunction, KeyedProcessFunction, KeySelector,
-    AllWindowFunction, MapFunction, ProcessAllWindowFunction, ProcessFunction,
+    AggregateFunction, AllWindowFunction, CoFlatMapFunction, CoMapFunction, CoProcessFunction,
+    FilterFunction, FlatMapFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
+    MapFunction, ProcessAllWindowFunction, ProcessFunction,
     ProcessWindowFunction, ReduceFunction, RuntimeContext, SinkFunction, TimeDomain,
     TimerService, WindowFunction)
 from weir.datastream.stream_execution_environment import (  # noqa: F401
@@ -18,9 +20,8 @@ from weir.common.gaps import module_gaps  # noqa: E402
 __getattr__ = module_gaps(__name__, "pyflink.datastream", [
     "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
     "BroadcastConnectedStream", "BroadcastProcessFunction", "BroadcastStream",
-    "CheckpointStorage", "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction",
-    "ConnectedStreams", "CustomCheckpointStorage", "CustomStateBackend",
+    "CheckpointStorage", "CustomCheckpointStorage", "CustomStateBackend",
     "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
     "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",
-    "KeyedBroadcastProcessFunction", "KeyedCoProcessFunction", "MemorySize", "Partitioner",
+    "KeyedBroadcastProcessFunction", "MemorySize", "Partitioner",
     "PredefinedOptions", "SlotSharingGroup", "SourceFunction", "StateBackend"])

@@ -18,7 +18,7 @@ def _check_callable(function, method, operation):
 class DataStream(PyFlinkGaps):
     _pyflink_class = "DataStream"
     _pyflink_gaps = frozenset([
-        "broadcast", "cache", "connect", "force_non_parallel", "get_execution_config",
+        "broadcast", "cache", "force_non_parallel", "get_execution_config",
         "partition_custom", "project", "set_max_parallelism"])
 
     def __init__(self, env, node_id: int):
@@ -108,6 +108,12 @@ class DataStream(PyFlinkGaps):
                 raise ValueError("union() needs streams of the same environment")
         node = self._env._graph.add(g.UNION, "Union", inputs, self._node.output_type)
         return DataStream(self._env, node.id)
+
+    def connect(self, other) -> "ConnectedStreams":
+        """Two streams into one operator of two inputs (CoMapFunction, CoFlatMapFunction,
+        CoProcessFunction; KeyedCoProcessFunction once both are keyed)."""
+        from weir.datastream.connected_streams import ConnectedStreams
+        return ConnectedStreams(self, other)
 
     def window_all(self, window_assigner):
         from weir.datastream.windowed_stream import AllWindowedStream
@@ -228,11 +234,14 @@ def _count_assigner(size, slide):
 
 
 _gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [
-    "BroadcastConnectedStream", "BroadcastStream", "CloseableIterator", "ConnectedStreams"])
+    "BroadcastConnectedStream", "BroadcastStream", "CloseableIterator"])
 
 
-def __getattr__(name):
-    if name == "WindowedStream":  # PyFlink's module path; defined beside its window code
+def __getattr__(name):  # PyFlink's module paths of classes defined beside their code
+    if name == "WindowedStream":
         from weir.datastream.windowed_stream import WindowedStream
         return WindowedStream
+    if name == "ConnectedStreams":
+        from weir.datastream.connected_streams import ConnectedStreams
+        return ConnectedStreams
     return _gaps(name)

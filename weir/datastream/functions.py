@@ -99,6 +99,68 @@ class KeyedProcessFunction(Function):
         pass
 
 
+class CoMapFunction(Function):
+    """map1(value) for each record of the first input, map2(value) for the second."""
+
+    @abstractmethod
+    def map1(self, value):
+        pass
+
+    @abstractmethod
+    def map2(self, value):
+        pass
+
+
+class CoFlatMapFunction(Function):
+    """flat_map1(value) / flat_map2(value) return (or yield) each input's outputs."""
+
+    @abstractmethod
+    def flat_map1(self, value):
+        pass
+
+    @abstractmethod
+    def flat_map2(self, value):
+        pass
+
+
+class CoProcessFunction(Function):
+    """process_element1(value, ctx) / process_element2(value, ctx) yield outputs;
+    `yield tag, value` for a side output."""
+
+    class Context(ABC):
+        """timestamp(), timer_service(), output(tag, value)."""
+
+    @abstractmethod
+    def process_element1(self, value, ctx):
+        pass
+
+    @abstractmethod
+    def process_element2(self, value, ctx):
+        pass
+
+
+class KeyedCoProcessFunction(Function):
+    """process_element1/process_element2(value, ctx) and on_timer(timestamp, ctx) yield
+    outputs; both inputs share the key's state and timers."""
+
+    class Context(ABC):
+        """timestamp(), timer_service(), get_current_key(), output(tag, value)."""
+
+    class OnTimerContext(Context):
+        """The Context, and time_domain() of the firing timer."""
+
+    @abstractmethod
+    def process_element1(self, value, ctx):
+        pass
+
+    @abstractmethod
+    def process_element2(self, value, ctx):
+        pass
+
+    def on_timer(self, timestamp: int, ctx):
+        pass
+
+
 class SinkFunction(Function):
     """A custom sink: invoke(value, context) is called once per record, on the driver."""
 
@@ -154,13 +216,13 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
         pass
 
 
-for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext):
+for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext,
+                 CoProcessFunction.Context, KeyedCoProcessFunction.OnTimerContext):
     _context.register(ProcessContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream.functions", [
     "AsyncFunction", "AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy",
-    "BaseBroadcastProcessFunction", "BroadcastProcessFunction", "CoFlatMapFunction",
-    "CoMapFunction", "CoProcessFunction", "KeyedBroadcastProcessFunction",
-    "KeyedCoProcessFunction", "Partitioner", "SourceFunction"])
+    "BaseBroadcastProcessFunction", "BroadcastProcessFunction",
+    "KeyedBroadcastProcessFunction", "Partitioner", "SourceFunction"])

@@ -13,7 +13,8 @@ from typing import List
 
 from weir.plan import graph as g
 from weir.common.job import JobExecutionResult
-from weir.plan.operators import build_chain, build_keyed_operator, output_converter
+from weir.plan.operators import (build_chain, build_keyed_operator, build_two_input_chain,
+                                 output_converter)
 from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
 from weir.runtime.chain import columns_of
 from weir.runtime.errors import UserFunctionError, source_error, wrap_user_error
@@ -43,10 +44,11 @@ def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
 class KeyGrouper:
     """Places records in the key groups of a keyed operator, naming it on error."""
 
-    def __init__(self, key_selector, max_parallelism, operator):
+    def __init__(self, key_selector, max_parallelism, operator, side=None):
         self.key_selector = key_selector
         self.max_parallelism = max_parallelism
         self.operator = operator
+        self.side = side
         self._assign = None
 
     def key_groups(self, values) -> list:
@@ -55,7 +57,7 @@ class KeyGrouper:
         try:  # an unhashable key fails in key_groups: also the key selector's error
             return self._assign.key_groups(list(map(self.key_selector, values)))
         except Exception as exc:
-            raise wrap_user_error(exc, self.operator, self.key_selector) from exc
+            raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
 
     def __getstate__(self):
         return {**self.__dict__, "_assign": None}
@@ -71,13 +73,14 @@ class Router:
         self.watermark = watermark  # the node id of the watermark assigner that counts
         self.chains = {}
         for index, hop in enumerate(fused.hops):
-            if hop.node.kind == g.STATELESS:
-                chain = build_chain([hop.node], {hop.node.id: hop.uid})
+            if hop.node.kind in (g.STATELESS, g.TWO_INPUT):
+                chain = build_chain([hop.node], {hop.node.id: hop.uid}) \
+                    if hop.node.kind == g.STATELESS else build_two_input_chain(hop.node, hop.uid)
                 chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
                            job_parameters=plan.job_parameters)
                 self.chains[index] = chain
         self.targets = [(edge, target, None if target.key_selector is None else KeyGrouper(
-            target.key_selector, plan.max_parallelism, target.uid))
+            target.key_selector, plan.max_parallelism, target.uid, target.side))
             for edge, target in fused.targets]
 
     def close(self) -> None:
@@ -92,8 +95,11 @@ class Router:
         Records for a sink carry `subtask`, the parallel instance that produced them."""
         results = {None: outputs}
         for index, hop in enumerate(self.hops):
-            values, stamps = _gather(results, hop.inputs)
-            results[index] = self._run_hop(index, hop, values, stamps, seen)
+            if hop.node.kind == g.TWO_INPUT:
+                results[index] = self._run_two_inputs(self.chains[index], hop, results)
+            else:
+                values, stamps = _gather(results, hop.inputs)
+                results[index] = self._run_hop(index, hop, values, stamps, seen)
         for edge, target, grouper in self.targets:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if not values:
@@ -115,15 +121,33 @@ class Router:
             return {None: (values, stamps)}
         if not values:
             return {}
-        values, stamps, side = chain.run_columns(values, stamps)
-        out = {None: (values, stamps)}
-        for tag, value, ts in side:
-            tagged = out.get(tag)
-            if tagged is None:
-                tagged = out[tag] = ([], [])
-            tagged[0].append(value)
-            tagged[1].append(ts)
+        return _by_tag(*chain.run_columns(values, stamps))
+
+    @staticmethod
+    def _run_two_inputs(chain, hop, results) -> dict:
+        """Each input's records through the chain of that input; outputs by tag."""
+        out = {}
+        for edge in hop.inputs:
+            values, stamps = results[edge.source].get(edge.tag, ((), ()))
+            if values:
+                for tag, (more_values, more_stamps) in _by_tag(
+                        *chain.run_input(edge.input, values, stamps)).items():
+                    tagged = out.setdefault(tag, ([], []))
+                    tagged[0].extend(more_values)
+                    tagged[1].extend(more_stamps)
         return out
+
+
+def _by_tag(values, stamps, side) -> dict:
+    """{tag: (values, timestamps)} of a chain's main outputs (tag None) and side outputs."""
+    out = {None: (values, stamps)}
+    for tag, value, ts in side:
+        tagged = out.get(tag)
+        if tagged is None:
+            tagged = out[tag] = ([], [])
+        tagged[0].append(value)
+        tagged[1].append(ts)
+    return out
 
 
 def _gather(results, edges):

@@ -12,11 +12,12 @@ SOURCE = "source"
 STATELESS = "stateless"        # params: step (map | flat_map | filter | process | timestamps)
 WATERMARK = "watermark"        # params: strategy
 KEYED = "keyed"                # params: key_selector, function (KeyedProcessFunction-shaped)
+TWO_INPUT = "two_input"      # params: step (map | flat_map | process), function (Co*Function)
 UNION = "union"
 SIDE_OUTPUT = "side_output"    # params: tag_id
 SINK = "sink"                  # params: sink
 
-KINDS = (SOURCE, STATELESS, WATERMARK, KEYED, UNION, SIDE_OUTPUT, SINK)
+KINDS = (SOURCE, STATELESS, WATERMARK, KEYED, TWO_INPUT, UNION, SIDE_OUTPUT, SINK)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def sources_without_watermarks(nodes: List[Node]) -> List[int]:
     Such a source still ends with Flink's +infinity watermark: engines give it a watermark
     that only the end of its input moves.
     """
-    passthrough = (STATELESS, UNION, SIDE_OUTPUT)
+    passthrough = (STATELESS, TWO_INPUT, UNION, SIDE_OUTPUT)
     result = []
     for source in (n for n in nodes if n.kind == SOURCE):
         frontier, found, seen = [source.id], False, set()

@@ -5,7 +5,7 @@ from typing import List
 
 from weir.plan.graph import Node
 from weir.runtime.adapters import FinalReduce, KeyedReduce
-from weir.runtime.chain import StatelessChain, Step
+from weir.runtime.chain import StatelessChain, Step, TwoInputChain
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.operator_factory import create_keyed_operator
 
@@ -38,10 +38,30 @@ def build_chain(nodes: List[Node], uids) -> StatelessChain:
     for node in nodes:
         name = uids.get(node.id, node.name)
         function = copy.deepcopy(node.param("function"))
-        steps.append(Step(node.param("step"), function, name))
-        if node.param("step") in ("map", "flat_map", "process") and _converts(node):
-            steps.append(Step("map", _Convert(node.output_type, name), name))
+        steps += _steps(node, node.param("step"), function, name)
     return StatelessChain(steps, "->".join(s.name for s in steps))
+
+
+def _steps(node: Node, kind: str, function, name: str) -> List[Step]:
+    """The step of `function`, then the conversion to the node's output type, if any."""
+    steps = [Step(kind, function, name)]
+    if kind in ("map", "flat_map", "process") and _converts(node):
+        steps.append(Step("map", _Convert(node.output_type, name), name))
+    return steps
+
+
+TWO_INPUT_METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
+                     "process": ("process_element1", "process_element2")}
+
+
+def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
+    """The chain of a stateless node of two inputs: each input's records through the
+    function's method for that input."""
+    function = copy.deepcopy(node.param("function"))
+    kind = node.param("step")
+    return TwoInputChain(function, uid, [
+        StatelessChain(_steps(node, kind, getattr(function, method), uid), uid)
+        for method in TWO_INPUT_METHODS[kind]])
 
 
 def build_keyed_operator(node: Node, uid: str, backend, parallelism=1, subtask_index=0,

@@ -24,15 +24,18 @@ from typing import Dict, List, Optional, Tuple
 from weir.plan import graph as g
 from weir.runtime.operator_factory import wakes_every_batch
 
-FUSABLE = (g.STATELESS, g.WATERMARK, g.UNION, g.SIDE_OUTPUT)
+INPUT_NAMES = ("first", "second")
+FUSABLE = (g.STATELESS, g.TWO_INPUT, g.WATERMARK, g.UNION, g.SIDE_OUTPUT)
 
 
 @dataclass(frozen=True)
 class Edge:
     """The records of one output (`tag`: None for the main output) of `source`: the task's
-    own operator (None) or one of its fused hops (an index)."""
+    own operator (None) or one of its fused hops (an index), read by its consumer as input
+    number `input` (a two-input operator's first or second)."""
     source: Optional[int]
     tag: Optional[str] = None
+    input: int = 0
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Target:
     input: int = 0
     key_selector: object = None  # None for sinks
     stage: int = 0               # the stage that consumes it; sinks: after the last stage
+    side: Optional[str] = None   # the input's name in errors, for operators of two inputs
 
 
 @dataclass
@@ -133,27 +137,31 @@ class _Planner:
         or a sink, in topological order, and the targets they (and it) feed."""
         fused, hop_of = Fused(), {producer.id: None}
         for node in self._reachable(producer.id):
-            edges = [self._edge(hop_of, upstream, node) for upstream in node.inputs
-                     if upstream in hop_of]
+            edges = [self._edge(hop_of, upstream, node, label)
+                     for label, upstream in enumerate(node.inputs) if upstream in hop_of]
             hop_of[node.id] = len(fused.hops)
             fused.hops.append(Hop(node, self.uids[node.id], edges))
         for node_id, hop in hop_of.items():
             for consumer in self.consumers[node_id]:
-                if consumer.kind in (g.KEYED, g.SINK):
-                    fused.targets.append((self._edge(hop_of, node_id, consumer),
-                                          self._target(consumer, node_id)))
+                if consumer.kind not in (g.KEYED, g.SINK):
+                    continue
+                for label, upstream in enumerate(consumer.inputs):
+                    if upstream == node_id:
+                        fused.targets.append((self._edge(hop_of, node_id, consumer, label),
+                                              self._target(consumer, label)))
         return fused
 
-    def _edge(self, hop_of, upstream_id, consumer) -> Edge:
+    def _edge(self, hop_of, upstream_id, consumer, label) -> Edge:
         tag = consumer.param("tag_id") if consumer.kind == g.SIDE_OUTPUT else None
-        return Edge(hop_of[upstream_id], tag)
+        return Edge(hop_of[upstream_id], tag, label)
 
-    def _target(self, consumer, upstream_id) -> Target:
+    def _target(self, consumer, label: int) -> Target:
         uid = self.uids[consumer.id]
         if consumer.kind == g.SINK:
             return Target(uid)
-        label = consumer.inputs.index(upstream_id)
-        return Target(uid, label, _key_selectors(consumer)[label])
+        selectors = _key_selectors(consumer)
+        side = INPUT_NAMES[label] if len(selectors) > 1 else None
+        return Target(uid, label, selectors[label], side=side)
 
     def _reachable(self, start: int) -> List[g.Node]:
         seen, stack = set(), [start]

@@ -125,3 +125,39 @@ class KeyedCoProcess(_Wrapper):
         self.process_element2 = function.process_element2
         if hasattr(function, "on_timer"):
             self.on_timer = function.on_timer
+
+
+
+class _OneInput:
+    """One input's method of a two-input function, called as process_element(value, ctx)."""
+
+    def __init__(self, call):
+        self.call = call
+
+
+class _MapInput(_OneInput):
+    def process_element(self, value, ctx):
+        return (self.call(value),)
+
+
+class _FlatMapInput(_OneInput):
+    def process_element(self, value, ctx):
+        return self.call(value)
+
+
+class KeyedCoMap(_Wrapper):
+    """A CoMapFunction on keyed connected streams: map1 / map2 per input."""
+
+    def __init__(self, function):
+        super().__init__(function)
+        self.process_element1 = _MapInput(function.map1).process_element
+        self.process_element2 = _MapInput(function.map2).process_element
+
+
+class KeyedCoFlatMap(_Wrapper):
+    """A CoFlatMapFunction on keyed connected streams: flat_map1 / flat_map2 per input."""
+
+    def __init__(self, function):
+        super().__init__(function)
+        self.process_element1 = _FlatMapInput(function.flat_map1).process_element
+        self.process_element2 = _FlatMapInput(function.flat_map2).process_element

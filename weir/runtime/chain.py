@@ -131,3 +131,30 @@ class StatelessChain:
         for step in self.steps:
             values, stamps = step.run(values, stamps, side)
         return values, stamps, side
+
+
+class TwoInputChain:
+    """A stateless operator of two inputs (CoMapFunction, CoFlatMapFunction,
+    CoProcessFunction): the records of input i go through the function's method of that
+    input (map1/map2, flat_map1/flat_map2, process_element1/process_element2), each as a
+    one-input chain (with the operator's output conversion, if any)."""
+
+    def __init__(self, function, name: str, inputs: Sequence[StatelessChain]):
+        self.function = function
+        self.name = name
+        self.inputs = tuple(inputs)
+
+    def open(self, subtask_index=0, parallelism=1, job_parameters=None) -> None:
+        if hasattr(self.function, "open"):
+            self.function.open(RuntimeContext(self.name, None, subtask_index, parallelism,
+                                              job_parameters=job_parameters))
+        for chain in self.inputs:
+            chain.open(subtask_index, parallelism, job_parameters)
+
+    def close(self) -> None:
+        if hasattr(self.function, "close"):
+            self.function.close()
+
+    def run_input(self, input_label: int, values: list, stamps: list):
+        """`run_columns` of the records of input `input_label`."""
+        return self.inputs[input_label].run_columns(values, stamps)

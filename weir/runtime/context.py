@@ -109,8 +109,11 @@ class ProcessContext:
         self.current_key = None
         self.current_time_domain = None
 
-    def timestamp(self):
-        return self.current_timestamp
+    def timestamp(self) -> int:
+        """The record's (or timer's) timestamp; Long.MIN_VALUE for a record without one,
+        as in Flink."""
+        timestamp = self.current_timestamp
+        return MIN_WATERMARK if timestamp is None else timestamp
 
     def timer_service(self) -> TimerService:
         return self._timer_service

@@ -63,11 +63,14 @@ def source_error(exc: BaseException, source: str) -> UserFunctionError:
     return UserFunctionError(f"{MARKER}: source '{source}' failed: {type(exc).__name__}: {exc}")
 
 
-def wrap_user_error(exc: BaseException, operator: str, function) -> UserFunctionError:
+def wrap_user_error(exc: BaseException, operator: str, function,
+                    side: str = None) -> UserFunctionError:
+    """The error of a user function of `operator` (on its `side` input, if named)."""
     frame = user_frame(exc)
     where = f"{frame.filename}:{frame.lineno}" if frame else "unknown location"
+    on_side = f" ({side} input)" if side else ""
     message = (
-        f"{MARKER}: operator '{operator}' failed in user function {describe_function(function)}"
-        f" at {where}: {type(exc).__name__}: {exc}"
+        f"{MARKER}: operator '{operator}'{on_side} failed in user function "
+        f"{describe_function(function)} at {where}: {type(exc).__name__}: {exc}"
     )
     return UserFunctionError(message)
