@@ -3,8 +3,9 @@
 from weir.datastream.data_stream import DataStream, DataStreamSink, KeyedStream  # noqa: F401
 from weir.datastream.connected_streams import ConnectedStreams  # noqa: F401
 from weir.datastream.functions import (  # noqa: F401
-    AggregateFunction, AllWindowFunction, CoFlatMapFunction, CoMapFunction, CoProcessFunction,
-    FilterFunction, FlatMapFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
+    AggregateFunction, AllWindowFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
+    CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
+    KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
     MapFunction, ProcessAllWindowFunction, ProcessFunction,
     ProcessWindowFunction, ReduceFunction, RuntimeContext, SinkFunction, TimeDomain,
     TimerService, WindowFunction)

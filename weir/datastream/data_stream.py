@@ -115,6 +115,17 @@ class DataStream(PyFlinkGaps):
         from weir.datastream.connected_streams import ConnectedStreams
         return ConnectedStreams(self, other)
 
+    def join(self, other) -> "JoinedStreams":
+        """A window join: join(other).where(key).equal_to(other_key).window(assigner)
+        .apply(JoinFunction) (Flink's Java API)."""
+        from weir.datastream.joins import JoinedStreams
+        return JoinedStreams(self, other)
+
+    def co_group(self, other) -> "CoGroupedStreams":
+        """A window co-group: as join(), with apply(CoGroupFunction)."""
+        from weir.datastream.joins import CoGroupedStreams
+        return CoGroupedStreams(self, other)
+
     def window_all(self, window_assigner):
         from weir.datastream.windowed_stream import AllWindowedStream
         return AllWindowedStream(self, window_assigner)

@@ -161,6 +161,32 @@ class KeyedCoProcessFunction(Function):
         pass
 
 
+class JoinFunction(Function):
+    """join(first, second) returns the output of one pair (window joins; Flink's Java
+    API, which PyFlink lacks)."""
+
+    @abstractmethod
+    def join(self, first, second):
+        pass
+
+
+class FlatJoinFunction(Function):
+    """join(first, second) returns (or yields) any number of outputs for one pair."""
+
+    @abstractmethod
+    def join(self, first, second):
+        pass
+
+
+class CoGroupFunction(Function):
+    """co_group(first, second) returns (or yields) the outputs for a window's elements of
+    each input (either may be empty)."""
+
+    @abstractmethod
+    def co_group(self, first, second):
+        pass
+
+
 class SinkFunction(Function):
     """A custom sink: invoke(value, context) is called once per record, on the driver."""
 

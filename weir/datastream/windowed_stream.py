@@ -90,11 +90,15 @@ class WindowedStream:
         spec = WindowSpec(
             self._assigner, trigger, contents, window_function, self._evictor,
             self._allowed_lateness, self._late_tag.tag_id if self._late_tag else None)
-        node = stream._env._graph.add(
-            g.KEYED, f"Window({self._assigner!r}, {trigger!r}, {name})", (stream._node_id,),
-            output_type, key_selector=stream._key_selector, function=spec)
+        node = self._window_node(f"Window({self._assigner!r}, {trigger!r}, {name})", spec,
+                                 output_type)
         from weir.datastream.data_stream import DataStream
         return DataStream(stream._env, node.id)
+
+    def _window_node(self, name, spec, output_type):
+        stream = self._stream
+        return stream._env._graph.add(g.KEYED, name, (stream._node_id,), output_type,
+                                      key_selector=stream._key_selector, function=spec)
 
     def reduce(self, reduce_function, window_function=None, output_type=None):
         reduce = getattr(reduce_function, "reduce", reduce_function)
