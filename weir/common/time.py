@@ -24,14 +24,13 @@ _UNITS = (
 
 
 def _amount(value, what: str, unit: str) -> int:
-    """Check that ``value`` is a non-negative integer and return it as ``int``."""
+    """Check that ``value`` is an integer and return it as ``int``. As in PyFlink, an
+    amount may be negative (an interval join's lower bound); what needs a positive size
+    (a window) checks that itself."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s %s must be an int, got %s %r"
                         % (what, unit, type(value).__name__, value))
-    value = int(value)
-    if value < 0:
-        raise ValueError("%s must not be negative, got %d %s" % (what, value, unit))
-    return value
+    return int(value)
 
 
 def _repr_millis(cls_name: str, millis: int, use_of_names: bool) -> str:
@@ -96,7 +95,7 @@ class Time:
 
 @total_ordering
 class Duration:
-    """A non-negative amount of time with nanosecond precision.
+    """An amount of time with nanosecond precision (negative: backwards).
 
     ``to_milliseconds()`` floors to whole milliseconds; ``to_nanos()`` is exact.
     """

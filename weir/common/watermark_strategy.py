@@ -76,6 +76,8 @@ def _check_duration(value, what: str) -> Duration:
             hint = " (for milliseconds use Duration.of_millis(%d))" % value
         raise TypeError("%s must be a Duration, got %s %r%s"
                         % (what, type(value).__name__, value, hint))
+    if value.to_milliseconds() < 0:
+        raise ValueError("%s must not be negative, got %r" % (what, value))
     return value
 
 

@@ -5,8 +5,8 @@ from weir.datastream.connected_streams import ConnectedStreams  # noqa: F401
 from weir.datastream.functions import (  # noqa: F401
     AggregateFunction, AllWindowFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
     CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
-    KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
-    MapFunction, ProcessAllWindowFunction, ProcessFunction,
+    KeyedCoProcessFunction, KeyedProcessFunction, KeySelector, MapFunction,
+    ProcessAllWindowFunction, ProcessFunction, ProcessJoinFunction,
     ProcessWindowFunction, ReduceFunction, RuntimeContext, SinkFunction, TimeDomain,
     TimerService, WindowFunction)
 from weir.datastream.stream_execution_environment import (  # noqa: F401

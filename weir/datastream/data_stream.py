@@ -227,6 +227,12 @@ class KeyedStream(DataStream):
     def max_by(self, position_to_max_by=0) -> DataStream:
         return self._rolling("max_by", position_to_max_by)
 
+    def interval_join(self, other) -> "IntervalJoin":
+        """An interval join of two keyed streams: interval_join(other).between(lower,
+        upper).process(ProcessJoinFunction) (Flink's Java API)."""
+        from weir.datastream.joins import IntervalJoin
+        return IntervalJoin(self, other)
+
     # -- windows -------------------------------------------------------------------
     def window(self, window_assigner):
         from weir.datastream.windowed_stream import WindowedStream

@@ -7,6 +7,7 @@ from weir.common.gaps import module_gaps
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
 from weir.runtime.context import (ProcessContext, RuntimeContext, TimeDomain,  # noqa: F401
                                   TimerService)
+from weir.runtime.interval_join import ProcessJoinContext
 from weir.runtime.window.contexts import ProcessWindowContext
 
 IN = TypeVar("IN")
@@ -187,6 +188,18 @@ class CoGroupFunction(Function):
         pass
 
 
+class ProcessJoinFunction(Function):
+    """process_element(left, right, ctx) returns (or yields) the outputs of one joined
+    pair of an interval join; `yield tag, value` for a side output."""
+
+    class Context(ABC):
+        """get_left_timestamp(), get_right_timestamp(), get_timestamp(), output()."""
+
+    @abstractmethod
+    def process_element(self, left, right, ctx):
+        pass
+
+
 class SinkFunction(Function):
     """A custom sink: invoke(value, context) is called once per record, on the driver."""
 
@@ -245,6 +258,7 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
 for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext,
                  CoProcessFunction.Context, KeyedCoProcessFunction.OnTimerContext):
     _context.register(ProcessContext)
+ProcessJoinFunction.Context.register(ProcessJoinContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
 

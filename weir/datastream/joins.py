@@ -1,16 +1,21 @@
-"""Window joins and co-groups of two streams (Flink's Java API in snake_case; PyFlink's
-Python API has neither):
+"""Joins of two streams (Flink's Java API in snake_case; PyFlink's Python API has none):
 
     a.join(b).where(key_a).equal_to(key_b).window(assigner).apply(JoinFunction)
     a.co_group(b).where(key_a).equal_to(key_b).window(assigner).apply(CoGroupFunction)
+    keyed_a.interval_join(keyed_b).between(lower, upper).process(ProcessJoinFunction)
 
-with every window assigner, trigger, evictor and allowed lateness a WindowedStream takes.
-As in Flink, each input's records are tagged with their input and both go to one window
-operator: a window's join or co-group runs when it fires, over the elements of both inputs.
+Window joins and co-groups take every window assigner, trigger, evictor and allowed
+lateness a WindowedStream takes. As in Flink, each input's records are tagged with their
+input and both go to one window operator: a window's join or co-group runs when it fires,
+over the elements of both inputs. An interval join is one keyed operator of two inputs
+(weir.runtime.interval_join).
 """
 
 from weir.plan import graph as g
 from weir.runtime import co_group
+from weir.runtime.interval_join import IntervalJoinSpec
+from weir.runtime.output_tag import OutputTag
+from weir.runtime.window.windows import to_millis
 from weir.datastream.windowed_stream import WindowedStream
 from weir.runtime.adapters import resolve
 
@@ -101,3 +106,72 @@ class WithWindow(WindowedStream):
         raise TypeError(f"a window {self._kind} ends with apply(function)")
 
     reduce = aggregate = process = sum = min = max = min_by = max_by = _unsupported
+
+
+class IntervalJoin:
+    """keyed_a.interval_join(keyed_b): between(lower, upper) sets the interval."""
+
+    def __init__(self, first, second):
+        from weir.datastream.data_stream import KeyedStream
+        for stream in (first, second):
+            if not isinstance(stream, KeyedStream):
+                raise TypeError("interval_join() joins two keyed streams (key_by both), got "
+                                f"{type(stream).__name__}")
+        if first.get_execution_environment() is not second.get_execution_environment():
+            raise ValueError("interval_join() needs two streams of the same environment")
+        self._first, self._second = first, second
+
+    def between(self, lower_bound, upper_bound) -> "IntervalJoined":
+        """A first-input record at t joins second-input records at [t + lower, t + upper]
+        (Time, Duration or milliseconds; negative bounds reach back in time)."""
+        lower = to_millis(lower_bound, "lower bound")
+        upper = to_millis(upper_bound, "upper bound")
+        if lower > upper:
+            raise ValueError(f"interval join: the lower bound ({lower} ms) must not be above "
+                             f"the upper bound ({upper} ms)")
+        return IntervalJoined(self._first, self._second, lower, upper)
+
+
+class IntervalJoined:
+    """An interval join with its bounds: process(ProcessJoinFunction) ends it."""
+
+    def __init__(self, first, second, lower: int, upper: int):
+        self._first, self._second = first, second
+        self._lower, self._upper = lower, upper
+        self._inclusive = [True, True]
+        self._late_tags = [None, None]
+
+    def lower_bound_exclusive(self) -> "IntervalJoined":
+        self._inclusive[0] = False
+        return self
+
+    def upper_bound_exclusive(self) -> "IntervalJoined":
+        self._inclusive[1] = False
+        return self
+
+    def _late_output(self, side: int, output_tag) -> "IntervalJoined":
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("a late-data side output needs an OutputTag")
+        self._late_tags[side] = output_tag.tag_id
+        return self
+
+    def side_output_left_late_data(self, output_tag) -> "IntervalJoined":
+        """First-input records behind the watermark go to `output_tag`, not dropped."""
+        return self._late_output(0, output_tag)
+
+    def side_output_right_late_data(self, output_tag) -> "IntervalJoined":
+        return self._late_output(1, output_tag)
+
+    def process(self, process_join_function, output_type=None):
+        """process_element(left, right, ctx) returns (or yields) each pair's outputs;
+        ctx has get_left_timestamp(), get_right_timestamp(), get_timestamp(), output()."""
+        from weir.datastream.data_stream import DataStream
+        resolve(process_join_function, "process_element")
+        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,
+                                *self._inclusive, self._late_tags)
+        env = self._first.get_execution_environment()
+        node = env._graph.add(
+            g.KEYED, "IntervalJoin", (self._first._node_id, self._second._node_id),
+            output_type, key_selectors=(self._first._key_selector, self._second._key_selector),
+            function=spec)
+        return DataStream(env, node.id)

@@ -1,15 +1,19 @@
-"""Builds the keyed operator a plan node declares: a window operator from a WindowSpec, a
-keyed process operator from any KeyedProcessFunction-shaped function."""
+"""Builds the keyed operator a plan node declares: a window operator from a WindowSpec, an
+interval join from an IntervalJoinSpec, a keyed process operator from any
+KeyedProcessFunction-shaped function."""
 
+from weir.runtime.interval_join import IntervalJoinOperator, IntervalJoinSpec
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.keyed_process import KeyedProcessOperator
 from weir.runtime.window.operator import WindowOperator
 from weir.runtime.window.spec import WindowSpec
 
+_OPERATORS = {WindowSpec: WindowOperator, IntervalJoinSpec: IntervalJoinOperator}
+
 
 def create_keyed_operator(function, backend, name: str, subtask_index=0, parallelism=1,
                           job_parameters=None) -> KeyedStreamOperator:
-    kind = WindowOperator if isinstance(function, WindowSpec) else KeyedProcessOperator
+    kind = _OPERATORS.get(type(function), KeyedProcessOperator)
     return kind(function, backend, name, subtask_index, parallelism, job_parameters)
 
 
@@ -18,4 +22,6 @@ def wakes_every_batch(function) -> bool:
     group it owns must run in every micro-batch."""
     if isinstance(function, WindowSpec):
         return function.needs_processing_time
+    if isinstance(function, IntervalJoinSpec):
+        return False
     return hasattr(function, "on_timer")

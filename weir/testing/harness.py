@@ -8,6 +8,7 @@ import copy
 from collections import defaultdict
 
 from weir.runtime import adapters
+from weir.runtime.interval_join import IntervalJoinSpec
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.operator_factory import create_keyed_operator
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
@@ -52,8 +53,9 @@ class KeyedOperatorHarness:
         return operator
 
     def _operator_function(self, function):
-        """A window's spec as it is; a function wrapped as the plan wraps it."""
-        if isinstance(function, WindowSpec):
+        """A window's or interval join's spec as it is; a function wrapped as the plan
+        wraps it."""
+        if isinstance(function, (WindowSpec, IntervalJoinSpec)):
             return function
         two_inputs = len(self.key_selectors) == 2
         method = "process_element1" if two_inputs else "process_element"
