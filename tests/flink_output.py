@@ -1,7 +1,7 @@
 """Comparing a program's output with what PyFlink printed for it.
 
-Two differences are allowed: PyFlink prefixes lines with the subtask (`1> `) at its
-parallelism, and records of different keys may come in another order. Each key's records
+Two differences are allowed: PyFlink prefixes lines with the subtask (`1> `, or
+`name:1> ` for a named print) at its parallelism, and records of different keys may come in another order. Each key's records
 keep theirs: lines are compared grouped by all but their last field (the key of the
 records these programs print), in order.
 """
@@ -10,7 +10,9 @@ import re
 
 
 def lines_of(text):
-    return [re.sub(r"^\d+> ", "", line) for line in text.splitlines() if line]
+    lines = (re.sub(r"^(?:(\S+):)?\d+> ", lambda m: f"{m[1]}> " if m[1] else "", line)
+             for line in text.splitlines() if line)
+    return list(lines)
 
 
 def by_key(lines):

@@ -111,7 +111,7 @@ def test_every_pyflink_name_is_there_or_a_clear_gap():
                  for name in methods]
     gaps = [gap for gap in gaps if gap]
     assert "pyflink.datastream.connectors.kafka.KafkaSource" in gaps
-    assert "DataStream.broadcast()" in gaps and "StreamExecutionEnvironment.add_jars()" in gaps
+    assert "DataStream.cache()" in gaps and "StreamExecutionEnvironment.add_jars()" in gaps
     assert "DataStream.rebalance()" not in gaps  # a hint: records stay as they are
 
 

@@ -1,12 +1,14 @@
 """PyFlink's DataStream API on Spark (`pyflink.datastream` -> `weir.datastream`)."""
 
 from weir.datastream.data_stream import DataStream, DataStreamSink, KeyedStream  # noqa: F401
-from weir.datastream.connected_streams import ConnectedStreams  # noqa: F401
+from weir.datastream.connected_streams import (  # noqa: F401
+    BroadcastConnectedStream, BroadcastStream, ConnectedStreams)
 from weir.datastream.functions import (  # noqa: F401
-    AggregateFunction, AllWindowFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
+    AggregateFunction, AllWindowFunction, BaseBroadcastProcessFunction,
+    BroadcastProcessFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
     CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
-    KeyedCoProcessFunction, KeyedProcessFunction, KeySelector, MapFunction,
-    ProcessAllWindowFunction, ProcessFunction, ProcessJoinFunction,
+    KeyedBroadcastProcessFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
+    MapFunction, ProcessAllWindowFunction, ProcessFunction, ProcessJoinFunction,
     ProcessWindowFunction, ReduceFunction, RuntimeContext, SinkFunction, TimeDomain,
     TimerService, WindowFunction)
 from weir.datastream.stream_execution_environment import (  # noqa: F401
@@ -20,9 +22,8 @@ from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream", [
     "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
-    "BroadcastConnectedStream", "BroadcastProcessFunction", "BroadcastStream",
     "CheckpointStorage", "CustomCheckpointStorage", "CustomStateBackend",
     "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
     "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",
-    "KeyedBroadcastProcessFunction", "MemorySize", "Partitioner",
-    "PredefinedOptions", "SlotSharingGroup", "SourceFunction", "StateBackend"])
+    "MemorySize", "Partitioner", "PredefinedOptions", "SlotSharingGroup", "SourceFunction",
+    "StateBackend"])

@@ -7,7 +7,7 @@ is stateless and runs fused behind the producers of its inputs.
 """
 
 from weir.plan import graph as g
-from weir.runtime import adapters
+from weir.runtime import adapters, broadcast
 
 _METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
             "process": ("process_element1", "process_element2")}
@@ -31,6 +31,8 @@ class ConnectedStreams:
 
     def __init__(self, stream1, stream2):
         from weir.datastream.data_stream import DataStream
+        if isinstance(stream2, BroadcastStream):
+            raise TypeError("a BroadcastStream connects through DataStream.connect()")
         if not isinstance(stream2, DataStream):
             raise TypeError(f"connect() expects a DataStream, got {type(stream2).__name__}")
         if stream1.get_execution_environment() is not stream2.get_execution_environment():
@@ -77,4 +79,57 @@ class ConnectedStreams:
         else:
             node = env._graph.add(g.TWO_INPUT, _NAMES[kind], inputs, output_type,
                                   step=kind, function=func)
+        return DataStream(env, node.id)
+
+
+class BroadcastStream:
+    """stream.broadcast(descriptor, ...): a stream whose every element reaches every
+    parallel instance of the operator it is connected to, with broadcast state."""
+
+    def __init__(self, stream, descriptors):
+        from weir.runtime.state.descriptors import MapStateDescriptor
+        if not descriptors:
+            raise NotImplementedError(
+                "broadcast() without state descriptors (broadcast partitioning) is not "
+                "supported yet; pass the MapStateDescriptor(s) of the broadcast state")
+        for descriptor in descriptors:
+            if not isinstance(descriptor, MapStateDescriptor):
+                raise TypeError("broadcast() expects MapStateDescriptors, got "
+                                f"{type(descriptor).__name__}")
+        self.stream = stream
+        self.descriptors = tuple(descriptors)
+
+
+class BroadcastConnectedStream:
+    """stream.connect(broadcast_stream): process(BroadcastProcessFunction) or, on a keyed
+    stream, process(KeyedBroadcastProcessFunction)."""
+
+    def __init__(self, stream, broadcast_stream: BroadcastStream):
+        if stream.get_execution_environment() is not \
+                broadcast_stream.stream.get_execution_environment():
+            raise ValueError("connect() needs two streams of the same environment")
+        self.stream = stream
+        self.broadcast_stream = broadcast_stream
+
+    def process(self, func, output_type=None):
+        from weir.datastream.data_stream import DataStream, KeyedStream
+        from weir.datastream.functions import KeyedBroadcastProcessFunction
+        keyed = isinstance(self.stream, KeyedStream)
+        for method in ("process_element", "process_broadcast_element"):
+            if not callable(getattr(func, method, None)):
+                raise TypeError("BroadcastConnectedStream.process() expects a "
+                                f"{'Keyed' if keyed else ''}BroadcastProcessFunction (with "
+                                f"process_element and process_broadcast_element), got "
+                                f"{type(func).__name__} without {method}")
+        if isinstance(func, KeyedBroadcastProcessFunction) and not keyed:
+            raise TypeError("a KeyedBroadcastProcessFunction needs a keyed stream: "
+                            "key_by(...).connect(broadcast_stream)")
+        env = self.stream.get_execution_environment()
+        selectors = (self.stream._key_selector if keyed else broadcast.single_key,
+                     broadcast.AllKeyGroups())
+        node = env._graph.add(
+            g.KEYED, "Keyed Broadcast Process" if keyed else "Broadcast Process",
+            (self.stream._node_id, self.broadcast_stream.stream._node_id), output_type,
+            key_selectors=selectors,
+            function=broadcast.BroadcastSpec(func, self.broadcast_stream.descriptors))
         return DataStream(env, node.id)

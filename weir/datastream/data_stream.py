@@ -18,7 +18,7 @@ def _check_callable(function, method, operation):
 class DataStream(PyFlinkGaps):
     _pyflink_class = "DataStream"
     _pyflink_gaps = frozenset([
-        "broadcast", "cache", "force_non_parallel", "get_execution_config",
+        "cache", "force_non_parallel", "get_execution_config",
         "partition_custom", "project", "set_max_parallelism"])
 
     def __init__(self, env, node_id: int):
@@ -109,11 +109,21 @@ class DataStream(PyFlinkGaps):
         node = self._env._graph.add(g.UNION, "Union", inputs, self._node.output_type)
         return DataStream(self._env, node.id)
 
-    def connect(self, other) -> "ConnectedStreams":
-        """Two streams into one operator of two inputs (CoMapFunction, CoFlatMapFunction,
-        CoProcessFunction; KeyedCoProcessFunction once both are keyed)."""
-        from weir.datastream.connected_streams import ConnectedStreams
+    def connect(self, other):
+        """Two streams into one operator of two inputs: a ConnectedStreams (CoMapFunction,
+        CoFlatMapFunction, CoProcessFunction; KeyedCoProcessFunction once both are keyed),
+        or with a BroadcastStream a BroadcastConnectedStream."""
+        from weir.datastream.connected_streams import (BroadcastConnectedStream,
+                                                       BroadcastStream, ConnectedStreams)
+        if isinstance(other, BroadcastStream):
+            return BroadcastConnectedStream(self, other)
         return ConnectedStreams(self, other)
+
+    def broadcast(self, *broadcast_state_descriptors):
+        """A BroadcastStream with the given broadcast states (MapStateDescriptors): connect
+        it to a stream and process with a (Keyed)BroadcastProcessFunction."""
+        from weir.datastream.connected_streams import BroadcastStream
+        return BroadcastStream(self, broadcast_state_descriptors)
 
     def join(self, other) -> "JoinedStreams":
         """A window join: join(other).where(key).equal_to(other_key).window(assigner)
@@ -251,14 +261,14 @@ def _count_assigner(size, slide):
 
 
 _gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [
-    "BroadcastConnectedStream", "BroadcastStream", "CloseableIterator"])
+    "CloseableIterator"])
 
 
 def __getattr__(name):  # PyFlink's module paths of classes defined beside their code
     if name == "WindowedStream":
         from weir.datastream.windowed_stream import WindowedStream
         return WindowedStream
-    if name == "ConnectedStreams":
-        from weir.datastream.connected_streams import ConnectedStreams
-        return ConnectedStreams
+    if name in ("ConnectedStreams", "BroadcastStream", "BroadcastConnectedStream"):
+        from weir.datastream import connected_streams
+        return getattr(connected_streams, name)
     return _gaps(name)

@@ -7,6 +7,7 @@ from weir.common.gaps import module_gaps
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
 from weir.runtime.context import (ProcessContext, RuntimeContext, TimeDomain,  # noqa: F401
                                   TimerService)
+from weir.runtime import broadcast
 from weir.runtime.interval_join import ProcessJoinContext
 from weir.runtime.window.contexts import ProcessWindowContext
 
@@ -15,6 +16,8 @@ OUT = TypeVar("OUT")
 KEY = TypeVar("KEY")
 W = TypeVar("W")
 W2 = TypeVar("W2")
+IN1 = TypeVar("IN1")
+IN2 = TypeVar("IN2")
 
 
 class Function(ABC):
@@ -162,6 +165,65 @@ class KeyedCoProcessFunction(Function):
         pass
 
 
+class BaseBroadcastProcessFunction(Function):
+    """What both broadcast process functions share: their contexts."""
+
+    class BaseContext(ABC):
+        """timestamp(), current_processing_time(), current_watermark()."""
+
+    class Context(BaseContext):
+        """The BaseContext, get_broadcast_state(descriptor) (read and write)."""
+
+    class ReadOnlyContext(BaseContext):
+        """The BaseContext, get_broadcast_state(descriptor) (read only)."""
+
+
+class BroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[IN1, IN2, OUT]):
+    """process_element(value, ctx) for the non-broadcast input (ctx: ReadOnlyContext),
+    process_broadcast_element(value, ctx) for the broadcast one (ctx: Context)."""
+
+    class Context(BaseBroadcastProcessFunction.Context, ABC):
+        pass
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, ABC):
+        pass
+
+    @abstractmethod
+    def process_element(self, value, ctx):
+        pass
+
+    @abstractmethod
+    def process_broadcast_element(self, value, ctx):
+        pass
+
+
+class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction,
+                                    Generic[KEY, IN1, IN2, OUT]):
+    """As BroadcastProcessFunction on a keyed stream: process_element's ctx also has
+    timer_service() and get_current_key(); on_timer(timestamp, ctx) for its timers;
+    process_broadcast_element's ctx also has apply_to_keyed_state(descriptor, function)."""
+
+    class Context(BaseBroadcastProcessFunction.Context, ABC):
+        pass
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, ABC):
+        pass
+
+    class OnTimerContext(ReadOnlyContext, ABC):
+        pass
+
+    @abstractmethod
+    def process_element(self, value, ctx):
+        pass
+
+    @abstractmethod
+    def process_broadcast_element(self, value, ctx):
+        pass
+
+    def on_timer(self, timestamp: int, ctx):
+        pass
+
+
 class JoinFunction(Function):
     """join(first, second) returns the output of one pair (window joins; Flink's Java
     API, which PyFlink lacks)."""
@@ -259,10 +321,13 @@ for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext,
                  CoProcessFunction.Context, KeyedCoProcessFunction.OnTimerContext):
     _context.register(ProcessContext)
 ProcessJoinFunction.Context.register(ProcessJoinContext)
+for _function in (BroadcastProcessFunction, KeyedBroadcastProcessFunction):
+    _function.ReadOnlyContext.register(broadcast.ReadOnlyContext)
+    _function.Context.register(broadcast.BroadcastContext)
+KeyedBroadcastProcessFunction.OnTimerContext.register(broadcast.ReadOnlyContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream.functions", [
     "AsyncFunction", "AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy",
-    "BaseBroadcastProcessFunction", "BroadcastProcessFunction",
-    "KeyedBroadcastProcessFunction", "Partitioner", "SourceFunction"])
+    "Partitioner", "SourceFunction"])

@@ -7,25 +7,21 @@ consumers (Router).
 """
 
 import itertools
-from functools import partial
-from operator import is_not
 from typing import List
 
-from weir.plan import graph as g
 from weir.common.job import JobExecutionResult
-from weir.plan.operators import (build_chain, build_keyed_operator, build_two_input_chain,
-                                 output_converter)
-from weir.plan.physical import Fused, KeyedTask, PhysicalPlan, SourceTask
+from weir.plan.operators import build_keyed_operator, output_converter
+from weir.plan.physical import KeyedTask, PhysicalPlan, SourceTask
+from weir.plan.routing import Router
 from weir.runtime.chain import columns_of
-from weir.runtime.errors import UserFunctionError, source_error, wrap_user_error
-from weir.runtime.key_groups import KeyGroupAssigner, operator_index
+from weir.runtime.errors import UserFunctionError, source_error
+from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
-                               METRICS, PHASE_SHIFT, SEEN, WATERMARK, Bundler, dumps, loads,
-                               make_seq)
+                               METRICS, PHASE_SHIFT, SEEN, WATERMARK, Bundler, dumps, loads)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -39,127 +35,6 @@ def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
     read = sum(metrics.get(f"{task.uid}.{RECORDS_OUT}", 0) for task in plan.sources)
     written = sum(metrics.get(f"{uid}.{RECORDS_IN}", 0) for uid in plan.sinks)
     return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
-
-
-class KeyGrouper:
-    """Places records in the key groups of a keyed operator, naming it on error."""
-
-    def __init__(self, key_selector, max_parallelism, operator, side=None):
-        self.key_selector = key_selector
-        self.max_parallelism = max_parallelism
-        self.operator = operator
-        self.side = side
-        self._assign = None
-
-    def key_groups(self, values) -> list:
-        if self._assign is None:
-            self._assign = KeyGroupAssigner(self.max_parallelism)
-        try:  # an unhashable key fails in key_groups: also the key selector's error
-            return self._assign.key_groups(list(map(self.key_selector, values)))
-        except Exception as exc:
-            raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
-
-    def __getstate__(self):
-        return {**self.__dict__, "_assign": None}
-
-
-class Router:
-    """Runs a task's fused stateless nodes over its operator's output and sends every
-    record to each consuming operator (in its key group) or sink, with order keys."""
-
-    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0,
-                 watermark=None):
-        self.hops = fused.hops
-        self.watermark = watermark  # the node id of the watermark assigner that counts
-        self.chains = {}
-        for index, hop in enumerate(fused.hops):
-            if hop.node.kind in (g.STATELESS, g.TWO_INPUT):
-                chain = build_chain([hop.node], {hop.node.id: hop.uid}) \
-                    if hop.node.kind == g.STATELESS else build_two_input_chain(hop.node, hop.uid)
-                chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
-                           job_parameters=plan.job_parameters)
-                self.chains[index] = chain
-        self.targets = [(edge, target, None if target.key_selector is None else KeyGrouper(
-            target.key_selector, plan.max_parallelism, target.uid, target.side))
-            for edge, target in fused.targets]
-
-    def close(self) -> None:
-        for chain in self.chains.values():
-            chain.close()
-
-    def route(self, outputs: dict, phase: int, producer: int, counter: int, bundler,
-              seen=None, subtask: int = 0) -> int:
-        """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
-        counter. With a list `seen`, the watermark assigner that counts appends the largest
-        timestamp it saw.
-        Records for a sink carry `subtask`, the parallel instance that produced them."""
-        results = {None: outputs}
-        for index, hop in enumerate(self.hops):
-            if hop.node.kind == g.TWO_INPUT:
-                results[index] = self._run_two_inputs(self.chains[index], hop, results)
-            else:
-                values, stamps = _gather(results, hop.inputs)
-                results[index] = self._run_hop(index, hop, values, stamps, seen)
-        for edge, target, grouper in self.targets:
-            values, stamps = results[edge.source].get(edge.tag, ((), ()))
-            if not values:
-                continue
-            base = make_seq(phase, producer, counter)
-            counter += len(values)
-            groups = grouper.key_groups(values) if grouper is not None else None
-            bundler.add_all(target.uid, target.input, groups,
-                            list(zip(itertools.count(base), values, stamps)), subtask)
-        return counter
-
-    def _run_hop(self, index, hop, values, stamps, seen) -> dict:
-        chain = self.chains.get(index)
-        if chain is None:
-            if seen is not None and hop.node.id == self.watermark:
-                largest = max(filter(partial(is_not, None), stamps), default=None)
-                if largest is not None:
-                    seen.append(largest)
-            return {None: (values, stamps)}
-        if not values:
-            return {}
-        return _by_tag(*chain.run_columns(values, stamps))
-
-    @staticmethod
-    def _run_two_inputs(chain, hop, results) -> dict:
-        """Each input's records through the chain of that input; outputs by tag."""
-        out = {}
-        for edge in hop.inputs:
-            values, stamps = results[edge.source].get(edge.tag, ((), ()))
-            if values:
-                for tag, (more_values, more_stamps) in _by_tag(
-                        *chain.run_input(edge.input, values, stamps)).items():
-                    tagged = out.setdefault(tag, ([], []))
-                    tagged[0].extend(more_values)
-                    tagged[1].extend(more_stamps)
-        return out
-
-
-def _by_tag(values, stamps, side) -> dict:
-    """{tag: (values, timestamps)} of a chain's main outputs (tag None) and side outputs."""
-    out = {None: (values, stamps)}
-    for tag, value, ts in side:
-        tagged = out.get(tag)
-        if tagged is None:
-            tagged = out[tag] = ([], [])
-        tagged[0].append(value)
-        tagged[1].append(ts)
-    return out
-
-
-def _gather(results, edges):
-    if len(edges) == 1:
-        edge = edges[0]
-        return results[edge.source].get(edge.tag, ([], []))
-    values, stamps = [], []
-    for edge in edges:
-        more_values, more_stamps = results[edge.source].get(edge.tag, ((), ()))
-        values += more_values
-        stamps += more_stamps
-    return values, stamps
 
 
 class SourceRunner:

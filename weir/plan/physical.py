@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from weir.plan import graph as g
+from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.operator_factory import wakes_every_batch
 
 INPUT_NAMES = ("first", "second")
@@ -160,7 +161,8 @@ class _Planner:
         if consumer.kind == g.SINK:
             return Target(uid)
         selectors = _key_selectors(consumer)
-        side = INPUT_NAMES[label] if len(selectors) > 1 else None
+        side = None if len(selectors) == 1 else "broadcast" if isinstance(
+            selectors[label], AllKeyGroups) else INPUT_NAMES[label]
         return Target(uid, label, selectors[label], side=side)
 
     def _reachable(self, start: int) -> List[g.Node]:

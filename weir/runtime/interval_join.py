@@ -2,12 +2,15 @@
 
 Two keyed inputs; a left record at time t joins every right record of its key at times in
 [t + lower, t + upper] (a right record at time t: left records in [t - upper, t - lower]).
-Each input's records are buffered per key by timestamp until the watermark passes the
-last time a record of the other input could still join them; an event-time timer (in the
-namespace of its input) then drops the bucket. A record behind the watermark joins
+Each input's records are buffered per key, sorted by timestamp (two parallel lists: a
+record joins by two binary searches, not a scan of the buffer), until the watermark passes
+the last time a record of the other input could still join them; an event-time timer (in
+the namespace of its input) then drops that timestamp's records. A record behind the watermark joins
 nothing: it goes to its input's late-data side output if there is one, else it is counted
 in numLateRecordsDropped. Outputs carry the larger of the two timestamps.
 """
+
+from bisect import bisect_left, bisect_right
 
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.keyed_operator import Emit, KeyedStreamOperator
@@ -99,18 +102,25 @@ class IntervalJoinOperator(KeyedStreamOperator):
             self._emit(tag_id, value, timestamp)
 
     def _buffer(self, input_label, value, timestamp) -> None:
+        """Adds the record after those of the same or earlier times (usually: appends)."""
         name = BUFFERS[input_label]
         buffer = self.backend.get_entry(name)
         if buffer is None:
-            buffer = {}
-        bucket = buffer.get(timestamp)
-        if bucket is None:
-            buffer[timestamp] = [value]
+            self.backend.put_entry(name, ([timestamp], [value]))
+            return
+        times, values = buffer
+        if not times or times[-1] <= timestamp:
+            times.append(timestamp)
+            values.append(value)
         else:
-            bucket.append(value)
+            at = bisect_right(times, timestamp)
+            times.insert(at, timestamp)
+            values.insert(at, value)
         self.backend.put_entry(name, buffer)
 
     def _join(self, input_label, value, timestamp) -> None:
+        """Joins the record with the other input's buffered records in its interval, in
+        timestamp order."""
         others = self.backend.get_entry(BUFFERS[1 - input_label])
         if not others:
             return
@@ -118,12 +128,12 @@ class IntervalJoinOperator(KeyedStreamOperator):
             low, high = timestamp + self.spec.lower, timestamp + self.spec.upper
         else:
             low, high = timestamp - self.spec.upper, timestamp - self.spec.lower
-        for other_ts in sorted(t for t in others if low <= t <= high):
-            for other in others[other_ts]:
-                if input_label == LEFT:
-                    self._collect(value, other, timestamp, other_ts)
-                else:
-                    self._collect(other, value, other_ts, timestamp)
+        times, values = others
+        for at in range(bisect_left(times, low), bisect_right(times, high)):
+            if input_label == LEFT:
+                self._collect(value, values[at], timestamp, times[at])
+            else:
+                self._collect(values[at], value, times[at], timestamp)
 
     def _collect(self, left, right, left_ts, right_ts) -> None:
         ctx = self.ctx
@@ -155,8 +165,14 @@ class IntervalJoinOperator(KeyedStreamOperator):
             bucket = timestamp + spec.lower if spec.lower < 0 else timestamp
         name = BUFFERS[namespace]
         buffer = self.backend.get_entry(name)
-        if buffer is not None and buffer.pop(bucket, None) is not None:
-            if buffer:
-                self.backend.put_entry(name, buffer)
-            else:
-                self.backend.remove_entry(name)
+        if buffer is None:
+            return
+        times, values = buffer
+        low, high = bisect_left(times, bucket), bisect_right(times, bucket)
+        if low == high:
+            return
+        del times[low:high], values[low:high]
+        if times:
+            self.backend.put_entry(name, buffer)
+        else:
+            self.backend.remove_entry(name)

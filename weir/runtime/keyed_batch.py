@@ -45,12 +45,15 @@ def process_key_group_batch(operator, key_selector, key_group: int,
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
     labelled = isinstance(key_selector, tuple)
     try:
-        _process(operator, key_selector, records[:first_after], emit, labelled)
+        if labelled:
+            operator.process_labelled(records[:first_after], key_selector, emit)
+        else:
+            _process(operator, key_selector, records[:first_after], emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         collector.phase = AFTER_WATERMARK
         if labelled:
-            _process(operator, key_selector, records[first_after:], emit, labelled)
+            operator.process_labelled(records[first_after:], key_selector, emit)
         else:
             operator.process_batch(records[first_after:], key_selector, emit)
         if end_of_input:
@@ -60,11 +63,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
     return collector.outputs
 
 
-def _process(operator, key_selector, records, emit, labelled: bool) -> None:
+def _process(operator, key_selector, records, emit) -> None:
     process = operator.process_element
-    if labelled:
-        for _, value, timestamp, input_label in records:
-            process(key_selector[input_label](value), value, timestamp, emit, input_label)
-    else:
-        for _, value, timestamp in records:
-            process(key_selector(value), value, timestamp, emit)
+    for _, value, timestamp in records:
+        process(key_selector(value), value, timestamp, emit)

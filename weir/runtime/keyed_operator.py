@@ -66,6 +66,13 @@ class KeyedStreamOperator:
         for _, value, timestamp in records:
             process(key_selector(value), value, timestamp, emit)
 
+    def process_labelled(self, records, key_selectors, emit: Emit) -> None:
+        """A micro-batch's (seq, value, timestamp, input) records of several inputs, in
+        order; `key_selectors` has one per input."""
+        process = self.process_element
+        for _, value, timestamp, input_label in records:
+            process(key_selectors[input_label](value), value, timestamp, emit, input_label)
+
     def select_key(self, key) -> None:
         """Makes `key` current for state and timers."""
         self.backend.set_current_key(key)

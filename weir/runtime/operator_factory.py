@@ -1,14 +1,16 @@
 """Builds the keyed operator a plan node declares: a window operator from a WindowSpec, an
-interval join from an IntervalJoinSpec, a keyed process operator from any
-KeyedProcessFunction-shaped function."""
+interval join from an IntervalJoinSpec, a broadcast process operator from a BroadcastSpec,
+a keyed process operator from any KeyedProcessFunction-shaped function."""
 
+from weir.runtime.broadcast import BroadcastProcessOperator, BroadcastSpec
 from weir.runtime.interval_join import IntervalJoinOperator, IntervalJoinSpec
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.keyed_process import KeyedProcessOperator
 from weir.runtime.window.operator import WindowOperator
 from weir.runtime.window.spec import WindowSpec
 
-_OPERATORS = {WindowSpec: WindowOperator, IntervalJoinSpec: IntervalJoinOperator}
+_OPERATORS = {WindowSpec: WindowOperator, IntervalJoinSpec: IntervalJoinOperator,
+              BroadcastSpec: BroadcastProcessOperator}
 
 
 def create_keyed_operator(function, backend, name: str, subtask_index=0, parallelism=1,
@@ -20,7 +22,7 @@ def create_keyed_operator(function, backend, name: str, subtask_index=0, paralle
 def wakes_every_batch(function) -> bool:
     """Whether an operator of `function` may have processing-time timers, so that every key
     group it owns must run in every micro-batch."""
-    if isinstance(function, WindowSpec):
+    if isinstance(function, (WindowSpec, BroadcastSpec)):
         return function.needs_processing_time
     if isinstance(function, IntervalJoinSpec):
         return False

@@ -93,6 +93,7 @@ WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
 TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer
 CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
 ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)
+BROADCAST_PAGE = -6      # the broadcast states of a broadcast process operator
 
 
 def encode_pages(pages: dict) -> bytes:
@@ -114,6 +115,15 @@ def _max_ts(records):
     return max(timestamps) if timestamps else None
 
 
+class _Pickled:
+    """A bundle's records already pickled (one blob for many key groups)."""
+
+    __slots__ = ("blob", "ts")
+
+    def __init__(self, blob: bytes, ts):
+        self.blob, self.ts = blob, ts
+
+
 class Bundler:
     """Collects records into bundles, one per (target, input, key group), and controls."""
 
@@ -132,6 +142,14 @@ class Bundler:
             for key_group, record in zip(key_groups, records):
                 grouped[key_group].append(record)
             self.done.extend((to, input_label, kg, None, recs) for kg, recs in grouped.items())
+
+    def add_to_every_key_group(self, to: str, input_label: int, key_groups: int,
+                               records) -> None:
+        """Adds records for every key group of `to` (a broadcast input), pickled once."""
+        for start in range(0, len(records), MAX_BUNDLE_RECORDS):
+            chunk = records[start:start + MAX_BUNDLE_RECORDS]
+            pickled = _Pickled(pickle.dumps(chunk, protocol=5), _max_ts(chunk))
+            self.done.extend((to, input_label, kg, None, pickled) for kg in range(key_groups))
 
     def add_control(self, to: str, kind: str, ts=None, payload=None) -> None:
         self.done.append((to, 0, 0, kind, (payload, ts)))
@@ -156,7 +174,9 @@ class Bundler:
         """Everything added so far as rows (see COLUMNS); the bundler is then empty."""
         done, self.done, rows = self.done, [], []
         for to, input_label, key_group, control, payload in done:
-            if control is None:
+            if type(payload) is _Pickled:
+                rows.append((to, input_label, key_group, None, payload.blob, payload.ts))
+            elif control is None:
                 rows.append((to, input_label, key_group, None,
                              pickle.dumps(payload, protocol=5), _max_ts(payload)))
             else:

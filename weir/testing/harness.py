@@ -8,6 +8,7 @@ import copy
 from collections import defaultdict
 
 from weir.runtime import adapters
+from weir.runtime.broadcast import BROADCAST_INPUT, BroadcastSpec
 from weir.runtime.interval_join import IntervalJoinSpec
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.operator_factory import create_keyed_operator
@@ -55,7 +56,7 @@ class KeyedOperatorHarness:
     def _operator_function(self, function):
         """A window's or interval join's spec as it is; a function wrapped as the plan
         wraps it."""
-        if isinstance(function, (WindowSpec, IntervalJoinSpec)):
+        if isinstance(function, (WindowSpec, IntervalJoinSpec, BroadcastSpec)):
             return function
         two_inputs = len(self.key_selectors) == 2
         method = "process_element1" if two_inputs else "process_element"
@@ -89,6 +90,15 @@ class KeyedOperatorHarness:
 
     def process_element2(self, value, timestamp=None):
         return self.process_element(value, timestamp, 1)
+
+    def broadcast_element(self, value, timestamp=None):
+        """An element of a broadcast operator's broadcast input: to every key group, as the
+        engines send it."""
+        for key_group in range(self.max_parallelism):
+            self.operator.active_key_groups = (key_group,)
+            self.operator.process_element(None, value, timestamp, self._emit, BROADCAST_INPUT)
+        self.operator.flush()
+        return self
 
     def process_watermark(self, watermark: int):
         self.operator.active_key_groups = self._all_key_groups()

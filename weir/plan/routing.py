@@ -1,0 +1,173 @@
+"""Routing: a task runs its fused stateless nodes over its operator's output and sends
+every record to each consuming operator (in its key group, or for a broadcast input in
+every key group) or sink, with order keys (weir.runtime.wire)."""
+
+import itertools
+import pickle
+from functools import partial
+from operator import is_not
+
+from weir.plan import graph as g
+from weir.plan.operators import build_chain, build_two_input_chain
+from weir.plan.physical import Fused, PhysicalPlan, Target
+from weir.runtime.broadcast import AllKeyGroups
+from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.key_groups import KeyGroupAssigner
+from weir.runtime.wire import make_seq
+
+
+class KeyGrouper:
+    """Places records in the key groups of a keyed operator's input, naming the operator
+    (and the input, of a two-input operator) when its key selector fails."""
+
+    def __init__(self, key_selector, max_parallelism, operator, side=None):
+        self.key_selector = key_selector
+        self.max_parallelism = max_parallelism
+        self.operator = operator
+        self.side = side
+        self._assign = None
+
+    def key_groups(self, values) -> list:
+        if self._assign is None:
+            self._assign = KeyGroupAssigner(self.max_parallelism)
+        try:  # an unhashable key fails in key_groups: also the key selector's error
+            return self._assign.key_groups(list(map(self.key_selector, values)))
+        except Exception as exc:
+            raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
+
+    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+        bundler.add_all(target.uid, target.input, self.key_groups(values), records)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_assign": None}
+
+
+class EveryKeyGroup:
+    """Sends a broadcast input's records to every key group of its operator, pickled once."""
+
+    def __init__(self, max_parallelism: int):
+        self.max_parallelism = max_parallelism
+
+    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+        try:
+            bundler.add_to_every_key_group(target.uid, target.input, self.max_parallelism,
+                                           records)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            kinds = sorted({type(v).__name__ for v in values})
+            raise UserFunctionError(
+                f"operator '{target.uid}' ({target.side} input): a broadcast element cannot "
+                f"be pickled (element types: {', '.join(kinds)}): {type(exc).__name__}: "
+                f"{exc}") from exc
+
+
+class ToSink:
+    """Sends records to a sink, marked with the parallel instance that produced them."""
+
+    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+        bundler.add_all(target.uid, target.input, None, records, subtask)
+
+
+def placement(target: Target, max_parallelism: int):
+    """How records reach `target`: a sink, a broadcast input or a keyed input."""
+    if target.key_selector is None:
+        return ToSink()
+    if isinstance(target.key_selector, AllKeyGroups):
+        return EveryKeyGroup(max_parallelism)
+    return KeyGrouper(target.key_selector, max_parallelism, target.uid, target.side)
+
+
+class Router:
+    """Runs a task's fused stateless nodes over its operator's output and sends every
+    record to each consuming operator (in its key group) or sink, with order keys."""
+
+    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0,
+                 watermark=None):
+        self.hops = fused.hops
+        self.watermark = watermark  # the node id of the watermark assigner that counts
+        self.chains = {}
+        for index, hop in enumerate(fused.hops):
+            if hop.node.kind in (g.STATELESS, g.TWO_INPUT):
+                chain = build_chain([hop.node], {hop.node.id: hop.uid}) \
+                    if hop.node.kind == g.STATELESS else build_two_input_chain(hop.node, hop.uid)
+                chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
+                           job_parameters=plan.job_parameters)
+                self.chains[index] = chain
+        self.targets = [(edge, target, placement(target, plan.max_parallelism))
+                        for edge, target in fused.targets]
+
+    def close(self) -> None:
+        for chain in self.chains.values():
+            chain.close()
+
+    def route(self, outputs: dict, phase: int, producer: int, counter: int, bundler,
+              seen=None, subtask: int = 0) -> int:
+        """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
+        counter. With a list `seen`, the watermark assigner that counts appends the largest
+        timestamp it saw.
+        Records for a sink carry `subtask`, the parallel instance that produced them."""
+        results = {None: outputs}
+        for index, hop in enumerate(self.hops):
+            if hop.node.kind == g.TWO_INPUT:
+                results[index] = self._run_two_inputs(self.chains[index], hop, results)
+            else:
+                values, stamps = _gather(results, hop.inputs)
+                results[index] = self._run_hop(index, hop, values, stamps, seen)
+        for edge, target, place in self.targets:
+            values, stamps = results[edge.source].get(edge.tag, ((), ()))
+            if not values:
+                continue
+            base = make_seq(phase, producer, counter)
+            counter += len(values)
+            place.add(bundler, target, values,
+                      list(zip(itertools.count(base), values, stamps)), subtask)
+        return counter
+
+    def _run_hop(self, index, hop, values, stamps, seen) -> dict:
+        chain = self.chains.get(index)
+        if chain is None:
+            if seen is not None and hop.node.id == self.watermark:
+                largest = max(filter(partial(is_not, None), stamps), default=None)
+                if largest is not None:
+                    seen.append(largest)
+            return {None: (values, stamps)}
+        if not values:
+            return {}
+        return _by_tag(*chain.run_columns(values, stamps))
+
+    @staticmethod
+    def _run_two_inputs(chain, hop, results) -> dict:
+        """Each input's records through the chain of that input; outputs by tag."""
+        out = {}
+        for edge in hop.inputs:
+            values, stamps = results[edge.source].get(edge.tag, ((), ()))
+            if values:
+                for tag, (more_values, more_stamps) in _by_tag(
+                        *chain.run_input(edge.input, values, stamps)).items():
+                    tagged = out.setdefault(tag, ([], []))
+                    tagged[0].extend(more_values)
+                    tagged[1].extend(more_stamps)
+        return out
+
+
+def _by_tag(values, stamps, side) -> dict:
+    """{tag: (values, timestamps)} of a chain's main outputs (tag None) and side outputs."""
+    out = {None: (values, stamps)}
+    for tag, value, ts in side:
+        tagged = out.get(tag)
+        if tagged is None:
+            tagged = out[tag] = ([], [])
+        tagged[0].append(value)
+        tagged[1].append(ts)
+    return out
+
+
+def _gather(results, edges):
+    if len(edges) == 1:
+        edge = edges[0]
+        return results[edge.source].get(edge.tag, ([], []))
+    values, stamps = [], []
+    for edge in edges:
+        more_values, more_stamps = results[edge.source].get(edge.tag, ((), ()))
+        values += more_values
+        stamps += more_stamps
+    return values, stamps

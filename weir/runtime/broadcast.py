@@ -1,0 +1,224 @@
+"""Broadcast state: a stream's elements reach every parallel instance of an operator.
+
+weir runs a (keyed) broadcast process function as a keyed operator of two inputs: the
+keyed (or, non-keyed, a single) input, and the broadcast input, whose every element goes
+to every key group. Each key group keeps its own copy of the broadcast state in a reserved
+page and applies the same elements in the same order, so every copy is identical (as
+Flink's instances are, given a deterministic function), and a key group with no other
+input in a micro-batch still learns each element. Within a micro-batch's phase, a key
+group applies its broadcast elements before its other records.
+
+Flink calls process_broadcast_element once per parallel instance; weir calls it once per
+key group, and keeps the outputs of one key group per parallel instance (the first of its
+range), so a job emits what Flink emits at the same parallelism.
+"""
+
+from weir.runtime.context import ProcessContext, TimerService
+from weir.runtime.key_groups import operator_index
+from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.wire import BROADCAST_PAGE
+
+BROADCAST_INPUT = 1
+
+
+class AllKeyGroups:
+    """The key selector of a broadcast input: its records go to every key group."""
+
+    def __call__(self, value):
+        return None
+
+
+def single_key(value):
+    """The key of a non-keyed input connected to a broadcast stream: one key group holds
+    all its records (in order; weir runs it as one instance)."""
+    return 0
+
+
+class BroadcastSpec:
+    """A broadcast process node's function and its declared broadcast state descriptors."""
+
+    def __init__(self, function, descriptors):
+        self.function = function
+        self.state_names = tuple(d.name for d in descriptors)
+
+    @property
+    def needs_processing_time(self) -> bool:
+        return hasattr(self.function, "on_timer")
+
+
+class ReadOnlyBroadcastState:
+    """A broadcast state as process_element sees it: read only."""
+
+    def __init__(self, entries: dict, changed):
+        self._entries = entries
+        self._changed = changed
+
+    def get(self, key):
+        return self._entries.get(key)
+
+    def contains(self, key) -> bool:
+        return key in self._entries
+
+    def items(self):
+        return list(self._entries.items())
+
+    def keys(self):
+        return list(self._entries)
+
+    def values(self):
+        return list(self._entries.values())
+
+    def is_empty(self) -> bool:
+        return not self._entries
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self._entries
+
+    def __iter__(self):
+        return iter(list(self._entries))
+
+
+class BroadcastState(ReadOnlyBroadcastState):
+    """A broadcast state as process_broadcast_element sees it: read and write."""
+
+    def put(self, key, value) -> None:
+        self._entries[key] = value
+        self._changed()
+
+    def put_all(self, dict_value) -> None:
+        self._entries.update(dict_value)
+        self._changed()
+
+    def remove(self, key) -> None:
+        self._entries.pop(key, None)
+        self._changed()
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._changed()
+
+    def __setitem__(self, key, value) -> None:
+        self.put(key, value)
+
+    def __delitem__(self, key) -> None:
+        self.remove(key)
+
+
+class _BroadcastStates:
+    """The broadcast states of one key group (its reserved page)."""
+
+    def __init__(self, operator, key_group: int, writable: bool):
+        self.pages = operator.backend.key_group_pages(key_group)
+        self.names = operator.spec.state_names
+        self.kind = BroadcastState if writable else ReadOnlyBroadcastState
+
+    def get(self, descriptor):
+        if descriptor.name not in self.names:
+            raise ValueError(
+                f"broadcast state '{descriptor.name}' was not declared: pass its "
+                f"MapStateDescriptor to broadcast(...) (declared: {list(self.names)})")
+        page = self.pages.page(BROADCAST_PAGE)
+        entries = page.get(descriptor.name)
+        if entries is None:
+            entries = page[descriptor.name] = {}
+        return self.kind(entries, self._changed)
+
+    def _changed(self) -> None:
+        self.pages.mark_dirty(BROADCAST_PAGE)
+
+
+class ReadOnlyContext(ProcessContext):
+    """The ctx of process_element and on_timer: the process context, the clocks and the
+    broadcast states, read only."""
+
+    def __init__(self, operator):
+        super().__init__(TimerService(operator.clock, operator), operator._emit_side)
+        self._operator = operator
+
+    def current_processing_time(self) -> int:
+        return self._operator.clock.processing_time
+
+    def current_watermark(self) -> int:
+        return self._operator.clock.watermark
+
+    def get_broadcast_state(self, state_descriptor) -> ReadOnlyBroadcastState:
+        operator = self._operator
+        key_group = operator.backend.key_group_of(self.current_key)
+        return _BroadcastStates(operator, key_group, False).get(state_descriptor)
+
+
+class BroadcastContext(ReadOnlyContext):
+    """The ctx of process_broadcast_element: the broadcast states, writable, and (keyed)
+    apply_to_keyed_state."""
+
+    def __init__(self, operator):
+        super().__init__(operator)
+        self.key_group = None
+
+    def get_broadcast_state(self, state_descriptor) -> BroadcastState:
+        return _BroadcastStates(self._operator, self.key_group, True).get(state_descriptor)
+
+    def apply_to_keyed_state(self, state_descriptor, function) -> None:
+        """function(key, state) for every key of this instance with `state_descriptor`'s
+        state (Flink's KeyedBroadcastProcessFunction.Context.applyToKeyedState)."""
+        self._operator.apply_to_keyed_state(self.key_group, state_descriptor, function)
+
+    def timer_service(self):
+        raise RuntimeError("process_broadcast_element has no timer service: a broadcast "
+                           "element belongs to no key (register timers in process_element)")
+
+
+def _discard(tag_id, value, timestamp) -> None:
+    pass
+
+
+class BroadcastProcessOperator(KeyedProcessOperator):
+    """A (Keyed)BroadcastProcessFunction: process_element(value, ctx) for the first
+    input's records, process_broadcast_element(value, ctx) for the broadcast input's."""
+
+    def __init__(self, spec: BroadcastSpec, backend, name: str, subtask_index=0,
+                 parallelism=1, job_parameters=None):
+        super().__init__(spec.function, backend, name, subtask_index, parallelism,
+                         job_parameters)
+        self.spec = spec
+        self.parallelism = parallelism
+        self.ctx = ReadOnlyContext(self)
+        self.broadcast_ctx = BroadcastContext(self)
+        self._process_broadcast = spec.function.process_broadcast_element
+
+    def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
+        if input_label != BROADCAST_INPUT:
+            super().process_element(key, value, timestamp, emit)
+            return
+        key_group = self.active_key_groups[0]
+        ctx = self.broadcast_ctx
+        ctx.key_group, ctx.current_timestamp = key_group, timestamp
+        self._emit = emit if self._keeps_outputs(key_group) else _discard
+        self._output_ts = timestamp
+        self._collect(self._process_broadcast, value, ctx)
+
+    def process_labelled(self, records, key_selectors, emit) -> None:
+        """The broadcast input's records first, then the others, each in order."""
+        broadcast = [r for r in records if r[3] == BROADCAST_INPUT]
+        if len(broadcast) < len(records):
+            records = broadcast + [r for r in records if r[3] != BROADCAST_INPUT]
+        super().process_labelled(records, key_selectors, emit)
+
+    def _keeps_outputs(self, key_group: int) -> bool:
+        """Whether `key_group` is the first of its parallel instance's range."""
+        maxp, parallelism = self.backend.max_parallelism, self.parallelism
+        index = operator_index(key_group, maxp, parallelism)
+        return key_group == 0 or operator_index(key_group - 1, maxp, parallelism) != index
+
+    def apply_to_keyed_state(self, key_group: int, descriptor, function) -> None:
+        backend = self.backend
+        pages = backend.key_group_pages(key_group)
+        state = self.runtime_context._state(descriptor, descriptor.kind)
+        for page_id in range(backend.pages_per_key_group):
+            for key in [k for k, e in pages.page(page_id).items() if descriptor.name in e]:
+                backend.set_current_key(key)
+                self._call(function, key, state)
+        backend.set_current_key(None)
