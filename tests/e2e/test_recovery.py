@@ -13,6 +13,7 @@ import pytest
 pytestmark = pytest.mark.spark
 
 JOB = os.path.join(os.path.dirname(__file__), "jobs", "checkpointed_counts.py")
+TWO_INPUTS = os.path.join(os.path.dirname(__file__), "jobs", "checkpointed_two_inputs.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVENTS, PER_BATCH, RATE = 700, 50, 150
 
@@ -36,17 +37,19 @@ def read_output(directory):
     return records
 
 
-def start(output, checkpoint):
+def start(output, checkpoint, job=(JOB,)):
     env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
                PYSPARK_DRIVER_PYTHON=sys.executable)
-    return subprocess.Popen([sys.executable, JOB, output, checkpoint, str(EVENTS),
+    return subprocess.Popen([sys.executable, *job, output, checkpoint, str(EVENTS),
                              str(PER_BATCH), str(RATE)], env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path):
+def kill_and_restart(tmp_path, job_args):
+    """Starts the job, SIGKILLs it once it has written 3 micro-batches, starts it again
+    on the same checkpoint; returns everything it wrote."""
     output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
-    job = start(output, checkpoint)
+    job = start(output, checkpoint, job_args)
     deadline = time.time() + 300
     while time.time() < deadline:
         if os.path.isdir(output) and len([n for n in os.listdir(output)
@@ -59,12 +62,41 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
     written_before = len(read_output(output))
     assert 0 < written_before < EVENTS
 
-    restarted = start(output, checkpoint)
+    restarted = start(output, checkpoint, job_args)
     _, stderr = restarted.communicate(timeout=600)
     assert restarted.returncode == 0, stderr.decode()[-3000:]
+    return read_output(output)
 
-    records = read_output(output)
+
+def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path):
+    records = kill_and_restart(tmp_path, (JOB,))
     expected = expected_records()
     key = lambda r: (r["key"], r["ts"])  # noqa: E731
     assert sorted(records, key=key) == sorted(expected, key=key)
     assert len(records) == len(expected)
+
+
+def expected_two_inputs(kind):
+    left = [(f"k{i % 7}", i * 10) for i in range(EVENTS)]
+    right = [(f"k{i % 7}", i * 10 + 3) for i in range(EVENTS)]
+    if kind == "interval_join":
+        return [{"key": k, "ts": t, "right": u} for k, t in left for j, u in right
+                if k == j and abs(u - t) <= 20]
+    counts, records = {}, []
+    for side, events in enumerate((left, right) if kind == "co_process" else (left,)):
+        for key, ts in events:
+            counts[key, side] = counts.get((key, side), 0) + 1
+            record = {"key": key, "ts": ts, "count": counts[key, side]}
+            records.append({**record, "side": side} if kind == "co_process" else record)
+    for key in sorted({k for k, _ in left}):
+        final = ({"final": [counts[key, 0], counts[key, 1]]} if kind == "co_process"
+                 else {"final": counts[key, 0], "rules": EVENTS})
+        records.append({"key": key, "ts": 10**12, **final})
+    return records
+
+
+@pytest.mark.parametrize("kind", ["co_process", "broadcast", "interval_join"])
+def test_two_input_jobs_restart_from_checkpoint_as_if_never_killed(tmp_path, kind):
+    records = kill_and_restart(tmp_path, (TWO_INPUTS, kind))
+    order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    assert sorted(records, key=order) == sorted(expected_two_inputs(kind), key=order)

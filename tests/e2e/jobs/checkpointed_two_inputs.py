@@ -1,0 +1,109 @@
+"""Jobs of two inputs for the recovery test, into an exactly-once file sink.
+
+Usage: checkpointed_two_inputs.py KIND OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE
+KIND: co_process (KeyedCoProcessFunction), broadcast (KeyedBroadcastProcessFunction) or
+interval_join. Both inputs are rate-limited generators; see test_recovery.py for the
+output each must give.
+"""
+
+import sys
+
+from weir.common import Duration, Types, WatermarkStrategy
+from weir.datastream import (KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
+                             ProcessJoinFunction, StreamExecutionEnvironment)
+from weir.datastream.connectors import DataGeneratorSource, FileSink
+from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
+
+FINAL = 10**12
+RULES = MapStateDescriptor("rules", Types.INT(), Types.INT())
+
+
+def left_event(index):
+    return f"k{index % 7}", index * 10
+
+
+def right_event(index):
+    return f"k{index % 7}", index * 10 + 3
+
+
+class SideCounts(KeyedCoProcessFunction):
+    """Counts each input's records per key; the end of input reports both counts."""
+
+    def open(self, runtime_context):
+        self.counts = [runtime_context.get_state(ValueStateDescriptor(f"count{i}"))
+                       for i in (1, 2)]
+
+    def _count(self, side, value, ctx):
+        count = (self.counts[side].value() or 0) + 1
+        self.counts[side].update(count)
+        if count == 1 and self.counts[1 - side].value() is None:
+            ctx.timer_service().register_event_time_timer(FINAL)
+        yield {"key": value[0], "ts": value[1], "side": side, "count": count}
+
+    def process_element1(self, value, ctx):
+        yield from self._count(0, value, ctx)
+
+    def process_element2(self, value, ctx):
+        yield from self._count(1, value, ctx)
+
+    def on_timer(self, timestamp, ctx):
+        yield {"key": ctx.get_current_key(), "ts": timestamp,
+               "final": [c.value() for c in self.counts]}
+
+
+class RuleCounts(KeyedBroadcastProcessFunction):
+    """Counts records per key; the end of input reports the count and the broadcast
+    rules its key group has learned."""
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_broadcast_element(self, value, ctx):
+        ctx.get_broadcast_state(RULES).put(value[1], 1)
+
+    def process_element(self, value, ctx):
+        count = (self.count.value() or 0) + 1
+        self.count.update(count)
+        if count == 1:
+            ctx.timer_service().register_event_time_timer(FINAL)
+        yield {"key": value[0], "ts": value[1], "count": count}
+
+    def on_timer(self, timestamp, ctx):
+        rules = len(ctx.get_broadcast_state(RULES).keys())
+        yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value(),
+               "rules": rules}
+
+
+class Pairs(ProcessJoinFunction):
+    def process_element(self, left, right, ctx):
+        yield {"key": left[0], "ts": left[1], "right": right[1]}
+
+
+def build(kind, env, left, right):
+    if kind == "co_process":
+        return left.connect(right).key_by(lambda e: e[0], lambda e: e[0]).process(SideCounts())
+    if kind == "broadcast":
+        return left.key_by(lambda e: e[0]).connect(right.broadcast(RULES)).process(
+            RuleCounts())
+    return left.key_by(lambda e: e[0]).interval_join(right.key_by(lambda e: e[0])) \
+        .between(Duration.of_millis(-20), Duration.of_millis(20)).process(Pairs())
+
+
+def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2).set_spark_config("spark.master", "local[2]")
+    env.set_spark_config("spark.sql.shuffle.partitions", "2")
+    env.enable_checkpointing(200)
+    env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+    left, right = (env.from_source(DataGeneratorSource(
+        event, count=events, records_per_second=rate, max_records_per_batch=per_batch),
+        strategy, name) for event, name in ((left_event, "left"), (right_event, "right")))
+    build(kind, env, left, right).uid(kind).sink_to(FileSink.for_json_lines(output_dir).build())
+    env.execute(f"checkpointed {kind}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
+         float(sys.argv[6]))
