@@ -203,7 +203,7 @@ def parse_args(argv=None):
     parser.add_argument("--keys", default="100,100000", help="comma-separated key counts")
     parser.add_argument("--rate", type=int, default=10,
                         help="events per second of event time on each side")
-    parser.add_argument("--files", type=int, default=10, help="Parquet files per side")
+    parser.add_argument("--files", type=int, default=100, help="Parquet files per side")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--quiet", action="store_true", help="only print the table")

@@ -1,9 +1,9 @@
 """Comparing a program's output with what PyFlink printed for it.
 
 Two differences are allowed: PyFlink prefixes lines with the subtask (`1> `, or
-`name:1> ` for a named print) at its parallelism, and records of different keys may come in another order. Each key's records
-keep theirs: lines are compared grouped by all but their last field (the key of the
-records these programs print), in order.
+`name:1> ` for a named print) at its parallelism, and records of different keys may come
+in another order. Each key's records keep theirs: lines are compared grouped by all but
+their last field (the key of the records these programs print), in order.
 """
 
 import re

@@ -7,16 +7,10 @@ from weir.datastream import (BroadcastProcessFunction, KeyedBroadcastProcessFunc
                              OutputTag)
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.runtime.broadcast import BroadcastSpec
-from weir.runtime.sinks import CollectSink
-from weir.runtime.wire import MAX_WATERMARK
+from tests.streams import collect
+from weir.runtime.wire import BROADCAST_PAGE, MAX_WATERMARK
 
 FACTORS = MapStateDescriptor("factors", Types.STRING(), Types.INT())
-
-
-def _collect(stream) -> CollectSink:
-    sink = CollectSink()
-    stream._sink(sink, "collect")
-    return sink
 
 
 class Scale(BroadcastProcessFunction):
@@ -34,7 +28,7 @@ def test_non_keyed_broadcast_applies_the_batchs_rules_first(any_env):
     env = any_env
     numbers = env.from_collection([1, 2, 3])
     factors = env.from_collection([("x", 10), ("y", 5)])
-    sink = _collect(numbers.connect(factors.broadcast(FACTORS)).process(Scale()))
+    sink = collect(numbers.connect(factors.broadcast(FACTORS)).process(Scale()))
     env.execute("scale")
     assert sink.results == [10, 20, 30]  # one micro-batch: its broadcast elements first
 
@@ -68,7 +62,7 @@ def test_apply_to_keyed_state_reaches_every_key(any_env):
     env.set_parallelism(3)
     words = env.from_collection([f"k{i % 7}" for i in range(30)])
     control = env.from_collection(["reset"])
-    sink = _collect(words.key_by(lambda w: w).connect(control.broadcast(FACTORS))
+    sink = collect(words.key_by(lambda w: w).connect(control.broadcast(FACTORS))
                     .process(Count()))
     env.execute("reset")
     # The reset came first in the batch: every key counts from 0 and sees the state.
@@ -132,4 +126,5 @@ def test_every_key_group_keeps_the_same_broadcast_state():
     assert harness.extract_values() == [6, 15]
     pages = {kg: store.pages for kg, store in harness.stores.items()}
     assert len(pages) == harness.max_parallelism
-    assert len({blob for p in pages.values() for pid, blob in p.items() if pid == -6}) == 1
+    copies = {blob for p in pages.values() for pid, blob in p.items() if pid == BROADCAST_PAGE}
+    assert len(copies) == 1

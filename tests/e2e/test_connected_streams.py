@@ -6,13 +6,7 @@ from weir.common import Types
 from weir.datastream import CoMapFunction, KeyedCoProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.runtime.wire import MAX_WATERMARK
-from weir.runtime.sinks import CollectSink
-
-
-def _collect(stream) -> CollectSink:
-    sink = CollectSink()
-    stream._sink(sink, "collect")
-    return sink
+from tests.streams import collect
 
 
 class Totals(KeyedCoProcessFunction):
@@ -40,7 +34,7 @@ def test_keyed_inputs_share_each_keys_state(any_env):
     env = any_env
     numbers = env.from_collection(list(range(1, 21)))
     pairs = env.from_collection([(k, k) for k in range(5)] + [(9, 1)])
-    sink = _collect(numbers.connect(pairs).key_by(lambda n: n % 5, lambda p: p[0])
+    sink = collect(numbers.connect(pairs).key_by(lambda n: n % 5, lambda p: p[0])
                     .process(Totals()))
     env.execute("totals")
     expected = {k: sum(n for n in range(1, 21) if n % 5 == k) + 100 * k for k in range(5)}
@@ -51,7 +45,7 @@ def test_two_keyed_streams_connect_as_keyed(any_env):
     env = any_env
     left = env.from_collection([1, 2, 3]).key_by(lambda n: n)
     right = env.from_collection([("3", 30)]).key_by(lambda p: int(p[0]))
-    sink = _collect(left.connect(right).process(Totals()))
+    sink = collect(left.connect(right).process(Totals()))
     env.execute("keyed streams")
     assert sorted(sink.results) == [(1, 1), (2, 2), (3, 3003)]
 
@@ -69,7 +63,7 @@ class Label(CoMapFunction):
 def test_a_stream_connected_to_itself_is_read_once_per_input(any_env):
     env = any_env
     numbers = env.from_collection([1, 2])
-    sink = _collect(numbers.connect(numbers).map(Label()))
+    sink = collect(numbers.connect(numbers).map(Label()))
     env.execute("self")
     assert sorted(sink.results) == [("left", 1), ("left", 2), ("right", 1), ("right", 2)]
 

@@ -2,34 +2,17 @@
 
 import pytest
 
-from weir.common import Duration, WatermarkStrategy
+from weir.common import Duration
 from weir.common.time import Time
 from weir.datastream import OutputTag, ProcessFunction, ProcessJoinFunction
-from weir.datastream.connectors import DataGeneratorSource
 from weir.runtime.interval_join import IntervalJoinSpec
-from weir.runtime.sinks import CollectSink
+from tests.streams import collect, stamped
 from weir.testing.harness import KeyedOperatorHarness
 
 # (key, timestamp ms)
 LEFT = [("a", 1000), ("b", 2000), ("a", 5000), ("a", 9000), ("c", 9500)]
 RIGHT = [("a", 0), ("a", 1500), ("a", 2000), ("b", 3500), ("a", 4000), ("a", 6000),
          ("c", 7500), ("a", 10500)]
-
-
-def _stamped(env, records, per_batch=None):
-    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
-        .with_timestamp_assigner(lambda r, ts: r[1])
-    if per_batch is None:
-        return env.from_collection(records).assign_timestamps_and_watermarks(strategy)
-    source = DataGeneratorSource(records.__getitem__, count=len(records),
-                                 max_records_per_batch=per_batch)
-    return env.from_source(source, strategy, "generated")
-
-
-def _collect(stream) -> CollectSink:
-    sink = CollectSink()
-    stream._sink(sink, "collect")
-    return sink
 
 
 class Pair(ProcessJoinFunction):
@@ -49,12 +32,12 @@ def _reference(lower, upper, left=LEFT, right=RIGHT):
 
 
 def _join(env, lower, upper, exclusive=()):
-    joined = _stamped(env, LEFT).key_by(lambda r: r[0]) \
-        .interval_join(_stamped(env, RIGHT).key_by(lambda r: r[0])) \
+    joined = stamped(env, LEFT).key_by(lambda r: r[0]) \
+        .interval_join(stamped(env, RIGHT).key_by(lambda r: r[0])) \
         .between(lower, upper)
     for bound in exclusive:
         joined = getattr(joined, f"{bound}_bound_exclusive")()
-    return _collect(joined.process(Pair()).process(WithTimestamp()))
+    return collect(joined.process(Pair()).process(WithTimestamp()))
 
 
 def test_interval_join_pairs_records_within_the_bounds(any_env):
@@ -81,13 +64,13 @@ def test_late_records_go_to_their_sides_late_output(any_env):
     # and (a, 2 s) on the right come late; (a, 12 s) is on time.
     left = [("a", 1000), ("a", 10000), ("a", 3000), ("a", 12000)]
     right = [("a", 1500), ("z", 9000), ("a", 2000), ("a", 12500)]
-    joined = _stamped(env, left, 2).key_by(lambda r: r[0]) \
-        .interval_join(_stamped(env, right, 2).key_by(lambda r: r[0])) \
+    joined = stamped(env, left, 2).key_by(lambda r: r[0]) \
+        .interval_join(stamped(env, right, 2).key_by(lambda r: r[0])) \
         .between(Time.seconds(0), Time.seconds(1)) \
         .side_output_left_late_data(late_left).side_output_right_late_data(late_right) \
         .process(Pair())
-    pairs, lefts, rights = (_collect(joined), _collect(joined.get_side_output(late_left)),
-                            _collect(joined.get_side_output(late_right)))
+    pairs, lefts, rights = (collect(joined), collect(joined.get_side_output(late_left)),
+                            collect(joined.get_side_output(late_right)))
     env.execute("late")
     assert sorted(pairs.results) == [("a", 1000, 1500), ("a", 12000, 12500)]
     assert lefts.results == [("a", 3000)] and rights.results == [("a", 2000)]
@@ -96,10 +79,10 @@ def test_late_records_go_to_their_sides_late_output(any_env):
 def test_late_records_without_a_side_output_are_counted(any_env):
     env = any_env
     left = [("a", 1000), ("a", 10000), ("a", 3000)]
-    joined = _stamped(env, left, 2).key_by(lambda r: r[0]) \
-        .interval_join(_stamped(env, [("a", 1000)], 2).key_by(lambda r: r[0])) \
+    joined = stamped(env, left, 2).key_by(lambda r: r[0]) \
+        .interval_join(stamped(env, [("a", 1000)], 2).key_by(lambda r: r[0])) \
         .between(0, 0).process(Pair()).uid("join")
-    sink = _collect(joined)
+    sink = collect(joined)
     metrics = env.execute("dropped").get_metrics()
     assert sink.results == [("a", 1000, 1000)]
     assert metrics["join.numLateRecordsDropped"] == 1
@@ -109,7 +92,7 @@ def test_records_without_timestamps_fail_clearly(any_env):
     env = any_env
     joined = env.from_collection([("a", 1)]).key_by(lambda r: r[0]).interval_join(
         env.from_collection([("a", 1)]).key_by(lambda r: r[0])).between(0, 1).process(Pair())
-    _collect(joined)
+    collect(joined)
     with pytest.raises(Exception, match="need event-time timestamps"):
         env.execute("no timestamps")
 

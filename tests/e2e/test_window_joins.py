@@ -2,35 +2,17 @@
 
 import pytest
 
-from weir.common import Duration, WatermarkStrategy
 from weir.common.time import Time
 from weir.datastream import CoGroupFunction, FlatJoinFunction, JoinFunction
-from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.window import (EventTimeSessionWindows, SlidingEventTimeWindows,
                                     TumblingEventTimeWindows)
-from weir.runtime.sinks import CollectSink
+from tests.streams import collect, stamped
 
 # (user, timestamp ms, what)
 ORDERS = [("ann", 1000, "book"), ("bob", 2000, "pen"), ("ann", 4000, "lamp"),
           ("ann", 12000, "desk"), ("cid", 15000, "mug"), ("bob", 21000, "ink")]
 PAYMENTS = [("ann", 3000, 10), ("ann", 9000, 25), ("bob", 11000, 3), ("cid", 16000, 7),
             ("bob", 22000, 4), ("bob", 29000, 5), ("dan", 5000, 1)]
-
-
-def _stamped(env, records, per_batch=None):
-    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
-        .with_timestamp_assigner(lambda r, ts: r[1])
-    if per_batch is None:
-        return env.from_collection(records).assign_timestamps_and_watermarks(strategy)
-    source = DataGeneratorSource(records.__getitem__, count=len(records),
-                                 max_records_per_batch=per_batch)
-    return env.from_source(source, strategy, "generated")
-
-
-def _collect(stream) -> CollectSink:
-    sink = CollectSink()
-    stream._sink(sink, "collect")
-    return sink
 
 
 class Paid(JoinFunction):
@@ -54,10 +36,10 @@ def _reference_join(size, slide=None):
 
 def test_tumbling_window_join_pairs_each_window(any_env):
     env = any_env
-    joined = _stamped(env, ORDERS).join(_stamped(env, PAYMENTS)) \
+    joined = stamped(env, ORDERS).join(stamped(env, PAYMENTS)) \
         .where(lambda o: o[0]).equal_to(lambda p: p[0]) \
         .window(TumblingEventTimeWindows.of(Time.seconds(10))).apply(Paid())
-    sink = _collect(joined)
+    sink = collect(joined)
     env.execute("tumbling join")
     assert sorted(sink.results) == [("ann", "book", 10), ("ann", "book", 25),
                                     ("ann", "lamp", 10), ("ann", "lamp", 25),
@@ -68,11 +50,11 @@ def test_tumbling_window_join_pairs_each_window(any_env):
 
 def test_sliding_window_join_emits_a_pair_once_per_shared_window(any_env):
     env = any_env
-    joined = _stamped(env, ORDERS).join(_stamped(env, PAYMENTS)) \
+    joined = stamped(env, ORDERS).join(stamped(env, PAYMENTS)) \
         .where(lambda o: o[0]).equal_to(lambda p: p[0]) \
         .window(SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))) \
         .apply(lambda o, p: (o[0], o[2], p[2]))
-    sink = _collect(joined)
+    sink = collect(joined)
     env.execute("sliding join")
     assert sorted(sink.results) == _reference_join(10000, 5000)
     # book (1 s) and the 10 (3 s) share [-5 s, 5 s) and [0 s, 10 s)
@@ -86,10 +68,10 @@ class Summary(CoGroupFunction):
 
 def test_co_group_sees_windows_with_one_input_only(any_env):
     env = any_env
-    grouped = _stamped(env, ORDERS).co_group(_stamped(env, PAYMENTS)) \
+    grouped = stamped(env, ORDERS).co_group(stamped(env, PAYMENTS)) \
         .where(lambda o: o[0]).equal_to(lambda p: p[0]) \
         .window(TumblingEventTimeWindows.of(Time.seconds(10))).apply(Summary())
-    sink = _collect(grouped)
+    sink = collect(grouped)
     env.execute("co-group")
     assert sorted(sink.results) == sorted([
         (["book", "lamp"], 35), (["desk"], 0), (["pen"], 0), ([], 3), (["ink"], 9),
@@ -105,10 +87,10 @@ class Pairs(FlatJoinFunction):
 
 def test_session_window_flat_join(any_env):
     env = any_env
-    joined = _stamped(env, ORDERS).join(_stamped(env, PAYMENTS)) \
+    joined = stamped(env, ORDERS).join(stamped(env, PAYMENTS)) \
         .where(lambda o: o[0]).equal_to(lambda p: p[0]) \
         .window(EventTimeSessionWindows.with_gap(Time.seconds(3))).apply(Pairs())
-    sink = _collect(joined)
+    sink = collect(joined)
     env.execute("session join")
     # ann's session [1 s, 7 s) holds book, lamp and the 10; [9 s, 12 s) and [12 s, 15 s)
     # touch, so they merge (as Flink's) and desk meets the 25; bob's [21 s, 25 s) holds ink
@@ -123,11 +105,11 @@ def test_allowed_lateness_fires_the_window_again_with_the_late_pair(any_env):
     # Batches of two: the watermark passes 10 s before the late order (ann, 5 s) arrives.
     orders = [("ann", 1000, "book"), ("ann", 12000, "desk"), ("ann", 5000, "late")]
     payments = [("ann", 2000, 10), ("ann", 13000, 20)]
-    joined = _stamped(env, orders, per_batch=2).join(_stamped(env, payments, per_batch=2)) \
+    joined = stamped(env, orders, per_batch=2).join(stamped(env, payments, per_batch=2)) \
         .where(lambda o: o[0]).equal_to(lambda p: p[0]) \
         .window(TumblingEventTimeWindows.of(Time.seconds(10))) \
         .allowed_lateness(Time.seconds(30)).apply(Paid())
-    sink = _collect(joined)
+    sink = collect(joined)
     env.execute("late join")
     assert sorted(sink.results) == sorted([
         ("ann", "book", 10), ("ann", "desk", 20),

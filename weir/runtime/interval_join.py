@@ -65,14 +65,6 @@ class IntervalJoinOperator(KeyedStreamOperator):
         self.ctx = ProcessJoinContext(self._emit_side)
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
 
-    def open(self) -> None:
-        if hasattr(self.function, "open"):
-            self._call(self.function.open, self.runtime_context)
-
-    def close(self) -> None:
-        if hasattr(self.function, "close"):
-            self._call(self.function.close)
-
     # -- records ---------------------------------------------------------------------
     def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
         if timestamp is None:

@@ -24,6 +24,7 @@ Emit = Callable[[object, object, object], None]  # (tag_id or None, value, times
 class KeyedStreamOperator:
     # Whether on_timer is ever called: an operator without timers skips the timer queues.
     handles_timers = True
+    function = None  # the user's function, opened and closed with the operator
 
     def __init__(self, backend, name: str, subtask_index=0, parallelism=1,
                  job_parameters=None):
@@ -40,9 +41,13 @@ class KeyedStreamOperator:
     # -- lifecycle -------------------------------------------------------------------
     def open(self) -> None:
         """Opens the user functions; state may be read from here on."""
+        if hasattr(self.function, "open"):
+            self._call(self.function.open, self.runtime_context)
 
     def close(self) -> None:
         """Closes the user functions."""
+        if hasattr(self.function, "close"):
+            self._call(self.function.close)
 
     def flush(self) -> None:
         """Writes changed state pages and timers back to their stores (the snapshot)."""

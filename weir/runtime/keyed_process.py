@@ -31,15 +31,6 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self._on_timer = getattr(function, "on_timer", None)
         self.handles_timers = self._on_timer is not None
 
-    # -- lifecycle -------------------------------------------------------------------
-    def open(self) -> None:
-        if hasattr(self.function, "open"):
-            self._call(self.function.open, self.runtime_context)
-
-    def close(self) -> None:
-        if hasattr(self.function, "close"):
-            self._call(self.function.close)
-
     # -- elements and timers ---------------------------------------------------------
     def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
         """One record of input `input_label` (an operator of two inputs calls its
