@@ -8,9 +8,8 @@ is stateless and runs fused behind the producers of its inputs.
 
 from weir.plan import graph as g
 from weir.runtime import adapters, broadcast
+from weir.runtime.chain import TWO_INPUT_METHODS
 
-_METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
-            "process": ("process_element1", "process_element2")}
 _FUNCTIONS = {"map": "CoMapFunction", "flat_map": "CoFlatMapFunction",
               "process": "CoProcessFunction or KeyedCoProcessFunction"}
 _KEYED_ADAPTERS = {"map": adapters.KeyedCoMap, "flat_map": adapters.KeyedCoFlatMap,
@@ -19,10 +18,11 @@ _NAMES = {"map": "Co-Map", "flat_map": "Co-Flat Map", "process": "Co-Process"}
 
 
 def _check_function(function, kind: str) -> None:
-    missing = [m for m in _METHODS[kind] if not callable(getattr(function, m, None))]
+    methods = TWO_INPUT_METHODS[kind]
+    missing = [m for m in methods if not callable(getattr(function, m, None))]
     if missing:
         raise TypeError(f"ConnectedStreams.{kind}() expects a {_FUNCTIONS[kind]} (with "
-                        f"{' and '.join(_METHODS[kind])}), got {type(function).__name__} "
+                        f"{' and '.join(methods)}), got {type(function).__name__} "
                         f"without {', '.join(missing)}")
 
 

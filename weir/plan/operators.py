@@ -5,7 +5,7 @@ from typing import List
 
 from weir.plan.graph import Node
 from weir.runtime.adapters import FinalReduce, KeyedReduce
-from weir.runtime.chain import StatelessChain, Step, TwoInputChain
+from weir.runtime.chain import TWO_INPUT_METHODS, StatelessChain, Step, TwoInputChain
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.operator_factory import create_keyed_operator
 
@@ -48,10 +48,6 @@ def _steps(node: Node, kind: str, function, name: str) -> List[Step]:
     if kind in ("map", "flat_map", "process") and _converts(node):
         steps.append(Step("map", _Convert(node.output_type, name), name))
     return steps
-
-
-TWO_INPUT_METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
-                     "process": ("process_element1", "process_element2")}
 
 
 def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:

@@ -133,6 +133,11 @@ class StatelessChain:
         return values, stamps, side
 
 
+# The methods of a two-input function, per input, by step kind.
+TWO_INPUT_METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
+                     "process": ("process_element1", "process_element2")}
+
+
 class TwoInputChain:
     """A stateless operator of two inputs (CoMapFunction, CoFlatMapFunction,
     CoProcessFunction): the records of input i go through the function's method of that
