@@ -4,7 +4,7 @@ from weir.datastream.data_stream import DataStream, DataStreamSink, KeyedStream 
 from weir.datastream.connected_streams import (  # noqa: F401
     BroadcastConnectedStream, BroadcastStream, ConnectedStreams)
 from weir.datastream.functions import (  # noqa: F401
-    AggregateFunction, AllWindowFunction, BaseBroadcastProcessFunction,
+    AggregateFunction, AsyncFunction, AsyncRetryPredicate, AsyncRetryStrategy, AllWindowFunction, BaseBroadcastProcessFunction,
     BroadcastProcessFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
     CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
     KeyedBroadcastProcessFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
@@ -18,10 +18,11 @@ from weir.datastream.window import (  # noqa: F401
     CountWindow, GlobalWindow, MergingWindowAssigner, TimeWindow, Trigger, TriggerResult,
     Window, WindowAssigner)
 from weir.datastream.windowed_stream import AllWindowedStream, WindowedStream  # noqa: F401
+from weir.datastream.async_data_stream import AsyncDataStream  # noqa: F401
+from weir.datastream import async_retry_predicates, async_retry_strategies  # noqa: F401
 from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream", [
-    "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
     "CheckpointStorage", "CustomCheckpointStorage", "CustomStateBackend",
     "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
     "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",

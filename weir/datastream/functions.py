@@ -1,7 +1,7 @@
 """User function base classes, with PyFlink's names (`pyflink.datastream.functions`)."""
 
 from abc import ABC, abstractmethod
-from typing import Generic, TypeVar
+from typing import Callable, Generic, List, Optional, TypeVar
 
 from weir.common.gaps import module_gaps
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
@@ -328,6 +328,71 @@ KeyedBroadcastProcessFunction.OnTimerContext.register(broadcast.ReadOnlyContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
 
+
+
+class AsyncFunction(Function, Generic[IN, OUT]):
+    """Async I/O (AsyncDataStream): `async_invoke` is a coroutine (`async def`) returning
+    a collection of results for one record; `timeout` gives the results of a record whose
+    requests did not complete in time (by default it fails the job)."""
+
+    @abstractmethod
+    async def async_invoke(self, value: IN) -> List[OUT]:
+        pass
+
+    def timeout(self, value: IN) -> List[OUT]:
+        raise TimeoutError(f"Async function call has timed out for input: {value}")
+
+
+class AsyncRetryPredicate(ABC, Generic[OUT]):
+    """When an attempt is retried: a predicate on its results, one on its exception."""
+
+    @abstractmethod
+    def result_predicate(self) -> Optional[Callable[[List[OUT]], bool]]:
+        pass
+
+    @abstractmethod
+    def exception_predicate(self) -> Optional[Callable[[Exception], bool]]:
+        pass
+
+
+class AsyncRetryStrategy(ABC, Generic[OUT]):
+    """Whether and when a record's async request is tried again (attempts count from 1)."""
+
+    @abstractmethod
+    def can_retry(self, current_attempts: int) -> bool:
+        pass
+
+    @abstractmethod
+    def get_backoff_time_millis(self, current_attempts: int) -> int:
+        pass
+
+    @abstractmethod
+    def get_retry_predicate(self) -> AsyncRetryPredicate[OUT]:
+        pass
+
+    @staticmethod
+    def no_restart() -> "AsyncRetryStrategy":
+        from weir.datastream import async_retry_strategies
+        return async_retry_strategies.NO_RETRY_STRATEGY
+
+    @staticmethod
+    def fixed_delay(max_attempts: int, backoff_time_millis: int,
+                    result_predicate: Optional[Callable[[List[OUT]], bool]],
+                    exception_predicate: Optional[Callable[[Exception], bool]]):
+        from weir.datastream.async_retry_strategies import FixedDelayRetryStrategy
+        return FixedDelayRetryStrategy(max_attempts, backoff_time_millis, result_predicate,
+                                       exception_predicate)
+
+    @staticmethod
+    def exponential_backoff(max_attempts: int, initial_delay: int, max_retry_delay: int,
+                            multiplier: float,
+                            result_predicate: Optional[Callable[[List[OUT]], bool]],
+                            exception_predicate: Optional[Callable[[Exception], bool]]):
+        from weir.datastream.async_retry_strategies import ExponentialBackoffDelayRetryStrategy
+        return ExponentialBackoffDelayRetryStrategy(
+            max_attempts, initial_delay, max_retry_delay, multiplier, result_predicate,
+            exception_predicate)
+
+
 __getattr__ = module_gaps(__name__, "pyflink.datastream.functions", [
-    "AsyncFunction", "AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy",
-    "Partitioner", "SourceFunction"])
+    "AsyncFunctionDescriptor", "Partitioner", "SourceFunction"])
