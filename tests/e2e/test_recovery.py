@@ -79,6 +79,8 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
 def expected_two_inputs(kind):
     left = [(f"k{i % 7}", i * 10) for i in range(EVENTS)]
     right = [(f"k{i % 7}", i * 10 + 3) for i in range(EVENTS)]
+    if kind == "async":
+        return [{"key": k, "ts": t, "answer": t * 2} for k, t in left]
     if kind == "interval_join":
         return [{"key": k, "ts": t, "right": u} for k, t in left for j, u in right
                 if k == j and abs(u - t) <= 20]
@@ -95,8 +97,8 @@ def expected_two_inputs(kind):
     return records
 
 
-@pytest.mark.parametrize("kind", ["co_process", "broadcast", "interval_join"])
-def test_two_input_jobs_restart_from_checkpoint_as_if_never_killed(tmp_path, kind):
+@pytest.mark.parametrize("kind", ["co_process", "broadcast", "interval_join", "async"])
+def test_multi_stream_jobs_restart_from_checkpoint_as_if_never_killed(tmp_path, kind):
     records = kill_and_restart(tmp_path, (TWO_INPUTS, kind))
     order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
     assert sorted(records, key=order) == sorted(expected_two_inputs(kind), key=order)

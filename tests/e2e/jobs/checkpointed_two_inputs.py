@@ -1,15 +1,18 @@
-"""Jobs of two inputs for the recovery test, into an exactly-once file sink.
+"""Jobs of two inputs (and one of async I/O) for the recovery test, into an exactly-once
+file sink.
 
 Usage: checkpointed_two_inputs.py KIND OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE
 KIND: co_process (KeyedCoProcessFunction), broadcast (KeyedBroadcastProcessFunction) or
-interval_join. Both inputs are rate-limited generators; see test_recovery.py for the
-output each must give.
+interval_join; or async (the first input through unordered async I/O). The inputs are
+rate-limited generators; see test_recovery.py for the output each must give.
 """
 
+import asyncio
+import random
 import sys
 
-from weir.common import Duration, Types, WatermarkStrategy
-from weir.datastream import (KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
+from weir.common import Duration, Time, Types, WatermarkStrategy
+from weir.datastream import (AsyncDataStream, AsyncFunction, KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
                              ProcessJoinFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
@@ -79,7 +82,17 @@ class Pairs(ProcessJoinFunction):
         yield {"key": left[0], "ts": left[1], "right": right[1]}
 
 
+class Lookup(AsyncFunction):
+    """A remote lookup answering after a random few milliseconds."""
+
+    async def async_invoke(self, value):
+        await asyncio.sleep(random.random() / 100)
+        return [{"key": value[0], "ts": value[1], "answer": value[1] * 2}]
+
+
 def build(kind, env, left, right):
+    if kind == "async":
+        return AsyncDataStream.unordered_wait(left, Lookup(), Time.seconds(10), 20)
     if kind == "co_process":
         return left.connect(right).key_by(lambda e: e[0], lambda e: e[0]).process(SideCounts())
     if kind == "broadcast":
