@@ -10,10 +10,13 @@ run in this process on the tests' shared Spark session (a fresh Spark costs ~20 
 """
 
 import glob
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -78,3 +81,29 @@ def test_example_writes_what_pyflink_writes(run_example, tmp_path, name):
         args = ["--input", os.path.join(EXAMPLES, "word_count.input.txt")] + args
     assert run_example(name, *args) == ""
     assert_same_records(_written(tmp_path / "out"), _expected(name, "files.out"))
+
+
+def test_remote_model_inference_answers_each_generated_row_once():
+    """The async I/O example (unbounded random input, random latency, failures and
+    retries) prints well-formed answers, each to a distinct generated row; it runs until
+    it has printed 30 of them."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    job = subprocess.Popen([sys.executable, os.path.join(EXAMPLES, "remote_model_inference.py")],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    stuck = threading.Timer(300, os.killpg, (job.pid, signal.SIGKILL))  # never hang CI
+    stuck.start()
+    try:
+        lines = [job.stdout.readline() for _ in range(31)]
+    finally:
+        stuck.cancel()
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+    assert lines[0] == "Printing result to stdout. Use --output to specify output path.\n", \
+        job.stderr.read()[-3000:]
+    answers = [json.loads(line) for line in lines[1:]]
+    assert all(set(a) == {"user_id", "comments", "analysis_result"} for a in answers)
+    assert all(a["analysis_result"] == "positive" for a in answers)
+    assert all(-2**31 <= a["user_id"] < 2**31 for a in answers)
+    assert all(re.fullmatch("[0-9a-f]{100}", a["comments"]) for a in answers)
+    assert len({(a["user_id"], a["comments"]) for a in answers}) == len(answers)
