@@ -40,6 +40,7 @@ import asyncio
 import math
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 
@@ -67,6 +68,7 @@ class Service:
         self.arrivals = {}  # tick -> sum of its requests' arrival times
         self.answered, self.late_max, self.late_sum, self.flushes = 0, 0.0, 0.0, 0
         self.latency_sum = 0.0  # of every answered request: answer time - arrival time
+        self.connections = 0
 
     def enqueue(self, transport, lines):
         now = self.loop.time()
@@ -109,6 +111,7 @@ class ServiceProtocol(asyncio.Protocol):
 
     def connection_made(self, transport):
         self.transport = transport
+        self.service.connections += 1
 
     def data_received(self, data):
         lines = (self.rest + data).split(b"\n") if self.rest else data.split(b"\n")
@@ -129,6 +132,7 @@ async def serve(control, latency, bucket):
     server.close()
     answered, flushes = max(1, service.answered), max(1, service.flushes)
     control.send({"answered": service.answered, "cpu_s": time.process_time(),
+                  "connections": service.connections,
                   "latency_ms": service.latency_sum * 1000 / answered,
                   "late_mean_ms": service.late_sum * 1000 / flushes,
                   "late_max_ms": service.late_max * 1000})
@@ -340,7 +344,8 @@ def run_job(port, args, records, mode, spark=None):
     else:
         env.set_spark_session(spark)
     tally = Tally(records)
-    source = DataGeneratorSource(record, count=records)
+    source = DataGeneratorSource(record, count=records,
+                                 max_records_per_batch=args.records_per_batch)
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "records")
     wait = AsyncDataStream.ordered_wait if mode == "ordered" \
         else AsyncDataStream.unordered_wait
@@ -359,48 +364,75 @@ def make_spark():
 
 
 # -- driver -------------------------------------------------------------------------------
+RUNS = ("ceiling", "operator", "unordered", "ordered")
+
+
+def runner(name, args, port, spark):
+    if name == "ceiling":
+        return lambda: run_ceiling(port, args)
+    if name == "operator":
+        return lambda: run_operator(port, args)
+    return lambda: run_job(port, args, args.records, name, spark)
+
+
 def measure(args, port, spark):
-    """[(name, seconds, problems)] of the four runs, after the warm-up job."""
+    """{name: (median seconds, problems)} of the runs (taking turns, --repeat times each),
+    after the warm-up job."""
     warm_s, warm = run_job(port, args, args.warmup_records, "unordered", spark)
     print(f"  warm-up job ({args.warmup_records:,} records, not counted): {warm_s:.2f} s",
           flush=True)
-    rows = []
-    for name, run in (("ceiling", lambda: run_ceiling(port, args)),
-                      ("operator", lambda: run_operator(port, args)),
-                      ("unordered", lambda: run_job(port, args, args.records, "unordered",
-                                                    spark)),
-                      ("ordered", lambda: run_job(port, args, args.records, "ordered",
-                                                  spark))):
-        seconds, tally = run()
-        rows.append((name, seconds, tally.problems(name == "ordered")))
-        print(f"  {name:9s} {seconds:7.2f} s  {args.records / seconds:>10,.0f} results/s"
-              f"  {'OK' if not rows[-1][2] else 'MISMATCH'}", flush=True)
-    return rows + [("warm-up", warm_s, warm.problems(False))]
+    fixed_s, fixed = run_job(port, args, 1, "unordered", spark)
+    print(f"  job of 1 record (the engine's fixed cost of a job, which the job figures "
+          f"include): {fixed_s:.2f} s", flush=True)
+    times, problems = {name: [] for name in RUNS}, {"warm-up": warm.problems(False),
+                                                     "1-record job": fixed.problems(False)}
+    cpu = {name: [] for name in RUNS}
+    for _ in range(args.repeat):
+        for name in RUNS:
+            cpu_started = time.process_time()
+            seconds, tally = runner(name, args, port, spark)()
+            times[name].append(seconds)
+            cpu[name].append(time.process_time() - cpu_started)
+            problems[name] = problems.get(name, []) + tally.problems(name == "ordered")
+            print(f"  {name:9s} {seconds:7.2f} s  {args.records / seconds:>10,.0f} results/s"
+                  f"  {'OK' if not problems[name] else 'MISMATCH'}", flush=True)
+    median = {name: (statistics.median(times[name]), statistics.median(cpu[name]))
+              for name in RUNS}
+    return median, problems
 
 
-def report(rows, args, service):
-    by_name = {name: args.records / seconds for name, seconds, _ in rows}
-    ceiling = by_name["ceiling"]
-    print(f"\nresults/s, {args.records:,} records, {args.capacity:,} in flight over "
-          f"{args.connections} connections, service latency {args.latency_ms:g} ms "
-          f"(ticks of {args.bucket_ms:g} ms),\nexecutor {args.executor}, parallelism 1")
-    for name in ("ceiling", "operator", "unordered", "ordered"):
-        print(f"  {name:9s} {by_name[name]:>10,.0f}  ({by_name[name] / ceiling:.2f} of "
-              f"the ceiling)")
+def print_service(service, args):
+    print(f"service: {service['answered']:,} requests answered over "
+          f"{service['connections']} connections (all runs), after "
+          f"{service['latency_ms']:.2f} ms on average (its timers late by "
+          f"{service['late_mean_ms']:.2f} ms on average, {service['late_max_ms']:.1f} ms at "
+          f"most), {service['cpu_s']:.1f} s of CPU;\n  {args.capacity:,} in flight at that "
+          f"latency: {args.capacity * 1000 / service['latency_ms']:,.0f} results/s at most")
+
+
+def report(seconds, problems, args, service):
+    rate = {name: args.records / seconds[name][0] for name in RUNS}
+    batches = f"{args.records_per_batch:,} records per micro-batch" \
+        if args.records_per_batch else "one micro-batch"
+    print(f"\nresults/s, {args.records:,} records ({batches}), {args.capacity:,} in flight "
+          f"over {args.connections} connections,\nservice latency {args.latency_ms:g} ms "
+          f"(ticks of {args.bucket_ms:g} ms), executor {args.executor}, parallelism 1"
+          + (f", median of {args.repeat} runs" if args.repeat > 1 else ""))
+    for name in RUNS:
+        in_process = name in ("ceiling", "operator") or args.executor == "local"
+        cpu = f"{seconds[name][1] * 1e6 / args.records:5.1f} us" if in_process \
+            else "(in Spark's Python worker)"
+        print(f"  {name:9s} {rate[name]:>10,.0f}  ({rate[name] / rate['ceiling']:.2f} of "
+              f"the ceiling)  client CPU per record {cpu}")
     if service:
-        print(f"service: {service['answered']:,} requests answered (all runs) after "
-              f"{service['latency_ms']:.2f} ms on average (its timers late by "
-              f"{service['late_mean_ms']:.2f} ms on average, {service['late_max_ms']:.1f} ms "
-              f"at most), {service['cpu_s']:.1f} s of CPU; {args.capacity:,} in flight at "
-              f"that latency: {args.capacity * 1000 / service['latency_ms']:,.0f} results/s "
-              "at most")
-    weakest = min(by_name["unordered"], by_name["ordered"])
+        print_service(service, args)
+    weakest = min(rate["unordered"], rate["ordered"])
     print(f"target {TARGET:,} results/s for the weir job: "
           f"{'met' if weakest >= TARGET else 'NOT met'} (unordered "
-          f"{by_name['unordered']:,.0f}, ordered {by_name['ordered']:,.0f}; steady state: "
+          f"{rate['unordered']:,.0f}, ordered {rate['ordered']:,.0f}; steady state: "
           "after a warm-up job in the same process)")
-    for name, _, problems in rows:
-        for problem in problems:
+    for name, found in problems.items():
+        for problem in found:
             print(f"MISMATCH {name}: {problem}")
 
 
@@ -412,7 +444,11 @@ def parse_args(argv=None):
     parser.add_argument("--latency-ms", type=float, default=10)
     parser.add_argument("--bucket-ms", type=float, default=1,
                         help="answers are due on ticks of this width (rounded up)")
+    parser.add_argument("--records-per-batch", type=int, default=None,
+                        help="the source's micro-batch size (default: one micro-batch)")
     parser.add_argument("--warmup-records", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each kind, taking turns; medians are reported")
     parser.add_argument("--executor", choices=("spark", "local"), default="spark")
     return parser.parse_args(argv)
 
@@ -426,13 +462,13 @@ def main(argv=None):
             spark, session_s = make_spark()
             print(f"  Spark session start (local[2], not counted): {session_s:.2f} s",
                   flush=True)
-        rows = measure(args, port, spark)
+        seconds, problems = measure(args, port, spark)
     finally:
         service = stop_service(process, control)
         if spark is not None:
             spark.stop()
-    report(rows, args, service)
-    return 1 if any(problems for _, _, problems in rows) else 0
+    report(seconds, problems, args, service)
+    return 1 if any(problems.values()) else 0
 
 
 if __name__ == "__main__":
