@@ -25,8 +25,14 @@ Measured in one process, against the same service, over the same N records
              AsyncDataStream.unordered_wait(Lookup, 30 s, capacity) -> sink
   ordered    the same job with ordered_wait
 The jobs are timed around env.execute and include the engine's planning and micro-batch
-overheads; they run after a small warm-up job in the same process, so Spark's session
-start and the Python workers' first start are not counted (both are printed as such).
+overheads (a job of 1 record shows that fixed cost; it is printed, not subtracted); they
+run after a small warm-up job in the same process, so Spark's session start and the
+Python workers' first start are not counted (both are printed as such). Each kind runs
+--repeat times, taking turns; the medians are reported, with the client's CPU time per
+record where the client runs in this process (not for Spark jobs: their Python worker).
+The service reports the latency it actually gave (its ticks and timer lateness add to
+--latency-ms), hence the bound --capacity / latency, and the connections it accepted
+(weir opens the function once per split of each micro-batch).
 Every result is checked: each record answered exactly once, each answer right, and
 ordered output in input order (exit status 1 on any mismatch).
 
