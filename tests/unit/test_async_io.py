@@ -56,7 +56,7 @@ def test_unordered_emits_in_completion_order_and_the_step_serves_many_batches():
 
 
 class Failing(AsyncFunction):
-    def __init__(self, bad=3, result=None):
+    def __init__(self, bad=3, result="a list of the value"):
         self.bad, self.result, self.calls = bad, result, 0
 
     async def async_invoke(self, value):
@@ -64,7 +64,7 @@ class Failing(AsyncFunction):
         await asyncio.sleep(0.001 * value)
         if value == self.bad:
             raise ConnectionError(f"no answer for {value}")
-        return self.result if self.result is not None else [value]
+        return [value] if self.result == "a list of the value" else self.result
 
 
 def test_a_failing_request_fails_the_batch_naming_operator_and_line():
@@ -78,7 +78,7 @@ def test_a_failing_request_fails_the_batch_naming_operator_and_line():
     assert not asyncio.all_tasks(chain.steps[0].loop)
 
 
-@pytest.mark.parametrize("result, named", [("text", "str"), (7, "int")])
+@pytest.mark.parametrize("result, named", [("text", "str"), (7, "int"), (None, "None")])
 def test_results_must_be_a_collection(result, named):
     chain = _chain(Failing(bad=-1, result=result))
     with pytest.raises(UserFunctionError, match=f"must return a collection .* got {named}"):
@@ -92,6 +92,9 @@ def test_a_request_past_its_timeout_gives_the_timeout_results_or_fails():
 
     chain = _chain(WithTimeout([0, 5000, 0]), timeout_ms=100)
     assert chain.run_columns([0, 1, 2], [0, 0, 0])[0] == [0, 0, ("late", 1), 2, -2]
+    chain = _chain(WithTimeout([0, 5000, 60, 5000, 90]), timeout_ms=100, capacity=2)
+    assert chain.run_columns([0, 1, 2, 3, 4], [0] * 5)[0] == [  # a worker goes on after one
+        0, 0, ("late", 1), 2, -2, ("late", 3), 4, -4]
     chain = _chain(Sleepy([0, 5000]), timeout_ms=100)
     with pytest.raises(UserFunctionError, match="timed out for input: 1"):
         chain.run_columns([0, 1], [0, 0])

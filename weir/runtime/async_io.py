@@ -12,7 +12,7 @@ it passes, the in-flight attempt is cancelled and `timeout(value)` gives the res
 """
 
 import asyncio
-import functools
+import collections
 from typing import List
 
 from weir.runtime.errors import UserFunctionError, wrap_user_error
@@ -63,22 +63,60 @@ def _checked(result, function) -> list:
 
 class _Batch:
     """The requests of one batch: results by input position, completion order, the first
-    error."""
+    error, and the deadlines of requests in flight (one timer for all of them: with one
+    timeout for every record, deadlines come due in the order requests started)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, loop, timeout: float):
         self.results: List[list] = [None] * size
         self.completed: List[int] = []
         self.error = None
-        self.in_flight = 0
-        self.waiter = None
+        self.loop = loop
+        self.timeout = timeout
+        self.deadlines = collections.deque()  # (deadline, slot, serial)
+        self.timer = None
+        self.workers = []
 
-    def wake(self) -> None:
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
+    def fail(self, error: BaseException) -> None:
+        """The first error ends the batch: every other worker is cancelled."""
+        if self.error is None:
+            self.error = error
+            for worker in self.workers:
+                worker.cancel()
+
+    def watch(self, slot: "_Slot") -> None:
+        """Starts the deadline of the request `slot` has just started."""
+        self.deadlines.append((self.loop.time() + self.timeout, slot, slot.serial))
+        if self.timer is None:
+            self.timer = self.loop.call_at(self.deadlines[0][0], self._expire)
+
+    def _expire(self) -> None:
+        now, deadlines = self.loop.time(), self.deadlines
+        while deadlines and deadlines[0][0] <= now:
+            _, slot, serial = deadlines.popleft()
+            if slot.serial == serial and slot.busy:
+                slot.expired = serial
+                slot.worker.cancel()
+        self.timer = self.loop.call_at(deadlines[0][0], self._expire) if deadlines else None
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+class _Slot:
+    """One of `capacity` workers: the serial number of its request, whether it waits on
+    it, and the serial of a request whose deadline passed."""
+
+    def __init__(self):
+        self.serial = 0
+        self.busy = False
+        self.expired = -1
+        self.worker = None
 
 
 class AsyncWaitStep:
-    """The chain step of an AsyncWaitSpec (same interface as chain.Step)."""
+    """The chain step of an AsyncWaitSpec (same interface as chain.Step): `capacity`
+    workers each take the batch's next record and await its request."""
 
     kind = "async"
 
@@ -88,6 +126,7 @@ class AsyncWaitStep:
         self.name = name
         self.loop = None
         self._retry = _Retry(spec.retry_strategy)
+        self._retries = self._retry.on_result is not None or self._retry.on_error is not None
 
     def open(self, runtime_context) -> None:
         self.loop = asyncio.new_event_loop()
@@ -103,13 +142,10 @@ class AsyncWaitStep:
     def run(self, values: list, stamps: list, side) -> tuple:
         if not values:
             return [], []
-        try:
-            batch = self.loop.run_until_complete(self._requests(values))
-        except UserFunctionError:
-            raise
-        except Exception as exc:
-            raise wrap_user_error(exc, self.name, self.function.async_invoke) from exc
+        batch = self.loop.run_until_complete(self._requests(values))
         if batch.error is not None:
+            if isinstance(batch.error, UserFunctionError):
+                raise batch.error
             raise wrap_user_error(batch.error, self.name,
                                   self.function.async_invoke) from batch.error
         order = batch.completed if self.spec.output_mode == UNORDERED else range(len(values))
@@ -122,32 +158,55 @@ class AsyncWaitStep:
 
     async def _requests(self, values: list) -> _Batch:
         loop = asyncio.get_running_loop()
-        batch = _Batch(len(values))
-        timeout = self.spec.timeout_ms / 1000
-        capacity = self.spec.capacity
-        tasks = []
-        for index, value in enumerate(values):
-            while batch.in_flight >= capacity and batch.error is None:
-                await self._wait(batch, loop)
-            if batch.error is not None:
-                break
-            task = loop.create_task(self._attempts(value))
-            expiry = loop.call_later(timeout, task.cancel) if timeout > 0 else None
-            task.add_done_callback(functools.partial(self._done, batch, index, value, expiry))
-            batch.in_flight += 1
-            tasks.append(task)
-        while batch.in_flight and batch.error is None:
-            await self._wait(batch, loop)
-        if batch.error is not None:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        batch = _Batch(len(values), loop, self.spec.timeout_ms / 1000)
+        records = enumerate(values)
+        for _ in range(min(self.spec.capacity, len(values))):
+            slot = _Slot()
+            slot.worker = loop.create_task(self._work(records, batch, slot))
+            batch.workers.append(slot.worker)
+        await asyncio.gather(*batch.workers, return_exceptions=True)
+        batch.close()
         return batch
 
-    @staticmethod
-    async def _wait(batch: _Batch, loop) -> None:
-        batch.waiter = loop.create_future()
-        await batch.waiter
+    async def _work(self, records, batch: _Batch, slot: _Slot) -> None:
+        """Takes the next record until there is none (or the batch failed)."""
+        request = self._attempts if self._retries else self.function.async_invoke
+        watched = batch.timeout > 0
+        for index, value in records:
+            slot.serial += 1
+            slot.busy = True
+            if watched:
+                batch.watch(slot)
+            try:
+                result = await request(value)
+            except asyncio.CancelledError:
+                if slot.expired != slot.serial or batch.error is not None:
+                    raise
+                asyncio.current_task().uncancel()
+                if not self._complete(batch, index, value, self.function.timeout):
+                    return
+                continue
+            except Exception as exc:
+                batch.fail(exc)
+                return
+            slot.busy = False
+            if type(result) is list:
+                batch.results[index] = result
+                batch.completed.append(index)
+            elif not self._complete(batch, index, result, None):
+                return
+
+    def _complete(self, batch: _Batch, index: int, value_or_result, timeout) -> bool:
+        """Completes record `index` with a result that is not a list yet, or (given the
+        timeout function) with its timeout's results; False once the batch failed."""
+        try:
+            result = timeout(value_or_result) if timeout else value_or_result
+            batch.results[index] = _checked(result, self.function)
+        except Exception as exc:
+            batch.fail(exc)
+            return False
+        batch.completed.append(index)
+        return True
 
     async def _attempts(self, value) -> list:
         attempt = 1
@@ -164,25 +223,4 @@ class AsyncWaitStep:
             attempt += 1
         if error is not None:
             raise error
-        return _checked(result, self.function)
-
-    def _done(self, batch: _Batch, index: int, value, expiry, task) -> None:
-        """A record's request ended: done, failed, or cancelled by its timeout."""
-        if expiry is not None:
-            expiry.cancel()
-        batch.in_flight -= 1
-        try:
-            if task.cancelled():
-                if batch.error is not None:
-                    return
-                result = _checked(self.function.timeout(value), self.function)
-            else:
-                result = task.result()
-        except Exception as exc:
-            if batch.error is None:
-                batch.error = exc
-        else:
-            batch.results[index] = result
-            batch.completed.append(index)
-        finally:
-            batch.wake()
+        return result
