@@ -4,7 +4,6 @@ import inspect
 
 from weir.datastream import async_retry_strategies
 from weir.datastream.data_stream import DataStream
-from weir.runtime.async_io import ORDERED, UNORDERED, AsyncWaitSpec
 
 
 def _timeout_ms(timeout) -> int:
@@ -33,6 +32,7 @@ def _validate(data_stream, async_function, timeout_ms: int, retry_strategy,
 
 def _async_wait(data_stream, async_function, timeout, retry_strategy, capacity,
                 output_type, output_mode) -> DataStream:
+    from weir.runtime.async_io import AsyncWaitSpec  # asyncio only for jobs that use it
     timeout_ms = _timeout_ms(timeout)
     _validate(data_stream, async_function, timeout_ms, retry_strategy, capacity)
     spec = AsyncWaitSpec(async_function, max(0, timeout_ms), capacity, retry_strategy,
@@ -49,23 +49,23 @@ class AsyncDataStream:
                        output_type=None) -> DataStream:
         return _async_wait(data_stream, async_function, timeout,
                            async_retry_strategies.NO_RETRY_STRATEGY, capacity, output_type,
-                           UNORDERED)
+                           "unordered")
 
     @staticmethod
     def unordered_wait_with_retry(data_stream, async_function, timeout, async_retry_strategy,
                                   capacity: int = 100, output_type=None) -> DataStream:
         return _async_wait(data_stream, async_function, timeout, async_retry_strategy,
-                           capacity, output_type, UNORDERED)
+                           capacity, output_type, "unordered")
 
     @staticmethod
     def ordered_wait(data_stream, async_function, timeout, capacity: int = 100,
                      output_type=None) -> DataStream:
         return _async_wait(data_stream, async_function, timeout,
                            async_retry_strategies.NO_RETRY_STRATEGY, capacity, output_type,
-                           ORDERED)
+                           "ordered")
 
     @staticmethod
     def ordered_wait_with_retry(data_stream, async_function, timeout, async_retry_strategy,
                                 capacity: int = 100, output_type=None) -> DataStream:
         return _async_wait(data_stream, async_function, timeout, async_retry_strategy,
-                           capacity, output_type, ORDERED)
+                           capacity, output_type, "ordered")

@@ -5,7 +5,6 @@ from typing import List
 
 from weir.plan.graph import Node
 from weir.runtime.adapters import FinalReduce, KeyedReduce
-from weir.runtime.async_io import AsyncWaitStep
 from weir.runtime.chain import TWO_INPUT_METHODS, StatelessChain, Step, TwoInputChain
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.operator_factory import create_keyed_operator
@@ -43,9 +42,16 @@ def build_chain(nodes: List[Node], uids) -> StatelessChain:
     return StatelessChain(steps, "->".join(s.name for s in steps))
 
 
+def _step(kind: str, function, name: str):
+    if kind == "async":  # asyncio is imported by the jobs that use it only
+        from weir.runtime.async_io import AsyncWaitStep
+        return AsyncWaitStep(function, name)
+    return Step(kind, function, name)
+
+
 def _steps(node: Node, kind: str, function, name: str) -> List[Step]:
     """The step of `function`, then the conversion to the node's output type, if any."""
-    steps = [AsyncWaitStep(function, name) if kind == "async" else Step(kind, function, name)]
+    steps = [_step(kind, function, name)]
     if kind in ("map", "flat_map", "process", "async") and _converts(node):
         steps.append(Step("map", _Convert(node.output_type, name), name))
     return steps
