@@ -73,7 +73,7 @@ def test_a_failing_request_fails_the_batch_naming_operator_and_line():
         chain.run_columns(list(range(10)), [0] * 10)
     message = str(error.value)
     assert "operator 'lookup' failed in user function Failing.async_invoke" in message
-    assert "test_async_io.py:" in message
+    assert f"at {__file__}:66: ConnectionError" in message
     assert "ConnectionError: no answer for 3" in message
     assert not asyncio.all_tasks(chain.steps[0].loop)
 
