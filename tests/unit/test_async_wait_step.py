@@ -151,3 +151,60 @@ def test_async_data_stream_checks_its_arguments():
         AsyncDataStream.ordered_wait_with_retry(stream, Sleepy([0]), Time.seconds(0), retry)
     with pytest.raises(TypeError, match="timeout must be a Time or Duration"):
         AsyncDataStream.ordered_wait(stream, Sleepy([0]), 1000)
+
+
+class Converting(AsyncFunction):
+    """A client wrapper that turns every interruption into its own error."""
+
+    def __init__(self):
+        self.attempts = 0
+
+    async def async_invoke(self, value):
+        self.attempts += 1
+        try:
+            await asyncio.sleep(5)
+        except BaseException:
+            raise ConnectionError("interrupted")
+        return [value]
+
+    def timeout(self, value):
+        return [("timed out", value)]
+
+
+def test_past_its_deadline_a_record_times_out_however_its_request_ends():
+    retry = AsyncRetryStrategy.fixed_delay(5, 10, None, ON_CONNECTION_ERROR)
+    for strategy in (NO_RETRY_STRATEGY, retry):
+        function = Converting()
+        chain = _chain(function, timeout_ms=100, retry=strategy)
+        assert chain.run_columns([1], [0])[0] == [("timed out", 1)]
+        assert function.attempts == 1  # no retry once the deadline passed
+
+
+class Coalescing(AsyncFunction):
+    """Records of one key share one lookup in flight: a timeout of one cancels it."""
+
+    def open(self, runtime_context):
+        self.shared = {}
+
+    async def async_invoke(self, value):
+        key, delay = value
+        if key not in self.shared:
+            self.shared[key] = asyncio.ensure_future(asyncio.sleep(delay, [key]))
+        return await self.shared[key]
+
+    def timeout(self, value):
+        return [("timed out", value[0])]
+
+
+def test_a_cancellation_weir_did_not_ask_for_fails_the_batch_clearly():
+    chain = _chain(Coalescing(), mode=UNORDERED, timeout_ms=100, capacity=2)
+    with pytest.raises(UserFunctionError, match="Coalescing.async_invoke .* CancelledError"):
+        chain.run_columns([("k", 0.5), ("x", 0.06), ("k", 0.5)], [0, 0, 0])
+
+
+def test_a_result_predicate_sees_results_only():
+    seen = []
+    retry = AsyncRetryStrategy.fixed_delay(3, 1, lambda r: seen.append(r) or False, None)
+    with pytest.raises(UserFunctionError, match="got None"):
+        _chain(Failing(bad=-1, result=None), retry=retry).run_columns([1], [0])
+    assert seen == []

@@ -15,7 +15,7 @@ import asyncio
 import collections
 from typing import List
 
-from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.errors import MARKER, UserFunctionError, wrap_user_error
 
 ORDERED, UNORDERED = "ordered", "unordered"
 
@@ -46,7 +46,7 @@ class _Retry:
 
     def delay_after(self, attempt: int, result, error):
         """Seconds to wait before the next attempt, or None for no retry."""
-        wanted = ((error is None and self.on_result is not None and self.on_result(result))
+        wanted = ((result is not None and self.on_result is not None and self.on_result(result))
                   or (error is not None and self.on_error is not None and self.on_error(error)))
         if not wanted or not self.strategy.can_retry(attempt):
             return None
@@ -70,16 +70,18 @@ class _Batch:
         self.results: List[list] = [None] * size
         self.completed: List[int] = []
         self.error = None
+        self.failed_in = None
         self.loop = loop
         self.timeout = timeout
         self.deadlines = collections.deque()  # (deadline, slot, serial)
         self.timer = None
         self.workers = []
 
-    def fail(self, error: BaseException) -> None:
-        """The first error ends the batch: every other worker is cancelled."""
+    def fail(self, error: BaseException, function) -> None:
+        """The first error (raised in user `function`) ends the batch: every other worker
+        is cancelled."""
         if self.error is None:
-            self.error = error
+            self.error, self.failed_in = error, function
             for worker in self.workers:
                 worker.cancel()
 
@@ -144,10 +146,11 @@ class AsyncWaitStep:
             return [], []
         batch = self.loop.run_until_complete(self._requests(values))
         if batch.error is not None:
-            if isinstance(batch.error, UserFunctionError):
-                raise batch.error
-            raise wrap_user_error(batch.error, self.name,
-                                  self.function.async_invoke) from batch.error
+            raise wrap_user_error(batch.error, self.name, batch.failed_in) from batch.error
+        if len(batch.completed) != len(values):  # never lose a record silently
+            raise UserFunctionError(f"{MARKER}: operator '{self.name}': "
+                                    f"{len(values) - len(batch.completed)} async requests "
+                                    "ended without results")
         order = batch.completed if self.spec.output_mode == UNORDERED else range(len(values))
         out_values, out_stamps = [], []
         for index in order:
@@ -169,54 +172,68 @@ class AsyncWaitStep:
         return batch
 
     async def _work(self, records, batch: _Batch, slot: _Slot) -> None:
-        """Takes the next record until there is none (or the batch failed)."""
-        request = self._attempts if self._retries else self.function.async_invoke
+        """Takes the next record until there is none (or the batch failed). A record whose
+        deadline passed gets timeout()'s results however its request ended (cancelled,
+        raised or returned); a cancellation weir did not ask for is the request's error."""
+        invoke, retries = self.function.async_invoke, self._retries
         watched = batch.timeout > 0
+        task = asyncio.current_task()
         for index, value in records:
             slot.serial += 1
             slot.busy = True
             if watched:
                 batch.watch(slot)
             try:
-                result = await request(value)
-            except asyncio.CancelledError:
-                if slot.expired != slot.serial or batch.error is not None:
+                result, error = await (self._attempts(value, slot) if retries
+                                       else invoke(value)), None
+            except asyncio.CancelledError as exc:
+                if batch.error is not None or (slot.expired != slot.serial
+                                               and task.cancelling()):
                     raise
-                asyncio.current_task().uncancel()
-                if not self._complete(batch, index, value, self.function.timeout):
-                    return
-                continue
+                result, error = None, exc
             except Exception as exc:
-                batch.fail(exc)
-                return
+                result, error = None, exc
             slot.busy = False
-            if type(result) is list:
+            if slot.expired == slot.serial:
+                while task.cancelling():
+                    task.uncancel()
+                done = self._complete(batch, index, self.function.timeout, value)
+            elif error is not None:
+                batch.fail(error, invoke)
+                return
+            elif type(result) is list:
                 batch.results[index] = result
                 batch.completed.append(index)
-            elif not self._complete(batch, index, result, None):
+                continue
+            else:
+                done = self._complete(batch, index, None, result)
+            if not done:
                 return
 
-    def _complete(self, batch: _Batch, index: int, value_or_result, timeout) -> bool:
+    def _complete(self, batch: _Batch, index: int, timeout, value_or_result) -> bool:
         """Completes record `index` with a result that is not a list yet, or (given the
         timeout function) with its timeout's results; False once the batch failed."""
         try:
             result = timeout(value_or_result) if timeout else value_or_result
             batch.results[index] = _checked(result, self.function)
         except Exception as exc:
-            batch.fail(exc)
+            batch.fail(exc, timeout or self.function.async_invoke)
             return False
         batch.completed.append(index)
         return True
 
-    async def _attempts(self, value) -> list:
-        attempt = 1
+    async def _attempts(self, value, slot: _Slot) -> list:
+        """A record's attempts, while the strategy retries and its deadline has not
+        passed."""
+        attempt, serial = 1, slot.serial
         invoke = self.function.async_invoke
         while True:
             try:
                 result, error = await invoke(value), None
             except Exception as exc:
                 result, error = None, exc
-            delay = self._retry.delay_after(attempt, result, error)
+            delay = None if slot.expired == serial else self._retry.delay_after(
+                attempt, result, error)
             if delay is None:
                 break
             await asyncio.sleep(delay)
