@@ -7,7 +7,7 @@ from weir.table import DataTypes, Schema, StreamTableEnvironment, TableDescripto
 from tests.streams import collect
 
 
-def _stream(columns, **options):
+def _stream(columns, table="source", **options):
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     t_env = StreamTableEnvironment.create(stream_execution_environment=env)
     schema = Schema.new_builder()
@@ -16,8 +16,8 @@ def _stream(columns, **options):
     descriptor = TableDescriptor.for_connector("datagen").schema(schema.build())
     for key, value in options.items():
         descriptor = descriptor.option(key.replace("_", "-").replace("--", "."), value)
-    t_env.create_temporary_table("source", descriptor.build())
-    return env, t_env.to_data_stream(t_env.from_path("source"))
+    t_env.create_temporary_table(table, descriptor.build())
+    return env, t_env.to_data_stream(t_env.from_path(table))
 
 
 def test_sequence_and_random_columns_with_their_bounds():
@@ -43,6 +43,17 @@ def test_number_of_rows_bounds_and_rows_are_the_same_in_every_run():
         env.execute("datagen")
         runs.append([r.v for r in sink.results])
     assert len(runs[0]) == 3 and runs[0] == runs[1]
+    assert all(5e-324 <= v <= 1.7976931348623157e308 for v in runs[0])  # Flink's range
+
+
+def test_tables_of_the_same_shape_generate_different_rows():
+    rows = []
+    for table in ("left", "right", "left"):
+        env, stream = _stream([("v", DataTypes.INT())], table, **{"number-of-rows": 5})
+        sink = collect(stream)
+        env.execute("datagen")
+        rows.append([r.v for r in sink.results])
+    assert rows[0] != rows[1] and rows[0] == rows[2]
 
 
 @pytest.mark.parametrize("columns, options, error", [
@@ -52,6 +63,9 @@ def test_number_of_rows_bounds_and_rows_are_the_same_in_every_run():
                                    "fields.a.end": 2}, "weir's sequences are integers"),
     ([("a", DataTypes.INT())], {"fields.a.min": 5, "fields.a.max": 1}, "min 5 is above max 1"),
     ([("a", DataTypes.INT())], {"format": "json"}, "unknown option 'format'"),
+    ([("a", DataTypes.INT())], {"fields.a.kind": "sequense"}, "unknown kind 'sequense'"),
+    ([("a", DataTypes.STRING())], {"fields.a.min": 1}, "takes no option 'fields.a.min'"),
+    ([("a", DataTypes.INT())], {"fields.a.start": 1}, "takes no option 'fields.a.start'"),
 ])
 def test_bad_options_are_clear_errors(columns, options, error):
     with pytest.raises((ValueError, NotImplementedError), match=error):

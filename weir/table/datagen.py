@@ -10,6 +10,7 @@ default 100 hexadecimal characters as Flink's), `.start`/`.end` (sequence),
 
 import random
 import string
+import zlib
 
 from weir.common.row import Row
 from weir.common.typeinfo import Types
@@ -20,17 +21,54 @@ _HEX = string.hexdigits[:16]
 _FIELD_OPTIONS = {"kind", "min", "max", "length", "start", "end", "null-rate"}
 
 
+# Flink's defaults for random floating-point columns: (MIN_VALUE, MAX_VALUE) of the type.
+_FLOAT_RANGES = {"FLOAT": (1.4e-45, 3.4028234663852886e38),
+                 "DOUBLE": (5e-324, 1.7976931348623157e308)}
+# The options each kind of column takes (Flink refuses the others).
+_OPTIONS = {"sequence": {"kind", "start", "end"},
+            "number": {"kind", "min", "max", "null-rate"},
+            "text": {"kind", "length", "null-rate"},
+            "BOOLEAN": {"kind", "null-rate"}}
+
+
 def _bounds(data_type, options):
     if data_type.bits:
         half = 2 ** (data_type.bits - 1)
-        low, high = -half, half - 1
-        return int(options.get("min", low)), int(options.get("max", high))
-    return float(options.get("min", -1.7e308)), float(options.get("max", 1.7e308))
+        return int(options.get("min", -half)), int(options.get("max", half - 1))
+    low, high = _FLOAT_RANGES[data_type.name]
+    return float(options.get("min", low)), float(options.get("max", high))
+
+
+def _uniform(low, high):
+    # u * high + (1 - u) * low never overflows, where low + (high - low) * u can
+    return lambda rng: (lambda u: u * high + (1 - u) * low)(rng.random())
+
+
+def _class_of(data_type, kind: str) -> str:
+    if kind == "sequence":
+        return "sequence"
+    if data_type.name in ("STRING", "VARCHAR"):
+        return "text"
+    return "BOOLEAN" if data_type.name == "BOOLEAN" else "number"
+
+
+def _check_options(name, data_type, options) -> None:
+    kind = options.get("kind", "random")
+    if kind not in ("random", "sequence"):
+        raise ValueError(f"datagen field '{name}': unknown kind '{kind}' "
+                         "(random or sequence)")
+    unused = set(options) - _OPTIONS[_class_of(data_type, kind)]
+    if unused:
+        raise ValueError(f"datagen field '{name}' ({kind} {data_type!r}) takes no option "
+                         + ", ".join(f"'fields.{name}.{o}'" for o in sorted(unused)))
 
 
 def _random_field(name, data_type, options):
     kind = data_type.name
-    if kind in ("STRING", "VARCHAR", "CHAR"):
+    if kind == "CHAR":
+        raise NotImplementedError(f"datagen field '{name}': weir generates no CHAR columns "
+                                  "yet (use STRING or VARCHAR)")
+    if kind in ("STRING", "VARCHAR"):
         length = int(options.get("length", data_type.length or 100))
         return lambda rng: "".join(rng.choices(_HEX, k=length))
     if kind == "BOOLEAN":
@@ -41,7 +79,7 @@ def _random_field(name, data_type, options):
             raise ValueError(f"datagen field '{name}': min {low} is above max {high}")
         if data_type.bits:
             return lambda rng: rng.randint(low, high)
-        return lambda rng: rng.uniform(low, high)
+        return _uniform(low, high)
     raise NotImplementedError(f"datagen field '{name}': weir generates no {kind} columns yet")
 
 
@@ -90,12 +128,21 @@ def _field_options(options, names):
     return fields
 
 
-def datagen_source(columns, options) -> DataGeneratorSource:
-    """The source of a datagen table of `columns` ([(name, DataType)]) and `options`."""
+def _seed(table: str, columns, options) -> int:
+    """A seed of the table's name, schema and options: the same in every run (a replay
+    gives the same rows), different for different tables."""
+    text = repr((table, [(n, repr(t)) for n, t in columns], sorted(options.items())))
+    return zlib.crc32(text.encode())
+
+
+def datagen_source(table: str, columns, options) -> DataGeneratorSource:
+    """The source of datagen table `table` of `columns` ([(name, DataType)]) and
+    `options`."""
     names = [name for name, _ in columns]
     fields = _field_options(options, names)
     randoms, sequences, counts = {}, {}, []
     for name, data_type in columns:
+        _check_options(name, data_type, fields[name])
         if fields[name].get("kind", "random") == "sequence":
             start, end = _sequence_field(name, data_type, fields[name])
             sequences[name] = start
@@ -105,7 +152,7 @@ def datagen_source(columns, options) -> DataGeneratorSource:
     if "number-of-rows" in options:
         counts.append(int(options["number-of-rows"]))
     null_rates = {name: float(f["null-rate"]) for name, f in fields.items() if "null-rate" in f}
-    rows = _Rows(names, randoms, sequences, null_rates, seed=len(names))
+    rows = _Rows(names, randoms, sequences, null_rates, _seed(table, columns, options))
     type_info = Types.ROW_NAMED(names, [data_type.type_info for _, data_type in columns])
     rate = float(options.get("rows-per-second", _DEFAULT_RATE))
     return DataGeneratorSource(rows, min(counts) if counts else None, rate, type_info)

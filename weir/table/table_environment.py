@@ -72,7 +72,8 @@ class Table(PyFlinkGaps):
     _pyflink_gaps = frozenset(["select", "where", "filter", "group_by", "join", "execute",
                                "execute_insert", "to_pandas", "window", "add_columns"])
 
-    def __init__(self, descriptor: TableDescriptor):
+    def __init__(self, path: str, descriptor: TableDescriptor):
+        self.path = path
         self.descriptor = descriptor
 
 
@@ -99,10 +100,10 @@ class StreamTableEnvironment(PyFlinkGaps):
     def from_path(self, path: str) -> Table:
         if path not in self._tables:
             raise ValueError(f"no table '{path}': create it with create_temporary_table")
-        return Table(self._tables[path])
+        return Table(path, self._tables[path])
 
     def to_data_stream(self, table: Table):
         """The table's rows as a DataStream of Rows (field names of its schema)."""
         descriptor = table.descriptor
-        source = datagen_source(descriptor.schema.columns, descriptor.options)
+        source = datagen_source(table.path, descriptor.schema.columns, descriptor.options)
         return self._env.from_source(source, None, "datagen")

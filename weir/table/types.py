@@ -30,10 +30,10 @@ class DataType:
         return f"{self.name}{size}{'' if self._nullable else ' NOT NULL'}"
 
 
-def _text(name: str, length):
+def _text(name: str, length, nullable):
     if length is not None and (not isinstance(length, int) or length < 1):
         raise ValueError(f"{name} length must be a positive int, got {length!r}")
-    return DataType(name, Types.STRING(), length)
+    return DataType(name, Types.STRING(), length, nullable)
 
 
 class DataTypes:
@@ -73,8 +73,8 @@ class DataTypes:
 
     @staticmethod
     def VARCHAR(length: int, nullable=True):
-        return _text("VARCHAR", length)
+        return _text("VARCHAR", length, nullable)
 
     @staticmethod
     def CHAR(length: int, nullable=True):
-        return _text("CHAR", length)
+        return _text("CHAR", length, nullable)
