@@ -1,7 +1,7 @@
 """Async I/O (Flink's AsyncWaitOperator) as a step of a stateless chain.
 
-Each record's `async_invoke` runs as an asyncio task on the step's own event loop, at most
-`capacity` at once. A micro-batch's step returns only once every request of its records
+`capacity` workers on the step's own event loop each take a batch's next record and await
+its `async_invoke`, so at most `capacity` requests are in flight. A micro-batch's step returns only once every request of its records
 has completed: no request is in flight when Spark commits the batch, so a restart from a
 checkpoint re-issues exactly the requests whose results were not committed, and every
 result is written once. Ordered mode emits the results in input order; unordered mode in
@@ -13,6 +13,7 @@ it passes, the in-flight attempt is cancelled and `timeout(value)` gives the res
 
 import asyncio
 import collections
+import functools
 from typing import List
 
 from weir.runtime.errors import MARKER, UserFunctionError, wrap_user_error
@@ -51,6 +52,10 @@ class _Retry:
         if not wanted or not self.strategy.can_retry(attempt):
             return None
         return max(0, self.strategy.get_backoff_time_millis(attempt)) / 1000
+
+
+def _same(value):
+    return value
 
 
 def _checked(result, function) -> list:
@@ -197,7 +202,8 @@ class AsyncWaitStep:
             if slot.expired == slot.serial:
                 while task.cancelling():
                     task.uncancel()
-                done = self._complete(batch, index, self.function.timeout, value)
+                timeout = self.function.timeout
+                done = self._complete(batch, index, functools.partial(timeout, value), timeout)
             elif error is not None:
                 batch.fail(error, invoke)
                 return
@@ -206,18 +212,17 @@ class AsyncWaitStep:
                 batch.completed.append(index)
                 continue
             else:
-                done = self._complete(batch, index, None, result)
+                done = self._complete(batch, index, functools.partial(_same, result), invoke)
             if not done:
                 return
 
-    def _complete(self, batch: _Batch, index: int, timeout, value_or_result) -> bool:
-        """Completes record `index` with a result that is not a list yet, or (given the
-        timeout function) with its timeout's results; False once the batch failed."""
+    def _complete(self, batch: _Batch, index: int, results, function) -> bool:
+        """Completes record `index` with what `results()` gives (checked to be a
+        collection), or fails the batch naming user `function`; False once it failed."""
         try:
-            result = timeout(value_or_result) if timeout else value_or_result
-            batch.results[index] = _checked(result, self.function)
+            batch.results[index] = _checked(results(), self.function)
         except Exception as exc:
-            batch.fail(exc, timeout or self.function.async_invoke)
+            batch.fail(exc, function)
             return False
         batch.completed.append(index)
         return True

@@ -18,9 +18,6 @@ from weir.datastream.connectors import DataGeneratorSource
 
 _DEFAULT_RATE = 10000
 _HEX = string.hexdigits[:16]
-_FIELD_OPTIONS = {"kind", "min", "max", "length", "start", "end", "null-rate"}
-
-
 # Flink's defaults for random floating-point columns: (MIN_VALUE, MAX_VALUE) of the type.
 _FLOAT_RANGES = {"FLOAT": (1.4e-45, 3.4028234663852886e38),
                  "DOUBLE": (5e-324, 1.7976931348623157e308)}
@@ -29,6 +26,7 @@ _OPTIONS = {"sequence": {"kind", "start", "end"},
             "number": {"kind", "min", "max", "null-rate"},
             "text": {"kind", "length", "null-rate"},
             "BOOLEAN": {"kind", "null-rate"}}
+_FIELD_OPTIONS = set().union(*_OPTIONS.values())
 
 
 def _bounds(data_type, options):
@@ -40,8 +38,10 @@ def _bounds(data_type, options):
 
 
 def _uniform(low, high):
-    # u * high + (1 - u) * low never overflows, where low + (high - low) * u can
-    return lambda rng: (lambda u: u * high + (1 - u) * low)(rng.random())
+    def draw(rng):
+        share = rng.random()  # share * high + (1 - share) * low cannot overflow, where
+        return share * high + (1 - share) * low  # low + (high - low) * share can
+    return draw
 
 
 def _class_of(data_type, kind: str) -> str:
