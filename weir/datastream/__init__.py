@@ -5,6 +5,7 @@ from weir.datastream.connected_streams import (  # noqa: F401
     BroadcastConnectedStream, BroadcastStream, ConnectedStreams)
 from weir.datastream.functions import (  # noqa: F401
     AggregateFunction, AsyncFunction, AsyncRetryPredicate, AsyncRetryStrategy, AllWindowFunction, BaseBroadcastProcessFunction,
+    CheckpointedFunction,
     BroadcastProcessFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
     CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
     KeyedBroadcastProcessFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,

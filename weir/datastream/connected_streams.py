@@ -67,8 +67,9 @@ class ConnectedStreams:
         return self._two_input("process", func, output_type)
 
     def _two_input(self, kind: str, func, output_type):
-        from weir.datastream.data_stream import DataStream
+        from weir.datastream.data_stream import DataStream, _refuse_operator_state
         _check_function(func, kind)
+        _refuse_operator_state(func, kind)
         env = self.stream1.get_execution_environment()
         inputs = (self.stream1._node_id, self.stream2._node_id)
         if self._is_keyed_stream():

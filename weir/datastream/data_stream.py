@@ -5,6 +5,8 @@ import copy
 from weir.common.gaps import PyFlinkGaps, module_gaps
 from weir.plan import graph as g
 from weir.runtime import adapters
+from weir.runtime.non_keyed import InstanceSpec, ToEverySubtask, ToOwnSubtask
+from weir.runtime.state.operator_state import is_checkpointed
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
 
@@ -15,15 +17,24 @@ def _check_callable(function, method, operation):
                         f"method, got {type(function).__name__}")
 
 
+def _refuse_operator_state(function, operation):
+    if is_checkpointed(function):
+        raise NotImplementedError(
+            f"{operation}(): operator state (a CheckpointedFunction) in a keyed or two-input "
+            "operator is not supported yet; keep its state in keyed state, or use operator "
+            "state on a non-keyed map, flat_map, filter or process")
+
+
 class DataStream(PyFlinkGaps):
     _pyflink_class = "DataStream"
     _pyflink_gaps = frozenset([
         "cache", "force_non_parallel", "get_execution_config",
         "partition_custom", "project", "set_max_parallelism"])
 
-    def __init__(self, env, node_id: int):
+    def __init__(self, env, node_id: int, partitioning=None):
         self._env = env
         self._node_id = node_id
+        self._partitioning = partitioning  # broadcast(): ToEverySubtask
 
     def get_execution_environment(self):
         return self._env
@@ -67,8 +78,19 @@ class DataStream(PyFlinkGaps):
 
     # -- stateless -----------------------------------------------------------------
     def _stateless(self, step, function, output_type, name):
+        if self._partitioning is not None or is_checkpointed(function):
+            return self._instances(step, function, output_type, name)
         node = self._env._graph.add(g.STATELESS, name, (self._node_id,), output_type,
                                     step=step, function=function)
+        return DataStream(self._env, node.id)
+
+    def _instances(self, step, function, output_type, name):
+        """A non-keyed operator with parallel instances of its own: its function keeps
+        operator state, or its input is broadcast-partitioned."""
+        node = self._env._graph.add(
+            g.KEYED, name, (self._node_id,), output_type,
+            key_selector=self._partitioning or ToOwnSubtask(),
+            function=InstanceSpec(step, function))
         return DataStream(self._env, node.id)
 
     def map(self, func, output_type=None) -> "DataStream":
@@ -121,8 +143,12 @@ class DataStream(PyFlinkGaps):
 
     def broadcast(self, *broadcast_state_descriptors):
         """A BroadcastStream with the given broadcast states (MapStateDescriptors): connect
-        it to a stream and process with a (Keyed)BroadcastProcessFunction."""
+        it to a stream and process with a (Keyed)BroadcastProcessFunction. Without
+        descriptors, broadcast partitioning: every parallel instance of the next operator
+        gets every record."""
         from weir.datastream.connected_streams import BroadcastStream
+        if not broadcast_state_descriptors:
+            return DataStream(self._env, self._node_id, ToEverySubtask())
         return BroadcastStream(self, broadcast_state_descriptors)
 
     def join(self, other) -> "JoinedStreams":
@@ -154,7 +180,8 @@ class DataStream(PyFlinkGaps):
 
     # -- sinks ---------------------------------------------------------------------
     def _sink(self, sink, name) -> "DataStreamSink":
-        node = self._env._graph.add(g.SINK, name, (self._node_id,), sink=sink)
+        stream = self if self._partitioning is None else self.map(_identity)
+        node = self._env._graph.add(g.SINK, name, (stream._node_id,), sink=sink)
         return DataStreamSink(self._env, node.id)
 
     def print(self, sink_identifier: str = None) -> "DataStreamSink":
@@ -178,6 +205,10 @@ class DataStream(PyFlinkGaps):
         return iter(results[:limit] if limit is not None else results)
 
 
+def _identity(value):
+    return value
+
+
 class DataStreamSink(DataStream):
     """What sinks return: can be named and given a uid, as in PyFlink."""
 
@@ -192,7 +223,8 @@ class KeyedStream(DataStream):
         self._key_selector = adapters.resolve(key_selector, "get_key")
         self._key_type = key_type
 
-    def _keyed(self, function, output_type, name) -> DataStream:
+    def _keyed(self, function, output_type, name, user_function=None) -> DataStream:
+        _refuse_operator_state(user_function, name)
         node = self._env._graph.add(g.KEYED, name, (self._node_id,), output_type,
                                     key_selector=self._key_selector, function=function)
         return DataStream(self._env, node.id)
@@ -200,23 +232,25 @@ class KeyedStream(DataStream):
     def process(self, func, output_type=None) -> DataStream:
         if not callable(getattr(func, "process_element", None)):
             raise TypeError("KeyedStream.process() expects a KeyedProcessFunction")
-        return self._keyed(adapters.KeyedProcess(func), output_type, "KeyedProcess")
+        return self._keyed(adapters.KeyedProcess(func), output_type, "KeyedProcess", func)
 
     def map(self, func, output_type=None) -> DataStream:
         _check_callable(func, "map", "map")
-        return self._keyed(adapters.KeyedMap(func), output_type, "Map")
+        return self._keyed(adapters.KeyedMap(func), output_type, "Map", func)
 
     def flat_map(self, func, output_type=None) -> DataStream:
         _check_callable(func, "flat_map", "flat_map")
-        return self._keyed(adapters.KeyedFlatMap(func), output_type, "FlatMap")
+        return self._keyed(adapters.KeyedFlatMap(func), output_type, "FlatMap", func)
 
     def filter(self, func) -> DataStream:
         _check_callable(func, "filter", "filter")
-        return self._keyed(adapters.KeyedFilter(func), self._node.output_type, "Filter")
+        return self._keyed(adapters.KeyedFilter(func), self._node.output_type, "Filter",
+                           func)
 
     def reduce(self, func) -> DataStream:
         _check_callable(func, "reduce", "reduce")
-        return self._keyed(adapters.KeyedReduce(func), self._node.output_type, "Reduce")
+        return self._keyed(adapters.KeyedReduce(func), self._node.output_type, "Reduce",
+                           func)
 
     def _rolling(self, kind, field):
         return self._keyed(adapters.rolling_aggregation(kind, field), self._node.output_type,

@@ -262,6 +262,24 @@ class ProcessJoinFunction(Function):
         pass
 
 
+class CheckpointedFunction(ABC):
+    """Operator state for a non-keyed function (Flink's Java CheckpointedFunction; PyFlink
+    has none): mix it into a MapFunction, FlatMapFunction, FilterFunction or
+    ProcessFunction. `initialize_state(context)` runs before the first record, and on a
+    restore: `context.get_operator_state_store()` gives `get_list_state(descriptor)` and
+    `get_union_list_state(descriptor)`, and `context.is_restored()` says whether they hold
+    an earlier snapshot. `snapshot_state(context)` runs at the end of every micro-batch
+    the instance ran in (weir's checkpoint), to put the function's state in them."""
+
+    @abstractmethod
+    def snapshot_state(self, context):
+        pass
+
+    @abstractmethod
+    def initialize_state(self, context):
+        pass
+
+
 class SinkFunction(Function):
     """A custom sink: invoke(value, context) is called once per record, on the driver."""
 

@@ -5,7 +5,9 @@ from weir.runtime.state.descriptors import (  # noqa: F401
     ReducingStateDescriptor, StateDescriptor, StateTtlConfig, ValueStateDescriptor)
 from weir.runtime.state.states import (  # noqa: F401
     AggregatingState, ListState, MapState, ReducingState, ValueState)
+from weir.runtime.state.operator_state import (  # noqa: F401
+    FunctionInitializationContext, FunctionSnapshotContext, OperatorStateStore)
 from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream.state", [
-    "BroadcastState", "OperatorStateStore", "ReadOnlyBroadcastState"])
+    "BroadcastState", "ReadOnlyBroadcastState"])

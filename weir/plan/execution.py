@@ -19,9 +19,11 @@ from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import write_batch
 from weir.runtime.sources import END_SPLIT
+from weir.runtime.state.operator_state import UnionStateLog
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
-                               METRICS, PHASE_SHIFT, SEEN, WATERMARK, Bundler, dumps, loads)
+                               METRICS, PHASE_SHIFT, SEEN, UNION_STATE, UNIONS, WATERMARK, Bundler,
+                               dumps, loads)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -122,8 +124,8 @@ class KeyedRunner:
 
     def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend, subtask_index=0):
         self.task = task
-        self.operator = build_keyed_operator(task.node, task.uid, backend, plan.parallelism,
-                                             subtask_index, plan.job_parameters, plan.batch)
+        self.operator = build_keyed_operator(task.node, task.uid, backend, plan,
+                                             subtask_index)
         self.convert = output_converter(task.node, task.uid)
         self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
             else task.key_selectors
@@ -160,6 +162,10 @@ class KeyedRunner:
             if by_phase[phase]:
                 counter = self.router.route(by_phase[phase], phase, producer, counter,
                                             bundler, None, subtask)
+        unions = self.operator.snapshot_operator_state(key_group)
+        if unions is not None:
+            bundler.add_control(UNION_STATE, UNIONS,
+                                payload={(self.task.uid, key_group): unions})
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
         return bundler.rows()
@@ -187,10 +193,12 @@ class KeyedRunner:
         self.router.close()
 
 
-def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> set:
+def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log,
+                union_log: UnionStateLog) -> set:
     """Writes the (to, subtask, payload) rows that reach the end of a micro-batch: records
     to their sinks, metric increments to `metrics_log` (per batch id: a replay replaces
-    them). Returns the numbers of the sources that ended in this batch."""
+    them), instances' union list states to `union_log`. Returns the numbers of the
+    sources that ended in this batch."""
     per_sink = {uid: ([], []) for uid in plan.sinks}
     counts, finished = {}, set()
     for to, subtask, blob in rows:
@@ -199,6 +207,8 @@ def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log) -> set:
                 counts[name] = counts.get(name, 0) + count
         elif to == FINISHED:
             finished.add(subtask)
+        elif to == UNION_STATE:
+            union_log.record(loads(blob))
         else:
             values, subtasks = per_sink[to]
             records = loads(blob)

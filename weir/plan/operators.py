@@ -1,12 +1,14 @@
 """Builds runtime operators from plan nodes: the same for every engine."""
 
 import copy
+import dataclasses
 from typing import List
 
 from weir.plan.graph import Node
 from weir.runtime.adapters import FinalReduce, KeyedReduce
 from weir.runtime.chain import TWO_INPUT_METHODS, StatelessChain, Step, TwoInputChain
 from weir.runtime.keyed_operator import KeyedStreamOperator
+from weir.runtime.non_keyed import InstanceSpec
 from weir.runtime.operator_factory import create_keyed_operator
 
 
@@ -67,15 +69,19 @@ def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
         for method in TWO_INPUT_METHODS[kind]])
 
 
-def build_keyed_operator(node: Node, uid: str, backend, parallelism=1, subtask_index=0,
-                         job_parameters=None, batch=False) -> KeyedStreamOperator:
-    """The operator of a keyed node; in BATCH mode a rolling reduce emits only each key's
-    final result."""
+def build_keyed_operator(node: Node, uid: str, backend, plan,
+                         subtask_index=0) -> KeyedStreamOperator:
+    """The operator of a keyed node of `plan`; in BATCH mode a rolling reduce emits only
+    each key's final result, and a non-keyed operator with instances learns the run it
+    belongs to and what it restores."""
     function = copy.deepcopy(node.param("function"))
-    if batch and type(function) is KeyedReduce:
+    if plan.batch and type(function) is KeyedReduce:
         function = FinalReduce(function)
-    return create_keyed_operator(function, backend, uid, subtask_index, parallelism,
-                                 job_parameters)
+    if type(function) is InstanceSpec:
+        function = dataclasses.replace(function, run_id=plan.run_id,
+                                       unions=plan.unions.get(uid))
+    return create_keyed_operator(function, backend, uid, subtask_index, plan.parallelism,
+                                 plan.job_parameters)
 
 
 def output_converter(node: Node, uid: str):

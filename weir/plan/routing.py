@@ -1,6 +1,7 @@
 """Routing: a task runs its fused stateless nodes over its operator's output and sends
-every record to each consuming operator (in its key group, or for a broadcast input in
-every key group) or sink, with order keys (weir.runtime.wire)."""
+every record to each consuming operator (in its key group, for a broadcast input in every
+key group, for a non-keyed operator's instances in their key groups) or sink, with order
+keys (weir.runtime.wire)."""
 
 import itertools
 import pickle
@@ -13,6 +14,7 @@ from weir.plan.physical import Fused, PhysicalPlan, Target
 from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner
+from weir.runtime.non_keyed import ToEverySubtask, ToOwnSubtask, instance_key_group
 from weir.runtime.wire import make_seq
 
 
@@ -60,6 +62,20 @@ class EveryKeyGroup:
                 f"{exc}") from exc
 
 
+class ToInstances:
+    """Sends records to the parallel instances of a non-keyed operator: each to its
+    producer's own subtask (forward), or a copy to every instance (broadcast)."""
+
+    def __init__(self, max_parallelism: int, parallelism: int, every: bool):
+        self.max_parallelism, self.parallelism = max_parallelism, parallelism
+        self.subtasks = range(parallelism) if every else None
+
+    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+        for instance in self.subtasks or (subtask,):
+            bundler.add_all(target.uid, target.input, None, records, instance_key_group(
+                instance, self.max_parallelism, self.parallelism))
+
+
 class ToSink:
     """Sends records to a sink, marked with the parallel instance that produced them."""
 
@@ -67,13 +83,18 @@ class ToSink:
         bundler.add_all(target.uid, target.input, None, records, subtask)
 
 
-def placement(target: Target, max_parallelism: int):
-    """How records reach `target`: a sink, a broadcast input or a keyed input."""
-    if target.key_selector is None:
+def placement(target: Target, plan: PhysicalPlan):
+    """How records reach `target`: a sink, a broadcast input, a non-keyed operator's
+    instances or a keyed input."""
+    selector, max_parallelism = target.key_selector, plan.max_parallelism
+    if selector is None:
         return ToSink()
-    if isinstance(target.key_selector, AllKeyGroups):
+    if isinstance(selector, AllKeyGroups):
         return EveryKeyGroup(max_parallelism)
-    return KeyGrouper(target.key_selector, max_parallelism, target.uid, target.side)
+    if isinstance(selector, (ToOwnSubtask, ToEverySubtask)):
+        return ToInstances(max_parallelism, plan.parallelism,
+                           isinstance(selector, ToEverySubtask))
+    return KeyGrouper(selector, max_parallelism, target.uid, target.side)
 
 
 class Router:
@@ -92,7 +113,7 @@ class Router:
                 chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
                            job_parameters=plan.job_parameters)
                 self.chains[index] = chain
-        self.targets = [(edge, target, placement(target, plan.max_parallelism))
+        self.targets = [(edge, target, placement(target, plan))
                         for edge, target in fused.targets]
 
     def close(self) -> None:

@@ -55,6 +55,12 @@ class KeyedStreamOperator:
         for timers in self._timers.values():
             timers.flush()
 
+    def snapshot_operator_state(self, key_group: int):
+        """Snapshots the operator state of the instance in `key_group` into its pages, if
+        the operator keeps any; returns what the driver must keep for a restore (its union
+        list states) or None. Keyed operators keep keyed state only."""
+        return None
+
     def release(self) -> None:
         """Flushes, then forgets every loaded page and timer (the stores stay)."""
         self.flush()

@@ -6,11 +6,12 @@ from weir.runtime.broadcast import BroadcastProcessOperator, BroadcastSpec
 from weir.runtime.interval_join import IntervalJoinOperator, IntervalJoinSpec
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.keyed_process import KeyedProcessOperator
+from weir.runtime.non_keyed import InstanceSpec, NonKeyedOperator
 from weir.runtime.window.operator import WindowOperator
 from weir.runtime.window.spec import WindowSpec
 
 _OPERATORS = {WindowSpec: WindowOperator, IntervalJoinSpec: IntervalJoinOperator,
-              BroadcastSpec: BroadcastProcessOperator}
+              BroadcastSpec: BroadcastProcessOperator, InstanceSpec: NonKeyedOperator}
 
 
 def create_keyed_operator(function, backend, name: str, subtask_index=0, parallelism=1,
@@ -24,6 +25,6 @@ def wakes_every_batch(function) -> bool:
     group it owns must run in every micro-batch."""
     if isinstance(function, (WindowSpec, BroadcastSpec)):
         return function.needs_processing_time
-    if isinstance(function, IntervalJoinSpec):
+    if isinstance(function, (IntervalJoinSpec, InstanceSpec)):
         return False
     return hasattr(function, "on_timer")

@@ -22,7 +22,7 @@ def _to_json_line(value) -> str:
     return json.dumps(value, default=_json_default, sort_keys=False)
 
 
-def _atomic_write(path: str, data: bytes) -> None:
+def atomic_write(path: str, data: bytes) -> None:
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".inprogress-", dir=directory)
@@ -63,13 +63,13 @@ def write_file_batch(spec: FileSinkSpec, values, batch_id: int) -> None:
     if spec.fmt == "parquet":
         _write_parquet(spec, values, path)
     elif spec.fmt == "json":
-        _atomic_write(path, "".join(_to_json_line(v) + "\n" for v in values).encode())
+        atomic_write(path, "".join(_to_json_line(v) + "\n" for v in values).encode())
     else:
         if spec.encoder is not None:
             data = b"".join(spec.encoder.encode(v, spec.record_type) for v in values)
         else:
             data = b"".join((str(v) + "\n").encode() for v in values)
-        _atomic_write(path, data)
+        atomic_write(path, data)
 
 
 class _SinkContext:

@@ -25,6 +25,7 @@ from weir.plan.physical import PhysicalPlan, compile_plan
 from weir.runtime.errors import marked_message
 from weir.runtime.gc_pause import paused_gc
 from weir.runtime.metrics import MetricsLog
+from weir.runtime.state.operator_state import UnionStateLog
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
 from weir.spark import source as spark_source
@@ -113,7 +114,7 @@ class BatchJob(JobClient):
             raise JobExecutionError(
                 f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
         rows = zip(*(column.to_pylist() for column in table.columns))
-        write_sinks(self.plan, rows, 0, self.metrics)
+        write_sinks(self.plan, rows, 0, self.metrics, UnionStateLog())  # never restored
         self.runtime_ms = int((time.time() - self.started) * 1000)
         self.status = JobStatus.FINISHED
         return self

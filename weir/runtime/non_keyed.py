@@ -1,0 +1,144 @@
+"""Non-keyed operators with parallel instances of their own: a stateless function with
+operator state (Flink's CheckpointedFunction), or one reading a broadcast-partitioned
+stream (`DataStream.broadcast()`).
+
+Other stateless functions are fused behind their input's producer (weir.plan.physical);
+these need an instance per subtask that the engine keeps state for. weir runs them in the
+key-group runtime: instance i lives in one key group of subtask i's range
+(`instance_key_group`), records reach it by their partitioning (forward from the producer's
+subtask, or a copy to every instance), and its operator state is a reserved page of that
+key group, snapshotted at the end of every micro-batch it runs in and committed with it.
+"""
+
+import copy
+import time
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+from weir.runtime.chain import StatelessChain, Step
+from weir.runtime.keyed_operator import KeyedStreamOperator
+from weir.runtime.key_groups import operator_index
+from weir.runtime.state.operator_state import (FunctionInitializationContext,
+                                               FunctionSnapshotContext, OperatorStateStore,
+                                               UNION, is_checkpointed)
+from weir.runtime.wire import OPERATOR_STATE_PAGE, dumps, loads
+
+
+def instance_key_group(subtask: int, max_parallelism: int, parallelism: int) -> int:
+    """The key group that holds parallel instance `subtask` (the first of its range)."""
+    return -(-subtask * max_parallelism // parallelism)
+
+
+class ToOwnSubtask:
+    """Forward partitioning: each record goes to the instance of its producer's subtask."""
+
+    def __call__(self, value):
+        return None
+
+
+class ToEverySubtask:
+    """Broadcast partitioning: every record goes to every instance."""
+
+    def __call__(self, value):
+        return None
+
+
+@dataclass
+class InstanceSpec:
+    """A non-keyed node run per instance: its step kind (map, flat_map, filter, process)
+    and function; an executor adds the run it belongs to (`run_id`) and, restoring from an
+    earlier run, every instance's union list states (`unions`: {name: list})."""
+
+    kind: str
+    function: object
+    run_id: str = ""
+    unions: Optional[Dict[str, list]] = None
+
+
+class _Instance:
+    """One parallel instance: its chain, and its operator state if it keeps any."""
+
+    def __init__(self, chain: StatelessChain, function, store: Optional[OperatorStateStore],
+                 checkpoints: int):
+        self.chain = chain
+        self.function = function
+        self.store = store
+        self.checkpoints = checkpoints
+
+
+class NonKeyedOperator(KeyedStreamOperator):
+    """Runs each parallel instance of a non-keyed function in its own key group."""
+
+    handles_timers = False
+
+    def __init__(self, spec: InstanceSpec, backend, name: str, subtask_index=0,
+                 parallelism=1, job_parameters=None):
+        super().__init__(backend, name, subtask_index, parallelism, job_parameters)
+        self.spec = spec
+        self.parallelism = parallelism
+        self.job_parameters = job_parameters
+        self._instances: Dict[int, _Instance] = {}
+
+    def open(self) -> None:
+        """Instances open on their first records."""
+
+    def close(self) -> None:
+        for instance in self._instances.values():
+            instance.chain.close()
+        self._instances.clear()
+
+    # -- records ---------------------------------------------------------------------
+    def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
+        self.process_batch([(None, value, timestamp)], None, emit)
+
+    def process_batch(self, records, key_selector, emit) -> None:
+        if not records:
+            return
+        instance = self._instance()
+        values, stamps, side = instance.chain.run_columns(
+            [r[1] for r in records], [r[2] for r in records])
+        for value, timestamp in zip(values, stamps):
+            emit(None, value, timestamp)
+        for tag, value, timestamp in side:
+            emit(tag, value, timestamp)
+
+    def _instance(self) -> _Instance:
+        (key_group,) = self.active_key_groups
+        instance = self._instances.get(key_group)
+        if instance is None:
+            instance = self._instances[key_group] = self._open_instance(key_group)
+        return instance
+
+    def _open_instance(self, key_group: int) -> _Instance:
+        function = copy.deepcopy(self.spec.function)
+        chain = StatelessChain([Step(self.spec.kind, function, self.name)], self.name)
+        subtask = operator_index(key_group, self.backend.max_parallelism, self.parallelism)
+        chain.open(subtask, self.parallelism, self.job_parameters)
+        if not is_checkpointed(function):
+            return _Instance(chain, function, None, 0)
+        page = self._page(key_group)
+        restored = page is not None
+        unions = self.spec.unions if restored and page["run"] != self.spec.run_id else None
+        store = OperatorStateStore(page["state"] if restored else None, unions)
+        self._call(function.initialize_state, FunctionInitializationContext(store, restored))
+        return _Instance(chain, function, store, page["checkpoints"] if restored else 0)
+
+    def _page(self, key_group: int):
+        blob = self.backend.key_group_pages(key_group).store.load(OPERATOR_STATE_PAGE)
+        return None if blob is None else loads(blob)
+
+    # -- snapshots -------------------------------------------------------------------
+    def snapshot_operator_state(self, key_group: int) -> Optional[dict]:
+        """Takes instance `key_group`'s snapshot (its function's `snapshot_state`) into its
+        page; returns its union list states, which every instance gets on a restore."""
+        instance = self._instances.get(key_group)
+        if instance is None or instance.store is None:
+            return None
+        instance.checkpoints += 1
+        context = FunctionSnapshotContext(instance.checkpoints, int(time.time() * 1000))
+        self._call(instance.function.snapshot_state, context)
+        snapshot = instance.store.snapshot()
+        page = {"run": self.spec.run_id, "checkpoints": instance.checkpoints, "state": snapshot}
+        self.backend.key_group_pages(key_group).store.store(OPERATOR_STATE_PAGE, dumps(page))
+        unions = {name: values for name, (mode, values) in snapshot.items() if mode == UNION}
+        return unions or None
