@@ -90,7 +90,7 @@ class DataStream(PyFlinkGaps):
         node = self._env._graph.add(
             g.KEYED, name, (self._node_id,), output_type,
             key_selector=self._partitioning or ToOwnSubtask(),
-            function=InstanceSpec(step, function))
+            function=InstanceSpec(step, function), uid_prefix="non_keyed")
         return DataStream(self._env, node.id)
 
     def map(self, func, output_type=None) -> "DataStream":

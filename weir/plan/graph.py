@@ -78,7 +78,8 @@ class JobGraph:
 
 
 def assign_uids(nodes: List[Node]) -> Dict[int, str]:
-    """Stable operator ids: the user's uid, else kind and position among that kind."""
+    """Stable operator ids: the user's uid, else kind (or the node's `uid_prefix`) and
+    position among the nodes of that kind."""
     seen, uids = {}, {}
     for node in nodes:
         if node.uid:
@@ -86,10 +87,15 @@ def assign_uids(nodes: List[Node]) -> Dict[int, str]:
                 raise ValueError(f"uid '{node.uid}' is used by more than one operator")
             uids[node.id] = node.uid
         else:
-            count = sum(1 for n in nodes[: nodes.index(node)] if n.kind == node.kind)
-            uids[node.id] = f"{node.kind}-{count}"
+            prefix = _uid_prefix(node)
+            count = sum(1 for n in nodes[: nodes.index(node)] if _uid_prefix(n) == prefix)
+            uids[node.id] = f"{prefix}-{count}"
         seen[node.id] = uids[node.id]
     return uids
+
+
+def _uid_prefix(node: Node) -> str:
+    return node.params.get("uid_prefix", node.kind)
 
 
 def sources_without_watermarks(nodes: List[Node]) -> List[int]:

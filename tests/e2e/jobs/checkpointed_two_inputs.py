@@ -1,9 +1,10 @@
-"""Jobs of two inputs (and one of async I/O) for the recovery test, into an exactly-once
-file sink.
+"""Jobs of two inputs (and one of async I/O, one of operator state) for the recovery test,
+into an exactly-once file sink.
 
 Usage: checkpointed_two_inputs.py KIND OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE
 KIND: co_process (KeyedCoProcessFunction), broadcast (KeyedBroadcastProcessFunction) or
-interval_join; or async (the first input through unordered async I/O). The inputs are
+interval_join; or async (the first input through unordered async I/O), or operator_state
+(the first input numbered per parallel instance by a CheckpointedFunction). The inputs are
 rate-limited generators; see test_recovery.py for the output each must give.
 """
 
@@ -12,10 +13,12 @@ import random
 import sys
 
 from weir.common import Duration, Time, Types, WatermarkStrategy
-from weir.datastream import (AsyncDataStream, AsyncFunction, KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
-                             ProcessJoinFunction, StreamExecutionEnvironment)
+from weir.datastream import (AsyncDataStream, AsyncFunction, CheckpointedFunction,
+                             KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
+                             MapFunction, ProcessJoinFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
-from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor,
+                                   ValueStateDescriptor)
 
 FINAL = 10**12
 RULES = MapStateDescriptor("rules", Types.INT(), Types.INT())
@@ -90,7 +93,35 @@ class Lookup(AsyncFunction):
         return [{"key": value[0], "ts": value[1], "answer": value[1] * 2}]
 
 
+class Numbering(MapFunction, CheckpointedFunction):
+    """Numbers each instance's records (list state). A union list state holds the
+    instance's index: every instance gets all of them back on a restore after a restart,
+    and its own within a run."""
+
+    def open(self, runtime_context):
+        self.index = runtime_context.get_index_of_this_subtask()
+
+    def initialize_state(self, context):
+        store = context.get_operator_state_store()
+        self.count = store.get_list_state(ListStateDescriptor("count", Types.LONG()))
+        self.instances = store.get_union_list_state(ListStateDescriptor("instances",
+                                                                        Types.INT()))
+        self.numbered = sum(self.count.get())
+        self.union = sorted(self.instances.get())
+
+    def snapshot_state(self, context):
+        self.count.update([self.numbered])
+        self.instances.update([self.index])
+
+    def map(self, value):
+        self.numbered += 1
+        return {"ts": value[1], "instance": self.index, "n": self.numbered,
+                "union": self.union}
+
+
 def build(kind, env, left, right):
+    if kind == "operator_state":
+        return left.map(Numbering())
     if kind == "async":
         return AsyncDataStream.unordered_wait(left, Lookup(), Time.seconds(10), 20)
     if kind == "co_process":
@@ -111,7 +142,8 @@ def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
     left, right = (env.from_source(DataGeneratorSource(
-        event, count=events, records_per_second=rate, max_records_per_batch=per_batch),
+        event, count=events, records_per_second=rate, max_records_per_batch=per_batch,
+        num_splits=2),
         strategy, name) for event, name in ((left_event, "left"), (right_event, "right")))
     build(kind, env, left, right).uid(kind).sink_to(FileSink.for_json_lines(output_dir).build())
     env.execute(f"checkpointed {kind}")
