@@ -5,6 +5,7 @@ import pytest
 from weir.common import Types
 from weir.datastream import (BroadcastProcessFunction, KeyedBroadcastProcessFunction,
                              OutputTag)
+from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.runtime.broadcast import BroadcastSpec
 from tests.streams import collect
@@ -31,6 +32,26 @@ def test_non_keyed_broadcast_applies_the_batchs_rules_first(any_env):
     sink = collect(numbers.connect(factors.broadcast(FACTORS)).process(Scale()))
     env.execute("scale")
     assert sink.results == [10, 20, 30]  # one micro-batch: its broadcast elements first
+
+
+class ScaleAndTell(Scale):
+    """Scale; each parallel instance reports each broadcast element once."""
+
+    def process_broadcast_element(self, value, ctx):
+        super().process_broadcast_element(value, ctx)
+        yield "learned", value[0]
+
+
+def test_non_keyed_broadcast_runs_an_instance_per_subtask(any_env):
+    env = any_env.set_parallelism(2)
+    numbers = env.from_source(DataGeneratorSource(lambda i: i, count=8, num_splits=2),
+                              None, "numbers")
+    factors = env.from_collection([("x", 10)])
+    sink = collect(numbers.connect(factors.broadcast(FACTORS)).process(ScaleAndTell()))
+    env.execute("scale in parallel")
+    # One batch in two splits: 0..3 read by instance 0, 4..7 by instance 1.
+    assert sorted(sink.results, key=str) == sorted(
+        [("learned", "x")] * 2 + [i * 10 for i in range(8)], key=str)
 
 
 class Count(KeyedBroadcastProcessFunction):
@@ -107,8 +128,6 @@ def test_undeclared_broadcast_state_is_a_clear_error(local_env):
 
 def test_broadcast_checks_its_arguments(local_env):
     numbers = local_env.from_collection([1])
-    with pytest.raises(NotImplementedError, match="without state descriptors"):
-        numbers.broadcast()
     with pytest.raises(TypeError, match="expects MapStateDescriptors"):
         numbers.broadcast(ValueStateDescriptor("v", Types.INT()))
     with pytest.raises(TypeError, match="needs a keyed stream"):

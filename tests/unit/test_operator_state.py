@@ -5,7 +5,7 @@ import pytest
 
 from weir.common import Types
 from weir.datastream import (CheckpointedFunction, FlatMapFunction, KeyedProcessFunction,
-                             MapFunction, StreamExecutionEnvironment)
+                             MapFunction, SinkFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
 from weir.runtime.non_keyed import InstanceSpec, NonKeyedOperator
@@ -173,3 +173,18 @@ def test_operator_state_on_a_keyed_stream_is_refused_clearly():
     env = _env()
     with pytest.raises(NotImplementedError, match="operator state .* keyed"):
         env.from_collection([1]).key_by(lambda v: v).process(KeyedNumbering())
+
+
+def test_operator_state_in_a_sink_function_is_refused_clearly():
+    class BufferingSink(SinkFunction, CheckpointedFunction):
+        def initialize_state(self, context):
+            pass
+
+        def snapshot_state(self, context):
+            pass
+
+        def invoke(self, value, context):
+            pass
+
+    with pytest.raises(NotImplementedError, match="operator state in a sink function"):
+        _env().from_collection([1]).add_sink(BufferingSink())

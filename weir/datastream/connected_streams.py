@@ -9,6 +9,7 @@ is stateless and runs fused behind the producers of its inputs.
 from weir.plan import graph as g
 from weir.runtime import adapters, broadcast
 from weir.runtime.chain import TWO_INPUT_METHODS
+from weir.runtime.non_keyed import ToOwnSubtask
 
 _FUNCTIONS = {"map": "CoMapFunction", "flat_map": "CoFlatMapFunction",
               "process": "CoProcessFunction or KeyedCoProcessFunction"}
@@ -126,7 +127,7 @@ class BroadcastConnectedStream:
             raise TypeError("a KeyedBroadcastProcessFunction needs a keyed stream: "
                             "key_by(...).connect(broadcast_stream)")
         env = self.stream.get_execution_environment()
-        selectors = (self.stream._key_selector if keyed else broadcast.single_key,
+        selectors = (self.stream._key_selector if keyed else ToOwnSubtask(),
                      broadcast.AllKeyGroups())
         node = env._graph.add(
             g.KEYED, "Keyed Broadcast Process" if keyed else "Broadcast Process",

@@ -1,8 +1,9 @@
 """Broadcast state: a stream's elements reach every parallel instance of an operator.
 
 weir runs a (keyed) broadcast process function as a keyed operator of two inputs: the
-keyed (or, non-keyed, a single) input, and the broadcast input, whose every element goes
-to every key group. Each key group keeps its own copy of the broadcast state in a reserved
+keyed input (or, non-keyed, each record to its producer's parallel instance, held in one
+key group: weir.runtime.non_keyed), and the broadcast input, whose every element goes to
+every key group. Each key group keeps its own copy of the broadcast state in a reserved
 page and applies the same elements in the same order, so every copy is identical (as
 Flink's instances are, given a deterministic function), and a key group with no other
 input in a micro-batch still learns each element. Within a micro-batch's phase, a key
@@ -26,12 +27,6 @@ class AllKeyGroups:
 
     def __call__(self, value):
         return None
-
-
-def single_key(value):
-    """The key of a non-keyed input connected to a broadcast stream: one key group holds
-    all its records (in order; weir runs it as one instance)."""
-    return 0
 
 
 class BroadcastSpec:
@@ -146,7 +141,7 @@ class ReadOnlyContext(ProcessContext):
 
     def get_broadcast_state(self, state_descriptor) -> ReadOnlyBroadcastState:
         operator = self._operator
-        key_group = operator.backend.key_group_of(self.current_key)
+        key_group = operator.active_key_groups[0]  # the current key's (keyed)
         return _BroadcastStates(operator, key_group, False).get(state_descriptor)
 
 
