@@ -4,9 +4,9 @@ from weir.datastream.data_stream import DataStream, DataStreamSink, KeyedStream 
 from weir.datastream.connected_streams import (  # noqa: F401
     BroadcastConnectedStream, BroadcastStream, ConnectedStreams)
 from weir.datastream.functions import (  # noqa: F401
-    AggregateFunction, AsyncFunction, AsyncRetryPredicate, AsyncRetryStrategy, AllWindowFunction, BaseBroadcastProcessFunction,
-    CheckpointedFunction,
-    BroadcastProcessFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
+    AggregateFunction, AllWindowFunction, AsyncFunction, AsyncRetryPredicate,
+    AsyncRetryStrategy, BaseBroadcastProcessFunction, BroadcastProcessFunction,
+    CheckpointedFunction, CoFlatMapFunction, CoGroupFunction, CoMapFunction,
     CoProcessFunction, FilterFunction, FlatJoinFunction, FlatMapFunction, JoinFunction,
     KeyedBroadcastProcessFunction, KeyedCoProcessFunction, KeyedProcessFunction, KeySelector,
     MapFunction, ProcessAllWindowFunction, ProcessFunction, ProcessJoinFunction,

@@ -13,8 +13,8 @@ from weir.plan.operators import build_chain, build_two_input_chain
 from weir.plan.physical import Fused, PhysicalPlan, Target
 from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.errors import UserFunctionError, wrap_user_error
-from weir.runtime.key_groups import KeyGroupAssigner
-from weir.runtime.non_keyed import ToEverySubtask, ToOwnSubtask, instance_key_group
+from weir.runtime.key_groups import KeyGroupAssigner, first_key_group
+from weir.runtime.non_keyed import InstancePartitioning
 from weir.runtime.wire import make_seq
 
 
@@ -72,7 +72,7 @@ class ToInstances:
 
     def add(self, bundler, target: Target, values, records, subtask: int) -> None:
         for instance in self.subtasks or (subtask,):
-            bundler.add_all(target.uid, target.input, None, records, instance_key_group(
+            bundler.add_all(target.uid, target.input, None, records, first_key_group(
                 instance, self.max_parallelism, self.parallelism))
 
 
@@ -91,9 +91,8 @@ def placement(target: Target, plan: PhysicalPlan):
         return ToSink()
     if isinstance(selector, AllKeyGroups):
         return EveryKeyGroup(max_parallelism)
-    if isinstance(selector, (ToOwnSubtask, ToEverySubtask)):
-        return ToInstances(max_parallelism, plan.parallelism,
-                           isinstance(selector, ToEverySubtask))
+    if isinstance(selector, InstancePartitioning):
+        return ToInstances(max_parallelism, plan.parallelism, selector.every)
     return KeyGrouper(selector, max_parallelism, target.uid, target.side)
 
 

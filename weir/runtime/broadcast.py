@@ -15,7 +15,7 @@ range), so a job emits what Flink emits at the same parallelism.
 """
 
 from weir.runtime.context import ProcessContext, TimerService
-from weir.runtime.key_groups import operator_index
+from weir.runtime.key_groups import first_key_group, operator_index
 from weir.runtime.keyed_process import KeyedProcessOperator
 from weir.runtime.wire import BROADCAST_PAGE
 
@@ -141,7 +141,7 @@ class ReadOnlyContext(ProcessContext):
 
     def get_broadcast_state(self, state_descriptor) -> ReadOnlyBroadcastState:
         operator = self._operator
-        key_group = operator.active_key_groups[0]  # the current key's (keyed)
+        key_group = operator.active_key_groups[0]  # keyed: the current key's group
         return _BroadcastStates(operator, key_group, False).get(state_descriptor)
 
 
@@ -206,7 +206,7 @@ class BroadcastProcessOperator(KeyedProcessOperator):
         """Whether `key_group` is the first of its parallel instance's range."""
         maxp, parallelism = self.backend.max_parallelism, self.parallelism
         index = operator_index(key_group, maxp, parallelism)
-        return key_group == 0 or operator_index(key_group - 1, maxp, parallelism) != index
+        return key_group == first_key_group(index, maxp, parallelism)
 
     def apply_to_keyed_state(self, key_group: int, descriptor, function) -> None:
         backend = self.backend

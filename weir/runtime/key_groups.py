@@ -63,3 +63,8 @@ def assign_to_key_group(key, max_parallelism: int) -> int:
 def operator_index(key_group: int, max_parallelism: int, parallelism: int) -> int:
     """The parallel instance owning `key_group` (Flink's computeOperatorIndexForKeyGroup)."""
     return key_group * parallelism // max_parallelism
+
+
+def first_key_group(subtask: int, max_parallelism: int, parallelism: int) -> int:
+    """The first key group of parallel instance `subtask`'s range."""
+    return -(-subtask * max_parallelism // parallelism)

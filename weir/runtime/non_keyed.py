@@ -4,8 +4,7 @@ stream (`DataStream.broadcast()`).
 
 Other stateless functions are fused behind their input's producer (weir.plan.physical);
 these need an instance per subtask that the engine keeps state for. weir runs them in the
-key-group runtime: instance i lives in one key group of subtask i's range
-(`instance_key_group`), records reach it by their partitioning (forward from the producer's
+key-group runtime: instance i lives in the first key group of subtask i's range, records reach it by their partitioning (forward from the producer's
 subtask, or a copy to every instance), and its operator state is a reserved page of that
 key group, snapshotted at the end of every micro-batch it runs in and committed with it.
 """
@@ -24,23 +23,24 @@ from weir.runtime.state.operator_state import (FunctionInitializationContext,
 from weir.runtime.wire import OPERATOR_STATE_PAGE, dumps, loads
 
 
-def instance_key_group(subtask: int, max_parallelism: int, parallelism: int) -> int:
-    """The key group that holds parallel instance `subtask` (the first of its range)."""
-    return -(-subtask * max_parallelism // parallelism)
+class InstancePartitioning:
+    """The key selector of a non-keyed operator's input: which instances get a record.
+    Instance i lives in the first key group of its range (key_groups.first_key_group)."""
+
+    every = False  # True: every instance gets every record
+
+    def __call__(self, value):
+        return None
 
 
-class ToOwnSubtask:
+class ToOwnSubtask(InstancePartitioning):
     """Forward partitioning: each record goes to the instance of its producer's subtask."""
 
-    def __call__(self, value):
-        return None
 
-
-class ToEverySubtask:
+class ToEverySubtask(InstancePartitioning):
     """Broadcast partitioning: every record goes to every instance."""
 
-    def __call__(self, value):
-        return None
+    every = True
 
 
 @dataclass

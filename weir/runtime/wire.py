@@ -44,8 +44,8 @@ TICK = "tick"      # wakes a key group without input (ts: a scripted clock or No
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
                    # keyed operator downstream (ts: the source's number), and to FINISHED
-UNIONS = "unions"  # an instance's union list states (payload {(uid, subtask): {name: list}}),
-                   # to UNION_STATE: the driver keeps them for a restore
+UNIONS = "unions"  # an instance's union list states (payload {(uid, key group): {name:
+                   # list}}), to UNION_STATE: the driver keeps them for a restore
 
 COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
 MAX_BUNDLE_RECORDS = 20_000

@@ -67,9 +67,9 @@ class SparkJob(JobClient):
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
             self.finished |= write_sinks(self.plan, rows, batch_id, self.metrics, self.unions)
-            if self.unions.changed:
-                save_union_states(self.checkpoint_dir, batch_id, self.unions.latest)
-                self.unions.changed = False
+            changed = self.unions.take_changed()
+            if changed is not None:
+                save_union_states(self.checkpoint_dir, batch_id, changed)
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id

@@ -138,11 +138,16 @@ class UnionStateLog:
 
     def __init__(self, latest: Optional[dict] = None):
         self.latest = dict(latest or {})  # (operator uid, key group) -> {name: list}
-        self.changed = False
+        self._changed = False
 
     def record(self, reports: dict) -> None:
         self.latest.update(reports)
-        self.changed = True
+        self._changed = True
+
+    def take_changed(self) -> Optional[dict]:
+        """`latest` if it changed since the last call (what to save), else None."""
+        changed, self._changed = self._changed, False
+        return self.latest if changed else None
 
     def unions(self) -> Dict[str, Dict[str, list]]:
         """{operator uid: {state name: the union of its instances' lists}}."""
