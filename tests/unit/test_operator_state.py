@@ -9,8 +9,10 @@ from weir.datastream import (CheckpointedFunction, FlatMapFunction, KeyedProcess
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
 from weir.runtime.non_keyed import InstanceSpec, NonKeyedOperator
+from weir.runtime.sink_writers import CheckpointedSink
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
-from weir.runtime.state.operator_state import OperatorStateStore, UnionStateLog
+from weir.runtime.state.operator_state import (SPLIT, UNION, OperatorStateLog,
+                                               OperatorStateStore, redistribute)
 
 COUNT = ListStateDescriptor("count", Types.LONG())
 SEEN = ListStateDescriptor("seen", Types.LONG())
@@ -83,9 +85,9 @@ def test_broadcast_partitioning_gives_every_instance_every_record():
     assert sorted(result) == [(i, v) for i in range(3) for v in (1, 2)]
 
 
-def _operator(store, run_id="run-1", unions=None, parallelism=2):
+def _operator(store, run_id="run-1", restored=None, parallelism=2):
     backend = KeyedStateBackend(lambda kg: store[kg], 128)
-    spec = InstanceSpec("map", Numbering(), run_id, unions)
+    spec = InstanceSpec("map", Numbering(), run_id, restored)
     return NonKeyedOperator(spec, backend, "numbering", 0, parallelism)
 
 
@@ -95,29 +97,72 @@ def _run(operator, key_group, values):
     operator.process_batch([(None, v, None) for v in values], None,
                            lambda tag, value, ts: out.append(value))
     operator.active_key_groups = ()
-    unions = operator.snapshot_operator_state(key_group)
+    snapshot = operator.snapshot_operator_state(key_group)
     operator.release()
-    return out, unions
+    return out, snapshot
 
 
-def test_a_restore_from_another_run_gives_every_instance_the_union_lists():
+def _report(uid, index, snapshot):
+    return {(uid, index): snapshot}
+
+
+def test_a_restore_from_another_run_gives_each_instance_its_lists_and_the_unions():
     store = {kg: MemoryPageStore() for kg in range(128)}
+    log = OperatorStateLog(parallelism=2)
     first = _operator(store)
-    assert _run(first, 0, [5, 7]) == ([(5, 1), (7, 2)], {"seen": [7]})
-    assert _run(first, 64, [3]) == ([(3, 1)], {"seen": [3]})
-    log = UnionStateLog()
-    log.record({("numbering", 0): {"seen": [7]}, ("numbering", 64): {"seen": [3]}})
-    assert log.unions() == {"numbering": {"seen": [7, 3]}}
+    out, snapshot = _run(first, 0, [5, 7])
+    assert out == [(5, 1), (7, 2)]
+    assert snapshot == (1, {"count": ("split", [2]), "seen": ("union", [7])})
+    log.record(_report("numbering", 0, snapshot))
+    out, snapshot = _run(first, 64, [3])
+    assert out == [(3, 1)]
+    log.record(_report("numbering", 1, snapshot))
 
-    same_run = _operator(store)  # a later micro-batch of the same run
-    assert _run(same_run, 0, [1]) == ([(1, 3)], {"seen": [7]})
+    same_run = _operator(store)  # a later micro-batch of the same run reads its page
+    assert _run(same_run, 0, [1])[0] == [(1, 3)]
     instance = same_run._instances[0].function
     assert instance.restored and instance.union == [7]
 
-    restarted = _operator(store, "run-2", log.unions()["numbering"])
-    assert _run(restarted, 64, [2]) == ([(2, 2)], {"seen": [7]})
+    restarted_log = OperatorStateLog(log.take_changed(), parallelism=2)
+    restarted = _operator(store, "run-2", restarted_log.restored["numbering"])
+    out, snapshot = _run(restarted, 64, [2])
+    assert out == [(2, 2)] and snapshot[0] == 2  # checkpoint ids go on from the restore
     instance = restarted._instances[64].function
     assert instance.restored and instance.union == [3, 7]
+
+
+def test_a_new_parallelism_deals_list_states_out_evenly_and_unions_to_all():
+    store = {kg: MemoryPageStore() for kg in range(128)}
+    log = OperatorStateLog(parallelism=2)
+    first = _operator(store)
+    for index, (key_group, values) in enumerate([(0, [1, 2, 3]), (64, [9])]):
+        log.record(_report("numbering", index, _run(first, key_group, values)[1]))
+    saved = log.take_changed()
+
+    scaled_in = OperatorStateLog(saved, parallelism=1)
+    one = _operator(store, "run-2", scaled_in.restored["numbering"], parallelism=1)
+    assert _run(one, 0, [4])[0] == [(4, 3 + 1 + 1)]  # both counts: 3 + 1
+    assert one._instances[0].function.union == [3, 9]
+
+    scaled_out = OperatorStateLog(saved, parallelism=3)
+    three = _operator(store, "run-3", scaled_out.restored["numbering"], parallelism=3)
+    numbers = [_run(three, kg, [0])[0] for kg in (0, 43, 86)]
+    assert numbers == [[(0, 4)], [(0, 2)], [(0, 1)]]  # counts [3], [1], [] dealt out
+    assert [three._instances[kg].function.restored for kg in (0, 43, 86)] == [True] * 3
+    assert scaled_out.latest[("numbering", 2)] == (1, {"count": ("split", []),
+                                                       "seen": ("union", [3, 9])})
+
+
+def test_redistribute_follows_flinks_round_robin_repartitioner():
+    old = [{"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a"])},
+           {"s": (SPLIT, [4, 5]), "u": (UNION, ["b"])}]
+    assert redistribute(old, 2) == [{"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a", "b"])},
+                                    {"s": (SPLIT, [4, 5]), "u": (UNION, ["a", "b"])}]
+    assert [d["s"][1] for d in redistribute(old, 3)] == [[1, 2], [3, 4], [5]]
+    assert [d["s"][1] for d in redistribute(old, 4)] == [[1, 2], [3], [4], [5]]
+    assert redistribute(old, 1) == [{"s": (SPLIT, [1, 2, 3, 4, 5]), "u": (UNION, ["a", "b"])}]
+    assert redistribute([{}, {"s": (SPLIT, [7])}], 3) == [
+        {"s": (SPLIT, [7])}, {"s": (SPLIT, [])}, {"s": (SPLIT, [])}]
 
 
 def test_a_new_instance_is_not_restored():
@@ -175,16 +220,63 @@ def test_operator_state_on_a_keyed_stream_is_refused_clearly():
         env.from_collection([1]).key_by(lambda v: v).process(KeyedNumbering())
 
 
-def test_operator_state_in_a_sink_function_is_refused_clearly():
-    class BufferingSink(SinkFunction, CheckpointedFunction):
-        def initialize_state(self, context):
-            pass
+FLUSHED, SNAPSHOTS = [], []
 
-        def snapshot_state(self, context):
-            pass
 
+class BufferingSink(SinkFunction, CheckpointedFunction):
+    """Flink's documented example of operator state: buffers records and sends them on in
+    groups of `threshold`; the buffer is checkpointed."""
+
+    def __init__(self, threshold):
+        self.threshold = threshold
+        self.buffered = []
+
+    def initialize_state(self, context):
+        self.state = context.get_operator_state_store().get_list_state(
+            ListStateDescriptor("buffered", Types.LONG()))
+        self.restored = context.is_restored()
+        self.buffered = self.state.get()
+
+    def snapshot_state(self, context):
+        self.state.update(self.buffered)
+        SNAPSHOTS.append((context.get_checkpoint_id(), list(self.buffered)))
+
+    def invoke(self, value, context):
+        self.buffered.append(value)
+        if len(self.buffered) >= self.threshold:
+            FLUSHED.append(self.buffered)
+            self.buffered = []
+
+
+def test_a_sink_function_keeps_operator_state_across_micro_batches():
+    FLUSHED.clear(), SNAPSHOTS.clear()
+    env = _env()
+    source = env.from_source(DataGeneratorSource(lambda i: i, count=10,
+                                                 max_records_per_batch=4), None, "numbers")
+    source.add_sink(BufferingSink(3))
+    env.execute("buffering")
+    assert FLUSHED == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert SNAPSHOTS == [(1, [3]), (2, [6, 7]), (3, [9])]
+
+
+def test_a_sink_function_restores_its_instances_lists_at_a_new_parallelism():
+    log = OperatorStateLog(parallelism=2)
+    first = CheckpointedSink(BufferingSink(10), "sink", 2)
+    first.write([1, 2, 3, 4], 0, [0, 1, 0, 0])
+    log.record(first.snapshot())
+    restored = OperatorStateLog(log.take_changed(), parallelism=3).restored["sink"]
+    again = CheckpointedSink(BufferingSink(10), "sink", 3, restored)
+    assert [i.function.buffered for i in again.instances] == [[1, 3], [4], [2]]
+    assert all(i.function.restored for i in again.instances)
+
+
+def test_a_failing_sink_function_names_the_sink():
+    class Failing(BufferingSink):
         def invoke(self, value, context):
-            pass
+            raise LookupError("no route")
 
-    with pytest.raises(NotImplementedError, match="operator state in a sink function"):
-        _env().from_collection([1]).add_sink(BufferingSink())
+    env = _env()
+    env.from_collection([1]).add_sink(Failing(3)).uid("failing-sink")
+    with pytest.raises(Exception, match=r"operator 'failing-sink' failed in user function "
+                                        r".*Failing.invoke.*no route"):
+        env.execute("failing")

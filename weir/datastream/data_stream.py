@@ -195,11 +195,6 @@ class DataStream(PyFlinkGaps):
 
     def add_sink(self, sink_func) -> "DataStreamSink":
         _check_callable(sink_func, "invoke", "add_sink")
-        if is_checkpointed(sink_func):
-            raise NotImplementedError(
-                "add_sink(): operator state in a sink function is not supported yet (weir "
-                "runs sink functions on the driver); keep it in a CheckpointedFunction "
-                "map or process before the sink")
         return self._sink(SinkFunctionSink(sink_func), "Sink")
 
     def execute_and_collect(self, job_execution_name: str = None, limit: int = None):

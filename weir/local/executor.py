@@ -12,11 +12,12 @@ import time
 import uuid
 from collections import defaultdict
 
-from weir.plan.execution import KeyedRunner, SourceRunner, chunks_of, job_result, write_sinks
+from weir.plan.execution import (JobOutputs, KeyedRunner, SourceRunner, chunks_of,
+                                 job_result)
 from weir.common.job import JobClient, JobStatus
 from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
-from weir.runtime.state.operator_state import UnionStateLog
+from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.wire import (TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
@@ -64,7 +65,8 @@ class LocalJob(JobClient):
         self.watermark = 0
         self.clock = None
         self.metrics = MetricsLog()
-        self.unions = UnionStateLog()  # a job in one process is never restored
+        self.outputs = JobOutputs(self.plan, self.metrics, OperatorStateLog(
+            parallelism=self.plan.parallelism))  # a job in one process is never restored
         self.started = time.time()
 
     # -- tasks ---------------------------------------------------------------------
@@ -127,8 +129,7 @@ class LocalJob(JobClient):
                 rows += self._observe(self.group_index[source.task.uid], source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
-        return write_sinks(self.plan, [(row[0], row[2], row[4]) for row in rows], batch_id,
-                           self.metrics, self.unions)
+        return self.outputs.write([(row[0], row[2], row[4]) for row in rows], batch_id)
 
     def run(self):
         self.status = JobStatus.RUNNING

@@ -17,13 +17,13 @@ from weir.runtime.chain import columns_of
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.sink_writers import write_batch
+from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT
-from weir.runtime.state.operator_state import UnionStateLog
+from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
-                               METRICS, PHASE_SHIFT, SEEN, UNION_STATE, UNIONS, WATERMARK, Bundler,
-                               dumps, loads)
+                               METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT,
+                               WATERMARK, Bundler, dumps, loads)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -162,10 +162,10 @@ class KeyedRunner:
             if by_phase[phase]:
                 counter = self.router.route(by_phase[phase], phase, producer, counter,
                                             bundler, None, subtask)
-        unions = self.operator.snapshot_operator_state(key_group)
-        if unions is not None:
-            bundler.add_control(UNION_STATE, UNIONS,
-                                payload={(self.task.uid, key_group): unions})
+        snapshot = self.operator.snapshot_operator_state(key_group)
+        if snapshot is not None:
+            bundler.add_control(OPERATOR_STATE, SNAPSHOT,
+                                payload={(self.task.uid, subtask): snapshot})
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
         return bundler.rows()
@@ -193,32 +193,45 @@ class KeyedRunner:
         self.router.close()
 
 
-def write_sinks(plan: PhysicalPlan, rows, batch_id: int, metrics_log,
-                union_log: UnionStateLog) -> set:
-    """Writes the (to, subtask, payload) rows that reach the end of a micro-batch: records
-    to their sinks, metric increments to `metrics_log` (per batch id: a replay replaces
-    them), instances' union list states to `union_log`. Returns the numbers of the
-    sources that ended in this batch."""
-    per_sink = {uid: ([], []) for uid in plan.sinks}
-    counts, finished = {}, set()
-    for to, subtask, blob in rows:
-        if to == METRICS:
-            for name, count in loads(blob).items():
-                counts[name] = counts.get(name, 0) + count
-        elif to == FINISHED:
-            finished.add(subtask)
-        elif to == UNION_STATE:
-            union_log.record(loads(blob))
-        else:
-            values, subtasks = per_sink[to]
-            records = loads(blob)
-            values.extend(value for _, value, _ in records)
-            subtasks.extend([subtask] * len(records))
-    for uid, node in plan.sinks.items():
-        values, subtasks = per_sink[uid]
-        if values:
-            counts[f"{uid}.{RECORDS_IN}"] = len(values)
-        write_batch(node.param("sink"), values, batch_id,
-                    subtasks if plan.parallelism > 1 else None)
-    metrics_log.record(batch_id, counts)
-    return finished
+class JobOutputs:
+    """The driver's end of every micro-batch: writes the (to, subtask, payload) rows that
+    reach it (records to their sinks, metric increments to `metrics` per batch id, so that
+    a replay replaces them) and keeps every operator state snapshot in `operator_states`
+    (sink functions with operator state are snapshotted here)."""
+
+    def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog):
+        self.plan = plan
+        self.metrics = metrics
+        self.operator_states = operator_states
+        self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
+                                         operator_states.restored.get(uid))
+                        for uid, node in plan.sinks.items()}
+
+    def write(self, rows, batch_id: int) -> set:
+        """Writes a micro-batch's rows; returns the numbers of the sources that ended in
+        it."""
+        per_sink = {uid: ([], []) for uid in self.plan.sinks}
+        counts, finished = {}, set()
+        for to, subtask, blob in rows:
+            if to == METRICS:
+                for name, count in loads(blob).items():
+                    counts[name] = counts.get(name, 0) + count
+            elif to == FINISHED:
+                finished.add(subtask)
+            elif to == OPERATOR_STATE:
+                self.operator_states.record(loads(blob))
+            else:
+                values, subtasks = per_sink[to]
+                records = loads(blob)
+                values.extend(value for _, value, _ in records)
+                subtasks.extend([subtask] * len(records))
+        for uid, writer in self.writers.items():
+            values, subtasks = per_sink[uid]
+            if values:
+                counts[f"{uid}.{RECORDS_IN}"] = len(values)
+            write_batch(writer, values, batch_id,
+                        subtasks if self.plan.parallelism > 1 else None)
+            if isinstance(writer, CheckpointedSink):
+                self.operator_states.record(writer.snapshot())
+        self.metrics.record(batch_id, counts)
+        return finished

@@ -105,7 +105,8 @@ class PhysicalPlan:
     ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
     batch: bool = False  # BATCH mode: rolling aggregations emit only final results
     run_id: str = ""     # the executor's run of the job (a restore starts a new run)
-    unions: dict = field(default_factory=dict)  # restored: {uid: {name: union list}}
+    # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
+    restored: dict = field(default_factory=dict)
 
     @property
     def stages(self) -> List[List[KeyedTask]]:

@@ -57,8 +57,8 @@ class KeyedStreamOperator:
 
     def snapshot_operator_state(self, key_group: int):
         """Snapshots the operator state of the instance in `key_group` into its pages, if
-        the operator keeps any; returns what the driver must keep for a restore (its union
-        list states) or None. Keyed operators keep keyed state only."""
+        the operator keeps any; returns what the driver must keep for a restart
+        ((checkpoints taken, snapshot)) or None. Keyed operators keep keyed state only."""
         return None
 
     def release(self) -> None:

@@ -12,14 +12,14 @@ key group, snapshotted at the end of every micro-batch it runs in and committed 
 import copy
 import time
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Tuple
 
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.key_groups import operator_index
 from weir.runtime.state.operator_state import (FunctionInitializationContext,
                                                FunctionSnapshotContext, OperatorStateStore,
-                                               UNION, is_checkpointed)
+                                               Snapshot, is_checkpointed)
 from weir.runtime.wire import OPERATOR_STATE_PAGE, dumps, loads
 
 
@@ -47,12 +47,13 @@ class ToEverySubtask(InstancePartitioning):
 class InstanceSpec:
     """A non-keyed node run per instance: its step kind (map, flat_map, filter, process)
     and function; an executor adds the run it belongs to (`run_id`) and, restoring from an
-    earlier run, every instance's union list states (`unions`: {name: list})."""
+    earlier run, what each instance restores (`restored`: (checkpoints, Snapshot) per
+    instance, redistributed to this run's parallelism)."""
 
     kind: str
     function: object
     run_id: str = ""
-    unions: Optional[Dict[str, list]] = None
+    restored: Optional[List[Tuple[int, Snapshot]]] = None
 
 
 class _Instance:
@@ -116,21 +117,29 @@ class NonKeyedOperator(KeyedStreamOperator):
         chain.open(subtask, self.parallelism, self.job_parameters)
         if not is_checkpointed(function):
             return _Instance(chain, function, None, 0)
-        page = self._page(key_group)
-        restored = page is not None
-        unions = self.spec.unions if restored and page["run"] != self.spec.run_id else None
-        store = OperatorStateStore(page["state"] if restored else None, unions)
-        self._call(function.initialize_state, FunctionInitializationContext(store, restored))
-        return _Instance(chain, function, store, page["checkpoints"] if restored else 0)
+        checkpoints, snapshot = self._restored(key_group, subtask)
+        store = OperatorStateStore(snapshot)
+        context = FunctionInitializationContext(store, snapshot is not None)
+        self._call(function.initialize_state, context)
+        return _Instance(chain, function, store, checkpoints)
 
-    def _page(self, key_group: int):
+    def _restored(self, key_group: int, subtask: int) -> Tuple[int, Optional[Snapshot]]:
+        """What instance `subtask` starts from: its page if this run wrote it (an earlier
+        micro-batch), else what the run restores from an earlier one (the driver's copy,
+        redistributed), else nothing."""
         blob = self.backend.key_group_pages(key_group).store.load(OPERATOR_STATE_PAGE)
-        return None if blob is None else loads(blob)
+        page = None if blob is None else loads(blob)
+        if page is not None and page["run"] == self.spec.run_id:
+            return page["checkpoints"], page["state"]
+        if self.spec.restored is not None:
+            return self.spec.restored[subtask]
+        return 0, None
 
     # -- snapshots -------------------------------------------------------------------
-    def snapshot_operator_state(self, key_group: int) -> Optional[dict]:
+    def snapshot_operator_state(self, key_group: int) -> Optional[Tuple[int, Snapshot]]:
         """Takes instance `key_group`'s snapshot (its function's `snapshot_state`) into its
-        page; returns its union list states, which every instance gets on a restore."""
+        page; returns (checkpoints taken, Snapshot) for the driver, which keeps every
+        instance's for a restart, or None if the instance keeps no operator state."""
         instance = self._instances.get(key_group)
         if instance is None or instance.store is None:
             return None
@@ -140,5 +149,4 @@ class NonKeyedOperator(KeyedStreamOperator):
         snapshot = instance.store.snapshot()
         page = {"run": self.spec.run_id, "checkpoints": instance.checkpoints, "state": snapshot}
         self.backend.key_group_pages(key_group).store.store(OPERATOR_STATE_PAGE, dumps(page))
-        unions = {name: values for name, (mode, values) in snapshot.items() if mode == UNION}
-        return unions or None
+        return instance.checkpoints, snapshot

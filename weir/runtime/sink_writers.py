@@ -1,11 +1,17 @@
 """Writing one micro-batch of a sink's records, idempotently per batch id."""
 
+import copy
 import json
 import os
 import sys
 import tempfile
+import time
 
+from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
+from weir.runtime.state.operator_state import (FunctionInitializationContext,
+                                               FunctionSnapshotContext, OperatorStateStore,
+                                               is_checkpointed)
 
 
 def _json_default(value):
@@ -93,6 +99,8 @@ def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
         sink.results.extend(values)
     elif isinstance(sink, FileSinkSpec):
         write_file_batch(sink, values, batch_id)
+    elif isinstance(sink, CheckpointedSink):
+        sink.write(values, batch_id, subtasks)
     elif isinstance(sink, SinkFunctionSink):
         invoke = getattr(sink.function, "invoke", sink.function)
         context = _SinkContext(batch_id)
@@ -100,3 +108,60 @@ def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
             invoke(value, context)
     else:
         raise TypeError(f"unsupported sink {type(sink).__name__}")
+
+
+class _SinkInstance:
+    def __init__(self, function, store: OperatorStateStore, checkpoints: int):
+        self.function = function
+        self.store = store
+        self.checkpoints = checkpoints
+
+
+class CheckpointedSink:
+    """A sink function with operator state (a CheckpointedFunction), on the driver: one
+    instance per subtask, each getting the records its subtask produced, every instance
+    snapshotted at the end of every micro-batch (weir's checkpoint)."""
+
+    def __init__(self, function, uid: str, parallelism: int, restored=None):
+        self.uid = uid
+        self.instances = []
+        for index in range(parallelism):
+            checkpoints, snapshot = restored[index] if restored is not None else (0, None)
+            instance = _SinkInstance(copy.deepcopy(function), OperatorStateStore(snapshot),
+                                     checkpoints)
+            context = FunctionInitializationContext(instance.store, snapshot is not None)
+            self._call(instance.function.initialize_state, context)
+            self.instances.append(instance)
+
+    def write(self, values, batch_id: int, subtasks=None) -> None:
+        context = _SinkContext(batch_id)
+        for value, subtask in zip(values, subtasks or [0] * len(values)):
+            function = self.instances[subtask].function
+            self._call(getattr(function, "invoke", function), value, context)
+
+    def snapshot(self) -> dict:
+        """{(uid, subtask): (checkpoints taken, Snapshot)} after each instance's
+        `snapshot_state`."""
+        snapshots = {}
+        for index, instance in enumerate(self.instances):
+            instance.checkpoints += 1
+            context = FunctionSnapshotContext(instance.checkpoints, int(time.time() * 1000))
+            self._call(instance.function.snapshot_state, context)
+            snapshots[(self.uid, index)] = (instance.checkpoints, instance.store.snapshot())
+        return snapshots
+
+    def _call(self, method, *args):
+        try:
+            return method(*args)
+        except UserFunctionError:
+            raise
+        except Exception as exc:
+            raise wrap_user_error(exc, self.uid, method) from exc
+
+
+def sink_writer(sink, uid: str, parallelism: int, restored=None):
+    """What a job writes `sink`'s records with: the sink itself, or for a sink function
+    with operator state, its instances (`restored`: what each restores, or None)."""
+    if isinstance(sink, SinkFunctionSink) and is_checkpointed(sink.function):
+        return CheckpointedSink(sink.function, uid, parallelism, restored)
+    return sink

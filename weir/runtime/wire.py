@@ -4,7 +4,7 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
 
     to       uid of the operator or sink the row is for; WATERMARK for rows that only move
              the engine's watermark; METRICS for operator metrics, FINISHED for ends of
-             input and UNION_STATE for union list states (all for the driver)
+             input and OPERATOR_STATE for operator state snapshots (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
@@ -35,7 +35,7 @@ from collections import defaultdict
 WATERMARK = "\x00watermark"
 METRICS = "\x00metrics"
 FINISHED = "\x00finished"
-UNION_STATE = "\x00union_state"
+OPERATOR_STATE = "\x00operator_state"
 
 END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
@@ -44,8 +44,8 @@ TICK = "tick"      # wakes a key group without input (ts: a scripted clock or No
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
                    # keyed operator downstream (ts: the source's number), and to FINISHED
-UNIONS = "unions"  # an instance's union list states (payload {(uid, key group): {name:
-                   # list}}), to UNION_STATE: the driver keeps them for a restore
+SNAPSHOT = "snapshot"  # an operator state snapshot (payload {(uid, instance index):
+                      # (checkpoints, snapshot)}), to OPERATOR_STATE: kept for a restart
 
 COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
 MAX_BUNDLE_RECORDS = 20_000

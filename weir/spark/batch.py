@@ -20,12 +20,12 @@ from pyspark import cloudpickle
 from pyspark.sql import functions as F
 
 from weir.common.job import JobClient, JobExecutionError, JobStatus
-from weir.plan.execution import KeyedRunner, job_result, write_sinks
+from weir.plan.execution import JobOutputs, KeyedRunner, job_result
 from weir.plan.physical import PhysicalPlan, compile_plan
 from weir.runtime.errors import marked_message
 from weir.runtime.gc_pause import paused_gc
 from weir.runtime.metrics import MetricsLog
-from weir.runtime.state.operator_state import UnionStateLog
+from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
 from weir.spark import source as spark_source
@@ -114,7 +114,7 @@ class BatchJob(JobClient):
             raise JobExecutionError(
                 f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
         rows = zip(*(column.to_pylist() for column in table.columns))
-        write_sinks(self.plan, rows, 0, self.metrics, UnionStateLog())  # never restored
+        JobOutputs(self.plan, self.metrics, OperatorStateLog()).write(rows, 0)  # no restore
         self.runtime_ms = int((time.time() - self.started) * 1000)
         self.status = JobStatus.FINISHED
         return self

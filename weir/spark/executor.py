@@ -8,13 +8,13 @@ import uuid
 
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
-from weir.plan.execution import job_result, write_sinks
+from weir.plan.execution import JobOutputs, job_result
 from weir.plan.physical import compile_plan
 from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
-from weir.runtime.state.operator_state import UnionStateLog
+from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
-from weir.spark.restore import load_union_states, save_union_states
+from weir.spark.restore import load_operator_states, save_operator_states
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import query_frame
@@ -33,14 +33,17 @@ class SparkJob(JobClient):
         checkpoint = env.checkpoint_config.get_checkpoint_storage()
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
-        self.unions = UnionStateLog(load_union_states(self.checkpoint_dir))
-        self.plan.run_id, self.plan.unions = self.job_id, self.unions.unions()
+        states = OperatorStateLog(load_operator_states(self.checkpoint_dir),
+                                  self.plan.parallelism)
+        self.plan.run_id = self.job_id
+        self.plan.restored = states.restored
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
         self.interval_ms = env.checkpoint_config.get_checkpoint_interval()
         self.env = env
         self.started = time.time()
         self.batches = 0
         self.metrics = MetricsLog()
+        self.outputs = JobOutputs(self.plan, self.metrics, states)
         self._lock = threading.Lock()
         self.query = None
         self.canceled = False
@@ -66,10 +69,10 @@ class SparkJob(JobClient):
         table = batch_frame.select("_to", "_kg", "_b").toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
-            self.finished |= write_sinks(self.plan, rows, batch_id, self.metrics, self.unions)
-            changed = self.unions.take_changed()
+            self.finished |= self.outputs.write(rows, batch_id)
+            changed = self.outputs.operator_states.take_changed()
             if changed is not None:
-                save_union_states(self.checkpoint_dir, batch_id, changed)
+                save_operator_states(self.checkpoint_dir, batch_id, changed)
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id

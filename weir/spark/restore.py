@@ -1,10 +1,12 @@
-"""What a restarted job restores beside Spark's state: the union list states of its
-non-keyed instances (weir.runtime.state.operator_state), which every instance gets back.
+"""What a restarted job restores beside Spark's state: the operator state of its non-keyed
+instances and sink functions (weir.runtime.state.operator_state).
 
-Spark keeps each instance's own operator state with its key group; a union needs every
-instance's lists, so the driver keeps them too: after each micro-batch that changed them,
-a file named after the batch in the checkpoint directory. A restore reads the newest file
-of a batch Spark committed (a later one belongs to a batch Spark will run again).
+Within a run, Spark keeps each non-keyed instance's operator state with its key group. A
+restart needs every instance's lists at once (union lists go to every instance; with a
+new parallelism, list states are dealt out again), and sink functions run on the driver,
+so the driver keeps every snapshot too: after each micro-batch that changed one, a file
+named after the batch in the checkpoint directory. A restore reads the newest file of a
+batch Spark committed (a later one belongs to a batch Spark will run again).
 """
 
 import os
@@ -12,7 +14,7 @@ import pickle
 
 from weir.runtime.sink_writers import atomic_write
 
-DIRECTORY = "weir-union-state"
+DIRECTORY = "weir-operator-state"
 KEEP = 2
 
 
@@ -28,18 +30,18 @@ def last_committed_batch(checkpoint_dir: str):
     return committed[-1] if committed else None
 
 
-def load_union_states(checkpoint_dir: str) -> dict:
-    """{(operator uid, key group): {name: list}} as of the last committed micro-batch."""
+def load_operator_states(checkpoint_dir: str):
+    """The operator state log saved for the last committed micro-batch, or None."""
     committed = last_committed_batch(checkpoint_dir)
     directory = os.path.join(checkpoint_dir, DIRECTORY)
     kept = [b for b in _batch_ids(directory) if committed is not None and b <= committed]
     if not kept:
-        return {}
+        return None
     with open(os.path.join(directory, str(kept[-1])), "rb") as handle:
         return pickle.load(handle)
 
 
-def save_union_states(checkpoint_dir: str, batch_id: int, latest: dict) -> None:
+def save_operator_states(checkpoint_dir: str, batch_id: int, latest: dict) -> None:
     """Keeps `latest` as of `batch_id`, and the newest files before it only."""
     directory = os.path.join(checkpoint_dir, DIRECTORY)
     atomic_write(os.path.join(directory, str(batch_id)), pickle.dumps(latest))

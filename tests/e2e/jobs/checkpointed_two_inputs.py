@@ -3,19 +3,25 @@ into an exactly-once file sink.
 
 Usage: checkpointed_two_inputs.py KIND OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE
 KIND: co_process (KeyedCoProcessFunction), broadcast (KeyedBroadcastProcessFunction) or
-interval_join; or async (the first input through unordered async I/O), or operator_state
-(the first input numbered per parallel instance by a CheckpointedFunction). The inputs are
-rate-limited generators; see test_recovery.py for the output each must give.
+interval_join; or async (the first input through unordered async I/O), operator_state
+(the first input numbered per parallel instance by a CheckpointedFunction; KIND
+operator_state:1 runs it at parallelism 1) or buffering_sink (a sink function with
+operator state). The inputs are rate-limited generators; see test_recovery.py for the
+output each must give.
 """
 
 import asyncio
+import json
+import os
 import random
 import sys
+import uuid
 
 from weir.common import Duration, Time, Types, WatermarkStrategy
 from weir.datastream import (AsyncDataStream, AsyncFunction, CheckpointedFunction,
                              KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
-                             MapFunction, ProcessJoinFunction, StreamExecutionEnvironment)
+                             MapFunction, ProcessJoinFunction, SinkFunction,
+                             StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
 from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor,
                                    ValueStateDescriptor)
@@ -119,6 +125,31 @@ class Numbering(MapFunction, CheckpointedFunction):
                 "union": self.union}
 
 
+class BufferingSink(SinkFunction, CheckpointedFunction):
+    """Buffers the first input's records (list state) and sends them on in groups of five,
+    as one file each in the output directory (at least once: a batch replayed after a
+    restart sends its groups again)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def initialize_state(self, context):
+        self.state = context.get_operator_state_store().get_list_state(
+            ListStateDescriptor("buffered", Types.PICKLED_BYTE_ARRAY()))
+        self.buffered = self.state.get()
+
+    def snapshot_state(self, context):
+        self.state.update(self.buffered)
+
+    def invoke(self, value, context):
+        self.buffered.append({"key": value[0], "ts": value[1]})
+        if len(self.buffered) == 5:
+            os.makedirs(self.directory, exist_ok=True)
+            with open(os.path.join(self.directory, f"part-{uuid.uuid4().hex}"), "w") as out:
+                out.writelines(json.dumps(record) + "\n" for record in self.buffered)
+            self.buffered = []
+
+
 def build(kind, env, left, right):
     if kind == "operator_state":
         return left.map(Numbering())
@@ -134,8 +165,9 @@ def build(kind, env, left, right):
 
 
 def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
+    kind, _, parallelism = kind.partition(":")  # "operator_state:1": at parallelism 1
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(2).set_spark_config("spark.master", "local[2]")
+    env.set_parallelism(int(parallelism or 2)).set_spark_config("spark.master", "local[2]")
     env.set_spark_config("spark.sql.shuffle.partitions", "2")
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
@@ -145,7 +177,11 @@ def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
         event, count=events, records_per_second=rate, max_records_per_batch=per_batch,
         num_splits=2),
         strategy, name) for event, name in ((left_event, "left"), (right_event, "right")))
-    build(kind, env, left, right).uid(kind).sink_to(FileSink.for_json_lines(output_dir).build())
+    if kind == "buffering_sink":
+        left.add_sink(BufferingSink(output_dir)).uid(kind)
+    else:
+        build(kind, env, left, right).uid(kind).sink_to(
+            FileSink.for_json_lines(output_dir).build())
     env.execute(f"checkpointed {kind}")
 
 

@@ -1,15 +1,15 @@
 """Operator (non-keyed) state, as Flink's CheckpointedFunction sees it.
 
 A parallel instance of a non-keyed function keeps lists of its own: `get_list_state` (on a
-restore each instance gets back its own list; Flink splits the lists evenly when the
-parallelism changes) and `get_union_list_state` (on a restore every instance gets the
-union of all instances' lists). The function fills them in `snapshot_state` and reads
-them back in `initialize_state` when `context.is_restored()`.
+restore each instance gets back its own list; when the parallelism changed, the lists'
+elements are dealt out evenly, as Flink does) and `get_union_list_state` (on a restore
+every instance gets the union of all instances' lists). The function fills them in
+`snapshot_state` and reads them back in `initialize_state` when `context.is_restored()`.
 
 A snapshot is a plain {state name: (mode, [elements])} dict, what an engine stores.
 """
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 SPLIT = "split"  # Flink's OperatorStateHandle.Mode.SPLIT_DISTRIBUTE
 UNION = "union"  # Mode.UNION
@@ -51,10 +51,8 @@ class OperatorStateStore:
     """`context.get_operator_state_store()` in `initialize_state`: the instance's lists by
     descriptor, each with its redistribution mode."""
 
-    def __init__(self, restored: Optional[Snapshot] = None,
-                 unions: Optional[Dict[str, list]] = None):
+    def __init__(self, restored: Optional[Snapshot] = None):
         self._restored = restored or {}
-        self._unions = unions  # on a restore from another run: the union of every instance
         self._states: Dict[str, Tuple[str, OperatorListState]] = {}
 
     def get_list_state(self, state_descriptor) -> OperatorListState:
@@ -85,8 +83,6 @@ class OperatorStateStore:
         return state
 
     def _restored_values(self, name: str, mode: str) -> list:
-        if mode == UNION and self._unions is not None:
-            return self._unions.get(name, [])
         stored = self._restored.get(name)
         if stored is None:
             return []
@@ -132,31 +128,78 @@ class FunctionSnapshotContext:
         return self._timestamp
 
 
-class UnionStateLog:
-    """The driver's copy of the union list states of every non-keyed instance, as of the
-    last micro-batch each ran in: what every instance gets on a restore."""
+class OperatorStateLog:
+    """The driver's copy of every operator-state instance's latest snapshot: what a restart
+    restores, redistributed to the restarted job's parallelism.
 
-    def __init__(self, latest: Optional[dict] = None):
-        self.latest = dict(latest or {})  # (operator uid, key group) -> {name: list}
+    Entries are {(operator uid, instance index): (checkpoints taken, Snapshot)}; `saved` is
+    what `saved()` returned in an earlier run (None: a new job)."""
+
+    def __init__(self, saved: Optional[dict] = None, parallelism: int = 1):
+        self.parallelism = parallelism
+        self.latest: Dict[Tuple[str, int], Tuple[int, Snapshot]] = {}
+        # what this run restores: {uid: [(checkpoints, Snapshot) per instance]}
+        self.restored: Dict[str, List[Tuple[int, Snapshot]]] = {}
+        if saved:
+            self._restore(saved)
         self._changed = False
+
+    def _restore(self, saved: dict) -> None:
+        old = saved["parallelism"]
+        for uid in sorted({uid for uid, _ in saved["snapshots"]}):
+            entries = [saved["snapshots"].get((uid, i), (0, {})) for i in range(old)]
+            checkpoints = max(count for count, _ in entries)
+            snapshots = redistribute([snapshot for _, snapshot in entries], self.parallelism)
+            self.restored[uid] = [(checkpoints, snapshot) for snapshot in snapshots]
+            for index, entry in enumerate(self.restored[uid]):
+                self.latest[(uid, index)] = entry
 
     def record(self, reports: dict) -> None:
         self.latest.update(reports)
         self._changed = True
 
     def take_changed(self) -> Optional[dict]:
-        """`latest` if it changed since the last call (what to save), else None."""
+        """What to save if anything changed since the last call, else None."""
         changed, self._changed = self._changed, False
-        return self.latest if changed else None
+        if not changed:
+            return None
+        return {"parallelism": self.parallelism, "snapshots": dict(self.latest)}
 
-    def unions(self) -> Dict[str, Dict[str, list]]:
-        """{operator uid: {state name: the union of its instances' lists}}."""
-        unions: Dict[str, Dict[str, list]] = {}
-        for (uid, _), states in sorted(self.latest.items()):
-            merged = unions.setdefault(uid, {})
-            for name, values in states.items():
-                merged.setdefault(name, []).extend(values)
-        return unions
+
+def redistribute(snapshots: List[Snapshot], parallelism: int) -> List[Snapshot]:
+    """The snapshots of an operator's instances (in instance order) for `parallelism`
+    instances, as Flink's round-robin repartitioner deals them: every instance gets the
+    union of each union list; a list state stays with its instance when the parallelism is
+    unchanged, else its elements, in instance order, are cut into `parallelism` contiguous
+    parts that differ in size by at most one (the first ones larger)."""
+    modes: Dict[str, str] = {}
+    merged: Dict[str, list] = {}
+    for snapshot in snapshots:
+        for name, (mode, values) in snapshot.items():
+            modes.setdefault(name, mode)
+            merged.setdefault(name, []).extend(values)
+    same = len(snapshots) == parallelism
+    dealt: List[Snapshot] = [{} for _ in range(parallelism)]
+    for name, mode in modes.items():
+        if mode == UNION:
+            parts = [merged[name]] * parallelism
+        elif same:
+            parts = [snapshot.get(name, (mode, []))[1] for snapshot in snapshots]
+        else:
+            parts = _even_parts(merged[name], parallelism)
+        for instance, part in zip(dealt, parts):
+            instance[name] = (mode, list(part))
+    return dealt
+
+
+def _even_parts(values: list, parts: int) -> List[list]:
+    base, extra = divmod(len(values), parts)
+    cuts, start = [], 0
+    for index in range(parts):
+        end = start + base + (1 if index < extra else 0)
+        cuts.append(values[start:end])
+        start = end
+    return cuts
 
 
 def is_checkpointed(function) -> bool:
