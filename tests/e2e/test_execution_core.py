@@ -6,12 +6,13 @@ import time
 import pytest
 
 from weir.common import Duration, Types, WatermarkStrategy
-from weir.datastream import KeyedProcessFunction
+from weir.datastream import KeyedProcessFunction, MapFunction
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.connectors.file_system import FileSource
 from weir.datastream.state import ValueStateDescriptor
 from weir.plan import graph as g
 from weir.runtime import adapters
+from weir.runtime.key_groups import assign_to_key_group, operator_index
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.sinks import CollectSink
 
@@ -210,3 +211,32 @@ def test_metrics_of_a_local_job(local_env):
     _late_job(local_env)
     assert local_env.execute("local").get_metrics() == {
         "late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
+
+
+class SubtaskOfKey(KeyedProcessFunction):
+    def open(self, runtime_context):
+        self.index = runtime_context.get_index_of_this_subtask()
+        self.parallelism = runtime_context.get_number_of_parallel_subtasks()
+
+    def process_element(self, value, ctx):
+        yield value, self.index, self.parallelism
+
+
+def test_each_parallel_instance_of_a_keyed_operator_knows_its_subtask(any_env):
+    """Each subtask of a keyed operator, and of a map fused behind it, opens its own copy
+    of the function with its own index: the subtask owning the key's key group."""
+    env = any_env.set_parallelism(3)
+
+    class Tag(MapFunction):
+        def open(self, runtime_context):
+            self.index = runtime_context.get_index_of_this_subtask()
+
+        def map(self, value):
+            return (*value, self.index)
+
+    keys = [f"key-{i}" for i in range(12)]
+    tagged = env.from_collection(keys).key_by(lambda k: k).process(SubtaskOfKey()).map(Tag())
+    results = sorted(tagged.execute_and_collect())
+    owner = {k: operator_index(assign_to_key_group(k, 128), 128, 3) for k in keys}
+    assert results == sorted((k, owner[k], 3, owner[k]) for k in keys)
+    assert set(owner.values()) == {0, 1, 2}

@@ -120,19 +120,34 @@ def chunks_of(reader, split):
 
 
 class KeyedRunner:
-    """Runs a keyed operator for one key group at a time, then routes its output."""
+    """Runs a keyed operator for one key group at a time, then routes its output. Each
+    parallel instance (subtask) of the operator, and of the stateless nodes fused behind
+    it, is built and opened on the first key group of its range that runs here, with its
+    own copy of the user's functions, as Flink opens one per subtask."""
 
-    def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend, subtask_index=0):
+    def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend):
         self.task = task
-        self.operator = build_keyed_operator(task.node, task.uid, backend, plan,
-                                             subtask_index)
+        self.plan = plan
+        self.backend = backend
         self.convert = output_converter(task.node, task.uid)
         self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
             else task.key_selectors
-        self.router = Router(task.fused, plan, subtask_index)
         self.producer_base = task.index * plan.max_parallelism
         self.max_parallelism, self.parallelism = plan.max_parallelism, plan.parallelism
-        self.operator.open()
+        self.subtasks = {}  # subtask index -> (operator, router)
+        self.operator = self.router = None  # those of the key group that ran last
+
+    def _enter(self, key_group: int) -> int:
+        """Makes the instance of `key_group`'s subtask current; returns its index."""
+        subtask = operator_index(key_group, self.max_parallelism, self.parallelism)
+        instance = self.subtasks.get(subtask)
+        if instance is None:
+            task, plan = self.task, self.plan
+            operator = build_keyed_operator(task.node, task.uid, self.backend, plan, subtask)
+            operator.open()
+            instance = self.subtasks[subtask] = (operator, Router(task.fused, plan, subtask))
+        self.operator, self.router = instance
+        return subtask
 
     @property
     def labelled(self) -> bool:
@@ -144,6 +159,7 @@ class KeyedRunner:
         """The rows this key group's batch produces (`ended`: the numbers of the sources
         whose end of input reached it in this batch); the operator's pages stay loaded
         until `release()` (an engine may still read its timers)."""
+        subtask = self._enter(key_group)
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
                                           watermark, processing_time, self.convert,
                                           self._input_ends(key_group, ended))
@@ -157,7 +173,6 @@ class KeyedRunner:
             tagged[1].append(ts)
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
-        subtask = operator_index(key_group, self.max_parallelism, self.parallelism)
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
             if by_phase[phase]:
                 counter = self.router.route(by_phase[phase], phase, producer, counter,
@@ -175,7 +190,7 @@ class KeyedRunner:
         end in different batches are remembered in a page until the last one does)."""
         if not ended:
             return False
-        store = self.operator.backend.key_group_pages(key_group).store
+        store = self.backend.key_group_pages(key_group).store
         stored = store.load(ENDED_PAGE)
         so_far = ended | (frozenset(loads(stored)) if stored is not None else frozenset())
         if so_far >= self.task.sources:
@@ -186,11 +201,13 @@ class KeyedRunner:
         return False
 
     def release(self) -> None:
-        self.operator.release()
+        if self.operator is not None:
+            self.operator.release()
 
     def close(self) -> None:
-        self.operator.close()
-        self.router.close()
+        for operator, router in self.subtasks.values():
+            operator.close()
+            router.close()
 
 
 class JobOutputs:
