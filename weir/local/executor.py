@@ -20,7 +20,7 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
-from weir.runtime.wire import (TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
+from weir.runtime.wire import (IDLE, TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
                                engine_watermark_to_flink)
 
 
@@ -64,6 +64,7 @@ class LocalJob(JobClient):
         self.max_seen = {}  # watermark group index -> largest time its sources announced
         self.watermark = 0
         self.clock = None
+        self.idle_announcements = {}  # watermark group index -> timestamp, for the next batch
         self.metrics = MetricsLog()
         self.outputs = JobOutputs(self.plan, self.metrics, OperatorStateLog(
             parallelism=self.plan.parallelism))  # a job in one process is never restored
@@ -88,10 +89,24 @@ class LocalJob(JobClient):
         kept = []
         for row in rows:
             if row[0] == WATERMARK:
-                self.max_seen[group] = max(self.max_seen.get(group, row[5]), row[5])
+                self._see(group, row[3], row[5])
             else:
                 kept.append(row)
         return kept
+
+    def _see(self, group: int, control: str, timestamp: int) -> None:
+        self.max_seen[group] = max(self.max_seen.get(group, timestamp), timestamp)
+        if self.outputs.idleness is not None:
+            self.outputs.idleness.observe(group, control, timestamp)
+
+    def _announce_idle_groups(self) -> None:
+        """What the sources of idle groups announce in the next batch, as on Spark (see
+        weir.plan.idleness)."""
+        for group, timestamp in self.idle_announcements.items():
+            self._see(group, IDLE, timestamp)
+        idleness = self.outputs.idleness
+        self.idle_announcements = (idleness and idleness.end_batch(int(time.time() * 1000))
+                                   ) or {}
 
     def _run_stage(self, stage, rows, watermark, processing_time):
         uids = {task.uid for task in stage}
@@ -129,7 +144,9 @@ class LocalJob(JobClient):
                 rows += self._observe(self.group_index[source.task.uid], source.read())
         for stage in self.plan.stages:
             rows = self._run_stage(stage, rows, watermark, processing_time)
-        return self.outputs.write([(row[0], row[2], row[4]) for row in rows], batch_id)
+        finished = self.outputs.write([(row[0], row[2], row[4]) for row in rows], batch_id)
+        self._announce_idle_groups()
+        return finished
 
     def run(self):
         self.status = JobStatus.RUNNING
@@ -139,7 +156,8 @@ class LocalJob(JobClient):
             polled = [s.poll() for s in self.sources]
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)
-            elif self.runners and self._next_watermark() > last_watermark:
+            elif self.idle_announcements or (
+                    self.runners and self._next_watermark() > last_watermark):
                 finished |= self._run_batch(batch_id, polled)
             elif all(s.reader.bounded for s in self.sources):
                 break

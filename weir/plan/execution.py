@@ -7,9 +7,11 @@ consumers (Router).
 """
 
 import itertools
+import time
 from typing import List
 
 from weir.common.job import JobExecutionResult
+from weir.plan.idleness import IdlenessTracker
 from weir.plan.operators import build_keyed_operator, output_converter
 from weir.plan.physical import KeyedTask, PhysicalPlan, SourceTask
 from weir.plan.routing import Router
@@ -23,7 +25,7 @@ from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
                                METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT,
-                               WATERMARK, Bundler, dumps, loads)
+                               WATERMARK, Bundler, dumps, loads, read_watermark_report)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -214,12 +216,15 @@ class JobOutputs:
     """The driver's end of every micro-batch: writes the (to, subtask, payload) rows that
     reach it (records to their sinks, metric increments to `metrics` per batch id, so that
     a replay replaces them) and keeps every operator state snapshot in `operator_states`
-    (sink functions with operator state are snapshotted here)."""
+    (sink functions with operator state are snapshotted here); in a job whose sources can
+    become idle, the watermark rows go to `idleness`."""
 
     def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog):
         self.plan = plan
         self.metrics = metrics
         self.operator_states = operator_states
+        self.idleness = IdlenessTracker(plan.watermark_groups, int(time.time() * 1000)) \
+            if IdlenessTracker.needed(plan.watermark_groups) else None
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid))
                         for uid, node in plan.sinks.items()}
@@ -237,6 +242,8 @@ class JobOutputs:
                 finished.add(subtask)
             elif to == OPERATOR_STATE:
                 self.operator_states.record(loads(blob))
+            elif to == WATERMARK:
+                self.idleness.observe(subtask, *read_watermark_report(blob))
             else:
                 values, subtasks = per_sink[to]
                 records = loads(blob)

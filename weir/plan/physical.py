@@ -91,6 +91,8 @@ class WatermarkGroup:
     sources: List[str]       # source uids
     delay_ms: int            # the watermark trails the largest timestamp by this
     data_watermarks: bool    # whether records' timestamps move it (else only controls)
+    idleness_ms: Optional[int] = None  # idle after this long without records (processing
+                                       # time): weir.plan.idleness
 
 
 @dataclass
@@ -289,6 +291,7 @@ def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:
             by_mark.setdefault(source.watermark, []).append(source.uid)
     for mark, uids in by_mark.items():
         strategy = planner.by_id[mark].param("strategy")
-        groups.append(WatermarkGroup(uids, _watermark_delay(strategy),
-                                     strategy.emits_watermarks and not batch_mode))
+        data = strategy.emits_watermarks and not batch_mode
+        groups.append(WatermarkGroup(uids, _watermark_delay(strategy), data,
+                                     strategy.idleness_ms if data else None))
     return groups

@@ -3,7 +3,9 @@
 Rows. Everything that moves between tasks is a row of six fields, in this order:
 
     to       uid of the operator or sink the row is for; WATERMARK for rows that only move
-             the engine's watermark; METRICS for operator metrics, FINISHED for ends of
+             the engine's watermark (in a job with idleness they go on to the driver too,
+             with kg = the watermark group's index and payload = watermark_report());
+             METRICS for operator metrics, FINISHED for ends of
              input and OPERATOR_STATE for operator state snapshots (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
@@ -40,6 +42,8 @@ OPERATOR_STATE = "\x00operator_state"
 END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
 ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to WATERMARK
+IDLE = "idle"      # the largest timestamp announced for an idle watermark group (ts), to
+                   # WATERMARK (weir.plan.idleness)
 TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
@@ -61,6 +65,17 @@ MAX_WATERMARK = 2**63 - 1
 # END_OF_INPUT_THRESHOLD is Flink's +infinity watermark.
 END_OF_INPUT_TS = 9_000_000_000_000_000
 END_OF_INPUT_THRESHOLD = 8_000_000_000_000_000
+
+
+def watermark_report(control: str, timestamp: int) -> bytes:
+    """The payload of a watermark row that reaches the driver."""
+    return f"{control}:{timestamp}".encode()
+
+
+def read_watermark_report(payload: bytes):
+    """(control, timestamp) of a watermark_report()."""
+    control, _, timestamp = payload.decode().rpartition(":")
+    return control, int(timestamp)
 
 
 def engine_watermark_to_flink(watermark_ms: int) -> int:

@@ -1,5 +1,7 @@
 """Runs a job as one Spark streaming query; its sinks are written in foreachBatch."""
 
+import json
+import os
 import shutil
 import tempfile
 import threading
@@ -12,15 +14,18 @@ from weir.plan.execution import JobOutputs, job_result
 from weir.plan.physical import compile_plan
 from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
+from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
 from weir.spark.restore import load_operator_states, save_operator_states
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
+from weir.spark.source import read_announcements
 from weir.spark.translate import query_frame
 
 
 POLL_S = 0.05
+IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 
 
 class SparkJob(JobClient):
@@ -52,7 +57,7 @@ class SparkJob(JobClient):
 
     def start(self) -> "SparkJob":
         ship_user_modules()
-        frame = query_frame(self.spark, self.plan)
+        frame = query_frame(self.spark, self.plan, self._idle_file())
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -73,9 +78,24 @@ class SparkJob(JobClient):
             changed = self.outputs.operator_states.take_changed()
             if changed is not None:
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
+            self._announce_idle_groups()
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id
+
+    def _idle_file(self) -> str:
+        return os.path.join(self.checkpoint_dir, IDLE_FILE)
+
+    def _announce_idle_groups(self) -> None:
+        """Tells the sources of idle watermark groups what to announce next (see
+        weir.plan.idleness)."""
+        if self.outputs.idleness is None:
+            return
+        moves = self.outputs.idleness.end_batch(int(time.time() * 1000))
+        if moves:
+            announced = read_announcements(self._idle_file())
+            announced.update({str(group): ts for group, ts in moves.items()})
+            atomic_write(self._idle_file(), json.dumps(announced).encode())
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

@@ -5,6 +5,7 @@ restarted query replays exactly the records of the batches in its offset log.
 """
 
 import base64
+import json
 
 from pyspark import cloudpickle
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
@@ -14,6 +15,7 @@ from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from weir.plan.execution import SourceRunner, chunks_of
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
+from weir.runtime.wire import IDLE, WATERMARK
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch
 
 FORMAT = "weir"
@@ -41,7 +43,11 @@ class WeirDataSource(DataSource):
         return reader
 
     def streamReader(self, schema):
-        return WeirStreamReader(self._source_reader(), self.options["task"])
+        reader = WeirStreamReader(self._source_reader(), self.options["task"])
+        if "idle_file" in self.options:
+            return IdleAnnouncingReader(reader, self.options["idle_file"],
+                                        self.options["idle_group"])
+        return reader
 
     def reader(self, schema):
         return WeirBatchReader(self._source_reader(), self.options["task"])
@@ -86,6 +92,55 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
 
+class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """A source of a watermark group that can become idle (weir.plan.idleness): its offsets
+    also hold the largest timestamp the driver announced for the group (read from
+    `idle_file`), and a micro-batch whose offsets move it reads one more split that
+    announces it. The offset log keeps the announcement, so a replay makes it again."""
+
+    def __init__(self, inner: WeirStreamReader, idle_file: str, group: str):
+        self.inner = inner
+        self.idle_file = idle_file
+        self.group = group
+
+    def prepareForTriggerAvailableNow(self):
+        self.inner.prepareForTriggerAvailableNow()
+
+    def initialOffset(self):
+        return {"source": self.inner.initialOffset(), "idle": None}
+
+    def latestOffset(self, start=None, limit=None):
+        start = start or self.initialOffset()
+        announced = read_announcements(self.idle_file).get(self.group)
+        if start["idle"] is not None and (announced is None or announced < start["idle"]):
+            announced = start["idle"]
+        return {"source": self.inner.latestOffset(start["source"], limit), "idle": announced}
+
+    def partitions(self, start, end):
+        splits = self.inner.partitions(start["source"], end["source"])
+        if end["idle"] is not None and end["idle"] != start["idle"]:
+            splits.append(_Split((IDLE, end["idle"]), False))
+        return splits
+
+    def read(self, partition):
+        if isinstance(partition.split, tuple) and partition.split[0] == IDLE:
+            yield to_batch([(WATERMARK, 0, 0, IDLE, None, partition.split[1])])
+        else:
+            yield from self.inner.read(partition)
+
+    def commit(self, end):
+        pass
+
+
+def read_announcements(path: str) -> dict:
+    """{watermark group index (str): announced timestamp} the driver wrote to `path`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        return {}
+
+
 class WeirBatchReader(DataSourceReader):
     """Reads every split of a bounded source task at once (a BATCH-mode job)."""
 
@@ -123,10 +178,15 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, task, plan, data_watermarks: bool):
+def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
-    operators)."""
-    return _options(spark.readStream, spark, task, plan, data_watermarks).load()
+    operators; `idle_source`: (its watermark group's index, the driver's announcements
+    file) if the group can become idle)."""
+    reader = _options(spark.readStream, spark, task, plan, data_watermarks)
+    if idle_source is not None:
+        group, idle_file = idle_source
+        reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)
+    return reader.load()
 
 
 def read_batch(spark, task, plan):

@@ -15,6 +15,7 @@ from functools import reduce
 
 from pyspark.sql import functions as F
 
+from weir.plan.idleness import IdlenessTracker
 from weir.runtime.wire import WATERMARK
 from weir.spark import source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
@@ -25,26 +26,37 @@ def union_all(frames):
     return reduce(lambda a, b: a.unionByName(b), frames)
 
 
-def _with_watermark(frame, delay_ms: int):
+def _with_watermark(frame, delay_ms: int, report_as=None):
     """The watermark follows the `_ts` of watermark rows (largest timestamps, ends of input,
-    announced watermarks), which leave the frame after it. The event-time column is then
-    dropped: Spark tracks the watermark but does not filter late rows before stateful
+    announced watermarks), which leave the frame after it (or, with `report_as` a watermark
+    group's index, go on to the driver, which tracks idle groups). The event-time column is
+    then dropped: Spark tracks the watermark but does not filter late rows before stateful
     operators, so weir's operators see them. (The filter reads the event-time column, so
     Spark cannot push it below the watermark node.)"""
     event_ms = F.when(F.col("_to") == F.lit(WATERMARK), F.col("_ts"))
-    return (frame.withColumn("_wm", F.timestamp_millis(event_ms))
-            .withWatermark("_wm", f"{delay_ms} milliseconds")
-            .filter(F.col("_wm").isNull()).drop("_wm"))
+    frame = (frame.withColumn("_wm", F.timestamp_millis(event_ms))
+             .withWatermark("_wm", f"{delay_ms} milliseconds"))
+    if report_as is None:
+        return frame.filter(F.col("_wm").isNull()).drop("_wm")
+    report = F.col("_wm").isNotNull()
+    return (frame.withColumn("_kg", F.when(report, F.lit(report_as)).otherwise(F.col("_kg")))
+            .withColumn("_b", F.when(report, F.encode(F.concat_ws(
+                ":", F.col("_ctl"), F.col("_ts").cast("string")), "UTF-8"))
+                .otherwise(F.col("_b")))
+            .drop("_wm"))
 
 
-def _sources_frame(spark, plan):
+def _sources_frame(spark, plan, idle_file):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
-    groups = []
-    for group in plan.watermark_groups:
-        frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks)
+    groups, report = [], IdlenessTracker.needed(plan.watermark_groups)
+    for index, group in enumerate(plan.watermark_groups):
+        idle_source = (index, idle_file) if group.idleness_ms is not None else None
+        frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
+                                           idle_source)
                   for uid in group.sources]
-        groups.append(_with_watermark(union_all(frames), group.delay_ms))
+        groups.append(_with_watermark(union_all(frames), group.delay_ms,
+                                      index if report else None))
     return union_all(groups)
 
 
@@ -69,9 +81,11 @@ def _stage_frame(frame, stage, plan):
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 
 
-def query_frame(spark, plan):
-    """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows."""
-    frame = _sources_frame(spark, plan)
+def query_frame(spark, plan, idle_file=None):
+    """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
+    a job with idleness, the watermark rows; `idle_file`: where the driver announces the
+    watermarks of idle groups to their sources)."""
+    frame = _sources_frame(spark, plan, idle_file)
     for stage in plan.stages:
         frame = _stage_frame(frame, stage, plan)
     return frame

@@ -1,0 +1,72 @@
+"""Idle sources (Flink's `WatermarkStrategy.with_idleness`), for every executor.
+
+An engine's watermark is the minimum over watermark groups of (the group's largest
+timestamp minus its delay); a group whose sources stop producing holds it back for good.
+A group whose strategy has an idleness timeout and whose sources produced no record for
+that long (processing time) is idle: it must stop holding the others back, and hold them
+again as soon as it produces records.
+
+The engine keeps each group's largest timestamp as a maximum that never goes back, so weir
+moves an idle group's largest timestamp forward instead: after each micro-batch the driver
+computes the watermark of the groups that are not idle, and the idle group's sources
+announce it (plus the group's delay) in the next micro-batch. The idle group then no longer
+holds the watermark below the others' (it trails them by one micro-batch while it is
+idle), and since what it announced never exceeds the job's watermark, it holds the
+watermark again from its first new record on, as Flink's does.
+"""
+
+from typing import Dict, List, Optional
+
+from weir.runtime.wire import END_OF_INPUT_THRESHOLD, IDLE
+
+
+class IdlenessTracker:
+    """The driver's view of each watermark group: its largest timestamp, when it last
+    produced records, and the watermark announced for it while idle."""
+
+    def __init__(self, groups, now_ms: int):
+        self.groups = groups  # [WatermarkGroup], by index
+        self.largest: Dict[int, int] = {}
+        self.active_at = {index: now_ms for index in range(len(groups))}
+        self.announced: Dict[int, int] = {}
+        self._active: set = set()
+
+    @staticmethod
+    def needed(groups) -> bool:
+        """Whether any group can become idle (else the tracker is not needed)."""
+        return any(group.idleness_ms is not None for group in groups)
+
+    def observe(self, group: int, control: str, timestamp: int) -> None:
+        """A watermark row of `group` read in this micro-batch (an announcement made for an
+        idle group is not activity)."""
+        self.largest[group] = max(self.largest.get(group, timestamp), timestamp)
+        if control != IDLE:
+            self._active.add(group)
+
+    def end_batch(self, now_ms: int) -> Optional[Dict[int, int]]:
+        """After a micro-batch: the timestamps to announce for idle groups in the next one
+        ({group: timestamp}, only those that move), or None."""
+        for group in self._active:
+            self.active_at[group] = now_ms
+        self._active.clear()
+        idle = [index for index, group in enumerate(self.groups)
+                if group.idleness_ms is not None
+                and now_ms - self.active_at[index] >= group.idleness_ms]
+        watermark = self._watermark_without(idle)
+        if watermark is None:
+            return None
+        moves = {}
+        for index in idle:
+            target = watermark + self.groups[index].delay_ms
+            if target > max(self.largest.get(index, target - 1),
+                            self.announced.get(index, target - 1)):
+                moves[index] = self.announced[index] = target
+        return moves or None
+
+    def _watermark_without(self, idle: List[int]) -> Optional[int]:
+        """The watermark of the groups that hold it back: not idle, not ended, and that
+        have produced a timestamp (the engine ignores groups that never did)."""
+        candidates = [largest - self.groups[index].delay_ms
+                      for index, largest in self.largest.items()
+                      if index not in idle and largest < END_OF_INPUT_THRESHOLD]
+        return min(candidates) if candidates else None
