@@ -35,9 +35,24 @@ def test_a_group_producing_again_holds_the_watermark_again():
     assert tracker.end_batch(800) == {1: 999 + 101}
 
 
-def test_ended_groups_and_all_idle_groups_announce_nothing():
+def test_when_every_group_holding_the_watermark_is_idle_the_largest_counts():
+    """Flink's watermark valve: once its last active input is idle, the largest watermark
+    of all inputs, ended ones included."""
     tracker = IdlenessTracker(GROUPS, now_ms=0)
+    tracker.observe(1, SEEN, 700)
+    tracker.observe(0, SEEN, 500)
+    assert tracker.end_batch(100) is None
     tracker.observe(0, END, END_OF_INPUT_TS)
-    assert tracker.end_batch(1000) is None  # only an ended group: nothing to follow
-    assert not IdlenessTracker.needed(GROUPS[:1])
-    assert IdlenessTracker.needed(GROUPS)
+    assert tracker.end_batch(200) is None  # b is not idle yet
+    assert tracker.announcements(450) == {1: END_OF_INPUT_TS}  # between micro-batches
+
+
+def test_idle_groups_follow_the_largest_idle_one():
+    groups = GROUPS + [WatermarkGroup(["c"], 1, True, idleness_ms=300)]
+    tracker = IdlenessTracker(groups, now_ms=0)
+    tracker.observe(1, SEEN, 700)
+    tracker.observe(2, SEEN, 900)
+    assert tracker.end_batch(0) is None
+    assert tracker.announcements(400) == {1: 899 + 101}  # c's 899; c needs no move
+    assert not IdlenessTracker.needed(groups[:1])
+    assert IdlenessTracker.needed(groups)

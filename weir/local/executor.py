@@ -99,6 +99,12 @@ class LocalJob(JobClient):
         if self.outputs.idleness is not None:
             self.outputs.idleness.observe(group, control, timestamp)
 
+    def _check_idleness(self) -> None:
+        """Idleness timeouts run out while no batch runs too."""
+        if self.outputs.idleness is not None:
+            moves = self.outputs.idleness.announcements(int(time.time() * 1000))
+            self.idle_announcements.update(moves or {})
+
     def _announce_idle_groups(self) -> None:
         """What the sources of idle groups announce in the next batch, as on Spark (see
         weir.plan.idleness)."""
@@ -163,6 +169,7 @@ class LocalJob(JobClient):
                 break
             else:
                 time.sleep(0.05)
+                self._check_idleness()
                 continue
             last_watermark = self.watermark
             batch_id += 1

@@ -80,9 +80,9 @@ class SourceRunner:
         bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
 
     def _read_records(self, split, chunks, bundler):
-        router = Router(self.task.fused, self.plan, split[0], self.task.watermark)
-        counter, seen, read = 0, [] if self.data_watermarks else None, 0
         subtask = split[0] % self.plan.parallelism
+        router = Router(self.task.fused, self.plan, subtask, self.task.watermark)
+        counter, seen, read = 0, [] if self.data_watermarks else None, 0
         for values, stamps in _named_errors(chunks, self.task.node.display_name()):
             read += len(values)
             counter = router.route({None: (values, stamps)}, AFTER_WATERMARK, split[0],

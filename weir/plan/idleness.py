@@ -17,7 +17,7 @@ watermark again from its first new record on, as Flink's does.
 
 from typing import Dict, List, Optional
 
-from weir.runtime.wire import END_OF_INPUT_THRESHOLD, IDLE
+from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, IDLE
 
 
 class IdlenessTracker:
@@ -49,6 +49,11 @@ class IdlenessTracker:
         for group in self._active:
             self.active_at[group] = now_ms
         self._active.clear()
+        return self.announcements(now_ms)
+
+    def announcements(self, now_ms: int) -> Optional[Dict[int, int]]:
+        """What to announce for the groups idle at `now_ms` (also between micro-batches:
+        a timeout runs out whether or not a batch runs), or None."""
         idle = [index for index, group in enumerate(self.groups)
                 if group.idleness_ms is not None
                 and now_ms - self.active_at[index] >= group.idleness_ms]
@@ -57,7 +62,7 @@ class IdlenessTracker:
             return None
         moves = {}
         for index in idle:
-            target = watermark + self.groups[index].delay_ms
+            target = min(watermark + self.groups[index].delay_ms, END_OF_INPUT_TS)
             if target > max(self.largest.get(index, target - 1),
                             self.announced.get(index, target - 1)):
                 moves[index] = self.announced[index] = target
@@ -65,8 +70,13 @@ class IdlenessTracker:
 
     def _watermark_without(self, idle: List[int]) -> Optional[int]:
         """The watermark of the groups that hold it back: not idle, not ended, and that
-        have produced a timestamp (the engine ignores groups that never did)."""
-        candidates = [largest - self.groups[index].delay_ms
-                      for index, largest in self.largest.items()
-                      if index not in idle and largest < END_OF_INPUT_THRESHOLD]
-        return min(candidates) if candidates else None
+        have produced a timestamp (the engine ignores groups that never did). If every
+        such group is idle, the largest watermark of all, ended groups included (Flink's
+        watermark valve does the same when its last active input becomes idle)."""
+        watermarks = {index: largest - self.groups[index].delay_ms
+                      for index, largest in self.largest.items()}
+        holding = [mark for index, mark in watermarks.items()
+                   if index not in idle and self.largest[index] < END_OF_INPUT_THRESHOLD]
+        if holding:
+            return min(holding)
+        return max(watermarks.values()) if idle and watermarks else None

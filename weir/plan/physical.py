@@ -94,6 +94,11 @@ class WatermarkGroup:
     idleness_ms: Optional[int] = None  # idle after this long without records (processing
                                        # time): weir.plan.idleness
 
+    @property
+    def name(self) -> str:
+        """What names the group across runs of the job: its sources' uids."""
+        return "|".join(self.sources)
+
 
 @dataclass
 class PhysicalPlan:
@@ -116,8 +121,12 @@ class PhysicalPlan:
         return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]
 
     def subset(self, sources=(), keyed=()) -> "PhysicalPlan":
-        """This plan with only the given tasks: what one Spark operator needs shipped."""
-        return dataclasses.replace(self, sources=list(sources), keyed=list(keyed))
+        """This plan with only the given tasks (and only the operator state they restore):
+        what one Spark operator needs shipped."""
+        uids = {task.uid for task in keyed}
+        restored = {uid: states for uid, states in self.restored.items() if uid in uids}
+        return dataclasses.replace(self, sources=list(sources), keyed=list(keyed),
+                                   restored=restored)
 
 
 def _wakes(node: g.Node) -> bool:

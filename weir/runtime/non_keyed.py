@@ -126,14 +126,13 @@ class NonKeyedOperator(KeyedStreamOperator):
     def _restored(self, key_group: int, subtask: int) -> Tuple[int, Optional[Snapshot]]:
         """What instance `subtask` starts from: its page if this run wrote it (an earlier
         micro-batch), else what the run restores from an earlier one (the driver's copy,
-        redistributed), else nothing."""
+        redistributed), else a page an earlier run wrote that the driver has no copy of (a
+        checkpoint older than the driver's copies), else nothing."""
         blob = self.backend.key_group_pages(key_group).store.load(OPERATOR_STATE_PAGE)
         page = None if blob is None else loads(blob)
-        if page is not None and page["run"] == self.spec.run_id:
-            return page["checkpoints"], page["state"]
-        if self.spec.restored is not None:
+        if self.spec.restored is not None and (page is None or page["run"] != self.spec.run_id):
             return self.spec.restored[subtask]
-        return 0, None
+        return (page["checkpoints"], page["state"]) if page is not None else (0, None)
 
     # -- snapshots -------------------------------------------------------------------
     def snapshot_operator_state(self, key_group: int) -> Optional[Tuple[int, Snapshot]]:

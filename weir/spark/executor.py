@@ -66,6 +66,9 @@ class SparkJob(JobClient):
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
         self.query = writer.start()
+        if self.outputs.idleness is not None:
+            threading.Thread(target=self._watch_idleness, daemon=True,
+                             name=f"weir-idleness-{self.job_id[:8]}").start()
         return self
 
     def _write_batch(self, batch_frame, batch_id):
@@ -78,7 +81,8 @@ class SparkJob(JobClient):
             changed = self.outputs.operator_states.take_changed()
             if changed is not None:
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
-            self._announce_idle_groups()
+            self._announce(self.outputs.idleness.end_batch(int(time.time() * 1000))
+                           if self.outputs.idleness is not None else None)
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id
@@ -86,16 +90,24 @@ class SparkJob(JobClient):
     def _idle_file(self) -> str:
         return os.path.join(self.checkpoint_dir, IDLE_FILE)
 
-    def _announce_idle_groups(self) -> None:
+    def _announce(self, moves) -> None:
         """Tells the sources of idle watermark groups what to announce next (see
-        weir.plan.idleness)."""
-        if self.outputs.idleness is None:
-            return
-        moves = self.outputs.idleness.end_batch(int(time.time() * 1000))
-        if moves:
+        weir.plan.idleness): `moves` is {group index: timestamp} or None."""
+        if moves and os.path.isdir(self.checkpoint_dir):  # (not after the job's cleanup)
+            groups = self.plan.watermark_groups
             announced = read_announcements(self._idle_file())
-            announced.update({str(group): ts for group, ts in moves.items()})
+            announced.update({groups[index].name: ts for index, ts in moves.items()})
             atomic_write(self._idle_file(), json.dumps(announced).encode())
+
+    def _watch_idleness(self) -> None:
+        """Idleness timeouts run out between micro-batches too: while no batch runs, check
+        every so often (a source that reads an announcement starts the next batch)."""
+        timeouts = [g.idleness_ms for g in self.plan.watermark_groups if g.idleness_ms]
+        every_s = min(1.0, max(0.02, min(timeouts) / 4000))
+        while self.query.isActive:
+            time.sleep(every_s)
+            with self._lock:
+                self._announce(self.outputs.idleness.announcements(int(time.time() * 1000)))
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

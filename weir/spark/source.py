@@ -79,10 +79,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self.reader.initial_offset()
 
     def latestOffset(self, start=None, limit=None):
-        return self.reader.latest_offset(start or self.reader.initial_offset())
+        return self.reader.latest_offset(_own(start) or self.reader.initial_offset())
 
     def partitions(self, start, end):
-        splits = self.reader.splits(start, end)
+        splits = self.reader.splits(_own(start), _own(end))
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
@@ -96,7 +96,9 @@ class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """A source of a watermark group that can become idle (weir.plan.idleness): its offsets
     also hold the largest timestamp the driver announced for the group (read from
     `idle_file`), and a micro-batch whose offsets move it reads one more split that
-    announces it. The offset log keeps the announcement, so a replay makes it again."""
+    announces it. The offset log keeps the announcement, so a replay makes it again.
+    Offsets of a run without idleness are taken as they are (the strategy may change
+    between runs)."""
 
     def __init__(self, inner: WeirStreamReader, idle_file: str, group: str):
         self.inner = inner
@@ -107,19 +109,21 @@ class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.inner.prepareForTriggerAvailableNow()
 
     def initialOffset(self):
-        return {"source": self.inner.initialOffset(), "idle": None}
+        return _with_idle(self.inner.initialOffset(), None)
 
     def latestOffset(self, start=None, limit=None):
-        start = start or self.initialOffset()
+        start = _with_idle(start, None) if start else self.initialOffset()
         announced = read_announcements(self.idle_file).get(self.group)
-        if start["idle"] is not None and (announced is None or announced < start["idle"]):
-            announced = start["idle"]
-        return {"source": self.inner.latestOffset(start["source"], limit), "idle": announced}
+        known = start[IDLE_KEY]
+        if known is not None and (announced is None or announced < known):
+            announced = known
+        return _with_idle(self.inner.latestOffset(start, limit), announced)
 
     def partitions(self, start, end):
-        splits = self.inner.partitions(start["source"], end["source"])
-        if end["idle"] is not None and end["idle"] != start["idle"]:
-            splits.append(_Split((IDLE, end["idle"]), False))
+        start, end = _with_idle(start, None), _with_idle(end, None)
+        splits = self.inner.partitions(start, end)
+        if end[IDLE_KEY] is not None and end[IDLE_KEY] != start[IDLE_KEY]:
+            splits.append(_Split((IDLE, end[IDLE_KEY]), False))
         return splits
 
     def read(self, partition):
@@ -130,6 +134,22 @@ class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def commit(self, end):
         pass
+
+
+IDLE_KEY = "weir_idle"  # the announced timestamp in an idle-capable source's offsets
+
+
+def _own(offset):
+    """A source reader's own offset: without what IdleAnnouncingReader added."""
+    if offset and IDLE_KEY in offset:
+        offset = dict(offset)
+        del offset[IDLE_KEY]
+    return offset
+
+
+def _with_idle(offset: dict, default) -> dict:
+    """`offset` holding an announced timestamp (`default` if it holds none yet)."""
+    return offset if IDLE_KEY in offset else {**offset, IDLE_KEY: default}
 
 
 def read_announcements(path: str) -> dict:

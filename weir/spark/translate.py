@@ -51,7 +51,7 @@ def _sources_frame(spark, plan, idle_file):
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], IdlenessTracker.needed(plan.watermark_groups)
     for index, group in enumerate(plan.watermark_groups):
-        idle_source = (index, idle_file) if group.idleness_ms is not None else None
+        idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
                                            idle_source)
                   for uid in group.sources]

@@ -133,7 +133,7 @@ class OperatorStateLog:
     restores, redistributed to the restarted job's parallelism.
 
     Entries are {(operator uid, instance index): (checkpoints taken, Snapshot)}; `saved` is
-    what `saved()` returned in an earlier run (None: a new job)."""
+    what `take_changed()` returned in an earlier run (None: a new job)."""
 
     def __init__(self, saved: Optional[dict] = None, parallelism: int = 1):
         self.parallelism = parallelism
@@ -168,10 +168,11 @@ class OperatorStateLog:
 
 def redistribute(snapshots: List[Snapshot], parallelism: int) -> List[Snapshot]:
     """The snapshots of an operator's instances (in instance order) for `parallelism`
-    instances, as Flink's round-robin repartitioner deals them: every instance gets the
+    instances, in the manner of Flink's round-robin repartitioner: every instance gets the
     union of each union list; a list state stays with its instance when the parallelism is
     unchanged, else its elements, in instance order, are cut into `parallelism` contiguous
-    parts that differ in size by at most one (the first ones larger)."""
+    parts that differ in size by at most one (the first ones larger; Flink rotates which
+    instances get the larger parts from one state to the next)."""
     modes: Dict[str, str] = {}
     merged: Dict[str, list] = {}
     for snapshot in snapshots:
