@@ -63,6 +63,16 @@ def source_error(exc: BaseException, source: str) -> UserFunctionError:
     return UserFunctionError(f"{MARKER}: source '{source}' failed: {type(exc).__name__}: {exc}")
 
 
+def call_user(operator: str, method, *args):
+    """Calls user code of `operator`; an error names it and the user's file and line."""
+    try:
+        return method(*args)
+    except UserFunctionError:
+        raise
+    except Exception as exc:
+        raise wrap_user_error(exc, operator, method) from exc
+
+
 def wrap_user_error(exc: BaseException, operator: str, function,
                     side: str = None) -> UserFunctionError:
     """The error of a user function of `operator` (on its `side` input, if named)."""

@@ -14,7 +14,7 @@ The keyed process operator and the window operator are the two implementations.
 from typing import Callable, Iterable
 
 from weir.runtime.context import OperatorClock, RuntimeContext
-from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.errors import call_user
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers, namespace_of
 from weir.runtime.wire import MAX_WATERMARK
 
@@ -147,9 +147,4 @@ class KeyedStreamOperator:
     # -- user code -------------------------------------------------------------------
     def _call(self, method, *args):
         """Calls user code; an error names this operator and the user's file and line."""
-        try:
-            return method(*args)
-        except UserFunctionError:
-            raise
-        except Exception as exc:
-            raise wrap_user_error(exc, self.name, method) from exc
+        return call_user(self.name, method, *args)

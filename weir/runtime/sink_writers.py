@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.errors import call_user
 from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
 from weir.runtime.state.operator_state import (FunctionInitializationContext,
                                                FunctionSnapshotContext, OperatorStateStore,
@@ -151,12 +151,7 @@ class CheckpointedSink:
         return snapshots
 
     def _call(self, method, *args):
-        try:
-            return method(*args)
-        except UserFunctionError:
-            raise
-        except Exception as exc:
-            raise wrap_user_error(exc, self.uid, method) from exc
+        return call_user(self.uid, method, *args)
 
 
 def sink_writer(sink, uid: str, parallelism: int, restored=None):
