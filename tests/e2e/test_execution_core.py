@@ -1,6 +1,7 @@
 """The execution core: every operator computes each record once, whatever the shape of the
 job; operators of two inputs see each record with its input label; metrics count once."""
 
+import os
 import time
 
 import pytest
@@ -240,3 +241,43 @@ def test_each_parallel_instance_of_a_keyed_operator_knows_its_subtask(any_env):
     owner = {k: operator_index(assign_to_key_group(k, 128), 128, 3) for k in keys}
     assert results == sorted((k, owner[k], 3, owner[k]) for k in keys)
     assert set(owner.values()) == {0, 1, 2}
+
+
+class OpenLog(MapFunction):
+    """Logs (what, process, subtask) when opened; passes records on."""
+
+    def __init__(self, log, what):
+        self.log, self.what = log, what
+
+    def open(self, runtime_context):
+        self.log.write(f"{self.what},{os.getpid()},{runtime_context.get_index_of_this_subtask()}")
+
+    def map(self, value):
+        return value
+
+
+class KeyedOpenLog(KeyedProcessFunction):
+    def __init__(self, log):
+        self.log = log
+
+    def open(self, runtime_context):
+        self.log.write(f"keyed,{os.getpid()},{runtime_context.get_index_of_this_subtask()}")
+
+    def process_element(self, value, ctx):
+        yield value
+
+
+def test_spark_workers_open_each_subtask_once_across_micro_batches(spark_env, tmp_path):
+    """Flink opens one instance per subtask for the job; a Spark worker process keeps the
+    instances it opened for the later micro-batches of the same run."""
+    log = CallLog(str(tmp_path / "opens.log"))
+    source = spark_env.from_source(DataGeneratorSource(
+        lambda i: i, count=60, num_splits=2, max_records_per_batch=10), None, "numbers")
+    results = _collect(source.map(OpenLog(log, "source")).key_by(lambda v: v % 7)
+                       .process(KeyedOpenLog(log)).map(OpenLog(log, "behind")))
+    spark_env.execute("opened once")
+    assert sorted(results.results) == list(range(60))
+    opens = log.lines()
+    assert len(opens) == len(set(opens))  # no (function, process, subtask) opened twice
+    for what in ("source", "keyed", "behind"):
+        assert {line.split(",")[2] for line in opens if line.startswith(what)} == {"0", "1"}

@@ -176,6 +176,8 @@ class LocalJob(JobClient):
         self.batches = batch_id
         for runner in self.runners.values():
             runner.close()
+        for source in self.sources:
+            source.runner.close()
         self.status = JobStatus.FINISHED
 
     # -- JobClient -----------------------------------------------------------------

@@ -43,13 +43,21 @@ def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
 
 class SourceRunner:
     """Reads a source's splits into rows: records routed to their consumers, the source's
-    largest timestamps for the watermark, ticks and a scripted source's controls."""
+    largest timestamps for the watermark, ticks and a scripted source's controls. The
+    stateless nodes fused behind the source are opened once per subtask and kept until
+    `close()`."""
 
     def __init__(self, task: SourceTask, plan: PhysicalPlan, data_watermarks: bool):
         self.task = task
         self.plan = plan
         self.reader = task.node.param("reader")
         self.data_watermarks = data_watermarks and task.watermark is not None
+        self.routers = {}  # subtask index -> Router
+
+    def close(self) -> None:
+        for router in self.routers.values():
+            router.close()
+        self.routers.clear()
 
     def read(self, split, first: bool, chunks):
         """Yields lists of rows for `split`; `chunks` yields its (values, timestamps)."""
@@ -81,7 +89,10 @@ class SourceRunner:
 
     def _read_records(self, split, chunks, bundler):
         subtask = split[0] % self.plan.parallelism
-        router = Router(self.task.fused, self.plan, subtask, self.task.watermark)
+        router = self.routers.get(subtask)
+        if router is None:
+            router = self.routers[subtask] = Router(self.task.fused, self.plan, subtask,
+                                                    self.task.watermark)
         counter, seen, read = 0, [] if self.data_watermarks else None, 0
         for values, stamps in _named_errors(chunks, self.task.node.display_name()):
             read += len(values)
@@ -91,7 +102,6 @@ class SourceRunner:
                 bundler.add_control(WATERMARK, SEEN, max(seen))
                 seen.clear()
             yield bundler.rows()
-        router.close()
         if read:
             bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read})
         if bundler.done:

@@ -106,9 +106,20 @@ class NonKeyedOperator(KeyedStreamOperator):
     def _instance(self) -> _Instance:
         (key_group,) = self.active_key_groups
         instance = self._instances.get(key_group)
+        if instance is not None and instance.store is not None and self._missed(
+                key_group, instance):
+            instance.chain.close()
+            instance = None
         if instance is None:
             instance = self._instances[key_group] = self._open_instance(key_group)
         return instance
+
+    def _missed(self, key_group: int, instance: _Instance) -> bool:
+        """Whether a kept instance's operator state is not what it would open from now:
+        another process ran it since, or the engine went back to an earlier snapshot (a
+        retried batch)."""
+        subtask = operator_index(key_group, self.backend.max_parallelism, self.parallelism)
+        return self._restored(key_group, subtask)[0] != instance.checkpoints
 
     def _open_instance(self, key_group: int) -> _Instance:
         function = copy.deepcopy(self.spec.function)

@@ -8,12 +8,15 @@ one Spark event-time timer per key group wakes it at its earliest weir timer: a 
 a few state calls per touched key group, whatever the number of keys or records.
 """
 
+import uuid
+
 from pyspark import cloudpickle
 from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
 from weir.plan.execution import KeyedRunner
+from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
@@ -70,6 +73,17 @@ class SparkPageStore:
         self._changed = False
 
 
+class _CurrentTask:
+    """The page store of the task a worker process runs now: the operators it keeps
+    across tasks (WorkerInstances) read and write their key groups' pages through it."""
+
+    store = None
+
+
+RUNNERS = WorkerInstances()  # this worker process's operators: (run id, uid) -> KeyedRunner
+CURRENT = _CurrentTask()
+
+
 class StageHost(StatefulProcessor):
     """Hosts every keyed operator of one stage; Spark calls it per (operator uid, key
     group) and micro-batch. Rows for later stages and sinks arrive in a few FORWARD groups
@@ -77,28 +91,30 @@ class StageHost(StatefulProcessor):
 
     Operators are built on first use, not in `init`: Spark also calls `init` in a
     short-lived driver-side Python process, only to learn the state variables, and that
-    process need not unpickle the user's functions (and import their modules)."""
+    process need not unpickle the user's functions (and import their modules). A worker
+    process keeps the operators it built for the tasks of later micro-batches of the same
+    run (weir.plan.worker_instances), so they are opened once per process, not per task."""
 
     def __init__(self, plan):
         self.plan_blob = cloudpickle.dumps(plan)
+        self.run_id = plan.run_id or uuid.uuid4().hex  # a run of its own, if none is named
 
     def init(self, handle):
         self.handle = handle
         self.store = SparkPageStore(handle.getValueState("pages", PAGES_VALUE))
         self.plan = None
-        self.runners = {}
 
     def _runner(self, uid):
-        runner = self.runners.get(uid)
-        if runner is None:
-            if self.plan is None:  # a task's first operator
-                freeze_long_lived()  # here, not in init: the driver-side planner calls init
-                self.plan = cloudpickle.loads(self.plan_blob)
-            backend = KeyedStateBackend(lambda key_group: self.store,
-                                        self.plan.max_parallelism)
-            task = next(t for t in self.plan.keyed if t.uid == uid)
-            runner = self.runners[uid] = KeyedRunner(task, self.plan, backend)
-        return runner
+        CURRENT.store = self.store
+        return RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
+
+    def _build(self, uid) -> KeyedRunner:
+        if self.plan is None:  # a task's first operator
+            freeze_long_lived()  # here, not in init: the driver-side planner calls init
+            self.plan = cloudpickle.loads(self.plan_blob)
+        backend = KeyedStateBackend(lambda key_group: CURRENT.store, self.plan.max_parallelism)
+        task = next(t for t in self.plan.keyed if t.uid == uid)
+        return KeyedRunner(task, self.plan, backend)
 
     def handleInputRows(self, key, rows, timerValues):
         uid = key[0]
@@ -107,11 +123,11 @@ class StageHost(StatefulProcessor):
         with paused_gc():
             runner = self._runner(uid)
             batch = KeyGroupInput([row[:6] for row in rows], runner.labelled)
-            return self._run(runner, int(key[1]), batch, timerValues)
+            return self._run(uid, runner, int(key[1]), batch, timerValues)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         with paused_gc():
-            return self._run(self._runner(key[0]), int(key[1]), NO_INPUT, timerValues,
+            return self._run(key[0], self._runner(key[0]), int(key[1]), NO_INPUT, timerValues,
                              expiring=expiredTimerInfo.getExpiryTimeInMs())
 
     def _processing_time(self, timer_values, clock):
@@ -126,17 +142,23 @@ class StageHost(StatefulProcessor):
             return int(stored)
         return timer_values.getCurrentProcessingTimeInMs()
 
-    def _run(self, runner, key_group, batch, timer_values, expiring=None):
+    def _run(self, uid, runner, key_group, batch, timer_values, expiring=None):
         """The key group's output rows for this batch (`batch`: its KeyGroupInput);
-        `expiring` is the Spark timer being handled (Spark deletes it)."""
+        `expiring` is the Spark timer being handled (Spark deletes it). A failure drops
+        the operator from the worker's instances: it may be half-way through the batch."""
         self.store.reset()
-        engine_watermark = timer_values.getCurrentWatermarkInMs()
-        processing_time = self._processing_time(timer_values, batch.clock)
-        rows = runner.run(key_group, batch.records, engine_watermark_to_flink(engine_watermark),
-                          processing_time, batch.ended)
-        self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
-                            engine_watermark, expiring)
-        runner.release()
+        try:
+            engine_watermark = timer_values.getCurrentWatermarkInMs()
+            processing_time = self._processing_time(timer_values, batch.clock)
+            rows = runner.run(key_group, batch.records,
+                              engine_watermark_to_flink(engine_watermark),
+                              processing_time, batch.ended)
+            self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
+                                engine_watermark, expiring)
+            runner.release()
+        except BaseException:
+            RUNNERS.drop(self.run_id, uid)
+            raise
         self.store.flush()
         return [OutputRow(*row) for row in rows]
 
@@ -160,5 +182,4 @@ class StageHost(StatefulProcessor):
         self.store.store(WAKE_PAGE, str(wake_at).encode())
 
     def close(self):
-        for runner in self.runners.values():
-            runner.close()
+        """The task's end: its operators stay with the worker process for later tasks."""

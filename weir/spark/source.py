@@ -6,6 +6,7 @@ restarted query replays exactly the records of the batches in its offset log.
 
 import base64
 import json
+import uuid
 
 from pyspark import cloudpickle
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
@@ -13,6 +14,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStre
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.plan.execution import SourceRunner, chunks_of
+from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import IDLE, WATERMARK
@@ -43,7 +45,8 @@ class WeirDataSource(DataSource):
         return reader
 
     def streamReader(self, schema):
-        reader = WeirStreamReader(self._source_reader(), self.options["task"])
+        reader = WeirStreamReader(self._source_reader(), self.options["task"],
+                                  (self.options["run"], self.options["uid"]))
         if "idle_file" in self.options:
             return IdleAnnouncingReader(reader, self.options["idle_file"],
                                         self.options["idle_group"])
@@ -68,9 +71,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     The task stays encoded until records are read: the driver-side Python process that
     plans offsets and splits never unpickles the user's functions."""
 
-    def __init__(self, reader, encoded_task: str):
+    def __init__(self, reader, encoded_task: str, run_key=None):
         self.reader = reader
         self.encoded_task = encoded_task
+        self.run_key = run_key
 
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
@@ -86,7 +90,7 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
-        return read_split(self.reader, self.encoded_task, partition)
+        return read_split(self.reader, self.encoded_task, partition, self.run_key)
 
     def commit(self, end):
         pass
@@ -179,19 +183,33 @@ class WeirBatchReader(DataSourceReader):
         return read_split(self.reader, self.encoded_task, partition)
 
 
-def read_split(reader, encoded_task: str, partition):
+SOURCES = WorkerInstances()  # this worker process's source tasks: (run, uid) -> SourceRunner
+
+
+def read_split(reader, encoded_task: str, partition, run_key=None):
     """A split's rows. The collector stays paused until the split is read: paused per
     chunk, re-enabling it made Python scan every row the file reader still held (py-spy
-    on YSB: 34 of the source's 205 samples)."""
+    on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the
+    worker process keeps the task, and the functions fused behind it open, for the
+    splits of later micro-batches of the run."""
     freeze_long_lived()
     with paused_gc():
-        task, plan, data_watermarks = decode(encoded_task)
-        runner = SourceRunner(task, plan, data_watermarks)
+        if run_key is None:
+            runner = SourceRunner(*decode(encoded_task))
+        else:
+            runner = SOURCES.get(*run_key, lambda: SourceRunner(*decode(encoded_task)))
         split = partition.split
         chunks = chunks_of(reader, split) if split != END_SPLIT else ()
-        for rows in runner.read(split, partition.first, chunks):
-            if rows:
-                yield to_batch(rows)
+        try:
+            for rows in runner.read(split, partition.first, chunks):
+                if rows:
+                    yield to_batch(rows)
+        except BaseException:
+            if run_key is not None:
+                SOURCES.drop(*run_key)
+            raise
+        if run_key is None:
+            runner.close()
 
 
 def register(spark) -> None:
@@ -200,9 +218,10 @@ def register(spark) -> None:
 
 def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
-    operators; `idle_source`: (its watermark group's index, the driver's announcements
+    operators; `idle_source`: (its watermark group's name, the driver's announcements
     file) if the group can become idle)."""
-    reader = _options(spark.readStream, spark, task, plan, data_watermarks)
+    reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
+              .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
     if idle_source is not None:
         group, idle_file = idle_source
         reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)
