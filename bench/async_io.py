@@ -32,7 +32,8 @@ Python workers' first start are not counted (both are printed as such). Each kin
 record where the client runs in this process (not for Spark jobs: their Python worker).
 The service reports the latency it actually gave (its ticks and timer lateness add to
 --latency-ms), hence the bound --capacity / latency, and the connections it accepted
-(weir opens the function once per split of each micro-batch).
+(a Spark worker process opens the function once per subtask and keeps it for later
+micro-batches).
 Every result is checked: each record answered exactly once, each answer right, and
 ordered output in input order (exit status 1 on any mismatch).
 
