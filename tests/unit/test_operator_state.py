@@ -165,6 +165,18 @@ def test_redistribute_follows_flinks_round_robin_repartitioner():
         {"s": (SPLIT, [7])}, {"s": (SPLIT, [])}, {"s": (SPLIT, [])}]
 
 
+def test_a_kept_instance_that_missed_a_batch_reopens_from_the_page():
+    """Two worker processes keep an instance each for key group 0 (one run): the one that
+    missed a batch must neither snapshot its old state over the page nor number on."""
+    store = {kg: MemoryPageStore() for kg in range(128)}
+    first, second = _operator(store), _operator(store)
+    assert _run(first, 0, [1])[0] == [(1, 1)]
+    assert _run(second, 0, [2])[0] == [(2, 2)]
+    assert _run(first, 0, []) == ([], None)  # no records: the stale instance is dropped
+    assert _run(first, 0, [3])[0] == [(3, 3)]
+    assert _run(second, 0, [4])[0] == [(4, 4)]
+
+
 def test_a_new_instance_is_not_restored():
     store = {kg: MemoryPageStore() for kg in range(128)}
     operator = _operator(store)

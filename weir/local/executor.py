@@ -19,7 +19,7 @@ from weir.plan.physical import compile_plan
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
-from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.state.backend import MemoryPageStore
 from weir.runtime.wire import (IDLE, TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
                                engine_watermark_to_flink)
 
@@ -79,9 +79,8 @@ class LocalJob(JobClient):
         self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
         self.runners = {}
         for task in plan.keyed:
-            backend = KeyedStateBackend(lambda kg, uid=task.uid: self.stores[(uid, kg)],
-                                        plan.max_parallelism)
-            self.runners[task.uid] = KeyedRunner(task, plan, backend)
+            self.runners[task.uid] = KeyedRunner(
+                task, plan, lambda kg, uid=task.uid: self.stores[(uid, kg)])
 
     def _observe(self, group: int, rows) -> list:
         """Takes the watermark rows (largest timestamps, ends, announced watermarks) of a

@@ -21,6 +21,7 @@ from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT
+from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
@@ -137,10 +138,11 @@ class KeyedRunner:
     it, is built and opened on the first key group of its range that runs here, with its
     own copy of the user's functions, as Flink opens one per subtask."""
 
-    def __init__(self, task: KeyedTask, plan: PhysicalPlan, backend):
+    def __init__(self, task: KeyedTask, plan: PhysicalPlan, pages):
+        """`pages`: key group -> the PageStore of this operator's state in it."""
         self.task = task
         self.plan = plan
-        self.backend = backend
+        self.pages = pages
         self.convert = output_converter(task.node, task.uid)
         self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
             else task.key_selectors
@@ -155,7 +157,8 @@ class KeyedRunner:
         instance = self.subtasks.get(subtask)
         if instance is None:
             task, plan = self.task, self.plan
-            operator = build_keyed_operator(task.node, task.uid, self.backend, plan, subtask)
+            backend = KeyedStateBackend(self.pages, plan.max_parallelism)  # its own clock
+            operator = build_keyed_operator(task.node, task.uid, backend, plan, subtask)
             operator.open()
             instance = self.subtasks[subtask] = (operator, Router(task.fused, plan, subtask))
         self.operator, self.router = instance
@@ -202,7 +205,7 @@ class KeyedRunner:
         end in different batches are remembered in a page until the last one does)."""
         if not ended:
             return False
-        store = self.backend.key_group_pages(key_group).store
+        store = self.operator.backend.key_group_pages(key_group).store
         stored = store.load(ENDED_PAGE)
         so_far = ended | (frozenset(loads(stored)) if stored is not None else frozenset())
         if so_far >= self.task.sources:

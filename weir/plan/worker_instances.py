@@ -15,6 +15,8 @@ of runs that are no longer among the newest few are closed.
 import sys
 from collections import OrderedDict
 
+from weir.runtime.gc_pause import thaw
+
 RUNS_KEPT = 4
 
 
@@ -34,6 +36,7 @@ class WorkerInstances:
                 _, old = self._runs.popitem(last=False)
                 for instance in old.values():
                     _close(instance)
+                thaw()  # a task's start may have frozen them: let their cycles be freed
         else:
             self._runs.move_to_end(run_id)
         instance = instances.get(key)
@@ -43,7 +46,8 @@ class WorkerInstances:
 
     def drop(self, run_id: str, key) -> None:
         """Forgets an instance whose task failed (without closing it: it may be broken)."""
-        self._runs.get(run_id, {}).pop(key, None)
+        if self._runs.get(run_id, {}).pop(key, None) is not None:
+            thaw()
 
 
 def _close(instance) -> None:

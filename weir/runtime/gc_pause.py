@@ -35,6 +35,14 @@ def freeze_long_lived() -> None:
         _modules_when_frozen = len(sys.modules)
 
 
+def thaw() -> None:
+    """Gives frozen objects back to the collector (a worker drops operators it kept: their
+    cycles must be collectable); the next `freeze_long_lived()` freezes again."""
+    global _modules_when_frozen
+    gc.unfreeze()
+    _modules_when_frozen = 0
+
+
 @contextmanager
 def paused_gc():
     was_enabled = gc.isenabled()

@@ -153,6 +153,10 @@ class NonKeyedOperator(KeyedStreamOperator):
         instance = self._instances.get(key_group)
         if instance is None or instance.store is None:
             return None
+        if self._missed(key_group, instance):  # kept from before, and ran no records now
+            instance.chain.close()
+            del self._instances[key_group]
+            return None
         instance.checkpoints += 1
         context = FunctionSnapshotContext(instance.checkpoints, int(time.time() * 1000))
         self._call(instance.function.snapshot_state, context)

@@ -26,7 +26,7 @@ from weir.runtime.errors import marked_message
 from weir.runtime.gc_pause import paused_gc
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.state.backend import MemoryPageStore
 from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
 from weir.spark import source as spark_source
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
@@ -52,10 +52,9 @@ class StageBatch:
             self.plan = cloudpickle.loads(self.plan_blob)
         runner = self.runners.get(uid)
         if runner is None:
-            backend = KeyedStateBackend(lambda key_group: self.store,
-                                        self.plan.max_parallelism)
             task = next(t for t in self.plan.keyed if t.uid == uid)
-            runner = self.runners[uid] = KeyedRunner(task, self.plan, backend)
+            runner = self.runners[uid] = KeyedRunner(task, self.plan,
+                                                     lambda key_group: self.store)
         return runner
 
     def __call__(self, key, table):

@@ -18,7 +18,6 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from weir.plan.execution import KeyedRunner
 from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
-from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import EVENT_TIME
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, WAKE_PAGE, decode_pages,
                                KeyGroupInput, encode_pages, engine_watermark_to_flink)
@@ -105,16 +104,17 @@ class StageHost(StatefulProcessor):
         self.plan = None
 
     def _runner(self, uid):
+        CURRENT.store = None  # an earlier run's operators closed now must not see this task's
+        runner = RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
         CURRENT.store = self.store
-        return RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
+        return runner
 
     def _build(self, uid) -> KeyedRunner:
         if self.plan is None:  # a task's first operator
             freeze_long_lived()  # here, not in init: the driver-side planner calls init
             self.plan = cloudpickle.loads(self.plan_blob)
-        backend = KeyedStateBackend(lambda key_group: CURRENT.store, self.plan.max_parallelism)
         task = next(t for t in self.plan.keyed if t.uid == uid)
-        return KeyedRunner(task, self.plan, backend)
+        return KeyedRunner(task, self.plan, lambda key_group: CURRENT.store)
 
     def handleInputRows(self, key, rows, timerValues):
         uid = key[0]
