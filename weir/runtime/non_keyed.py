@@ -79,6 +79,7 @@ class NonKeyedOperator(KeyedStreamOperator):
         self.parallelism = parallelism
         self.job_parameters = job_parameters
         self._instances: Dict[int, _Instance] = {}
+        self._checked = set()  # key groups whose kept instance was checked in this run
 
     def open(self) -> None:
         """Instances open on their first records."""
@@ -87,6 +88,10 @@ class NonKeyedOperator(KeyedStreamOperator):
         for instance in self._instances.values():
             instance.chain.close()
         self._instances.clear()
+
+    def release(self) -> None:
+        super().release()
+        self._checked.clear()  # the next run of a key group may follow another process's
 
     # -- records ---------------------------------------------------------------------
     def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
@@ -105,21 +110,27 @@ class NonKeyedOperator(KeyedStreamOperator):
 
     def _instance(self) -> _Instance:
         (key_group,) = self.active_key_groups
-        instance = self._instances.get(key_group)
-        if instance is not None and instance.store is not None and self._missed(
-                key_group, instance):
-            instance.chain.close()
-            instance = None
+        instance = self._kept(key_group)
         if instance is None:
             instance = self._instances[key_group] = self._open_instance(key_group)
+            self._checked.add(key_group)
         return instance
 
-    def _missed(self, key_group: int, instance: _Instance) -> bool:
-        """Whether a kept instance's operator state is not what it would open from now:
-        another process ran it since, or the engine went back to an earlier snapshot (a
-        retried batch)."""
+    def _kept(self, key_group: int) -> Optional[_Instance]:
+        """The instance kept for `key_group`, unless its operator state is not what it
+        would open from now (another process ran it since, or the engine went back to an
+        earlier snapshot: a retried batch); then it is closed and forgotten. Checked once
+        per run of the key group: the page is read and unpickled for it."""
+        instance = self._instances.get(key_group)
+        if instance is None or instance.store is None or key_group in self._checked:
+            return instance
         subtask = operator_index(key_group, self.backend.max_parallelism, self.parallelism)
-        return self._restored(key_group, subtask)[0] != instance.checkpoints
+        if self._restored(key_group, subtask)[0] != instance.checkpoints:
+            instance.chain.close()
+            del self._instances[key_group]
+            return None
+        self._checked.add(key_group)
+        return instance
 
     def _open_instance(self, key_group: int) -> _Instance:
         function = copy.deepcopy(self.spec.function)
@@ -150,12 +161,8 @@ class NonKeyedOperator(KeyedStreamOperator):
         """Takes instance `key_group`'s snapshot (its function's `snapshot_state`) into its
         page; returns (checkpoints taken, Snapshot) for the driver, which keeps every
         instance's for a restart, or None if the instance keeps no operator state."""
-        instance = self._instances.get(key_group)
+        instance = self._kept(key_group)  # (one kept from before that ran no records now)
         if instance is None or instance.store is None:
-            return None
-        if self._missed(key_group, instance):  # kept from before, and ran no records now
-            instance.chain.close()
-            del self._instances[key_group]
             return None
         instance.checkpoints += 1
         context = FunctionSnapshotContext(instance.checkpoints, int(time.time() * 1000))

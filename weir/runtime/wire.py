@@ -4,7 +4,7 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
 
     to       uid of the operator or sink the row is for; WATERMARK for rows that only move
              the engine's watermark (in a job with idleness they go on to the driver too,
-             with kg = the watermark group's index and payload = watermark_report());
+             with kg = the watermark group's index, payload: see REPORT_SEPARATOR);
              METRICS for operator metrics, FINISHED for ends of
              input and OPERATOR_STATE for operator state snapshots (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
@@ -67,14 +67,14 @@ END_OF_INPUT_TS = 9_000_000_000_000_000
 END_OF_INPUT_THRESHOLD = 8_000_000_000_000_000
 
 
-def watermark_report(control: str, timestamp: int) -> bytes:
-    """The payload of a watermark row that reaches the driver."""
-    return f"{control}:{timestamp}".encode()
+# A watermark row that reaches the driver carries "<control><REPORT_SEPARATOR><ts>" (UTF-8)
+# as its payload; an engine builds it in its own terms (Spark: a column expression).
+REPORT_SEPARATOR = ":"
 
 
 def read_watermark_report(payload: bytes):
-    """(control, timestamp) of a watermark_report()."""
-    control, _, timestamp = payload.decode().rpartition(":")
+    """(control, timestamp) of a watermark row's payload at the driver."""
+    control, _, timestamp = payload.decode().rpartition(REPORT_SEPARATOR)
     return control, int(timestamp)
 
 

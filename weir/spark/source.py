@@ -157,7 +157,7 @@ def _with_idle(offset: dict, default) -> dict:
 
 
 def read_announcements(path: str) -> dict:
-    """{watermark group index (str): announced timestamp} the driver wrote to `path`."""
+    """{watermark group name: announced timestamp} the driver wrote to `path`."""
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)

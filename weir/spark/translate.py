@@ -16,7 +16,7 @@ from functools import reduce
 from pyspark.sql import functions as F
 
 from weir.plan.idleness import IdlenessTracker
-from weir.runtime.wire import WATERMARK
+from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
 from weir.spark import source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
@@ -41,7 +41,7 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
     report = F.col("_wm").isNotNull()
     return (frame.withColumn("_kg", F.when(report, F.lit(report_as)).otherwise(F.col("_kg")))
             .withColumn("_b", F.when(report, F.encode(F.concat_ws(
-                ":", F.col("_ctl"), F.col("_ts").cast("string")), "UTF-8"))
+                REPORT_SEPARATOR, F.col("_ctl"), F.col("_ts").cast("string")), "UTF-8"))
                 .otherwise(F.col("_b")))
             .drop("_wm"))
 
