@@ -85,9 +85,9 @@ def test_broadcast_partitioning_gives_every_instance_every_record():
     assert sorted(result) == [(i, v) for i in range(3) for v in (1, 2)]
 
 
-def _operator(store, run_id="run-1", restored=None, parallelism=2):
+def _operator(store, run_id="run-1", restored=None, parallelism=2, restoring=False):
     backend = KeyedStateBackend(lambda kg: store[kg], 128)
-    spec = InstanceSpec("map", Numbering(), run_id, restored)
+    spec = InstanceSpec("map", Numbering(), run_id, restored, restoring)
     return NonKeyedOperator(spec, backend, "numbering", 0, parallelism)
 
 
@@ -183,6 +183,19 @@ def test_a_new_instance_is_not_restored():
     _run(operator, 0, [1])
     function = operator._instances[0].function
     assert function.restored is False and function.union == []
+
+
+def test_every_instance_of_a_run_restored_from_a_checkpoint_is_restored():
+    """As Flink's is_restored(): true for every function of a job restored from a
+    checkpoint, also one that had nothing in it (it kept no state, or is new)."""
+    store = {kg: MemoryPageStore() for kg in range(128)}
+    operator = _operator(store, "run-2", restoring=True)
+    assert _run(operator, 0, [1])[0] == [(1, 1)]
+    function = operator._instances[0].function
+    assert function.restored is True and function.union == []
+    sink = CheckpointedSink(BufferingSink(10), "sink", 2, None, restoring=True)
+    assert [(i.function.restored, i.function.buffered) for i in sink.instances] == [
+        (True, []), (True, [])]
 
 
 def test_operator_state_refuses_what_flink_refuses():

@@ -239,7 +239,7 @@ class JobOutputs:
         self.idleness = IdlenessTracker(plan.watermark_groups, int(time.time() * 1000)) \
             if IdlenessTracker.needed(plan.watermark_groups) else None
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
-                                         operator_states.restored.get(uid))
+                                         operator_states.restored.get(uid), plan.restoring)
                         for uid, node in plan.sinks.items()}
 
     def write(self, rows, batch_id: int) -> set:

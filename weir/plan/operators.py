@@ -79,7 +79,8 @@ def build_keyed_operator(node: Node, uid: str, backend, plan,
         function = FinalReduce(function)
     if type(function) is InstanceSpec:
         function = dataclasses.replace(function, run_id=plan.run_id,
-                                       restored=plan.restored.get(uid))
+                                       restored=plan.restored.get(uid),
+                                       restoring=plan.restoring)
     return create_keyed_operator(function, backend, uid, subtask_index, plan.parallelism,
                                  plan.job_parameters)
 

@@ -114,6 +114,7 @@ class PhysicalPlan:
     run_id: str = ""     # the executor's run of the job (a restore starts a new run)
     # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
     restored: dict = field(default_factory=dict)
+    restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)
 
     @property
     def stages(self) -> List[List[KeyedTask]]:

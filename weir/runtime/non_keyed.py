@@ -48,12 +48,15 @@ class InstanceSpec:
     """A non-keyed node run per instance: its step kind (map, flat_map, filter, process)
     and function; an executor adds the run it belongs to (`run_id`) and, restoring from an
     earlier run, what each instance restores (`restored`: (checkpoints, Snapshot) per
-    instance, redistributed to this run's parallelism)."""
+    instance, redistributed to this run's parallelism; `restoring`: the run starts from a
+    checkpoint, so `is_restored()` is true even for an instance with nothing to restore,
+    as in Flink)."""
 
     kind: str
     function: object
     run_id: str = ""
     restored: Optional[List[Tuple[int, Snapshot]]] = None
+    restoring: bool = False
 
 
 class _Instance:
@@ -141,7 +144,8 @@ class NonKeyedOperator(KeyedStreamOperator):
             return _Instance(chain, function, None, 0)
         checkpoints, snapshot = self._restored(key_group, subtask)
         store = OperatorStateStore(snapshot)
-        context = FunctionInitializationContext(store, snapshot is not None)
+        context = FunctionInitializationContext(store, snapshot is not None or
+                                                self.spec.restoring)
         self._call(function.initialize_state, context)
         return _Instance(chain, function, store, checkpoints)
 

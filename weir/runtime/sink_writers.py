@@ -122,14 +122,16 @@ class CheckpointedSink:
     instance per subtask, each getting the records its subtask produced, every instance
     snapshotted at the end of every micro-batch (weir's checkpoint)."""
 
-    def __init__(self, function, uid: str, parallelism: int, restored=None):
+    def __init__(self, function, uid: str, parallelism: int, restored=None,
+                 restoring: bool = False):
         self.uid = uid
         self.instances = []
         for index in range(parallelism):
             checkpoints, snapshot = restored[index] if restored is not None else (0, None)
             instance = _SinkInstance(copy.deepcopy(function), OperatorStateStore(snapshot),
                                      checkpoints)
-            context = FunctionInitializationContext(instance.store, snapshot is not None)
+            context = FunctionInitializationContext(instance.store,
+                                                    snapshot is not None or restoring)
             self._call(instance.function.initialize_state, context)
             self.instances.append(instance)
 
@@ -154,9 +156,10 @@ class CheckpointedSink:
         return call_user(self.uid, method, *args)
 
 
-def sink_writer(sink, uid: str, parallelism: int, restored=None):
+def sink_writer(sink, uid: str, parallelism: int, restored=None, restoring: bool = False):
     """What a job writes `sink`'s records with: the sink itself, or for a sink function
-    with operator state, its instances (`restored`: what each restores, or None)."""
+    with operator state, its instances (`restored`: what each restores, or None;
+    `restoring`: the run starts from a checkpoint)."""
     if isinstance(sink, SinkFunctionSink) and is_checkpointed(sink.function):
-        return CheckpointedSink(sink.function, uid, parallelism, restored)
+        return CheckpointedSink(sink.function, uid, parallelism, restored, restoring)
     return sink

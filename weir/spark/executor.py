@@ -17,7 +17,7 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
-from weir.spark.restore import load_operator_states, save_operator_states
+from weir.spark.restore import last_committed_batch, load_operator_states, save_operator_states
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.source import read_announcements
@@ -42,6 +42,7 @@ class SparkJob(JobClient):
                                   self.plan.parallelism)
         self.plan.run_id = self.job_id
         self.plan.restored = states.restored
+        self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
         self.interval_ms = env.checkpoint_config.get_checkpoint_interval()
         self.env = env
