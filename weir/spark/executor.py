@@ -25,6 +25,8 @@ from weir.spark.translate import query_frame
 
 
 POLL_S = 0.05
+NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
+END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 
 
@@ -66,11 +68,29 @@ class SparkJob(JobClient):
             writer = writer.trigger(availableNow=True)
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
-        self.query = writer.start()
+        self.query = self._start(writer)
         if self.outputs.idleness is not None:
             threading.Thread(target=self._watch_idleness, daemon=True,
                              name=f"weir-idleness-{self.job_id[:8]}").start()
         return self
+
+    def _start(self, writer):
+        """Starts the query. A bounded job runs no micro-batch without data: the batch
+        that reads the end of its last input fires every end-of-input timer and window,
+        so Spark's batch for its watermark after it would only be stopped half-way
+        (Spark reads the setting when a query starts)."""
+        if not self.bounded:
+            return writer.start()
+        conf = self.spark.conf
+        before = conf.get(NO_DATA_BATCHES, None)
+        conf.set(NO_DATA_BATCHES, "false")
+        try:
+            return writer.start()
+        finally:
+            if before is None:
+                conf.unset(NO_DATA_BATCHES)
+            else:
+                conf.set(NO_DATA_BATCHES, before)
 
     def _write_batch(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
@@ -141,12 +161,15 @@ class SparkJob(JobClient):
 
     def _await(self, timeout_s) -> None:
         """Waits for the query to end, or until `timeout_s`. A bounded job ends with the
-        micro-batch that read the end of its last input: every end-of-input timer fired
-        there, so the query is stopped once Spark has committed that batch (rather than
-        left to run a batch for its watermark)."""
+        micro-batch that read the end of its last input: Spark ends the query once it
+        has committed that batch (it runs no batch without data, see `_start`); should a
+        source still report new offsets then, the query is stopped after END_GRACE_S."""
         deadline = None if timeout_s is None else time.time() + timeout_s
+        done_at = None
         while not self.query.awaitTermination(POLL_S):
-            if self._inputs_done():
+            if done_at is None and self._inputs_done():
+                done_at = time.time()
+            if done_at is not None and time.time() >= done_at + END_GRACE_S:
                 self.query.stop()
                 return
             if deadline is not None and time.time() >= deadline:
