@@ -139,6 +139,23 @@ def test_fan_out_keeps_one_state_across_a_restart_from_checkpoint(spark_env, tmp
     assert sorted(runs[1][2].results) == [(k, n) for k, n in second if n % 2]
 
 
+@pytest.mark.spark
+def test_a_checkpoint_restores_only_at_its_max_parallelism(spark_env, tmp_path):
+    """Keyed state lives in max-parallelism key groups: another max parallelism is
+    refused before the job starts, as Flink refuses it."""
+    spark_env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "cp"))
+    counts = _collect(spark_env.from_collection([("a", 1), ("b", 2), ("a", 3)]).key_by(
+        lambda r: r[0]).sum(1))
+    spark_env.execute("written")
+    assert sorted(counts.results) == [("a", 1), ("a", 4), ("b", 2)]
+
+    spark_env.set_max_parallelism(64)
+    _collect(spark_env.from_collection([("a", 5)]).key_by(lambda r: r[0]).sum(1))
+    with pytest.raises(ValueError, match="written with max parallelism 128 and cannot be "
+                                         "restored with max parallelism 64"):
+        spark_env.execute("restored")
+
+
 class Pairing:
     """A keyed operator of two inputs: remembers each side's latest value per key."""
 

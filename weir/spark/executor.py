@@ -17,7 +17,8 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
-from weir.spark.restore import last_committed_batch, load_operator_states, save_operator_states
+from weir.spark.restore import (check_max_parallelism, last_committed_batch,
+                                load_operator_states, save_operator_states)
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.source import read_announcements
@@ -40,6 +41,7 @@ class SparkJob(JobClient):
         checkpoint = env.checkpoint_config.get_checkpoint_storage()
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
+        check_max_parallelism(self.checkpoint_dir, self.plan.max_parallelism)
         states = OperatorStateLog(load_operator_states(self.checkpoint_dir),
                                   self.plan.parallelism)
         self.plan.run_id = self.job_id

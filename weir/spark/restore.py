@@ -9,6 +9,7 @@ named after the batch in the checkpoint directory. A restore reads the newest fi
 batch Spark committed (a later one belongs to a batch Spark will run again).
 """
 
+import json
 import os
 import pickle
 
@@ -16,6 +17,7 @@ from weir.runtime.sink_writers import atomic_write
 
 DIRECTORY = "weir-operator-state"
 KEEP = 2
+JOB_FILE = "weir-job.json"  # what a restore must keep: the max parallelism
 
 
 def _batch_ids(directory: str) -> list:
@@ -28,6 +30,24 @@ def last_committed_batch(checkpoint_dir: str):
     """The id of the last micro-batch Spark committed, or None."""
     committed = _batch_ids(os.path.join(checkpoint_dir, "commits"))
     return committed[-1] if committed else None
+
+
+def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
+    """Keyed state lives in max-parallelism key groups, so a checkpoint restores only at
+    the max parallelism it was written with (Flink refuses the same); a new checkpoint
+    records it."""
+    path = os.path.join(checkpoint_dir, JOB_FILE)
+    if not os.path.exists(path):
+        atomic_write(path, json.dumps({"max_parallelism": max_parallelism}).encode())
+        return
+    with open(path, encoding="utf-8") as handle:
+        written = json.load(handle)["max_parallelism"]
+    if written != max_parallelism:
+        raise ValueError(
+            f"the checkpoint in {checkpoint_dir} was written with max parallelism {written} "
+            f"and cannot be restored with max parallelism {max_parallelism}: keyed state is "
+            f"split into max-parallelism key groups (set_max_parallelism({written}) to "
+            "restore it, or start from a new checkpoint directory)")
 
 
 def load_operator_states(checkpoint_dir: str):
