@@ -8,6 +8,7 @@ from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
 from weir.datastream.state import ValueStateDescriptor
 from weir.plan import graph as g
 from weir.plan.physical import Edge, compile_plan
+from weir.plan.watermarks import OwnWatermarks
 from weir.runtime import adapters
 from weir.runtime.output_tag import OutputTag
 from weir.testing.harness import KeyedOperatorHarness
@@ -67,6 +68,24 @@ def test_inputs_of_a_two_input_operator_are_labelled_by_position():
     plan = _plan(env)
     labels = {s.uid: [(t.uid, t.input) for _, t in s.fused.targets] for s in plan.sources}
     assert labels == {"source-0": [("keyed-0", 0)], "source-1": [("keyed-0", 1)]}
+
+
+def test_an_operator_that_some_watermark_group_does_not_reach_gets_its_own():
+    env = StreamExecutionEnvironment.get_execution_environment()
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(9))
+    a = env.from_collection([1]).assign_timestamps_and_watermarks(strategy)
+    b = env.from_collection([2]).assign_timestamps_and_watermarks(strategy)
+    a.key_by(lambda x: x).process(Echo()).uid("a-only").print()
+    a.union(b).key_by(lambda x: x).process(Echo()).uid("both").print()
+    plan = _plan(env)
+    assert [t.uid for t in plan.own_watermarks] == ["a-only"]
+    own = OwnWatermarks(plan)
+    a_group = next(iter(plan.own_watermarks[0].watermark_groups))
+    b_group = 1 - a_group
+    assert own.advance({b_group: 50}) == {}  # a has no timestamp yet: nothing to follow
+    assert own.advance({a_group: 1010, b_group: 50}) == {"a-only": 1000}
+    assert own.advance({a_group: 1005, b_group: 60}) == {}  # never goes back
+    assert own.of("a-only", 40) == 1000 and own.of("both", 40) == 40
 
 
 def test_one_source_with_two_watermark_strategies_is_refused_clearly():

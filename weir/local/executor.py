@@ -5,7 +5,9 @@ Each micro-batch reads every source from its last offset to its latest, runs the
 tasks, then each stage's keyed tasks per (operator, key group), passing on rows for later
 stages, and writes the sinks. The watermark of a batch is, as on Spark, the minimum over
 watermark groups of (the largest timestamp seen in earlier batches minus the group's
-delay). Tasks are the same code as on Spark (weir.plan.execution).
+delay); a keyed operator that some group does not reach runs with its own, over the groups
+upstream of it (weir.plan.watermarks). Tasks are the same code as on Spark
+(weir.plan.execution).
 """
 
 import time
@@ -16,6 +18,7 @@ from weir.plan.execution import (JobOutputs, KeyedRunner, SourceRunner, chunks_o
                                  job_result)
 from weir.common.job import JobClient, JobStatus
 from weir.plan.physical import compile_plan
+from weir.plan.watermarks import OwnWatermarks
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
@@ -65,6 +68,7 @@ class LocalJob(JobClient):
         self.watermark = 0
         self.clock = None
         self.idle_announcements = {}  # watermark group index -> timestamp, for the next batch
+        self.own_watermarks = OwnWatermarks(self.plan)
         self.metrics = MetricsLog()
         self.outputs = JobOutputs(self.plan, self.metrics, OperatorStateLog(
             parallelism=self.plan.parallelism))  # a job in one process is never restored
@@ -113,7 +117,7 @@ class LocalJob(JobClient):
         self.idle_announcements = (idleness and idleness.end_batch(int(time.time() * 1000))
                                    ) or {}
 
-    def _run_stage(self, stage, rows, watermark, processing_time):
+    def _run_stage(self, stage, rows, job_watermark, processing_time):
         uids = {task.uid for task in stage}
         groups, passed = defaultdict(list), []
         for row in rows:
@@ -124,6 +128,7 @@ class LocalJob(JobClient):
         for uid, kg in sorted(groups):
             runner = self.runners[uid]
             batch = KeyGroupInput(groups[(uid, kg)], runner.labelled)
+            watermark = engine_watermark_to_flink(self.own_watermarks.of(uid, job_watermark))
             passed += runner.run(kg, batch.records, watermark, processing_time, batch.ended)
             runner.release()
         return passed
@@ -138,7 +143,8 @@ class LocalJob(JobClient):
 
     def _run_batch(self, batch_id, polled) -> set:
         """Runs a micro-batch; returns the numbers of the sources that ended in it."""
-        watermark = engine_watermark_to_flink(self._next_watermark())
+        watermark = self._next_watermark()
+        self.own_watermarks.advance(self.max_seen)
         clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
                   if c is not None]
         self.clock = max(clocks) if clocks else self.clock
@@ -161,8 +167,9 @@ class LocalJob(JobClient):
             polled = [s.poll() for s in self.sources]
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)
-            elif self.idle_announcements or (
-                    self.runners and self._next_watermark() > last_watermark):
+            elif self.idle_announcements or (self.runners and (
+                    self._next_watermark() > last_watermark
+                    or self.own_watermarks.advance(self.max_seen))):
                 finished |= self._run_batch(batch_id, polled)
             elif all(s.reader.bounded for s in self.sources):
                 break

@@ -237,7 +237,7 @@ class JobOutputs:
         self.metrics = metrics
         self.operator_states = operator_states
         self.idleness = IdlenessTracker(plan.watermark_groups, int(time.time() * 1000)) \
-            if IdlenessTracker.needed(plan.watermark_groups) else None
+            if IdlenessTracker.needed_by(plan) else None
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid), plan.restoring)
                         for uid, node in plan.sinks.items()}

@@ -33,8 +33,14 @@ class IdlenessTracker:
 
     @staticmethod
     def needed(groups) -> bool:
-        """Whether any group can become idle (else the tracker is not needed)."""
+        """Whether any group can become idle."""
         return any(group.idleness_ms is not None for group in groups)
+
+    @staticmethod
+    def needed_by(plan) -> bool:
+        """Whether the driver tracks the groups of `plan`: some can become idle, or some
+        operator has a watermark of its own (weir.plan.watermarks)."""
+        return IdlenessTracker.needed(plan.watermark_groups) or bool(plan.own_watermarks)
 
     def observe(self, group: int, control: str, timestamp: int) -> None:
         """A watermark row of `group` read in this micro-batch (an announcement made for an

@@ -84,6 +84,7 @@ class KeyedTask:
     fused: Fused
     wakes: bool  # whether every key group must run in every batch (processing time)
     sources: frozenset = frozenset()  # numbers of the sources upstream of it
+    watermark_groups: frozenset = frozenset()  # indices of the groups upstream of it
 
 
 @dataclass
@@ -115,6 +116,16 @@ class PhysicalPlan:
     # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
     restored: dict = field(default_factory=dict)
     restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)
+
+    @property
+    def own_watermarks(self) -> List[KeyedTask]:
+        """The keyed tasks whose watermark is their own (the minimum over the watermark
+        groups upstream of them, as Flink's) rather than the job's: those that some group
+        does not reach (weir.plan.watermarks)."""
+        if self.batch:
+            return []
+        every = frozenset(range(len(self.watermark_groups)))
+        return [task for task in self.keyed if task.watermark_groups != every]
 
     @property
     def stages(self) -> List[List[KeyedTask]]:
@@ -275,11 +286,21 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
     for task in sources + keyed:
         for _, target in task.fused.targets:
             target.stage = stages.get(target.uid, last)
+    groups = _watermark_groups(sources, planner, env.is_batch_mode())
+    _name_groups(sources, keyed, groups)
     return PhysicalPlan(
         sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
-        _watermark_groups(sources, planner, env.is_batch_mode()), env.max_parallelism,
-        env.parallelism, dict(env.job_parameters),
+        groups, env.max_parallelism, env.parallelism, dict(env.job_parameters),
         [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode())
+
+
+def _name_groups(sources: List[SourceTask], keyed: List[KeyedTask],
+                 groups: List["WatermarkGroup"]) -> None:
+    """Keyed tasks name the watermark groups of their upstream sources by index."""
+    index_of = {uid: index for index, group in enumerate(groups) for uid in group.sources}
+    for task in keyed:
+        task.watermark_groups = frozenset(index_of[sources[number].uid]
+                                          for number in task.sources)
 
 
 def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:

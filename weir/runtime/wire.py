@@ -45,6 +45,8 @@ ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to W
 IDLE = "idle"      # the largest timestamp announced for an idle watermark group (ts), to
                    # WATERMARK (weir.plan.idleness)
 TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
+OWN = "own"        # the operator's own watermark (ts), to every key group of an operator
+                   # that some watermark group does not reach (weir.plan.watermarks)
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
                    # keyed operator downstream (ts: the source's number), and to FINISHED
@@ -113,6 +115,7 @@ CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
 ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)
 BROADCAST_PAGE = -6      # the broadcast states of a broadcast process operator
 OPERATOR_STATE_PAGE = -7  # a non-keyed instance's operator state (weir.runtime.non_keyed)
+OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.plan.watermarks)
 
 
 def encode_pages(pages: dict) -> bytes:
@@ -207,13 +210,14 @@ class Bundler:
 
 class KeyGroupInput:
     """One key group's rows of a micro-batch, read: its records sorted by seq ((seq, value,
-    ts), or with `labelled` (seq, value, ts, input)), the ticks' scripted clock (or None)
-    and the numbers of the sources whose end of input reached it."""
+    ts), or with `labelled` (seq, value, ts, input)), the ticks' scripted clock (or None),
+    the numbers of the sources whose end of input reached it and the operator's own
+    watermark announced (or None)."""
 
-    __slots__ = ("records", "clock", "ended")
+    __slots__ = ("records", "clock", "ended", "own_watermark")
 
     def __init__(self, rows, labelled: bool):
-        records, clock, ended = [], None, ()
+        records, clock, ended, own = [], None, (), None
         for _, input_label, _, control, blob, ts in rows:
             if control is None and labelled:
                 records.extend((seq, value, stamp, input_label)
@@ -225,8 +229,11 @@ class KeyGroupInput:
                     clock = ts
             elif control == ENDED:
                 ended += (ts,)
+            elif control == OWN:
+                own = ts if own is None else max(own, ts)
         records.sort(key=_seq)
         self.records, self.clock, self.ended = records, clock, frozenset(ended)
+        self.own_watermark = own
 
 
 def _seq(record):

@@ -11,7 +11,9 @@ import uuid
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.plan.execution import JobOutputs, job_result
+from weir.plan.idleness import IdlenessTracker
 from weir.plan.physical import compile_plan
+from weir.plan.watermarks import OwnWatermarks
 from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
@@ -29,6 +31,7 @@ POLL_S = 0.05
 NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
+OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
 
 
 class SparkJob(JobClient):
@@ -54,6 +57,7 @@ class SparkJob(JobClient):
         self.batches = 0
         self.metrics = MetricsLog()
         self.outputs = JobOutputs(self.plan, self.metrics, states)
+        self.own_watermarks = OwnWatermarks(self.plan)
         self._lock = threading.Lock()
         self.query = None
         self.canceled = False
@@ -62,7 +66,8 @@ class SparkJob(JobClient):
 
     def start(self) -> "SparkJob":
         ship_user_modules()
-        frame = query_frame(self.spark, self.plan, self._idle_file())
+        frame = query_frame(self.spark, self.plan,
+                            (self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE)))
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -71,7 +76,7 @@ class SparkJob(JobClient):
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
         self.query = self._start(writer)
-        if self.outputs.idleness is not None:
+        if IdlenessTracker.needed(self.plan.watermark_groups):
             threading.Thread(target=self._watch_idleness, daemon=True,
                              name=f"weir-idleness-{self.job_id[:8]}").start()
         return self
@@ -109,6 +114,8 @@ class SparkJob(JobClient):
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id
+            if self.own_watermarks and self.last_batch is None:
+                self._announce_own_watermarks()
 
     def _idle_file(self) -> str:
         return os.path.join(self.checkpoint_dir, IDLE_FILE)
@@ -121,6 +128,14 @@ class SparkJob(JobClient):
             announced = read_announcements(self._idle_file())
             announced.update({groups[index].name: ts for index, ts in moves.items()})
             atomic_write(self._idle_file(), json.dumps(announced).encode())
+
+    def _announce_own_watermarks(self) -> None:
+        """Tells the source that carries them the operators' own watermarks for the next
+        micro-batch (weir.plan.watermarks), when one moved."""
+        if self.own_watermarks.advance(self.outputs.idleness.largest) and os.path.isdir(
+                self.checkpoint_dir):
+            atomic_write(os.path.join(self.checkpoint_dir, OWN_FILE),
+                         json.dumps(self.own_watermarks.current).encode())
 
     def _watch_idleness(self) -> None:
         """Idleness timeouts run out between micro-batches too: while no batch runs, check

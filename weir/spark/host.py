@@ -19,8 +19,9 @@ from weir.plan.execution import KeyedRunner
 from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.timers import EVENT_TIME
-from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, WAKE_PAGE, decode_pages,
-                               KeyGroupInput, encode_pages, engine_watermark_to_flink)
+from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
+                               WAKE_PAGE, KeyGroupInput, decode_pages, encode_pages,
+                               engine_watermark_to_flink)
 from weir.spark.frames import STREAM_COLUMNS
 
 PAGES_VALUE = StructType([StructField("pages", BinaryType())])
@@ -148,7 +149,8 @@ class StageHost(StatefulProcessor):
         the operator from the worker's instances: it may be half-way through the batch."""
         self.store.reset()
         try:
-            engine_watermark = timer_values.getCurrentWatermarkInMs()
+            engine_watermark = max(timer_values.getCurrentWatermarkInMs(),
+                                   self._own_watermark(batch.own_watermark))
             processing_time = self._processing_time(timer_values, batch.clock)
             rows = runner.run(key_group, batch.records,
                               engine_watermark_to_flink(engine_watermark),
@@ -161,6 +163,16 @@ class StageHost(StatefulProcessor):
             raise
         self.store.flush()
         return [OutputRow(*row) for row in rows]
+
+    def _own_watermark(self, announced) -> int:
+        """The operator's own watermark (weir.plan.watermarks): the one announced in this
+        batch, kept for the batches that announce none; 0 for an operator without one."""
+        stored = self.store.load(OWN_WATERMARK_PAGE)
+        own = 0 if stored is None else int(stored)
+        if announced is not None and announced > own:
+            self.store.store(OWN_WATERMARK_PAGE, str(announced).encode())
+            return announced
+        return own
 
     def _schedule_wake(self, earliest, engine_watermark, expiring):
         """Keeps exactly one Spark timer per key group, at its earliest weir event-time

@@ -17,7 +17,7 @@ from weir.plan.execution import SourceRunner, chunks_of
 from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
-from weir.runtime.wire import IDLE, WATERMARK
+from weir.runtime.wire import IDLE, OWN, WATERMARK
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch
 
 FORMAT = "weir"
@@ -47,10 +47,11 @@ class WeirDataSource(DataSource):
     def streamReader(self, schema):
         reader = WeirStreamReader(self._source_reader(), self.options["task"],
                                   (self.options["run"], self.options["uid"]))
-        if "idle_file" in self.options:
-            return IdleAnnouncingReader(reader, self.options["idle_file"],
-                                        self.options["idle_group"])
-        return reader
+        options = self.options
+        idle = (options["idle_file"], options["idle_group"]) if "idle_file" in options else None
+        own = (options["own_file"], int(options["key_groups"])) if "own_file" in options \
+            else None
+        return AnnouncingReader(reader, idle, own) if idle or own else reader
 
     def reader(self, schema):
         return WeirBatchReader(self._source_reader(), self.options["task"])
@@ -96,43 +97,60 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
 
-class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """A source of a watermark group that can become idle (weir.plan.idleness): its offsets
-    also hold the largest timestamp the driver announced for the group (read from
-    `idle_file`), and a micro-batch whose offsets move it reads one more split that
-    announces it. The offset log keeps the announcement, so a replay makes it again.
-    Offsets of a run without idleness are taken as they are (the strategy may change
-    between runs)."""
+class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """A source whose micro-batches also carry what the driver announces: the largest
+    timestamp of its watermark group while the group is idle (`idle`: the driver's file
+    and the group's name; weir.plan.idleness), and on one source of the job, the own
+    watermarks of the operators that some watermark group does not reach (`own`: the
+    driver's file and the operators' key groups; weir.plan.watermarks). Its offsets hold
+    them, and a micro-batch whose offsets move them reads one more split that announces
+    them. The offset log keeps the announcements, so a replay makes them again. Offsets
+    written without them are taken as they are (a job may change between runs)."""
 
-    def __init__(self, inner: WeirStreamReader, idle_file: str, group: str):
+    def __init__(self, inner: WeirStreamReader, idle=None, own=None):
         self.inner = inner
-        self.idle_file = idle_file
-        self.group = group
+        self.idle = idle
+        self.own = own
 
     def prepareForTriggerAvailableNow(self):
         self.inner.prepareForTriggerAvailableNow()
 
     def initialOffset(self):
-        return _with_idle(self.inner.initialOffset(), None)
+        return _announcing(self.inner.initialOffset())
 
     def latestOffset(self, start=None, limit=None):
-        start = _with_idle(start, None) if start else self.initialOffset()
-        announced = read_announcements(self.idle_file).get(self.group)
-        known = start[IDLE_KEY]
-        if known is not None and (announced is None or announced < known):
-            announced = known
-        return _with_idle(self.inner.latestOffset(start, limit), announced)
+        start = _announcing(start) if start else self.initialOffset()
+        end = _announcing(self.inner.latestOffset(start, limit))
+        if self.idle is not None:
+            announced = read_announcements(self.idle[0]).get(self.idle[1])
+            known = start[IDLE_KEY]
+            end[IDLE_KEY] = known if announced is None or (
+                known is not None and announced < known) else announced
+        if self.own is not None:
+            known, announced = start[OWN_KEY], read_announcements(self.own[0])
+            end[OWN_KEY] = {uid: max(known.get(uid, mark), mark)
+                            for uid, mark in {**known, **announced}.items()}
+        return end
 
     def partitions(self, start, end):
-        start, end = _with_idle(start, None), _with_idle(end, None)
+        start, end = _announcing(start), _announcing(end)
         splits = self.inner.partitions(start, end)
         if end[IDLE_KEY] is not None and end[IDLE_KEY] != start[IDLE_KEY]:
             splits.append(_Split((IDLE, end[IDLE_KEY]), False))
+        moved = {uid: mark for uid, mark in end[OWN_KEY].items()
+                 if start[OWN_KEY].get(uid) != mark}
+        if moved:
+            splits.append(_Split((OWN, moved), False))
         return splits
 
     def read(self, partition):
-        if isinstance(partition.split, tuple) and partition.split[0] == IDLE:
-            yield to_batch([(WATERMARK, 0, 0, IDLE, None, partition.split[1])])
+        split = partition.split
+        if isinstance(split, tuple) and split[0] == IDLE:
+            yield to_batch([(WATERMARK, 0, 0, IDLE, None, split[1])])
+        elif isinstance(split, tuple) and split[0] == OWN:
+            yield to_batch([(uid, 0, key_group, OWN, None, mark)
+                            for uid, mark in split[1].items()
+                            for key_group in range(self.own[1])])
         else:
             yield from self.inner.read(partition)
 
@@ -140,20 +158,21 @@ class IdleAnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
 
-IDLE_KEY = "weir_idle"  # the announced timestamp in an idle-capable source's offsets
+IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's group
+OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
 
 
 def _own(offset):
-    """A source reader's own offset: without what IdleAnnouncingReader added."""
-    if offset and IDLE_KEY in offset:
-        offset = dict(offset)
-        del offset[IDLE_KEY]
+    """A source reader's own offset: without what AnnouncingReader added."""
+    if offset and (IDLE_KEY in offset or OWN_KEY in offset):
+        offset = {key: value for key, value in offset.items()
+                  if key not in (IDLE_KEY, OWN_KEY)}
     return offset
 
 
-def _with_idle(offset: dict, default) -> dict:
-    """`offset` holding an announced timestamp (`default` if it holds none yet)."""
-    return offset if IDLE_KEY in offset else {**offset, IDLE_KEY: default}
+def _announcing(offset: dict) -> dict:
+    """`offset` holding announcements (none yet where it holds none)."""
+    return {IDLE_KEY: None, OWN_KEY: {}, **offset}
 
 
 def read_announcements(path: str) -> dict:
@@ -216,15 +235,19 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None):
+def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_file=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
-    file) if the group can become idle)."""
+    file) if the group can become idle; `own_file`: the driver's announcements of
+    operators' own watermarks, if this source carries them)."""
     reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
               .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
     if idle_source is not None:
         group, idle_file = idle_source
         reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)
+    if own_file is not None:
+        reader = reader.option("own_file", own_file).option("key_groups",
+                                                            str(plan.max_parallelism))
     return reader.load()
 
 

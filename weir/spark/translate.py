@@ -46,14 +46,17 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
             .drop("_wm"))
 
 
-def _sources_frame(spark, plan, idle_file):
+def _sources_frame(spark, plan, announcements):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
-    groups, report = [], IdlenessTracker.needed(plan.watermark_groups)
+    groups, report = [], IdlenessTracker.needed_by(plan)
+    idle_file, own_file = announcements
+    # One source carries the operators' own watermarks (weir.plan.watermarks).
+    carrier = plan.sources[0].uid if plan.own_watermarks else None
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
-                                           idle_source)
+                                           idle_source, own_file if uid == carrier else None)
                   for uid in group.sources]
         groups.append(_with_watermark(union_all(frames), group.delay_ms,
                                       index if report else None))
@@ -81,11 +84,12 @@ def _stage_frame(frame, stage, plan):
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 
 
-def query_frame(spark, plan, idle_file=None):
+def query_frame(spark, plan, announcements=(None, None)):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
-    a job with idleness, the watermark rows; `idle_file`: where the driver announces the
-    watermarks of idle groups to their sources)."""
-    frame = _sources_frame(spark, plan, idle_file)
+    a job whose driver tracks watermark groups, their watermark rows; `announcements`:
+    the files where the driver announces the watermarks of idle groups to their sources
+    and the operators' own watermarks)."""
+    frame = _sources_frame(spark, plan, announcements)
     for stage in plan.stages:
         frame = _stage_frame(frame, stage, plan)
     return frame
