@@ -1,9 +1,10 @@
 """An operator's watermark is the minimum over its own inputs, as in Flink: a source that
 does not reach a window does not hold it back (on both engines)."""
 
-from weir.common import Time
+from weir.common import Time, WatermarkStrategy
 from weir.datastream import OutputTag, ProcessWindowFunction
 from weir.datastream.window import TumblingEventTimeWindows
+from weir.runtime.sources import SourceReader
 from tests.streams import collect, stamped
 
 LATE = OutputTag("late")
@@ -37,6 +38,44 @@ def test_a_source_that_does_not_reach_a_window_does_not_hold_it_back(any_env):
     assert sorted(others.results) == [10, 20, 30, 40, 50, 60]
 
 
+class StartsLate(SourceReader):
+    """("c", 100), ("c", 200), ("c", 300), readable only once the engine has asked
+    twice (its first two micro-batches read nothing of it)."""
+
+    bounded = True
+
+    def __init__(self):
+        self.asked = 0
+
+    def available(self, start_pos):
+        self.asked += 1
+        return 3 if self.asked > 2 else 0
+
+    def is_exhausted(self, pos):
+        return pos >= 3
+
+    def read(self, lo, hi):
+        for index in range(lo, hi):
+            yield ("c", 100 * (index + 1)), None
+
+
+def test_a_source_that_starts_late_is_not_late_where_only_it_arrives(any_env):
+    """`c` produces nothing before the third micro-batch, when a's watermark is long
+    past its records' windows: the window that only c reaches has no watermark yet (as
+    in Flink, the minimum), so none of them is late."""
+    env = any_env.set_parallelism(1)
+    a = collect(stamped(env, A, per_batch=2).map(lambda e: e[1]))
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda e, ts: e[1])
+    counts = (env.from_source(StartsLate(), strategy, "c").key_by(lambda e: e[0])
+              .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+              .side_output_late_data(LATE).process(CountPerWindow()))
+    windows, late = collect(counts), collect(counts.get_side_output(LATE))
+    env.execute("late start")
+    assert windows.results == [(0, 3)] and late.results == []
+    assert sorted(a.results) == sorted(t for _, t in A)
+
+
 def test_an_operator_reached_by_both_sources_follows_the_slower(any_env):
     """The same records through a union with b's: the window waits for b's watermark,
     and ("a", 1200) is on time."""
@@ -60,9 +99,9 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     from weir.spark.source import IDLE_KEY, OWN_KEY, AnnouncingReader, WeirStreamReader
 
     own_file = tmp_path / "own.json"
-    own_file.write_text('{"window": 5099, "join": 40}')
+    own_file.write_text('{"window": 5099, "join": 40, "gone": 7}')  # "gone": an old uid
     reader = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
-                              own=(str(own_file), 4))
+                              own=(str(own_file), 4, frozenset({"window", "join"})))
     start = {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 1499, "join": 90}}
     end = reader.latestOffset(start)
     assert end == {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 5099, "join": 90}}

@@ -88,6 +88,24 @@ def test_an_operator_that_some_watermark_group_does_not_reach_gets_its_own():
     assert own.of("a-only", 40) == 1000 and own.of("both", 40) == 40
 
 
+def test_an_idle_group_does_not_hold_an_operators_own_watermark():
+    """An idle group's announced timestamps follow the whole job (here the slow `a`,
+    which does not reach the operator): as in Flink, the operator leaves it out."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(9))
+    a, b, c = (env.from_collection([i]).assign_timestamps_and_watermarks(strategy)
+               for i in range(3))
+    a.map(str).print()
+    b.union(c).key_by(lambda x: x).process(Echo()).uid("b-and-c").print()
+    plan = _plan(env)
+    group = {s.uid: i for i, grp in enumerate(plan.watermark_groups) for s in plan.sources
+             if s.uid in grp.sources}
+    ga, gb, gc = (group[s.uid] for s in plan.sources)
+    own = OwnWatermarks(plan)
+    assert own.advance({ga: 210, gb: 210, gc: 20010}, idle={gb}) == {"b-and-c": 20000}
+    assert own.advance({ga: 300, gb: 300, gc: 20020}, idle={gb, gc}) == {}  # all idle
+
+
 def test_one_source_with_two_watermark_strategies_is_refused_clearly():
     env = StreamExecutionEnvironment.get_execution_environment()
     source = env.from_collection([1])

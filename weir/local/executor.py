@@ -117,6 +117,12 @@ class LocalJob(JobClient):
         self.idle_announcements = (idleness and idleness.end_batch(int(time.time() * 1000))
                                    ) or {}
 
+    def _advance_own_watermarks(self) -> dict:
+        """The operators' own watermarks after the batches so far (weir.plan.watermarks);
+        returns those that moved."""
+        idleness = self.outputs.idleness
+        return self.own_watermarks.advance(self.max_seen, idleness.idle if idleness else ())
+
     def _run_stage(self, stage, rows, job_watermark, processing_time):
         uids = {task.uid for task in stage}
         groups, passed = defaultdict(list), []
@@ -144,7 +150,7 @@ class LocalJob(JobClient):
     def _run_batch(self, batch_id, polled) -> set:
         """Runs a micro-batch; returns the numbers of the sources that ended in it."""
         watermark = self._next_watermark()
-        self.own_watermarks.advance(self.max_seen)
+        self._advance_own_watermarks()
         clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
                   if c is not None]
         self.clock = max(clocks) if clocks else self.clock
@@ -169,7 +175,7 @@ class LocalJob(JobClient):
                 finished |= self._run_batch(batch_id, polled)
             elif self.idle_announcements or (self.runners and (
                     self._next_watermark() > last_watermark
-                    or self.own_watermarks.advance(self.max_seen))):
+                    or self._advance_own_watermarks())):
                 finished |= self._run_batch(batch_id, polled)
             elif all(s.reader.bounded for s in self.sources):
                 break

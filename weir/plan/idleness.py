@@ -29,6 +29,7 @@ class IdlenessTracker:
         self.largest: Dict[int, int] = {}
         self.active_at = {index: now_ms for index in range(len(groups))}
         self.announced: Dict[int, int] = {}
+        self.idle: frozenset = frozenset()  # the groups idle when last checked
         self._active: set = set()
 
     @staticmethod
@@ -63,6 +64,7 @@ class IdlenessTracker:
         idle = [index for index, group in enumerate(self.groups)
                 if group.idleness_ms is not None
                 and now_ms - self.active_at[index] >= group.idleness_ms]
+        self.idle = frozenset(idle)
         watermark = self._watermark_without(idle)
         if watermark is None:
             return None

@@ -94,6 +94,8 @@ class WatermarkGroup:
     data_watermarks: bool    # whether records' timestamps move it (else only controls)
     idleness_ms: Optional[int] = None  # idle after this long without records (processing
                                        # time): weir.plan.idleness
+    holds: bool = True  # whether it can hold a watermark back (else only its end moves it,
+                        # to +infinity: it has no timestamp before)
 
     @property
     def name(self) -> str:
@@ -124,8 +126,8 @@ class PhysicalPlan:
         does not reach (weir.plan.watermarks)."""
         if self.batch:
             return []
-        every = frozenset(range(len(self.watermark_groups)))
-        return [task for task in self.keyed if task.watermark_groups != every]
+        holding = {i for i, group in enumerate(self.watermark_groups) if group.holds}
+        return [task for task in self.keyed if holding - task.watermark_groups]
 
     @property
     def stages(self) -> List[List[KeyedTask]]:
@@ -317,12 +319,13 @@ def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:
     by_mark, groups = {}, []
     for source in sources:
         if source.watermark is None:  # its own group: only its end of input moves it
-            groups.append(WatermarkGroup([source.uid], 0, False))
+            scripted = hasattr(source.node.param("reader"), "announced_watermark")
+            groups.append(WatermarkGroup([source.uid], 0, False, holds=scripted))
         else:
             by_mark.setdefault(source.watermark, []).append(source.uid)
     for mark, uids in by_mark.items():
         strategy = planner.by_id[mark].param("strategy")
         data = strategy.emits_watermarks and not batch_mode
         groups.append(WatermarkGroup(uids, _watermark_delay(strategy), data,
-                                     strategy.idleness_ms if data else None))
+                                     strategy.idleness_ms if data else None, holds=data))
     return groups

@@ -5,9 +5,11 @@ holds an operator back by groups that never reach it: a slow or silent source wo
 windows and timers downstream of another source only, and records would be on time there
 that Flink drops as late. So a keyed operator that some watermark group does not reach
 gets a watermark of its own: the minimum over the groups upstream of it, computed from
-the same largest timestamps as the engine's (announcements for idle groups included;
-a group without a timestamp yet does not count, as in the engine), never going back. It
-is never below the job's watermark, so an operator uses the larger of the two.
+the same largest timestamps as the engine's (a group without a timestamp yet does not
+count, as in the engine; nor does an idle group, as in Flink, whose announced timestamps
+follow the whole job), never going back. Such an operator runs with its own watermark
+alone: until a group upstream of it has a timestamp, it is Flink's minimum, whatever the
+job's (other sources may be far ahead).
 
 The driver computes it after each micro-batch, like the engine's, and it holds from the
 next micro-batch on: the in-process executor passes it to the operator; on Spark it
@@ -23,16 +25,19 @@ class OwnWatermarks:
 
     def __init__(self, plan):
         self.tasks = plan.own_watermarks
+        self.uids = frozenset(task.uid for task in self.tasks)
         self.groups = plan.watermark_groups
         self.current: Dict[str, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.tasks)
 
-    def advance(self, largest: Dict[int, int]) -> Dict[str, int]:
+    def advance(self, largest: Dict[int, int], idle=frozenset()) -> Dict[str, int]:
         """Each task's watermark after the groups' largest timestamps `largest` ({group
-        index: timestamp}); returns the ones that moved ({uid: watermark})."""
-        marks = {index: ts - self.groups[index].delay_ms for index, ts in largest.items()}
+        index: timestamp}), leaving out the `idle` groups; returns the ones that moved
+        ({uid: watermark})."""
+        marks = {index: ts - self.groups[index].delay_ms for index, ts in largest.items()
+                 if index not in idle}
         moved = {}
         for task in self.tasks:
             upstream = [marks[index] for index in task.watermark_groups if index in marks]
@@ -42,4 +47,4 @@ class OwnWatermarks:
 
     def of(self, uid: str, job_watermark: int) -> int:
         """The watermark operator `uid` runs a micro-batch with."""
-        return max(job_watermark, self.current.get(uid, 0))
+        return self.current.get(uid, 0) if uid in self.uids else job_watermark

@@ -132,7 +132,8 @@ class SparkJob(JobClient):
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
         micro-batch (weir.plan.watermarks), when one moved."""
-        if self.own_watermarks.advance(self.outputs.idleness.largest) and os.path.isdir(
+        tracker = self.outputs.idleness
+        if self.own_watermarks.advance(tracker.largest, tracker.idle) and os.path.isdir(
                 self.checkpoint_dir):
             atomic_write(os.path.join(self.checkpoint_dir, OWN_FILE),
                          json.dumps(self.own_watermarks.current).encode())

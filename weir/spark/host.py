@@ -149,14 +149,15 @@ class StageHost(StatefulProcessor):
         the operator from the worker's instances: it may be half-way through the batch."""
         self.store.reset()
         try:
-            engine_watermark = max(timer_values.getCurrentWatermarkInMs(),
-                                   self._own_watermark(batch.own_watermark))
+            spark_watermark = timer_values.getCurrentWatermarkInMs()
+            watermark = self._own_watermark(batch.own_watermark) if runner.own_watermark \
+                else spark_watermark
             processing_time = self._processing_time(timer_values, batch.clock)
-            rows = runner.run(key_group, batch.records,
-                              engine_watermark_to_flink(engine_watermark),
+            rows = runner.run(key_group, batch.records, engine_watermark_to_flink(watermark),
                               processing_time, batch.ended)
+            # (never at or below Spark's watermark: an own watermark's moves wake the group)
             self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
-                                engine_watermark, expiring)
+                                max(watermark, spark_watermark), expiring)
             runner.release()
         except BaseException:
             RUNNERS.drop(self.run_id, uid)
@@ -166,7 +167,7 @@ class StageHost(StatefulProcessor):
 
     def _own_watermark(self, announced) -> int:
         """The operator's own watermark (weir.plan.watermarks): the one announced in this
-        batch, kept for the batches that announce none; 0 for an operator without one."""
+        batch, kept for the batches that announce none; 0 before the first."""
         stored = self.store.load(OWN_WATERMARK_PAGE)
         own = 0 if stored is None else int(stored)
         if announced is not None and announced > own:

@@ -34,10 +34,11 @@ def last_committed_batch(checkpoint_dir: str):
 
 def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
     """Keyed state lives in max-parallelism key groups, so a checkpoint restores only at
-    the max parallelism it was written with (Flink refuses the same); a new checkpoint
-    records it."""
+    the max parallelism it was written with (Flink refuses the same). A checkpoint with
+    nothing committed yet records it (again); one written before weir recorded it is
+    taken as it is."""
     path = os.path.join(checkpoint_dir, JOB_FILE)
-    if not os.path.exists(path):
+    if last_committed_batch(checkpoint_dir) is None or not os.path.exists(path):
         atomic_write(path, json.dumps({"max_parallelism": max_parallelism}).encode())
         return
     with open(path, encoding="utf-8") as handle:

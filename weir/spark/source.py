@@ -49,8 +49,8 @@ class WeirDataSource(DataSource):
                                   (self.options["run"], self.options["uid"]))
         options = self.options
         idle = (options["idle_file"], options["idle_group"]) if "idle_file" in options else None
-        own = (options["own_file"], int(options["key_groups"])) if "own_file" in options \
-            else None
+        own = (options["own_file"], int(options["key_groups"]),
+               frozenset(json.loads(options["own_uids"]))) if "own_file" in options else None
         return AnnouncingReader(reader, idle, own) if idle or own else reader
 
     def reader(self, schema):
@@ -84,10 +84,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self.reader.initial_offset()
 
     def latestOffset(self, start=None, limit=None):
-        return self.reader.latest_offset(_own(start) or self.reader.initial_offset())
+        return self.reader.latest_offset(_inner_offset(start) or self.reader.initial_offset())
 
     def partitions(self, start, end):
-        splits = self.reader.splits(_own(start), _own(end))
+        splits = self.reader.splits(_inner_offset(start), _inner_offset(end))
         return [_Split(split, index == 0) for index, split in enumerate(splits)]
 
     def read(self, partition):
@@ -102,7 +102,8 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     timestamp of its watermark group while the group is idle (`idle`: the driver's file
     and the group's name; weir.plan.idleness), and on one source of the job, the own
     watermarks of the operators that some watermark group does not reach (`own`: the
-    driver's file and the operators' key groups; weir.plan.watermarks). Its offsets hold
+    driver's file, the operators' key groups and their uids: announcements for others, of
+    an earlier version of the job, are left out; weir.plan.watermarks). Its offsets hold
     them, and a micro-batch whose offsets move them reads one more split that announces
     them. The offset log keeps the announcements, so a replay makes them again. Offsets
     written without them are taken as they are (a job may change between runs)."""
@@ -127,7 +128,9 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             end[IDLE_KEY] = known if announced is None or (
                 known is not None and announced < known) else announced
         if self.own is not None:
-            known, announced = start[OWN_KEY], read_announcements(self.own[0])
+            known, uids = start[OWN_KEY], self.own[2]
+            announced = {uid: mark for uid, mark in read_announcements(self.own[0]).items()
+                         if uid in uids}
             end[OWN_KEY] = {uid: max(known.get(uid, mark), mark)
                             for uid, mark in {**known, **announced}.items()}
         return end
@@ -162,7 +165,7 @@ IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's gr
 OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
 
 
-def _own(offset):
+def _inner_offset(offset):
     """A source reader's own offset: without what AnnouncingReader added."""
     if offset and (IDLE_KEY in offset or OWN_KEY in offset):
         offset = {key: value for key, value in offset.items()
@@ -235,19 +238,20 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_file=None):
+def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
-    file) if the group can become idle; `own_file`: the driver's announcements of
-    operators' own watermarks, if this source carries them)."""
+    file) if the group can become idle; `own_source`: (the driver's announcements file,
+    the uids of the operators with own watermarks) if this source carries them)."""
     reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
               .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
     if idle_source is not None:
         group, idle_file = idle_source
         reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)
-    if own_file is not None:
-        reader = reader.option("own_file", own_file).option("key_groups",
-                                                            str(plan.max_parallelism))
+    if own_source is not None:
+        own_file, uids = own_source
+        reader = (reader.option("own_file", own_file).option("own_uids", json.dumps(uids))
+                  .option("key_groups", str(plan.max_parallelism)))
     return reader.load()
 
 

@@ -53,10 +53,11 @@ def _sources_frame(spark, plan, announcements):
     idle_file, own_file = announcements
     # One source carries the operators' own watermarks (weir.plan.watermarks).
     carrier = plan.sources[0].uid if plan.own_watermarks else None
+    own_source = (own_file, [task.uid for task in plan.own_watermarks])
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
-                                           idle_source, own_file if uid == carrier else None)
+                                           idle_source, own_source if uid == carrier else None)
                   for uid in group.sources]
         groups.append(_with_watermark(union_all(frames), group.delay_ms,
                                       index if report else None))
