@@ -1,6 +1,6 @@
 """The driver's tracking of idle watermark groups (weir.plan.idleness), without an engine."""
 
-from weir.plan.idleness import IdlenessTracker
+from weir.plan.idleness import WatermarkGroupTracker
 from weir.plan.physical import WatermarkGroup
 from weir.runtime.wire import END, END_OF_INPUT_TS, IDLE, SEEN
 
@@ -8,7 +8,7 @@ GROUPS = [WatermarkGroup(["a"], 1, True), WatermarkGroup(["b"], 101, True, idlen
 
 
 def test_an_idle_group_is_announced_the_others_watermark_plus_its_delay():
-    tracker = IdlenessTracker(GROUPS, now_ms=0)
+    tracker = WatermarkGroupTracker(GROUPS, now_ms=0)
     tracker.observe(0, SEEN, 500)
     tracker.observe(1, SEEN, 40)
     assert tracker.end_batch(100) is None  # b produced records 0 ms ago
@@ -23,7 +23,7 @@ def test_an_idle_group_is_announced_the_others_watermark_plus_its_delay():
 
 
 def test_a_group_producing_again_holds_the_watermark_again():
-    tracker = IdlenessTracker(GROUPS, now_ms=0)
+    tracker = WatermarkGroupTracker(GROUPS, now_ms=0)
     tracker.observe(0, SEEN, 500)
     assert tracker.end_batch(400) == {1: 499 + 101}  # b never produced: idle from the start
     tracker.observe(1, IDLE, 600)
@@ -38,7 +38,7 @@ def test_a_group_producing_again_holds_the_watermark_again():
 def test_when_every_group_holding_the_watermark_is_idle_the_largest_counts():
     """Flink's watermark valve: once its last active input is idle, the largest watermark
     of all inputs, ended ones included."""
-    tracker = IdlenessTracker(GROUPS, now_ms=0)
+    tracker = WatermarkGroupTracker(GROUPS, now_ms=0)
     tracker.observe(1, SEEN, 700)
     tracker.observe(0, SEEN, 500)
     assert tracker.end_batch(100) is None
@@ -49,10 +49,10 @@ def test_when_every_group_holding_the_watermark_is_idle_the_largest_counts():
 
 def test_idle_groups_follow_the_largest_idle_one():
     groups = GROUPS + [WatermarkGroup(["c"], 1, True, idleness_ms=300)]
-    tracker = IdlenessTracker(groups, now_ms=0)
+    tracker = WatermarkGroupTracker(groups, now_ms=0)
     tracker.observe(1, SEEN, 700)
     tracker.observe(2, SEEN, 900)
     assert tracker.end_batch(0) is None
     assert tracker.announcements(400) == {1: 899 + 101}  # c's 899; c needs no move
-    assert not IdlenessTracker.needed(groups[:1])
-    assert IdlenessTracker.needed(groups)
+    assert not WatermarkGroupTracker.needed(groups[:1])
+    assert WatermarkGroupTracker.needed(groups)

@@ -99,13 +99,13 @@ class LocalJob(JobClient):
 
     def _see(self, group: int, control: str, timestamp: int) -> None:
         self.max_seen[group] = max(self.max_seen.get(group, timestamp), timestamp)
-        if self.outputs.idleness is not None:
-            self.outputs.idleness.observe(group, control, timestamp)
+        if self.outputs.group_tracker is not None:
+            self.outputs.group_tracker.observe(group, control, timestamp)
 
     def _check_idleness(self) -> None:
         """Idleness timeouts run out while no batch runs too."""
-        if self.outputs.idleness is not None:
-            moves = self.outputs.idleness.announcements(int(time.time() * 1000))
+        if self.outputs.group_tracker is not None:
+            moves = self.outputs.group_tracker.announcements(int(time.time() * 1000))
             self.idle_announcements.update(moves or {})
 
     def _announce_idle_groups(self) -> None:
@@ -113,15 +113,15 @@ class LocalJob(JobClient):
         weir.plan.idleness)."""
         for group, timestamp in self.idle_announcements.items():
             self._see(group, IDLE, timestamp)
-        idleness = self.outputs.idleness
-        self.idle_announcements = (idleness and idleness.end_batch(int(time.time() * 1000))
+        tracker = self.outputs.group_tracker
+        self.idle_announcements = (tracker and tracker.end_batch(int(time.time() * 1000))
                                    ) or {}
 
     def _advance_own_watermarks(self) -> dict:
         """The operators' own watermarks after the batches so far (weir.plan.watermarks);
         returns those that moved."""
-        idleness = self.outputs.idleness
-        return self.own_watermarks.advance(self.max_seen, idleness.idle if idleness else ())
+        tracker = self.outputs.group_tracker
+        return self.own_watermarks.advance(self.max_seen, tracker.idle if tracker else ())
 
     def _run_stage(self, stage, rows, job_watermark, processing_time):
         uids = {task.uid for task in stage}

@@ -11,7 +11,7 @@ import time
 from typing import List
 
 from weir.common.job import JobExecutionResult
-from weir.plan.idleness import IdlenessTracker
+from weir.plan.idleness import WatermarkGroupTracker
 from weir.plan.operators import build_keyed_operator, output_converter
 from weir.plan.physical import KeyedTask, PhysicalPlan, SourceTask
 from weir.plan.routing import Router
@@ -232,14 +232,16 @@ class JobOutputs:
     reach it (records to their sinks, metric increments to `metrics` per batch id, so that
     a replay replaces them) and keeps every operator state snapshot in `operator_states`
     (sink functions with operator state are snapshotted here); in a job whose sources can
-    become idle, the watermark rows go to `idleness`."""
+    become idle or whose operators have watermarks of their own, the watermark rows go
+    to `group_tracker`."""
 
     def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog):
         self.plan = plan
         self.metrics = metrics
         self.operator_states = operator_states
-        self.idleness = IdlenessTracker(plan.watermark_groups, int(time.time() * 1000)) \
-            if IdlenessTracker.needed_by(plan) else None
+        self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
+                                                   int(time.time() * 1000)) \
+            if WatermarkGroupTracker.tracks(plan) else None
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid), plan.restoring)
                         for uid, node in plan.sinks.items()}
@@ -258,7 +260,7 @@ class JobOutputs:
             elif to == OPERATOR_STATE:
                 self.operator_states.record(loads(blob))
             elif to == WATERMARK:
-                self.idleness.observe(subtask, *read_watermark_report(blob))
+                self.group_tracker.observe(subtask, *read_watermark_report(blob))
             else:
                 values, subtasks = per_sink[to]
                 records = loads(blob)

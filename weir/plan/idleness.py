@@ -20,9 +20,10 @@ from typing import Dict, List, Optional
 from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, IDLE
 
 
-class IdlenessTracker:
+class WatermarkGroupTracker:
     """The driver's view of each watermark group: its largest timestamp, when it last
-    produced records, and the watermark announced for it while idle."""
+    produced records, and the watermark announced for it while idle (the operators' own
+    watermarks, weir.plan.watermarks, follow the largest timestamps too)."""
 
     def __init__(self, groups, now_ms: int):
         self.groups = groups  # [WatermarkGroup], by index
@@ -34,14 +35,15 @@ class IdlenessTracker:
 
     @staticmethod
     def needed(groups) -> bool:
-        """Whether any group can become idle."""
+        """Whether any group can become idle (the driver then also checks for idle groups
+        between micro-batches)."""
         return any(group.idleness_ms is not None for group in groups)
 
     @staticmethod
-    def needed_by(plan) -> bool:
+    def tracks(plan) -> bool:
         """Whether the driver tracks the groups of `plan`: some can become idle, or some
         operator has a watermark of its own (weir.plan.watermarks)."""
-        return IdlenessTracker.needed(plan.watermark_groups) or bool(plan.own_watermarks)
+        return WatermarkGroupTracker.needed(plan.watermark_groups) or bool(plan.own_watermarks)
 
     def observe(self, group: int, control: str, timestamp: int) -> None:
         """A watermark row of `group` read in this micro-batch (an announcement made for an

@@ -11,7 +11,7 @@ import uuid
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.plan.execution import JobOutputs, job_result
-from weir.plan.idleness import IdlenessTracker
+from weir.plan.idleness import WatermarkGroupTracker
 from weir.plan.physical import compile_plan
 from weir.plan.watermarks import OwnWatermarks
 from weir.runtime.errors import marked_message
@@ -76,7 +76,7 @@ class SparkJob(JobClient):
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
         self.query = self._start(writer)
-        if IdlenessTracker.needed(self.plan.watermark_groups):
+        if WatermarkGroupTracker.needed(self.plan.watermark_groups):
             threading.Thread(target=self._watch_idleness, daemon=True,
                              name=f"weir-idleness-{self.job_id[:8]}").start()
         return self
@@ -109,8 +109,8 @@ class SparkJob(JobClient):
             changed = self.outputs.operator_states.take_changed()
             if changed is not None:
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
-            self._announce(self.outputs.idleness.end_batch(int(time.time() * 1000))
-                           if self.outputs.idleness is not None else None)
+            self._announce(self.outputs.group_tracker.end_batch(int(time.time() * 1000))
+                           if self.outputs.group_tracker is not None else None)
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id
@@ -132,7 +132,7 @@ class SparkJob(JobClient):
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
         micro-batch (weir.plan.watermarks), when one moved."""
-        tracker = self.outputs.idleness
+        tracker = self.outputs.group_tracker
         if self.own_watermarks.advance(tracker.largest, tracker.idle) and os.path.isdir(
                 self.checkpoint_dir):
             atomic_write(os.path.join(self.checkpoint_dir, OWN_FILE),
@@ -146,7 +146,7 @@ class SparkJob(JobClient):
         while self.query.isActive:
             time.sleep(every_s)
             with self._lock:
-                self._announce(self.outputs.idleness.announcements(int(time.time() * 1000)))
+                self._announce(self.outputs.group_tracker.announcements(int(time.time() * 1000)))
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

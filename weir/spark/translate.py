@@ -15,7 +15,7 @@ from functools import reduce
 
 from pyspark.sql import functions as F
 
-from weir.plan.idleness import IdlenessTracker
+from weir.plan.idleness import WatermarkGroupTracker
 from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
 from weir.spark import source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
@@ -49,7 +49,7 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
 def _sources_frame(spark, plan, announcements):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
-    groups, report = [], IdlenessTracker.needed_by(plan)
+    groups, report = [], WatermarkGroupTracker.tracks(plan)
     idle_file, own_file = announcements
     # One source carries the operators' own watermarks (weir.plan.watermarks).
     carrier = plan.sources[0].uid if plan.own_watermarks else None
