@@ -3,7 +3,8 @@
 Rows. Everything that moves between tasks is a row of six fields, in this order:
 
     to       uid of the operator or sink the row is for; WATERMARK for rows that only move
-             the engine's watermark (in a job with idleness they go on to the driver too,
+             the engine's watermark (in a job whose driver tracks watermark groups, for
+             idleness or operators' own watermarks, they go on to the driver too,
              with kg = the watermark group's index, payload: see REPORT_SEPARATOR);
              METRICS for operator metrics, FINISHED for ends of
              input and OPERATOR_STATE for operator state snapshots (all for the driver)

@@ -123,20 +123,24 @@ class SparkJob(JobClient):
     def _announce(self, moves) -> None:
         """Tells the sources of idle watermark groups what to announce next (see
         weir.plan.idleness): `moves` is {group index: timestamp} or None."""
-        if moves and os.path.isdir(self.checkpoint_dir):  # (not after the job's cleanup)
+        if moves:
             groups = self.plan.watermark_groups
             announced = read_announcements(self._idle_file())
             announced.update({groups[index].name: ts for index, ts in moves.items()})
-            atomic_write(self._idle_file(), json.dumps(announced).encode())
+            self._write_announcements(IDLE_FILE, announced)
 
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
         micro-batch (weir.plan.watermarks), when one moved."""
         tracker = self.outputs.group_tracker
-        if self.own_watermarks.advance(tracker.largest, tracker.idle) and os.path.isdir(
-                self.checkpoint_dir):
-            atomic_write(os.path.join(self.checkpoint_dir, OWN_FILE),
-                         json.dumps(self.own_watermarks.current).encode())
+        if self.own_watermarks.advance(tracker.largest, tracker.idle):
+            self._write_announcements(OWN_FILE, self.own_watermarks.current)
+
+    def _write_announcements(self, name: str, announced: dict) -> None:
+        """Writes what sources announce next to file `name` in the checkpoint directory
+        (not after the job's cleanup removed it)."""
+        if os.path.isdir(self.checkpoint_dir):
+            atomic_write(os.path.join(self.checkpoint_dir, name), json.dumps(announced).encode())
 
     def _watch_idleness(self) -> None:
         """Idleness timeouts run out between micro-batches too: while no batch runs, check

@@ -123,16 +123,14 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         start = _announcing(start) if start else self.initialOffset()
         end = _announcing(self.inner.latestOffset(start, limit))
         if self.idle is not None:
-            announced = read_announcements(self.idle[0]).get(self.idle[1])
-            known = start[IDLE_KEY]
-            end[IDLE_KEY] = known if announced is None or (
-                known is not None and announced < known) else announced
+            end[IDLE_KEY] = _later(start[IDLE_KEY],
+                                   read_announcements(self.idle[0]).get(self.idle[1]))
         if self.own is not None:
             known, uids = start[OWN_KEY], self.own[2]
             announced = {uid: mark for uid, mark in read_announcements(self.own[0]).items()
                          if uid in uids}
-            end[OWN_KEY] = {uid: max(known.get(uid, mark), mark)
-                            for uid, mark in {**known, **announced}.items()}
+            end[OWN_KEY] = {uid: _later(known.get(uid), announced.get(uid))
+                            for uid in {**known, **announced}}
         return end
 
     def partitions(self, start, end):
@@ -171,6 +169,12 @@ def _inner_offset(offset):
         offset = {key: value for key, value in offset.items()
                   if key not in (IDLE_KEY, OWN_KEY)}
     return offset
+
+
+def _later(known, announced):
+    """An announcement never goes back: the larger of the two (None: none)."""
+    return known if announced is None or (known is not None and known > announced) \
+        else announced
 
 
 def _announcing(offset: dict) -> dict:
