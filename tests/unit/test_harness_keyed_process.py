@@ -253,3 +253,55 @@ def test_side_outputs_both_styles_and_row_outputs():
     assert h.extract_outputs() == [(Row(key="a", value=3), 42)]
     assert h.side_output("java-style") == [(3, 42)]
     assert h.side_output(OutputTag("python-style")) == [(30, 42)]
+
+
+class TimersBothWays(KeyedProcessFunction):
+    """An event-time timer at the element's timestamp and a processing-time timer 100 ms
+    after the current processing time; each timer registers one more of both kinds."""
+
+    def process_element(self, value, ctx):
+        ctx.timer_service().register_event_time_timer(ctx.timestamp())
+        ctx.timer_service().register_processing_time_timer(
+            ctx.timer_service().current_processing_time() + 100)
+
+    def on_timer(self, timestamp, ctx):
+        ctx.timer_service().register_event_time_timer(timestamp + 1)
+        ctx.timer_service().register_processing_time_timer(timestamp + 1)
+        yield ctx.get_current_key(), ctx.time_domain(), timestamp
+
+
+def test_batch_execution_fires_timers_only_when_the_input_ends():
+    """Flink's BatchExecutionInternalTimeService: neither processing time nor watermarks
+    fire timers; at the end of a key's input its event-time timers fire, then its
+    processing-time timers, and timers registered meanwhile are dropped."""
+    h = KeyedOperatorHarness(TimersBothWays(), key, batch_execution=True)
+    h.set_processing_time(1000)
+    h.process_element(("a", 1), 5).process_element(("a", 2), 7)
+    h.set_processing_time(5000).process_watermark(10)
+    assert h.extract_values() == []
+    h.end_input()
+    assert h.extract_values() == [("a", TimeDomain.EVENT_TIME, 5),
+                                  ("a", TimeDomain.EVENT_TIME, 7),
+                                  ("a", TimeDomain.PROCESSING_TIME, 1100)]
+    assert h.num_timers() == 0
+    h.process_element(("a", 3), 9)  # registering works again after the end
+    assert h.num_timers() == 2
+
+
+def test_streaming_end_of_input_leaves_processing_time_timers_pending():
+    h = KeyedOperatorHarness(ProcessingTimerAhead(), key)
+    h.set_processing_time(1000)
+    h.process_element(("b", 1), 5)
+    h.end_input()
+    assert h.extract_values() == [] and h.num_timers() == 1
+    h.set_processing_time(1100)
+    assert h.extract_values() == [("b", TimeDomain.PROCESSING_TIME, 1100)]
+
+
+class ProcessingTimerAhead(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        ctx.timer_service().register_processing_time_timer(
+            ctx.timer_service().current_processing_time() + 100)
+
+    def on_timer(self, timestamp, ctx):
+        yield ctx.get_current_key(), ctx.time_domain(), timestamp

@@ -72,7 +72,7 @@ def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
 def build_keyed_operator(node: Node, uid: str, backend, plan,
                          subtask_index=0) -> KeyedStreamOperator:
     """The operator of a keyed node of `plan`; in BATCH mode a rolling reduce emits only
-    each key's final result, and a non-keyed operator with instances learns the run it
+    each key's final result and timers fire only at the end of the input, and a non-keyed operator with instances learns the run it
     belongs to and what it restores."""
     function = copy.deepcopy(node.param("function"))
     if plan.batch and type(function) is KeyedReduce:
@@ -81,8 +81,10 @@ def build_keyed_operator(node: Node, uid: str, backend, plan,
         function = dataclasses.replace(function, run_id=plan.run_id,
                                        restored=plan.restored.get(uid),
                                        restoring=plan.restoring)
-    return create_keyed_operator(function, backend, uid, subtask_index, plan.parallelism,
-                                 plan.job_parameters)
+    operator = create_keyed_operator(function, backend, uid, subtask_index,
+                                     plan.parallelism, plan.job_parameters)
+    operator.batch_execution = plan.batch
+    return operator
 
 
 def output_converter(node: Node, uid: str):

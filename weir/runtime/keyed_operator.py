@@ -25,6 +25,11 @@ class KeyedStreamOperator:
     # Whether on_timer is ever called: an operator without timers skips the timer queues.
     handles_timers = True
     function = None  # the user's function, opened and closed with the operator
+    # Flink's BATCH execution (BatchExecutionInternalTimeService): timers fire only when a
+    # key's input ends, event-time then processing-time, and timers registered while
+    # they fire are dropped (the timer service is quiesced)
+    batch_execution = False
+    _quiesced = False
 
     def __init__(self, backend, name: str, subtask_index=0, parallelism=1,
                  job_parameters=None):
@@ -98,6 +103,8 @@ class KeyedStreamOperator:
 
     def register_timer(self, domain: str, timestamp: int, namespace=None) -> None:
         """A timer of the current key (in `namespace`) at `timestamp`."""
+        if self._quiesced:
+            return
         key = self.backend.current_key
         self.timers_of(self.backend.key_group_of(key)).register(
             domain, timestamp, key, namespace)
@@ -109,23 +116,30 @@ class KeyedStreamOperator:
     def advance_watermark(self, watermark: int, emit: Emit) -> None:
         if watermark > self.clock.watermark:
             self.clock.watermark = watermark
-        self._fire(EVENT_TIME, self.clock.watermark, emit)
+        if not self.batch_execution:
+            self._fire(EVENT_TIME, self.clock.watermark, emit)
 
     def end_input(self, emit: Emit) -> None:
         """The input of the active key groups has ended: their event-time timers fire as
-        at Flink's +infinity watermark. The operator's watermark then returns to where it
+        at Flink's +infinity watermark (in BATCH execution its processing-time timers
+        then fire too, all of them). The operator's watermark then returns to where it
         was: the input of its other key groups may go on."""
         watermark = self.clock.watermark
         self.clock.watermark = MAX_WATERMARK
+        self._quiesced = self.batch_execution
         try:
             self._fire(EVENT_TIME, MAX_WATERMARK, emit)
+            if self.batch_execution:
+                self._fire(PROCESSING_TIME, MAX_WATERMARK, emit)
         finally:
             self.clock.watermark = watermark
+            self._quiesced = False
 
     def advance_processing_time(self, time: int, emit: Emit) -> None:
         if time > self.clock.processing_time:
             self.clock.processing_time = time
-        self._fire(PROCESSING_TIME, self.clock.processing_time, emit)
+        if not self.batch_execution:
+            self._fire(PROCESSING_TIME, self.clock.processing_time, emit)
 
     def _fire(self, domain: str, time: int, emit: Emit) -> None:
         if not self.handles_timers:

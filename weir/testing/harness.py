@@ -26,7 +26,9 @@ class KeyedOperatorHarness:
     """
 
     def __init__(self, function, key_selector, max_parallelism=DEFAULT_MAX_PARALLELISM,
-                 pages_per_key_group=1, name="operator-under-test", snapshot=None):
+                 pages_per_key_group=1, name="operator-under-test", snapshot=None,
+                 batch_execution=False):
+        self.batch_execution = batch_execution  # Flink's BATCH mode: timers fire at the end
         self._prototype = function
         selectors = key_selector if isinstance(key_selector, tuple) else (key_selector,)
         self.key_selectors = tuple(adapters.resolve(k, "get_key") for k in selectors)
@@ -47,6 +49,7 @@ class KeyedOperatorHarness:
         backend = KeyedStateBackend(lambda kg: self.stores[kg], self.max_parallelism,
                                     self.pages_per_key_group)
         operator = create_keyed_operator(function, backend, self.name)
+        operator.batch_execution = self.batch_execution
         if snapshot is not None:
             operator.clock.watermark = snapshot["watermark"]
             operator.clock.processing_time = snapshot["processing_time"]
@@ -109,6 +112,14 @@ class KeyedOperatorHarness:
     def set_processing_time(self, time_ms: int):
         self.operator.active_key_groups = self._all_key_groups()
         self.operator.advance_processing_time(time_ms, self._emit)
+        self.operator.flush()
+        return self
+
+    def end_input(self):
+        """The end of every key group's input: event-time timers fire as at Flink's
+        +infinity watermark (in BATCH execution every processing-time timer then fires)."""
+        self.operator.active_key_groups = self._all_key_groups()
+        self.operator.end_input(self._emit)
         self.operator.flush()
         return self
 
