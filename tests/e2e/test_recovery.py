@@ -39,18 +39,19 @@ def read_output(directory):
     return records
 
 
-def start(output, checkpoint, job=(JOB,)):
+def start(output, checkpoint, job=(JOB,), extra=()):
     env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
                PYSPARK_DRIVER_PYTHON=sys.executable)
     return subprocess.Popen([sys.executable, *job, output, checkpoint, str(EVENTS),
-                             str(PER_BATCH), str(RATE)], env=env, start_new_session=True,
+                             str(PER_BATCH), str(RATE), *extra], env=env,
+                            start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def kill_and_restart(tmp_path, job_args, restart_args=None):
+def kill_and_restart(tmp_path, job_args, restart_args=None, restart_extra=()):
     """Starts the job, SIGKILLs it once it has written 3 micro-batches, starts it again
-    (with `restart_args`, if given) on the same checkpoint; returns everything it
-    wrote."""
+    (with `restart_args`, if given, and `restart_extra` after the usual arguments) on the
+    same checkpoint; returns everything it wrote."""
     output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     job = start(output, checkpoint, job_args)
     deadline = time.time() + 300
@@ -65,7 +66,7 @@ def kill_and_restart(tmp_path, job_args, restart_args=None):
     written_before = len(read_output(output))
     assert 0 < written_before < EVENTS
 
-    restarted = start(output, checkpoint, restart_args or job_args)
+    restarted = start(output, checkpoint, restart_args or job_args, restart_extra)
     _, stderr = restarted.communicate(timeout=600)
     assert restarted.returncode == 0, stderr.decode()[-3000:]
     return read_output(output)
@@ -77,6 +78,16 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
     key = lambda r: (r["key"], r["ts"])  # noqa: E731
     assert sorted(records, key=key) == sorted(expected, key=key)
     assert len(records) == len(expected)
+
+
+@pytest.mark.parametrize("parallelism", [1, 3])
+def test_keyed_state_and_timers_survive_a_restart_at_another_parallelism(tmp_path,
+                                                                        parallelism):
+    """Killed at parallelism 2 and restarted at 1 or 3: each key's count and end-of-input
+    timer live in its key group, whichever subtask now runs it (Flink's rescaling)."""
+    records = kill_and_restart(tmp_path, (JOB,), restart_extra=(str(parallelism),))
+    key = lambda r: (r["key"], r["ts"])  # noqa: E731
+    assert sorted(records, key=key) == sorted(expected_records(), key=key)
 
 
 def expected_two_inputs(kind):

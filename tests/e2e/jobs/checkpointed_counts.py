@@ -1,6 +1,6 @@
 """A job for the recovery test: running counts per key into an exactly-once file sink.
 
-Usage: checkpointed_counts.py OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE
+Usage: checkpointed_counts.py OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE [PARALLELISM]
 """
 
 import sys
@@ -30,9 +30,9 @@ class RunningCount(KeyedProcessFunction):
         yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value()}
 
 
-def main(output_dir, checkpoint_dir, events, per_batch, rate):
+def main(output_dir, checkpoint_dir, events, per_batch, rate, parallelism=2):
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(2).set_spark_config("spark.master", "local[2]")
+    env.set_parallelism(parallelism).set_spark_config("spark.master", "local[2]")
     env.set_spark_config("spark.sql.shuffle.partitions", "2")
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
@@ -47,4 +47,5 @@ def main(output_dir, checkpoint_dir, events, per_batch, rate):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+         *map(int, sys.argv[6:]))
