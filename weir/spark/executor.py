@@ -32,6 +32,9 @@ NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
+# Queries start one at a time: a bounded job's start sets a session setting for its query
+# only, which a query another thread starts meanwhile must not read.
+_STARTING = threading.Lock()
 
 
 class SparkJob(JobClient):
@@ -86,18 +89,19 @@ class SparkJob(JobClient):
         that reads the end of its last input fires every end-of-input timer and window,
         so Spark's batch for its watermark after it would only be stopped half-way
         (Spark reads the setting when a query starts)."""
-        if not self.bounded:
-            return writer.start()
-        conf = self.spark.conf
-        before = conf.get(NO_DATA_BATCHES, None)
-        conf.set(NO_DATA_BATCHES, "false")
-        try:
-            return writer.start()
-        finally:
-            if before is None:
-                conf.unset(NO_DATA_BATCHES)
-            else:
-                conf.set(NO_DATA_BATCHES, before)
+        with _STARTING:
+            if not self.bounded:
+                return writer.start()
+            conf = self.spark.conf
+            before = conf.get(NO_DATA_BATCHES, None)
+            conf.set(NO_DATA_BATCHES, "false")
+            try:
+                return writer.start()
+            finally:
+                if before is None:
+                    conf.unset(NO_DATA_BATCHES)
+                else:
+                    conf.set(NO_DATA_BATCHES, before)
 
     def _write_batch(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
