@@ -118,6 +118,24 @@ def test_multi_stream_jobs_restart_from_checkpoint_as_if_never_killed(tmp_path, 
     assert sorted(records, key=order) == sorted(expected_two_inputs(kind), key=order)
 
 
+def test_own_watermarks_restart_from_checkpoint_as_if_never_killed(tmp_path):
+    """Each input counted in windows of its own: the second input's timestamps run far
+    ahead of the first's, so its operator's own watermark (not the job's, the slower
+    first input's) makes its stragglers late, before and after the restart (Flink drops
+    them; with the job's watermark they would join their windows)."""
+    records = kill_and_restart(tmp_path, (TWO_INPUTS, "own_watermarks"))
+    counts = {}
+    for index in range(EVENTS):
+        key = f"k{index % 7}"
+        counts["left", key, index * 10 // 100 * 100 + 100] = counts.get(
+            ("left", key, index * 10 // 100 * 100 + 100), 0) + 1
+        if not (index % 10 == 9 and index >= 400):  # a straggler is late
+            counts["right", key, index * 1000 + 100] = 1
+    expected = [{"side": s, "key": k, "end": e, "count": n} for (s, k, e), n in counts.items()]
+    order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    assert sorted(records, key=order) == sorted(expected, key=order)
+
+
 def test_operator_state_restarts_from_checkpoint_as_if_never_killed(tmp_path):
     """Which instance reads a record depends on how the runs cut their micro-batches, so
     this checks what must hold whatever the cut: every record numbered once, each

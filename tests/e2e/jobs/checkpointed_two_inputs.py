@@ -5,8 +5,9 @@ Usage: checkpointed_two_inputs.py KIND OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATC
 KIND: co_process (KeyedCoProcessFunction), broadcast (KeyedBroadcastProcessFunction) or
 interval_join; or async (the first input through unordered async I/O), operator_state
 (the first input numbered per parallel instance by a CheckpointedFunction; KIND
-operator_state:1 runs it at parallelism 1) or buffering_sink (a sink function with
-operator state). The inputs are rate-limited generators; see test_recovery.py for the
+operator_state:1 runs it at parallelism 1), buffering_sink (a sink function with
+operator state) or own_watermarks (each input counted in windows of its own, the second
+input's timestamps far ahead of the first's, with stragglers). The inputs are rate-limited generators; see test_recovery.py for the
 output each must give.
 """
 
@@ -20,11 +21,12 @@ import uuid
 from weir.common import Duration, Time, Types, WatermarkStrategy
 from weir.datastream import (AsyncDataStream, AsyncFunction, CheckpointedFunction,
                              KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
-                             MapFunction, ProcessJoinFunction, SinkFunction,
-                             StreamExecutionEnvironment)
+                             MapFunction, ProcessJoinFunction, ProcessWindowFunction,
+                             SinkFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
 from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor,
                                    ValueStateDescriptor)
+from weir.datastream.window import TumblingEventTimeWindows
 
 FINAL = 10**12
 RULES = MapStateDescriptor("rules", Types.INT(), Types.INT())
@@ -36,6 +38,13 @@ def left_event(index):
 
 def right_event(index):
     return f"k{index % 7}", index * 10 + 3
+
+
+def ahead(event, record_timestamp):
+    """own_watermarks: the second input's timestamps, 100x the first's; every tenth
+    record from the 400th on is a straggler 300 records behind."""
+    index = event[1] // 10
+    return (index - 300 if index % 10 == 9 and index >= 400 else index) * 1000
 
 
 class SideCounts(KeyedCoProcessFunction):
@@ -84,6 +93,15 @@ class RuleCounts(KeyedBroadcastProcessFunction):
         rules = len(ctx.get_broadcast_state(RULES).keys())
         yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value(),
                "rules": rules}
+
+
+class WindowCount(ProcessWindowFunction):
+    def __init__(self, side):
+        self.side = side
+
+    def process(self, key, context, elements):
+        yield {"side": self.side, "key": key, "end": context.window().end,
+               "count": len(list(elements))}
 
 
 class Pairs(ProcessJoinFunction):
@@ -157,6 +175,11 @@ def build(kind, env, left, right):
         return AsyncDataStream.unordered_wait(left, Lookup(), Time.seconds(10), 20)
     if kind == "co_process":
         return left.connect(right).key_by(lambda e: e[0], lambda e: e[0]).process(SideCounts())
+    if kind == "own_watermarks":
+        windows = (stream.key_by(lambda e: e[0]).window(
+            TumblingEventTimeWindows.of(Time.milliseconds(100))).process(WindowCount(side))
+            for stream, side in ((left, "left"), (right, "right")))
+        return next(windows).union(next(windows))
     if kind == "broadcast":
         return left.key_by(lambda e: e[0]).connect(right.broadcast(RULES)).process(
             RuleCounts())
@@ -176,7 +199,9 @@ def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
     left, right = (env.from_source(DataGeneratorSource(
         event, count=events, records_per_second=rate, max_records_per_batch=per_batch,
         num_splits=2),
-        strategy, name) for event, name in ((left_event, "left"), (right_event, "right")))
+        strategy if name == "left" or kind != "own_watermarks" else
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ahead), name)
+        for event, name in ((left_event, "left"), (right_event, "right")))
     if kind == "buffering_sink":
         left.add_sink(BufferingSink(output_dir)).uid(kind)
     else:
