@@ -165,11 +165,19 @@ class LocalJob(JobClient):
         self._announce_idle_groups()
         return finished
 
+    def _processing_timer_due(self) -> bool:
+        """Whether a processing-time timer is due while no source has input (never on a
+        scripted clock, which only moves with its source)."""
+        due = self.outputs.next_processing_timer()
+        return due is not None and self.clock is None and due <= time.time() * 1000
+
     def run(self):
         self.status = JobStatus.RUNNING
         self._open()
         batch_id, last_watermark, finished = 0, self.watermark, set()
         while len(finished) < len(self.sources):  # a bounded job ends with its last input
+            if self.status == JobStatus.CANCELED:  # (from another thread)
+                break
             polled = [s.poll() for s in self.sources]
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)
@@ -177,6 +185,8 @@ class LocalJob(JobClient):
                     self._next_watermark() > last_watermark
                     or self._advance_own_watermarks())):
                 finished |= self._run_batch(batch_id, polled)
+            elif self._processing_timer_due():
+                finished |= self._run_batch(batch_id, polled)  # runs every timer's group
             elif all(s.reader.bounded for s in self.sources):
                 break
             else:
@@ -190,7 +200,8 @@ class LocalJob(JobClient):
             runner.close()
         for source in self.sources:
             source.runner.close()
-        self.status = JobStatus.FINISHED
+        if self.status != JobStatus.CANCELED:
+            self.status = JobStatus.FINISHED
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

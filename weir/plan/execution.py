@@ -23,9 +23,10 @@ from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, END,
+from weir.runtime.timers import PROCESSING_TIME
+from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, DUE, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
-                               METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT,
+                               METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT, TIMERS,
                                WATERMARK, Bundler, dumps, loads, read_watermark_report)
 
 
@@ -194,6 +195,10 @@ class KeyedRunner:
             if by_phase[phase]:
                 counter = self.router.route(by_phase[phase], phase, producer, counter,
                                             bundler, None, subtask)
+        if self.task.wakes:
+            bundler.add_control(TIMERS, DUE, payload=(
+                self.task.uid, key_group,
+                self.operator.timers_of(key_group).earliest(PROCESSING_TIME)))
         snapshot = self.operator.snapshot_operator_state(key_group)
         if snapshot is not None:
             bundler.add_control(OPERATOR_STATE, SNAPSHOT,
@@ -242,6 +247,7 @@ class JobOutputs:
         self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
                                                    int(time.time() * 1000)) \
             if WatermarkGroupTracker.tracks(plan) else None
+        self.processing_timers = {}  # (uid, key group) -> its earliest processing-time timer
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid), plan.restoring)
                         for uid, node in plan.sinks.items()}
@@ -261,6 +267,12 @@ class JobOutputs:
                 self.operator_states.record(loads(blob))
             elif to == WATERMARK:
                 self.group_tracker.observe(subtask, *read_watermark_report(blob))
+            elif to == TIMERS:
+                uid, key_group, earliest = loads(blob)
+                if earliest is None:
+                    self.processing_timers.pop((uid, key_group), None)
+                else:
+                    self.processing_timers[uid, key_group] = earliest
             else:
                 values, subtasks = per_sink[to]
                 records = loads(blob)
@@ -276,3 +288,8 @@ class JobOutputs:
                 self.operator_states.record(writer.snapshot())
         self.metrics.record(batch_id, counts)
         return finished
+
+    def next_processing_timer(self):
+        """The earliest processing-time timer pending in any key group, as the key groups
+        last reported (None: none); a stream without input needs a micro-batch then."""
+        return min(self.processing_timers.values(), default=None)

@@ -130,6 +130,12 @@ class PhysicalPlan:
         return [task for task in self.keyed if holding - task.watermark_groups]
 
     @property
+    def processing_time_operators(self) -> List[str]:
+        """The uids of the keyed operators that may hold processing-time timers: when one
+        is due, a stream without input still gets a micro-batch that runs them."""
+        return [task.uid for task in self.keyed if task.wakes]
+
+    @property
     def stages(self) -> List[List[KeyedTask]]:
         count = max((task.stage for task in self.keyed), default=0)
         return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]

@@ -7,7 +7,8 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
              idleness or operators' own watermarks, they go on to the driver too,
              with kg = the watermark group's index, payload: see REPORT_SEPARATOR);
              METRICS for operator metrics, FINISHED for ends of
-             input and OPERATOR_STATE for operator state snapshots (all for the driver)
+             input, OPERATOR_STATE for operator state snapshots and TIMERS for pending
+             processing-time timers (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
@@ -39,6 +40,7 @@ WATERMARK = "\x00watermark"
 METRICS = "\x00metrics"
 FINISHED = "\x00finished"
 OPERATOR_STATE = "\x00operator_state"
+TIMERS = "\x00timers"
 
 END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
@@ -51,6 +53,9 @@ OWN = "own"        # the operator's own watermark (ts), to every key group of an
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
                    # keyed operator downstream (ts: the source's number), and to FINISHED
+DUE = "due"        # a key group's earliest processing-time timer after the batch (payload
+                   # (uid, key group, time or None)), to TIMERS: a stream without input
+                   # still gets a micro-batch when it is due
 SNAPSHOT = "snapshot"  # an operator state snapshot (payload {(uid, instance index):
                       # (checkpoints, snapshot)}), to OPERATOR_STATE: kept for a restart
 

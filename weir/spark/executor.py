@@ -32,6 +32,7 @@ NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
+DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
@@ -66,11 +67,17 @@ class SparkJob(JobClient):
         self.canceled = False
         self.finished = set()  # numbers of the sources whose input has ended
         self.last_batch = None  # the batch in which the last source ended
+        # An unbounded job ticks for due processing-time timers while no input comes
+        self.ticks = not self.bounded and bool(self.plan.processing_time_operators)
+        self.due = None  # the earliest pending processing-time timer announced last
 
     def start(self) -> "SparkJob":
         ship_user_modules()
-        frame = query_frame(self.spark, self.plan,
-                            (self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE)))
+        if self.ticks and self.plan.restoring:  # a tick at once: the timers report again
+            self._announce_due(int(time.time() * 1000))
+        frame = query_frame(self.spark, self.plan, (
+            self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
+            os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None))
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -120,6 +127,8 @@ class SparkJob(JobClient):
                 self.last_batch = batch_id
             if self.own_watermarks and self.last_batch is None:
                 self._announce_own_watermarks()
+            if self.ticks:
+                self._announce_due(self.outputs.next_processing_timer())
 
     def _idle_file(self) -> str:
         return os.path.join(self.checkpoint_dir, IDLE_FILE)
@@ -139,6 +148,13 @@ class SparkJob(JobClient):
         tracker = self.outputs.group_tracker
         if self.own_watermarks.advance(tracker.largest, tracker.idle):
             self._write_announcements(OWN_FILE, self.own_watermarks.current)
+
+    def _announce_due(self, due) -> None:
+        """Tells the source that ticks for them when the next processing-time timer is
+        due (weir.spark.source.AnnouncingReader), when that changed."""
+        if due != self.due:
+            self.due = due
+            self._write_announcements(DUE_FILE, {"due": due})
 
     def _write_announcements(self, name: str, announced: dict) -> None:
         """Writes what sources announce next to file `name` in the checkpoint directory

@@ -6,6 +6,7 @@ restarted query replays exactly the records of the batches in its offset log.
 
 import base64
 import json
+import time
 import uuid
 
 from pyspark import cloudpickle
@@ -17,7 +18,7 @@ from weir.plan.execution import SourceRunner, chunks_of
 from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
-from weir.runtime.wire import IDLE, OWN, WATERMARK
+from weir.runtime.wire import IDLE, OWN, TICK, WATERMARK, Bundler
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch
 
 FORMAT = "weir"
@@ -51,7 +52,9 @@ class WeirDataSource(DataSource):
         idle = (options["idle_file"], options["idle_group"]) if "idle_file" in options else None
         own = (options["own_file"], int(options["key_groups"]),
                frozenset(json.loads(options["own_uids"]))) if "own_file" in options else None
-        return AnnouncingReader(reader, idle, own) if idle or own else reader
+        due = (options["due_file"], int(options["key_groups"]),
+               json.loads(options["due_uids"])) if "due_file" in options else None
+        return AnnouncingReader(reader, idle, own, due) if idle or own or due else reader
 
     def reader(self, schema):
         return WeirBatchReader(self._source_reader(), self.options["task"])
@@ -103,15 +106,20 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     and the group's name; weir.plan.idleness), and on one source of the job, the own
     watermarks of the operators that some watermark group does not reach (`own`: the
     driver's file, the operators' key groups and their uids: announcements for others, of
-    an earlier version of the job, are left out; weir.plan.watermarks). Its offsets hold
-    them, and a micro-batch whose offsets move them reads one more split that announces
-    them. The offset log keeps the announcements, so a replay makes them again. Offsets
-    written without them are taken as they are (a job may change between runs)."""
+    an earlier version of the job, are left out; weir.plan.watermarks), and on one source
+    of an unbounded job, a tick when a processing-time timer is due, so that a stream
+    without input gets a micro-batch that fires it (`due`: the driver's file of the
+    earliest pending timer, the operators' key groups and the uids of the operators that
+    may hold such timers). Its offsets hold them, and a micro-batch whose offsets move
+    them reads one more split that announces them. The offset log keeps the
+    announcements, so a replay makes them again. Offsets written without them are taken
+    as they are (a job may change between runs)."""
 
-    def __init__(self, inner: WeirStreamReader, idle=None, own=None):
+    def __init__(self, inner: WeirStreamReader, idle=None, own=None, due=None):
         self.inner = inner
         self.idle = idle
         self.own = own
+        self.due = due
 
     def prepareForTriggerAvailableNow(self):
         self.inner.prepareForTriggerAvailableNow()
@@ -131,6 +139,8 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                          if uid in uids}
             end[OWN_KEY] = {uid: _later(known.get(uid), announced.get(uid))
                             for uid in {**known, **announced}}
+        if self.due is not None:
+            end[TICK_KEY] = _tick(start[TICK_KEY], read_announcements(self.due[0]).get("due"))
         return end
 
     def partitions(self, start, end):
@@ -142,6 +152,8 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                  if start[OWN_KEY].get(uid) != mark}
         if moved:
             splits.append(_Split((OWN, moved), False))
+        if end[TICK_KEY] != start[TICK_KEY]:
+            splits.append(_Split((TICK,), False))
         return splits
 
     def read(self, partition):
@@ -152,6 +164,11 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             yield to_batch([(uid, 0, key_group, OWN, None, mark)
                             for uid, mark in split[1].items()
                             for key_group in range(self.own[1])])
+        elif isinstance(split, tuple) and split[0] == TICK:
+            bundler = Bundler()
+            for uid in self.due[2]:
+                bundler.add_ticks(uid, self.due[1])
+            yield to_batch(bundler.rows())
         else:
             yield from self.inner.read(partition)
 
@@ -161,14 +178,27 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
 IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's group
 OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
+TICK_KEY = "weir_tick"  # when the last micro-batch for a due processing-time timer was asked
+ANNOUNCED = (IDLE_KEY, OWN_KEY, TICK_KEY)
+TICK_RETRY_MS = 1000  # a timer still reported due this long after its tick asks again
 
 
 def _inner_offset(offset):
     """A source reader's own offset: without what AnnouncingReader added."""
-    if offset and (IDLE_KEY in offset or OWN_KEY in offset):
-        offset = {key: value for key, value in offset.items()
-                  if key not in (IDLE_KEY, OWN_KEY)}
+    if offset and any(key in offset for key in ANNOUNCED):
+        offset = {key: value for key, value in offset.items() if key not in ANNOUNCED}
     return offset
+
+
+def _tick(last, due):
+    """The time of the tick a processing-time timer due at `due` needs (None: none is
+    pending): now once it has come, unless the tick `last` was already asked for it (and
+    less than TICK_RETRY_MS ago: a timer still pending after that asks again)."""
+    now = int(time.time() * 1000)
+    if due is None or due > now or (last is not None and last >= due
+                                     and now - last < TICK_RETRY_MS):
+        return last
+    return now
 
 
 def _later(known, announced):
@@ -179,7 +209,7 @@ def _later(known, announced):
 
 def _announcing(offset: dict) -> dict:
     """`offset` holding announcements (none yet where it holds none)."""
-    return {IDLE_KEY: None, OWN_KEY: {}, **offset}
+    return {IDLE_KEY: None, OWN_KEY: {}, TICK_KEY: None, **offset}
 
 
 def read_announcements(path: str) -> dict:
@@ -242,11 +272,14 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None):
+def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None,
+                due_source=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
     file) if the group can become idle; `own_source`: (the driver's announcements file,
-    the uids of the operators with own watermarks) if this source carries them)."""
+    the uids of the operators with own watermarks) if this source carries them;
+    `due_source`: (the driver's file of the earliest processing-time timer, the uids of
+    the operators that may hold them) if this source ticks for them)."""
     reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
               .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
     if idle_source is not None:
@@ -255,6 +288,10 @@ def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_
     if own_source is not None:
         own_file, uids = own_source
         reader = (reader.option("own_file", own_file).option("own_uids", json.dumps(uids))
+                  .option("key_groups", str(plan.max_parallelism)))
+    if due_source is not None:
+        due_file, uids = due_source
+        reader = (reader.option("due_file", due_file).option("due_uids", json.dumps(uids))
                   .option("key_groups", str(plan.max_parallelism)))
     return reader.load()
 

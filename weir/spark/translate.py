@@ -50,14 +50,19 @@ def _sources_frame(spark, plan, announcements):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], WatermarkGroupTracker.tracks(plan)
-    idle_file, own_file = announcements
-    # One source carries the operators' own watermarks (weir.plan.watermarks).
-    carrier = plan.sources[0].uid if plan.own_watermarks else None
-    own_source = (own_file, [task.uid for task in plan.own_watermarks])
+    idle_file, own_file, due_file = announcements
+    # The first source carries the operators' own watermarks (weir.plan.watermarks) and
+    # the ticks for due processing-time timers (None: the job needs neither).
+    first = plan.sources[0].uid
+    own_source = (own_file, [task.uid for task in plan.own_watermarks]) \
+        if plan.own_watermarks else None
+    due_source = (due_file, plan.processing_time_operators) \
+        if due_file is not None and plan.processing_time_operators else None
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
-                                           idle_source, own_source if uid == carrier else None)
+                                           idle_source, *((own_source, due_source)
+                                                          if uid == first else ()))
                   for uid in group.sources]
         groups.append(_with_watermark(union_all(frames), group.delay_ms,
                                       index if report else None))
@@ -85,11 +90,12 @@ def _stage_frame(frame, stage, plan):
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 
 
-def query_frame(spark, plan, announcements=(None, None)):
+def query_frame(spark, plan, announcements=(None, None, None)):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
     a job whose driver tracks watermark groups, their watermark rows; `announcements`:
-    the files where the driver announces the watermarks of idle groups to their sources
-    and the operators' own watermarks)."""
+    the files where the driver announces the watermarks of idle groups to their sources,
+    the operators' own watermarks and the earliest pending processing-time timer, None
+    where a job has no ticks for them)."""
     frame = _sources_frame(spark, plan, announcements)
     for stage in plan.stages:
         frame = _stage_frame(frame, stage, plan)
