@@ -83,7 +83,8 @@ def test_without_idleness_a_silent_source_holds_the_watermark(local_env):
 def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     """A restart may add or drop `with_idleness`: each reader takes the other's offsets."""
     from weir.runtime.sources import CollectionReader
-    from weir.spark.source import IDLE_KEY, OWN_KEY, AnnouncingReader, WeirStreamReader
+    from weir.spark.source import (IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader,
+                                   WeirStreamReader)
 
     plain = WeirStreamReader(CollectionReader([1, 2, 3]), "unused")
     idle_file = tmp_path / "announced.json"
@@ -93,7 +94,7 @@ def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     bare = plain.latestOffset(plain.initialOffset())
     assert bare == {"pos": 3, "end": 1}
     wrapped = announcing.latestOffset({"pos": 1, "end": 0})  # from a run without idleness
-    assert wrapped == {"pos": 3, "end": 1, IDLE_KEY: 1234, OWN_KEY: {}}
+    assert wrapped == {"pos": 3, "end": 1, IDLE_KEY: 1234, OWN_KEY: {}, TICK_KEY: None}
     splits = announcing.partitions({"pos": 1, "end": 0}, wrapped)
     assert [s.split for s in splits] == [(0, 1, 3), "end", ("idle", 1234)]
     assert plain.latestOffset(wrapped) == {"pos": 3, "end": 1}  # ended: as it was

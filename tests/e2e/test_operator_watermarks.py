@@ -96,7 +96,8 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     that tells every key group of that operator."""
     from weir.runtime.sources import CollectionReader
     from weir.runtime.wire import OWN
-    from weir.spark.source import IDLE_KEY, OWN_KEY, AnnouncingReader, WeirStreamReader
+    from weir.spark.source import (IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader,
+                                   WeirStreamReader)
 
     own_file = tmp_path / "own.json"
     own_file.write_text('{"window": 5099, "join": 40, "gone": 7}')  # "gone": an old uid
@@ -104,7 +105,8 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
                               own=(str(own_file), 4, frozenset({"window", "join"})))
     start = {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 1499, "join": 90}}
     end = reader.latestOffset(start)
-    assert end == {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 5099, "join": 90}}
+    assert end == {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 5099, "join": 90},
+                   TICK_KEY: None}
     splits = reader.partitions(start, end)
     assert [s.split for s in splits] == [("own", {"window": 5099})]
     rows = reader.read(splits[0]).__next__().to_pylist()

@@ -78,3 +78,37 @@ def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
         runs.join(timeout=30)
     assert job.get_job_status() == JobStatus.CANCELED
     assert sorted(results) == sorted(EXPECTED)
+
+
+def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, monkeypatch):
+    """The driver's file names the earliest pending timer: once it has come the source's
+    offsets move (one tick, kept in the offset log), a split then wakes every key group
+    of each operator that may hold one, and the same timer asks again only if it is still
+    pending a second later."""
+    from weir.runtime.sources import CollectionReader
+    from weir.runtime.wire import TICK
+    from weir.spark import source
+    from weir.spark.source import TICK_KEY, AnnouncingReader, WeirStreamReader
+
+    due_file = tmp_path / "due.json"
+    due_file.write_text('{"due": 5000}')
+    reader = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
+                              due=(str(due_file), 3, ["alerts"]))
+    clock = [4.999]  # seconds
+    monkeypatch.setattr(source.time, "time", lambda: clock[0])
+    start = reader.latestOffset({"pos": 3, "end": 1})
+    assert start[TICK_KEY] is None  # not due yet: no batch
+    clock[0] = 5.2
+    ticked = reader.latestOffset(start)
+    assert ticked == {**start, TICK_KEY: 5200}
+    splits = reader.partitions(start, ticked)
+    assert [s.split for s in splits] == [(TICK,)]
+    rows = reader.read(splits[0]).__next__().to_pylist()
+    assert [(r["_to"], r["_kg"], r["_ctl"]) for r in rows] == [
+        ("alerts", kg, TICK) for kg in range(3)]
+    clock[0] = 6.1
+    assert reader.latestOffset(ticked) == ticked  # asked 0.9 s ago
+    clock[0] = 6.3
+    assert reader.latestOffset(ticked)[TICK_KEY] == 6300  # still pending: again
+    due_file.write_text('{"due": null}')
+    assert reader.latestOffset(ticked) == ticked
