@@ -7,8 +7,8 @@ interval_join; or async (the first input through unordered async I/O), operator_
 (the first input numbered per parallel instance by a CheckpointedFunction; KIND
 operator_state:1 runs it at parallelism 1), buffering_sink (a sink function with
 operator state) or own_watermarks (each input counted in windows of its own, the second
-input's timestamps far ahead of the first's, with stragglers). The inputs are rate-limited generators; see test_recovery.py for the
-output each must give.
+input's timestamps far ahead of the first's, with stragglers). The inputs are
+rate-limited generators; see test_recovery.py for the output each must give.
 """
 
 import asyncio
