@@ -3,6 +3,7 @@ engine runs a micro-batch for it (as Flink's timer service fires on the wall clo
 
 import threading
 import time
+import types
 
 from weir.common import WatermarkStrategy
 from weir.common.job import JobStatus
@@ -95,7 +96,7 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
     reader = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
                               due=(str(due_file), 3, ["alerts"]))
     clock = [4.999]  # seconds
-    monkeypatch.setattr(source.time, "time", lambda: clock[0])
+    monkeypatch.setattr(source, "time", types.SimpleNamespace(time=lambda: clock[0]))
     start = reader.latestOffset({"pos": 3, "end": 1})
     assert start[TICK_KEY] is None  # not due yet: no batch
     clock[0] = 5.2

@@ -10,12 +10,13 @@ import time
 
 import pytest
 
-from weir.spark.restore import load_operator_states
+from weir.spark.restore import last_committed_batch, load_operator_states
 
 pytestmark = pytest.mark.spark
 
 JOB = os.path.join(os.path.dirname(__file__), "jobs", "checkpointed_counts.py")
 TWO_INPUTS = os.path.join(os.path.dirname(__file__), "jobs", "checkpointed_two_inputs.py")
+SILENT = os.path.join(os.path.dirname(__file__), "jobs", "silent_alert.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVENTS, PER_BATCH, RATE = 700, 50, 150
 
@@ -78,6 +79,39 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
     key = lambda r: (r["key"], r["ts"])  # noqa: E731
     assert sorted(records, key=key) == sorted(expected, key=key)
     assert len(records) == len(expected)
+
+
+def _wait_for_output(directory, job, done, seconds=90):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.isdir(directory) and done(read_output(directory)):
+            return
+        assert job.poll() is None, job.stderr.read().decode()[-3000:]
+        time.sleep(0.2)
+    raise AssertionError(f"no such output in {seconds} s: {read_output(directory)}")
+
+
+def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_path):
+    """Killed while its processing-time timer waits and no input will ever come again (the
+    batch of its records committed, so Spark replays nothing): the restarted job still
+    fires it (it ticks at once, so every key group reports its timers)."""
+    output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+    job = start(output, checkpoint, (SILENT,))
+    _wait_for_output(output, job, lambda records: len(records) >= 2
+                     and last_committed_batch(checkpoint) is not None)
+    os.killpg(job.pid, signal.SIGKILL)
+    job.wait()
+    assert not any("alert" in r for r in read_output(output))  # the timer waits 10 s
+    restarted = start(output, checkpoint, (SILENT,))
+    try:
+        _wait_for_output(output, restarted, lambda records: any("alert" in r for r in records))
+        time.sleep(1)  # nothing more comes
+    finally:
+        os.killpg(restarted.pid, signal.SIGKILL)
+        restarted.wait()
+    order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    assert sorted(read_output(output), key=order) == sorted(
+        [{"element": 0}, {"element": 1}, {"alert": "a"}], key=order)
 
 
 @pytest.mark.parametrize("parallelism", [1, 3])

@@ -247,7 +247,8 @@ class JobOutputs:
         self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
                                                    int(time.time() * 1000)) \
             if WatermarkGroupTracker.tracks(plan) else None
-        self.processing_timers = {}  # (uid, key group) -> its earliest processing-time timer
+        # (uid, key group) -> its earliest processing-time timer (None: none), as reported
+        self.processing_timers = {}
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid), plan.restoring)
                         for uid, node in plan.sinks.items()}
@@ -269,10 +270,7 @@ class JobOutputs:
                 self.group_tracker.observe(subtask, *read_watermark_report(blob))
             elif to == TIMERS:
                 uid, key_group, earliest = loads(blob)
-                if earliest is None:
-                    self.processing_timers.pop((uid, key_group), None)
-                else:
-                    self.processing_timers[uid, key_group] = earliest
+                self.processing_timers[uid, key_group] = earliest
             else:
                 values, subtasks = per_sink[to]
                 records = loads(blob)
@@ -292,4 +290,11 @@ class JobOutputs:
     def next_processing_timer(self):
         """The earliest processing-time timer pending in any key group, as the key groups
         last reported (None: none); a stream without input needs a micro-batch then."""
-        return min(self.processing_timers.values(), default=None)
+        return min((t for t in self.processing_timers.values() if t is not None), default=None)
+
+    def all_timers_reported(self) -> bool:
+        """Whether every key group of each operator that may hold processing-time timers
+        has reported them."""
+        plan = self.plan
+        return len(self.processing_timers) >= (len(plan.processing_time_operators)
+                                               * plan.max_parallelism)

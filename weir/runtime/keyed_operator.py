@@ -114,10 +114,11 @@ class KeyedStreamOperator:
         self.timers_of(self.backend.key_group_of(key)).delete(domain, timestamp, key, namespace)
 
     def advance_watermark(self, watermark: int, emit: Emit) -> None:
+        if self.batch_execution:
+            return  # Flink's batch execution: -infinity until the input ends (end_input)
         if watermark > self.clock.watermark:
             self.clock.watermark = watermark
-        if not self.batch_execution:
-            self._fire(EVENT_TIME, self.clock.watermark, emit)
+        self._fire(EVENT_TIME, self.clock.watermark, emit)
 
     def end_input(self, emit: Emit) -> None:
         """The input of the active key groups has ended: their event-time timers fire as

@@ -67,14 +67,21 @@ class SparkJob(JobClient):
         self.canceled = False
         self.finished = set()  # numbers of the sources whose input has ended
         self.last_batch = None  # the batch in which the last source ended
-        # An unbounded job ticks for due processing-time timers while no input comes
-        self.ticks = not self.bounded and bool(self.plan.processing_time_operators)
-        self.due = None  # the earliest pending processing-time timer announced last
+        # An unbounded job ticks for due processing-time timers while no input comes (not
+        # on a scripted clock: only its source's batches move it)
+        self.ticks = not self.bounded and bool(self.plan.processing_time_operators) and not any(
+            hasattr(n.param("reader"), "processing_time") for n in self.nodes
+            if n.kind == g.SOURCE)
+        # A restored run ticks at once (and again) until every key group has reported its
+        # timers: the batch Spark replays first may not run them all
+        self.restart_tick = int(time.time() * 1000) \
+            if self.ticks and self.plan.restoring else None
+        self.due = self.restart_tick  # the earliest pending processing-time timer announced
 
     def start(self) -> "SparkJob":
         ship_user_modules()
-        if self.ticks and self.plan.restoring:  # a tick at once: the timers report again
-            self._announce_due(int(time.time() * 1000))
+        if self.ticks:  # (never an earlier run's announcement)
+            self._write_announcements(DUE_FILE, {"due": self.due})
         frame = query_frame(self.spark, self.plan, (
             self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
             os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None))
@@ -128,7 +135,7 @@ class SparkJob(JobClient):
             if self.own_watermarks and self.last_batch is None:
                 self._announce_own_watermarks()
             if self.ticks:
-                self._announce_due(self.outputs.next_processing_timer())
+                self._announce_due(self._next_tick())
 
     def _idle_file(self) -> str:
         return os.path.join(self.checkpoint_dir, IDLE_FILE)
@@ -148,6 +155,16 @@ class SparkJob(JobClient):
         tracker = self.outputs.group_tracker
         if self.own_watermarks.advance(tracker.largest, tracker.idle):
             self._write_announcements(OWN_FILE, self.own_watermarks.current)
+
+    def _next_tick(self):
+        """When the earliest pending processing-time timer is due (None: none is); on a
+        restored run, at once until every key group has reported."""
+        due = self.outputs.next_processing_timer()
+        if self.restart_tick is not None and self.outputs.all_timers_reported():
+            self.restart_tick = None
+        if self.restart_tick is None or (due is not None and due < self.restart_tick):
+            return due
+        return self.restart_tick
 
     def _announce_due(self, due) -> None:
         """Tells the source that ticks for them when the next processing-time timer is
