@@ -5,43 +5,17 @@ import threading
 import time
 import types
 
+from tests.e2e.jobs.silent_alert import InactivityAlert, TwoThenSilence
 from weir.common import WatermarkStrategy
 from weir.common.job import JobStatus
-from weir.datastream import KeyedProcessFunction
 from weir.local.executor import LocalJob
-from weir.runtime.sources import SourceReader
-
-
-class TwoThenSilence(SourceReader):
-    """An unbounded source with two records, then nothing."""
-
-    bounded = False
-
-    def available(self, start_pos):
-        return 2
-
-    def read(self, lo, hi):
-        for index in range(lo, hi):
-            yield ("a", index), None
-
-
-class InactivityAlert(KeyedProcessFunction):
-    """One second after a key's last element (the second), an alert."""
-
-    def process_element(self, value, ctx):
-        if value[1] == 1:
-            timers = ctx.timer_service()
-            timers.register_processing_time_timer(timers.current_processing_time() + 1000)
-        yield f"element {value[1]}"
-
-    def on_timer(self, timestamp, ctx):
-        yield f"alert for {ctx.get_current_key()}"
 
 
 def _job(env, results):
     env.set_parallelism(2)
     env.from_source(TwoThenSilence(), WatermarkStrategy.no_watermarks(), "quiet").key_by(
-        lambda v: v[0]).process(InactivityAlert()).add_sink(lambda v, ctx: results.append(v))
+        lambda v: v[0]).process(InactivityAlert(1000)).add_sink(
+        lambda v, ctx: results.append(v))
 
 
 def _wait_for(results, count, seconds=60):
@@ -50,7 +24,7 @@ def _wait_for(results, count, seconds=60):
         time.sleep(0.1)
 
 
-EXPECTED = ["element 0", "element 1", "alert for a"]
+EXPECTED = [{"element": 0}, {"element": 1}, {"alert": "a"}]
 
 
 def test_a_due_timer_fires_on_spark_while_the_stream_has_no_input(spark_env):
@@ -62,7 +36,7 @@ def test_a_due_timer_fires_on_spark_while_the_stream_has_no_input(spark_env):
         time.sleep(1.5)  # no more output comes
     finally:
         client.cancel()
-    assert sorted(results) == sorted(EXPECTED)
+    assert sorted(results, key=str) == sorted(EXPECTED, key=str)
 
 
 def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
@@ -78,7 +52,7 @@ def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
         job.cancel()
         runs.join(timeout=30)
     assert job.get_job_status() == JobStatus.CANCELED
-    assert sorted(results) == sorted(EXPECTED)
+    assert sorted(results, key=str) == sorted(EXPECTED, key=str)
 
 
 def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, monkeypatch):

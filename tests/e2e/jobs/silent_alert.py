@@ -13,6 +13,8 @@ from weir.runtime.sources import SourceReader
 
 
 class TwoThenSilence(SourceReader):
+    """An unbounded source with two records, then nothing."""
+
     bounded = False
 
     def available(self, start_pos):
@@ -24,10 +26,16 @@ class TwoThenSilence(SourceReader):
 
 
 class InactivityAlert(KeyedProcessFunction):
+    """`delay_ms` after a key's last element (the second), an alert."""
+
+    def __init__(self, delay_ms=10_000):
+        self.delay_ms = delay_ms
+
     def process_element(self, value, ctx):
         if value[1] == 1:
             timers = ctx.timer_service()
-            timers.register_processing_time_timer(timers.current_processing_time() + 10_000)
+            timers.register_processing_time_timer(
+                timers.current_processing_time() + self.delay_ms)
         yield {"element": value[1]}
 
     def on_timer(self, timestamp, ctx):
