@@ -150,7 +150,7 @@ class KeyedRunner:
         self.producer_base = task.index * plan.max_parallelism
         self.max_parallelism, self.parallelism = plan.max_parallelism, plan.parallelism
         # whether it runs with a watermark of its own (weir.plan.watermarks)
-        self.own_watermark = task.uid in {t.uid for t in plan.own_watermarks}
+        self.own_watermark = task.uid in plan.own_watermark_uids
         self.subtasks = {}  # subtask index -> (operator, router)
         self.operator = self.router = None  # those of the key group that ran last
 

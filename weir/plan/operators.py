@@ -72,8 +72,8 @@ def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
 def build_keyed_operator(node: Node, uid: str, backend, plan,
                          subtask_index=0) -> KeyedStreamOperator:
     """The operator of a keyed node of `plan`; in BATCH mode a rolling reduce emits only
-    each key's final result and timers fire only at the end of the input, and a non-keyed operator with instances learns the run it
-    belongs to and what it restores."""
+    each key's final result and timers fire only at the end of the input, and a non-keyed
+    operator with instances learns the run it belongs to and what it restores."""
     function = copy.deepcopy(node.param("function"))
     if plan.batch and type(function) is KeyedReduce:
         function = FinalReduce(function)

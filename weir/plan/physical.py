@@ -118,6 +118,7 @@ class PhysicalPlan:
     # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
     restored: dict = field(default_factory=dict)
     restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)
+    scripted: bool = False  # a scripted source (TestStream) drives the processing time
 
     @property
     def own_watermarks(self) -> List[KeyedTask]:
@@ -128,6 +129,11 @@ class PhysicalPlan:
             return []
         holding = {i for i, group in enumerate(self.watermark_groups) if group.holds}
         return [task for task in self.keyed if holding - task.watermark_groups]
+
+    @property
+    def own_watermark_uids(self) -> frozenset:
+        """The uids of `own_watermarks`."""
+        return frozenset(task.uid for task in self.own_watermarks)
 
     @property
     def processing_time_operators(self) -> List[str]:
@@ -299,7 +305,7 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
     return PhysicalPlan(
         sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
         groups, env.max_parallelism, env.parallelism, dict(env.job_parameters),
-        [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode())
+        [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode(), scripted=scripted)
 
 
 def _name_groups(sources: List[SourceTask], keyed: List[KeyedTask],

@@ -25,7 +25,7 @@ class OwnWatermarks:
 
     def __init__(self, plan):
         self.tasks = plan.own_watermarks
-        self.uids = frozenset(task.uid for task in self.tasks)
+        self.uids = plan.own_watermark_uids
         self.groups = plan.watermark_groups
         self.current: Dict[str, int] = {}
 

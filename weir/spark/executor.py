@@ -69,9 +69,8 @@ class SparkJob(JobClient):
         self.last_batch = None  # the batch in which the last source ended
         # An unbounded job ticks for due processing-time timers while no input comes (not
         # on a scripted clock: only its source's batches move it)
-        self.ticks = not self.bounded and bool(self.plan.processing_time_operators) and not any(
-            hasattr(n.param("reader"), "processing_time") for n in self.nodes
-            if n.kind == g.SOURCE)
+        self.ticks = (not self.bounded and not self.plan.scripted
+                      and bool(self.plan.processing_time_operators))
         # A restored run ticks at once (and again) until every key group has reported its
         # timers: the batch Spark replays first may not run them all
         self.restart_tick = int(time.time() * 1000) \

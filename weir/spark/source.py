@@ -287,12 +287,12 @@ def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_
         reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)
     if own_source is not None:
         own_file, uids = own_source
-        reader = (reader.option("own_file", own_file).option("own_uids", json.dumps(uids))
-                  .option("key_groups", str(plan.max_parallelism)))
+        reader = reader.option("own_file", own_file).option("own_uids", json.dumps(uids))
     if due_source is not None:
         due_file, uids = due_source
-        reader = (reader.option("due_file", due_file).option("due_uids", json.dumps(uids))
-                  .option("key_groups", str(plan.max_parallelism)))
+        reader = reader.option("due_file", due_file).option("due_uids", json.dumps(uids))
+    if own_source is not None or due_source is not None:  # announced to every key group
+        reader = reader.option("key_groups", str(plan.max_parallelism))
     return reader.load()
 
 

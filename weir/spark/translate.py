@@ -56,8 +56,7 @@ def _sources_frame(spark, plan, announcements):
     first = plan.sources[0].uid
     own_source = (own_file, [task.uid for task in plan.own_watermarks]) \
         if plan.own_watermarks else None
-    due_source = (due_file, plan.processing_time_operators) \
-        if due_file is not None and plan.processing_time_operators else None
+    due_source = (due_file, plan.processing_time_operators) if due_file is not None else None
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
         frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
