@@ -27,7 +27,8 @@ from weir.runtime.timers import PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, DUE, END,
                                END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
                                METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT, TIMERS,
-                               WATERMARK, Bundler, dumps, loads, read_watermark_report)
+                               WATERMARK, Bundler, bundle_values, dumps, loads,
+                               read_watermark_report)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -273,8 +274,8 @@ class JobOutputs:
                 self.processing_timers[uid, key_group] = earliest
             else:
                 values, subtasks = per_sink[to]
-                records = loads(blob)
-                values.extend(value for _, value, _ in records)
+                records = bundle_values(blob)
+                values.extend(records)
                 subtasks.extend([subtask] * len(records))
         for uid, writer in self.writers.items():
             values, subtasks = per_sink[uid]

@@ -3,7 +3,6 @@ every record to each consuming operator (in its key group, for a broadcast input
 key group, for a non-keyed operator's instances in their key groups) or sink, with order
 keys (weir.runtime.wire)."""
 
-import itertools
 import pickle
 from functools import partial
 from operator import is_not
@@ -37,8 +36,10 @@ class KeyGrouper:
         except Exception as exc:
             raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
 
-    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
-        bundler.add_all(target.uid, target.input, self.key_groups(values), records)
+    def add(self, bundler, target: Target, first_seq: int, values, stamps,
+            subtask: int) -> None:
+        bundler.add_all(target.uid, target.input, self.key_groups(values), first_seq, values,
+                        stamps)
 
     def __getstate__(self):
         return {**self.__dict__, "_assign": None}
@@ -50,10 +51,11 @@ class EveryKeyGroup:
     def __init__(self, max_parallelism: int):
         self.max_parallelism = max_parallelism
 
-    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+    def add(self, bundler, target: Target, first_seq: int, values, stamps,
+            subtask: int) -> None:
         try:
             bundler.add_to_every_key_group(target.uid, target.input, self.max_parallelism,
-                                           records)
+                                           first_seq, values, stamps)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             kinds = sorted({type(v).__name__ for v in values})
             raise UserFunctionError(
@@ -70,17 +72,19 @@ class ToInstances:
         self.max_parallelism, self.parallelism = max_parallelism, parallelism
         self.subtasks = range(parallelism) if every else None
 
-    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
+    def add(self, bundler, target: Target, first_seq: int, values, stamps,
+            subtask: int) -> None:
         for instance in self.subtasks or (subtask,):
-            bundler.add_all(target.uid, target.input, None, records, first_key_group(
-                instance, self.max_parallelism, self.parallelism))
+            bundler.add_all(target.uid, target.input, None, first_seq, values, stamps,
+                            first_key_group(instance, self.max_parallelism, self.parallelism))
 
 
 class ToSink:
     """Sends records to a sink, marked with the parallel instance that produced them."""
 
-    def add(self, bundler, target: Target, values, records, subtask: int) -> None:
-        bundler.add_all(target.uid, target.input, None, records, subtask)
+    def add(self, bundler, target: Target, first_seq: int, values, stamps,
+            subtask: int) -> None:
+        bundler.add_all(target.uid, target.input, None, first_seq, values, stamps, subtask)
 
 
 def placement(target: Target, plan: PhysicalPlan):
@@ -136,10 +140,9 @@ class Router:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if not values:
                 continue
-            base = make_seq(phase, producer, counter)
+            first_seq = make_seq(phase, producer, counter)
             counter += len(values)
-            place.add(bundler, target, values,
-                      list(zip(itertools.count(base), values, stamps)), subtask)
+            place.add(bundler, target, first_seq, values, stamps, subtask)
         return counter
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:

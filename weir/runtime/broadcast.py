@@ -122,7 +122,7 @@ class _BroadcastStates:
         return self.kind(entries, self._changed)
 
     def _changed(self) -> None:
-        self.pages.mark_dirty(BROADCAST_PAGE)
+        self.pages.dirty.add(BROADCAST_PAGE)
 
 
 class ReadOnlyContext(ProcessContext):

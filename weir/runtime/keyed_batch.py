@@ -22,14 +22,17 @@ class _Collector:
     def __init__(self, key_group: int, convert):
         self.key_group = key_group
         self.outputs: List[Output] = []
-        self.phase = BEFORE_WATERMARK
         self.convert = convert
+        self.start_phase(BEFORE_WATERMARK)
+
+    def start_phase(self, phase: int) -> None:
+        self._base = make_seq(phase, self.key_group, 0)  # + the running counter
 
     def emit(self, tag_id, value, timestamp) -> None:
         if tag_id is None and self.convert is not None:
             value = self.convert(value)
         out = self.outputs
-        out.append((make_seq(self.phase, self.key_group, len(out)), tag_id, value, timestamp))
+        out.append((self._base + len(out), tag_id, value, timestamp))
 
 
 def process_key_group_batch(operator, key_selector, key_group: int,
@@ -51,7 +54,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
             _process(operator, key_selector, records[:first_after], emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
-        collector.phase = AFTER_WATERMARK
+        collector.start_phase(AFTER_WATERMARK)
         if labelled:
             operator.process_labelled(records[first_after:], key_selector, emit)
         else:

@@ -12,8 +12,10 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
-    payload  a data row's pickled list of (seq, value, timestamp) records; a metrics row's
-             pickled {"<uid>.<metric>": count}; None for other controls
+    payload  a data row's records as a pickled bundle (seq, values, timestamps): the
+             order key of its first record, then two columns (timestamps None where no
+             record has one); a metrics row's pickled {"<uid>.<metric>": count}; None
+             for other controls
     ts       a data row's largest record timestamp; a control's number (see its kind)
 
 Records are routed by their producer: it knows the consumers of each of its outputs (main
@@ -27,6 +29,12 @@ records, then fires timers, then processes phase 1 records (the order Flink's ch
 give); within a phase, records in seq order, so each key sees each producer's records in
 the order they were produced.
 
+A bundle's records come from one producer in one phase, in their order, and two bundles
+for one key group never interleave (a producer numbers each routing call's records after
+the last call's), so a bundle needs one order key, its first record's: a consumer orders
+bundles by it and reads each bundle's records in turn. A record read from a bundle carries
+its bundle's key as its `seq` (only its phase is read per record).
+
 Pages. A key group's keyed state, timers and engine bookkeeping are pickled pages with int
 ids; negative ids are reserved here. An engine stores a key group's pages as one versioned
 blob (`encode_pages`).
@@ -34,6 +42,9 @@ blob (`encode_pages`).
 
 import pickle
 from collections import defaultdict
+from functools import partial
+from itertools import repeat
+from operator import is_not
 
 # -- rows ------------------------------------------------------------------------------
 WATERMARK = "\x00watermark"
@@ -138,9 +149,23 @@ def decode_pages(blob: bytes) -> dict:
 
 
 # -- building rows ---------------------------------------------------------------------
-def _max_ts(records):
-    timestamps = [r[2] for r in records if r[2] is not None]
-    return max(timestamps) if timestamps else None
+def _bundle(seq: int, values: list, stamps):
+    """A data row's payload and largest timestamp (`stamps` None: no record has one).
+    Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record."""
+    if stamps is None or stamps.count(None) == len(stamps):
+        return pickle.dumps((seq, values, None), protocol=5), None
+    largest = max(filter(partial(is_not, None), stamps), default=None)
+    return pickle.dumps((seq, values, stamps), protocol=5), largest
+
+
+class _Columns:
+    """A bundle's records before pickling: the first one's order key, values and
+    timestamps (None: no record has one)."""
+
+    __slots__ = ("seq", "values", "stamps")
+
+    def __init__(self, seq: int, values: list, stamps):
+        self.seq, self.values, self.stamps = seq, values, stamps
 
 
 class _Pickled:
@@ -158,25 +183,34 @@ class Bundler:
     def __init__(self):
         self.done = []
 
-    def add_all(self, to: str, input_label: int, key_groups, records, key_group=0) -> None:
-        """Adds records for `to`, each to its key group (key_groups None: all to
-        `key_group`; for a sink, the producing subtask)."""
+    def add_all(self, to: str, input_label: int, key_groups, first_seq: int, values: list,
+                stamps: list, key_group=0) -> None:
+        """Adds records for `to` (order keys from `first_seq` on, values and their
+        timestamps), each to its key group (key_groups None: all to `key_group`; for a
+        sink, the producing subtask)."""
         if key_groups is None:
-            for start in range(0, len(records), MAX_BUNDLE_RECORDS):
-                self.done.append((to, input_label, key_group, None,
-                                  records[start:start + MAX_BUNDLE_RECORDS]))
-        else:
-            grouped = defaultdict(list)
-            for key_group, record in zip(key_groups, records):
-                grouped[key_group].append(record)
-            self.done.extend((to, input_label, kg, None, recs) for kg, recs in grouped.items())
+            for start in range(0, len(values), MAX_BUNDLE_RECORDS):
+                end = start + MAX_BUNDLE_RECORDS
+                self.done.append((to, input_label, key_group, None, _Columns(
+                    first_seq + start, values[start:end], stamps[start:end])))
+            return
+        positions = defaultdict(list)
+        for position, group in enumerate(key_groups):
+            positions[group].append(position)
+        value_at = values.__getitem__
+        stamp_at = None if stamps.count(None) == len(stamps) else stamps.__getitem__
+        self.done.extend((to, input_label, kg, None, _Columns(
+            first_seq + at[0], list(map(value_at, at)),
+            None if stamp_at is None else list(map(stamp_at, at))))
+            for kg, at in positions.items())
 
     def add_to_every_key_group(self, to: str, input_label: int, key_groups: int,
-                               records) -> None:
+                               first_seq: int, values: list, stamps: list) -> None:
         """Adds records for every key group of `to` (a broadcast input), pickled once."""
-        for start in range(0, len(records), MAX_BUNDLE_RECORDS):
-            chunk = records[start:start + MAX_BUNDLE_RECORDS]
-            pickled = _Pickled(pickle.dumps(chunk, protocol=5), _max_ts(chunk))
+        for start in range(0, len(values), MAX_BUNDLE_RECORDS):
+            end = min(start + MAX_BUNDLE_RECORDS, len(values))
+            pickled = _Pickled(*_bundle(first_seq + start, values[start:end],
+                                        stamps[start:end]))
             self.done.extend((to, input_label, kg, None, pickled) for kg in range(key_groups))
 
     def add_control(self, to: str, kind: str, ts=None, payload=None) -> None:
@@ -206,7 +240,7 @@ class Bundler:
                 rows.append((to, input_label, key_group, None, payload.blob, payload.ts))
             elif control is None:
                 rows.append((to, input_label, key_group, None,
-                             pickle.dumps(payload, protocol=5), _max_ts(payload)))
+                             *_bundle(payload.seq, payload.values, payload.stamps)))
             else:
                 extra, ts = payload
                 blob = None if extra is None else pickle.dumps(extra, protocol=5)
@@ -215,7 +249,7 @@ class Bundler:
 
 
 class KeyGroupInput:
-    """One key group's rows of a micro-batch, read: its records sorted by seq ((seq, value,
+    """One key group's rows of a micro-batch, read: its records in seq order ((seq, value,
     ts), or with `labelled` (seq, value, ts, input)), the ticks' scripted clock (or None),
     the numbers of the sources whose end of input reached it and the operator's own
     watermark announced (or None)."""
@@ -223,13 +257,10 @@ class KeyGroupInput:
     __slots__ = ("records", "clock", "ended", "own_watermark")
 
     def __init__(self, rows, labelled: bool):
-        records, clock, ended, own = [], None, (), None
+        bundles, clock, ended, own = [], None, (), None
         for _, input_label, _, control, blob, ts in rows:
-            if control is None and labelled:
-                records.extend((seq, value, stamp, input_label)
-                               for seq, value, stamp in loads(blob))
-            elif control is None:
-                records.extend(loads(blob))
+            if control is None:
+                bundles.append((loads(blob), input_label))
             elif control == TICK:
                 if ts is not None:
                     clock = ts
@@ -237,10 +268,19 @@ class KeyGroupInput:
                 ended += (ts,)
             elif control == OWN:
                 own = ts if own is None else max(own, ts)
-        records.sort(key=_seq)
+        bundles.sort(key=_bundle_seq)
+        records = []
+        for (seq, values, stamps), input_label in bundles:
+            columns = (repeat(seq), values, repeat(None) if stamps is None else stamps)
+            records.extend(zip(*columns, repeat(input_label)) if labelled else zip(*columns))
         self.records, self.clock, self.ended = records, clock, frozenset(ended)
         self.own_watermark = own
 
 
-def _seq(record):
-    return record[0]
+def bundle_values(blob: bytes) -> list:
+    """The values of a data row's records, in order (a sink's rows)."""
+    return loads(blob)[1]
+
+
+def _bundle_seq(bundle) -> int:
+    return bundle[0][0]

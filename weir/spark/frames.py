@@ -1,7 +1,7 @@
 """The stream frame: weir's wire rows (weir.runtime.wire) as Spark columns.
 
-Records travel in bundles: one row carries a pickled list of (seq, value, timestamp)
-records for one target operator input and key group. Spark's per-row costs (shuffle, Arrow
+Records travel in bundles: one row carries a pickled bundle of records (weir.runtime.wire)
+for one target operator input and key group. Spark's per-row costs (shuffle, Arrow
 conversion, the row-by-row grouping of its Python state worker) are then paid per bundle,
 not per record.
 """

@@ -45,7 +45,7 @@ class KeyGroupPages:
         self.store = store
         self.pages_per_key_group = pages_per_key_group
         self._pages: Dict[int, dict] = {}
-        self._dirty = set()
+        self.dirty = set()  # ids of the pages changed since the last flush
 
     def page(self, page_id: int) -> dict:
         page = self._pages.get(page_id)
@@ -55,17 +55,14 @@ class KeyGroupPages:
             self._pages[page_id] = page
         return page
 
-    def mark_dirty(self, page_id: int) -> None:
-        self._dirty.add(page_id)
-
     def flush(self) -> None:
-        for page_id in sorted(self._dirty):
+        for page_id in sorted(self.dirty):
             page = self._pages[page_id]
             if page:
                 self.store.store(page_id, dumps(page))
             else:
                 self.store.remove(page_id)
-        self._dirty.clear()
+        self.dirty.clear()
 
 
 class KeyedStateBackend:
@@ -131,12 +128,12 @@ class KeyedStateBackend:
         return None if entry is None else entry.get(state_name)
 
     def put_entry(self, state_name, stored) -> None:
-        group, page_id, page = self._current_page()
+        group, page_id, page = self._page_ref or self._current_page()
         entry = page.get(self.current_key)
         if entry is None:
             entry = page[self.current_key] = {}
         entry[state_name] = stored
-        group.mark_dirty(page_id)
+        group.dirty.add(page_id)
 
     def remove_entry(self, state_name) -> None:
         group, page_id, page = self._current_page()
@@ -146,8 +143,7 @@ class KeyedStateBackend:
         del entry[state_name]
         if not entry:
             del page[self.current_key]
-        group.mark_dirty(page_id)
-
+        group.dirty.add(page_id)
 
     def release(self) -> None:
         self.flush()
