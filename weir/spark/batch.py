@@ -2,15 +2,19 @@
 
     source frames (spark.read of every split of each bounded source)
       -> union
-      -> stage 1: groupBy(operator uid, key group).applyInArrow(StageBatch)
+      -> stage 1: repartitionById(subtask of the key group), sorted by (operator uid,
+                  key group), mapInArrow(StageBatch)
       -> stage 2: ...
       -> the rows of every sink, written on the driver
 
-No streaming query, state store or checkpoint. Spark calls a stage once per (operator, key
-group) with all of its input: the operator processes the records with the watermark at
--infinity (nothing is late), then the end of the input fires every event-time timer and
-window, as Flink's batch execution does per key. A key group's state lives only during
-that call. The rows between stages are the streaming job's (weir.runtime.wire).
+No streaming query, state store or checkpoint. As Flink's batch execution sorts a keyed
+input, a stage's Spark partition is one subtask's key-group range (Flink's assignment, so
+the partitions are even where a hash of the groups left one with a quarter more work),
+sorted so that each (operator, key group) comes whole: the operator processes its records
+with the watermark at -infinity (nothing is late), then the end of the input fires every
+event-time timer and window, as Flink's batch execution does per key. A key group's state
+lives only while it runs. The rows between stages are the streaming job's
+(weir.runtime.wire).
 """
 
 import time
@@ -23,29 +27,31 @@ from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.plan.execution import JobOutputs, KeyedRunner, job_result
 from weir.plan.physical import PhysicalPlan, compile_plan
 from weir.runtime.errors import marked_message
-from weir.runtime.gc_pause import paused_gc
+from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.state.backend import MemoryPageStore
 from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
 from weir.spark import source as spark_source
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
-from weir.spark.host import FORWARD
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
-from weir.spark.translate import stage_groups, union_all
+from weir.spark.translate import union_all
 
 
 class StageBatch:
-    """The applyInArrow function of one stage: runs a key group of one of the stage's
-    keyed operators over all of its input."""
+    """The mapInArrow function of one stage: runs each key group of the stage's keyed
+    operators in a partition over all of its input (rows for later stages and sinks pass
+    through)."""
 
     def __init__(self, plan: PhysicalPlan):
         self.plan_blob = cloudpickle.dumps(plan)
+        self.stage_uids = frozenset(task.uid for task in plan.keyed)
         self.plan, self.runners, self.store = None, {}, None  # built in the Python worker
 
     def __getstate__(self):
-        return {"plan_blob": self.plan_blob, "plan": None, "runners": {}, "store": None}
+        return {"plan_blob": self.plan_blob, "stage_uids": self.stage_uids, "plan": None,
+                "runners": {}, "store": None}
 
     def _runner(self, uid: str) -> KeyedRunner:
         if self.plan is None:
@@ -57,21 +63,35 @@ class StageBatch:
                                                      lambda key_group: self.store)
         return runner
 
-    def __call__(self, key, table):
-        import pyarrow as pa
-        uid = key[0].as_py()
-        if uid == FORWARD:
-            return table.select(STREAM_COLUMNS)
+    def __call__(self, batches):
+        """The partition's output batches; `batches` are sorted by (uid, key group)."""
+        freeze_long_lived()
         with paused_gc():
-            runner = self._runner(uid)
-            self.store = MemoryPageStore()
-            rows = zip(*(table.column(name).to_pylist() for name in STREAM_COLUMNS))
-            batch = KeyGroupInput(rows, runner.labelled)
-            out = runner.run(key[1].as_py(), batch.records, MIN_WATERMARK,
-                             int(time.time() * 1000), batch.ended)
-            runner.release()
-            self.store = None
-            return pa.Table.from_batches([to_batch(out)])
+            forward, group, rows = [], None, []
+            for batch in batches:
+                for row in zip(*(batch.column(name).to_pylist() for name in STREAM_COLUMNS)):
+                    if row[0] not in self.stage_uids:
+                        forward.append(row)
+                    elif (row[0], row[2]) != group:  # (uid, key group)
+                        if rows:
+                            yield self._run(*group, rows)
+                        group, rows = (row[0], row[2]), [row]
+                    else:
+                        rows.append(row)
+            if rows:
+                yield self._run(*group, rows)
+            if forward:
+                yield to_batch(forward)
+
+    def _run(self, uid: str, key_group: int, rows):
+        runner = self._runner(uid)
+        self.store = MemoryPageStore()
+        batch = KeyGroupInput(rows, runner.labelled)
+        out = runner.run(key_group, batch.records, MIN_WATERMARK, int(time.time() * 1000),
+                         batch.ended)
+        runner.release()
+        self.store = None
+        return to_batch(out)
 
 
 def query_frame(spark, plan: PhysicalPlan):
@@ -80,16 +100,20 @@ def query_frame(spark, plan: PhysicalPlan):
     frame = union_all([spark_source.read_batch(spark, task, settings) for task in plan.sources])
     frame = frame.filter(F.col("_to") != F.lit(WATERMARK))  # no watermark: nothing is late
     for stage in plan.stages:
-        frame = stage_groups(frame, stage, plan).applyInArrow(
-            _group_function(StageBatch(plan.subset(keyed=stage))), STREAM_SCHEMA_DDL)
+        frame = _by_key_group_range(frame, stage, plan).mapInArrow(
+            StageBatch(plan.subset(keyed=stage)), STREAM_SCHEMA_DDL)
     return frame
 
 
-def _group_function(stage: StageBatch):
-    """A plain function of (key, table), as applyInArrow inspects its arguments."""
-    def run_group(key, table):
-        return stage(key, table)
-    return run_group
+def _by_key_group_range(frame, stage, plan):
+    """`frame` in one partition per subtask of the stage's operators, each holding its
+    key-group range sorted by (operator uid, key group); other rows stay spread."""
+    here = F.col("_to").isin([task.uid for task in stage])
+    subtasks = max(1, plan.parallelism)
+    subtask = F.when(here, F.floor(F.col("_kg") * subtasks / plan.max_parallelism)) \
+        .otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(subtasks)))
+    return frame.repartitionById(subtasks, subtask.cast("int")) \
+        .sortWithinPartitions("_to", "_kg")
 
 
 class BatchJob(JobClient):
