@@ -15,7 +15,6 @@ from weir.plan.idleness import WatermarkGroupTracker
 from weir.plan.operators import build_keyed_operator, output_converter
 from weir.plan.physical import KeyedTask, PhysicalPlan, SourceTask
 from weir.plan.routing import Router
-from weir.runtime.chain import columns_of
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
@@ -129,9 +128,7 @@ def chunks_of(reader, split):
         while chunk := list(itertools.islice(values, MAX_BUNDLE_RECORDS)):
             yield chunk, [None] * len(chunk)
         return
-    pairs = reader.read(*bounds)
-    while chunk := list(itertools.islice(pairs, MAX_BUNDLE_RECORDS)):
-        yield columns_of(chunk)
+    yield from reader.read_columns(*bounds, MAX_BUNDLE_RECORDS)
 
 
 class KeyedRunner:

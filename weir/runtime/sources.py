@@ -62,6 +62,13 @@ class SourceReader:
         """Yields (value, timestamp or None) for positions lo..hi-1."""
         raise NotImplementedError
 
+    def read_columns(self, lo: int, hi: int, chunk: int) -> Iterator[Tuple[list, list]]:
+        """Yields (values, timestamps) of positions lo..hi-1, `chunk` records at a time
+        (the columns a chain runs over)."""
+        pairs = self.read(lo, hi)
+        while part := list(itertools.islice(pairs, chunk)):
+            yield [value for value, _ in part], [stamp for _, stamp in part]
+
 
 class CollectionReader(SourceReader):
     def __init__(self, values: list, num_splits: int = 1, max_records_per_batch=None):
@@ -81,6 +88,11 @@ class CollectionReader(SourceReader):
     def read(self, lo, hi):
         for value in self.values[lo:hi]:
             yield value, None
+
+    def read_columns(self, lo, hi, chunk):
+        for start in range(lo, hi, chunk):
+            values = self.values[start:min(start + chunk, hi)]
+            yield values, [None] * len(values)
 
 
 class DataGeneratorReader(SourceReader):
@@ -124,6 +136,11 @@ class DataGeneratorReader(SourceReader):
         generator = self.generator
         for index in range(lo, hi):
             yield generator(index), None
+
+    def read_columns(self, lo, hi, chunk):
+        for start in range(lo, hi, chunk):
+            values = list(map(self.generator, range(start, min(start + chunk, hi))))
+            yield values, [None] * len(values)
 
 
 class FileReader(SourceReader):
