@@ -13,7 +13,8 @@ from weir.plan import graph as g
 from weir.runtime.aggregations import rolling_reducer
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.errors import UserFunctionError
-from weir.runtime.key_groups import assign_to_key_group, stable_key_hash
+from weir.runtime.key_groups import (KeyGroupAssigner, assign_to_key_group, stable_key_hash,
+                                     stable_key_hashes)
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.sink_writers import write_file_batch
 from weir.runtime.sinks import FileSinkSpec
@@ -33,6 +34,21 @@ def test_key_hash_is_the_same_in_processes_with_different_hash_seeds():
                                  os.path.dirname(__file__)))).stdout
         results.add(out.strip())
     assert results == {str([stable_key_hash(k) for k in KEYS])}
+
+
+def test_key_hashes_stay_what_checkpoints_were_written_with():
+    """Keyed state lives in the key group of its key's hash: a restored checkpoint needs
+    the same hashes (these are the values weir has always computed), one key at a time or
+    many at once."""
+    keys = KEYS + [2**127, -2**127]
+    pinned = [2767468922, 1452018826, 2237834681, 2016147753, 494653024, 239414433,
+              3745629847, 809782699, 1181530444]
+    assert [stable_key_hash(k) for k in keys] == pinned
+    assert stable_key_hashes(keys) == pinned
+    ints = list(range(-1000, 1000)) + [2**126, -2**126]
+    assert stable_key_hashes(ints) == [stable_key_hash(k) for k in ints]
+    assert KeyGroupAssigner(128, cache_size=10).key_groups(ints + ints[:5]) == [
+        stable_key_hash(k) % 128 for k in ints + ints[:5]]
 
 
 def test_keys_spread_over_key_groups():
