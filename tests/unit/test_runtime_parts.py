@@ -51,6 +51,14 @@ def test_key_hashes_stay_what_checkpoints_were_written_with():
         stable_key_hash(k) % 128 for k in ints + ints[:5]]
 
 
+def test_key_group_cache_forgets_when_full_without_losing_a_chunks_known_keys():
+    assigner = KeyGroupAssigner(128, cache_size=10)
+    assigner.key_groups(list(range(8)))
+    keys = [1, 100, 101, 102, 100, 7]  # known and new keys: the cache overflows
+    assert assigner.key_groups(keys) == [stable_key_hash(k) % 128 for k in keys]
+    assert assigner.key_groups([0]) == [stable_key_hash(0) % 128]
+
+
 def test_keys_spread_over_key_groups():
     groups = [assign_to_key_group(f"key-{i}", 128) for i in range(12_800)]
     counts = [groups.count(kg) for kg in range(128)]

@@ -50,28 +50,24 @@ class KeyGroupAssigner:
         self.cache_size = cache_size
         self._groups = {}
 
-    def __call__(self, key) -> int:
-        group = self._groups.get(key)
-        if group is None:
-            if len(self._groups) >= self.cache_size:
-                self._groups.clear()
-            group = self._groups[key] = stable_key_hash(key) % self.max_parallelism
-        return group
-
     def key_groups(self, keys: list) -> list:
         """The key group of each key; known keys are looked up in one C loop."""
         groups = list(map(self._groups.get, keys))
         if None in groups:
-            self._learn([key for key, group in zip(keys, groups) if group is None])
-            groups = list(map(self._groups.__getitem__, keys))
+            learned = self._learn({key for key, group in zip(keys, groups) if group is None})
+            groups = [learned[key] if group is None else group
+                      for key, group in zip(keys, groups)]
         return groups
 
-    def _learn(self, keys: list) -> None:
-        """Remembers the key groups of `keys` (hashed together)."""
-        if len(self._groups) + len(keys) > self.cache_size:
-            self._groups.clear()
+    def _learn(self, keys: set) -> dict:
+        """The key groups of `keys` (hashed together), remembered."""
+        keys = list(keys)
         max_parallelism = self.max_parallelism
-        self._groups.update(zip(keys, (h % max_parallelism for h in stable_key_hashes(keys))))
+        learned = dict(zip(keys, (h % max_parallelism for h in stable_key_hashes(keys))))
+        if len(self._groups) + len(learned) > self.cache_size:
+            self._groups.clear()
+        self._groups.update(learned)
+        return learned
 
 
 def _mix(h: int) -> int:

@@ -29,11 +29,12 @@ records, then fires timers, then processes phase 1 records (the order Flink's ch
 give); within a phase, records in seq order, so each key sees each producer's records in
 the order they were produced.
 
-A bundle's records come from one producer in one phase, in their order, and two bundles
-for one key group never interleave (a producer numbers each routing call's records after
+A bundle's records come from one producer in one phase, in their order, and a producer's
+bundles for one key group never interleave (it numbers each routing call's records after
 the last call's), so a bundle needs one order key, its first record's: a consumer orders
-bundles by it and reads each bundle's records in turn. A record read from a bundle carries
-its bundle's key as its `seq` (only its phase is read per record).
+bundles by it and reads each bundle's records in turn, which keeps every producer's order.
+A record read from a bundle carries its bundle's key as its `seq` (only its phase is read
+per record).
 
 Pages. A key group's keyed state, timers and engine bookkeeping are pickled pages with int
 ids; negative ids are reserved here. An engine stores a key group's pages as one versioned

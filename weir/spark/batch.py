@@ -65,14 +65,20 @@ class StageBatch:
 
     def __call__(self, batches):
         """The partition's output batches; `batches` are sorted by (uid, key group)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
         freeze_long_lived()
         with paused_gc():
-            forward, group, rows = [], None, []
+            stage_uids = pa.array(sorted(self.stage_uids), pa.string())
+            group, rows = None, []
             for batch in batches:
-                for row in zip(*(batch.column(name).to_pylist() for name in STREAM_COLUMNS)):
-                    if row[0] not in self.stage_uids:
-                        forward.append(row)
-                    elif (row[0], row[2]) != group:  # (uid, key group)
+                here = pc.is_in(batch.column("_to"), value_set=stage_uids)
+                passing = batch.filter(pc.invert(here))  # for later stages and sinks
+                if passing.num_rows:
+                    yield passing.select(STREAM_COLUMNS)
+                mine = batch.filter(here)
+                for row in zip(*(mine.column(name).to_pylist() for name in STREAM_COLUMNS)):
+                    if (row[0], row[2]) != group:  # (uid, key group)
                         if rows:
                             yield self._run(*group, rows)
                         group, rows = (row[0], row[2]), [row]
@@ -80,8 +86,6 @@ class StageBatch:
                         rows.append(row)
             if rows:
                 yield self._run(*group, rows)
-            if forward:
-                yield to_batch(forward)
 
     def _run(self, uid: str, key_group: int, rows):
         runner = self._runner(uid)
@@ -99,20 +103,29 @@ def query_frame(spark, plan: PhysicalPlan):
     settings = plan.subset()
     frame = union_all([spark_source.read_batch(spark, task, settings) for task in plan.sources])
     frame = frame.filter(F.col("_to") != F.lit(WATERMARK))  # no watermark: nothing is late
+    partitions = stage_partitions(spark, plan)
     for stage in plan.stages:
-        frame = _by_key_group_range(frame, stage, plan).mapInArrow(
+        frame = _by_key_group_range(frame, stage, plan, partitions).mapInArrow(
             StageBatch(plan.subset(keyed=stage)), STREAM_SCHEMA_DDL)
     return frame
 
 
-def _by_key_group_range(frame, stage, plan):
-    """`frame` in one partition per subtask of the stage's operators, each holding its
-    key-group range sorted by (operator uid, key group); other rows stay spread."""
+def stage_partitions(spark, plan: PhysicalPlan) -> int:
+    """A stage's Spark partitions: one per subtask, or as many as the session's shuffle
+    partitions where those are more (a user's session on a cluster), at most one per key
+    group."""
+    shuffle = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    return max(1, min(max(plan.parallelism, shuffle), plan.max_parallelism))
+
+
+def _by_key_group_range(frame, stage, plan, partitions: int):
+    """`frame` in `partitions` partitions of contiguous key-group ranges (with one per
+    subtask, Flink's ranges), each sorted by (operator uid, key group); rows for later
+    stages and sinks stay spread."""
     here = F.col("_to").isin([task.uid for task in stage])
-    subtasks = max(1, plan.parallelism)
-    subtask = F.when(here, F.floor(F.col("_kg") * subtasks / plan.max_parallelism)) \
-        .otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(subtasks)))
-    return frame.repartitionById(subtasks, subtask.cast("int")) \
+    partition = F.when(here, F.floor(F.col("_kg") * partitions / plan.max_parallelism)) \
+        .otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(partitions)))
+    return frame.repartitionById(partitions, partition.cast("int")) \
         .sortWithinPartitions("_to", "_kg")
 
 

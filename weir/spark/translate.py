@@ -68,7 +68,7 @@ def _sources_frame(spark, plan, announcements):
     return union_all(groups)
 
 
-def stage_groups(frame, stage, plan):
+def _stage_groups(frame, stage, plan):
     """`frame` grouped for one stage: by (operator uid, key group) for the stage's keyed
     operators; rows for later stages and sinks in a few FORWARD groups (by key group and
     Spark partition), which pass them through."""
@@ -84,7 +84,7 @@ def _stage_frame(frame, stage, plan):
     """One transformWithState for every keyed operator of `stage`."""
     # Spark's row-based form: a group's input and output are a few bundle rows, for which
     # pandas frames cost more than the rows themselves (~0.5 ms per key group).
-    return stage_groups(frame, stage, plan).transformWithState(
+    return _stage_groups(frame, stage, plan).transformWithState(
         statefulProcessor=StageHost(plan.subset(keyed=stage)),
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 

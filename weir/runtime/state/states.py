@@ -41,7 +41,7 @@ class KeyedState:
             self._ttl = _Ttl(config, backend.clock)
 
     def _read(self):
-        """The current key's value (with a TTL: None once expired)."""
+        """The current key's value, as its TTL's visibility allows."""
         stored = self._backend.get_entry(self._name)
         if stored is None:
             return None
@@ -65,7 +65,8 @@ class KeyedState:
 class ValueState(KeyedState, Generic[T]):
     def __init__(self, backend, descriptor):
         super().__init__(backend, descriptor)
-        self.value = self._read  # the hottest state call: one call level less
+        # the hottest state call, one call level less (value() below says what it does)
+        self.value = self._read
 
     def value(self):
         return self._read()
