@@ -44,10 +44,10 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self._collect(self._processes[input_label], value, ctx)
 
     def process_batch(self, records, key_selector, emit: Emit) -> None:
-        """process_element for each (seq, value, timestamp) record of one input, in one loop:
-        a keyed job's hottest path, without a call level per record for the key, the
-        context or the outputs."""
+        """process_element for each (seq, value, timestamp) record of one input, in one loop
+        (a keyed job's hottest path: one call level less per record)."""
         select, ctx, method = self.backend.set_current_key, self.ctx, self._processes[0]
+        collect = self._collect
         ctx.current_time_domain = None
         self._emit = emit
         for _, value, timestamp in records:
@@ -55,15 +55,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
             select(key)
             ctx.current_key = key
             ctx.current_timestamp = self._output_ts = timestamp
-            try:
-                result = method(value, ctx)
-                if result is not None:
-                    for item in result:
-                        emit(*split_side_output(item), timestamp)
-            except UserFunctionError:
-                raise
-            except Exception as exc:
-                raise wrap_user_error(exc, self.name, method) from exc
+            collect(method, value, ctx)
 
     def select_key(self, key) -> None:
         self.backend.set_current_key(key)
