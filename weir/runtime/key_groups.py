@@ -7,6 +7,7 @@ import numpy as np
 
 DEFAULT_MAX_PARALLELISM = 128
 _SMALL_INT_MIN, _SMALL_INT_MAX = -(2**127), 2**127  # ints hashed from 16 little-endian bytes
+_MIX_1, _MIX_2 = 0x85EBCA6B, 0xC2B2AE35  # murmur3's finaliser constants
 
 
 def stable_key_hash(key) -> int:
@@ -18,17 +19,12 @@ def stable_key_hash(key) -> int:
 
 
 def stable_key_hashes(keys: list) -> list:
-    """stable_key_hash of each key, mixed together (~4x faster for many keys)."""
-    if all(type(key) is int for key in keys) and \
-            _SMALL_INT_MIN <= min(keys, default=0) and max(keys, default=0) < _SMALL_INT_MAX:
-        crcs = [zlib.crc32(key.to_bytes(16, "little", signed=True)) for key in keys]
-    else:
-        crcs = [zlib.crc32(_key_bytes(key)) for key in keys]
-    h = np.array(crcs, dtype=np.uint32)  # _mix, in uint32 arithmetic
-    h ^= h >> 16
-    h *= np.uint32(0x85EBCA6B)
+    """stable_key_hash of each key, mixed together (~3x faster for many keys)."""
+    h = np.array([zlib.crc32(_key_bytes(key)) for key in keys], dtype=np.uint32)
+    h ^= h >> 16  # _mix, in uint32 arithmetic
+    h *= np.uint32(_MIX_1)
     h ^= h >> 13
-    h *= np.uint32(0xC2B2AE35)
+    h *= np.uint32(_MIX_2)
     h ^= h >> 16
     return h.tolist()
 
@@ -73,9 +69,9 @@ class KeyGroupAssigner:
 def _mix(h: int) -> int:
     """murmur3's 32-bit finaliser: spreads crc32's low bits over the whole word."""
     h ^= h >> 16
-    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h = (h * _MIX_1) & 0xFFFFFFFF
     h ^= h >> 13
-    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h = (h * _MIX_2) & 0xFFFFFFFF
     h ^= h >> 16
     return h
 

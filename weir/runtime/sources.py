@@ -13,6 +13,8 @@ import os
 import time
 from typing import Iterator, List, Optional, Tuple
 
+from weir.runtime.chain import columns_of
+
 Split = Tuple[int, int, int]  # (split index, first position, end position)
 END_SPLIT = "end"
 
@@ -67,7 +69,15 @@ class SourceReader:
         (the columns a chain runs over)."""
         pairs = self.read(lo, hi)
         while part := list(itertools.islice(pairs, chunk)):
-            yield [value for value, _ in part], [stamp for _, stamp in part]
+            yield columns_of(part)
+
+
+def _untimed_columns(lo: int, hi: int, chunk: int, values_between):
+    """read_columns of a reader whose records have no timestamps: `values_between(a, b)`
+    gives the values of positions a..b-1."""
+    for start in range(lo, hi, chunk):
+        values = values_between(start, min(start + chunk, hi))
+        yield values, [None] * len(values)
 
 
 class CollectionReader(SourceReader):
@@ -90,9 +100,7 @@ class CollectionReader(SourceReader):
             yield value, None
 
     def read_columns(self, lo, hi, chunk):
-        for start in range(lo, hi, chunk):
-            values = self.values[start:min(start + chunk, hi)]
-            yield values, [None] * len(values)
+        return _untimed_columns(lo, hi, chunk, lambda start, end: self.values[start:end])
 
 
 class DataGeneratorReader(SourceReader):
@@ -138,9 +146,8 @@ class DataGeneratorReader(SourceReader):
             yield generator(index), None
 
     def read_columns(self, lo, hi, chunk):
-        for start in range(lo, hi, chunk):
-            values = list(map(self.generator, range(start, min(start + chunk, hi))))
-            yield values, [None] * len(values)
+        return _untimed_columns(lo, hi, chunk,
+                                lambda start, end: list(map(self.generator, range(start, end))))
 
 
 class FileReader(SourceReader):

@@ -34,7 +34,6 @@ class KeyedState:
         self._name = descriptor.name
         config = descriptor.ttl_config
         if config is None:  # reads and writes go straight to the backend's entry
-            self._ttl = None
             self._read = partial(backend.get_entry, self._name)
             self._write = partial(backend.put_entry, self._name)
         else:
