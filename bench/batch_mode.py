@@ -10,7 +10,9 @@ One process, one SparkSession, one run. Every side counts N events with key = i 
   native          spark.range(N) -> groupBy(id % K).count(), a Spark batch job
 
 Each side is verified (one count per key, counts summing to N) and timed from submission
-to its end, after a warm-up run of every side.
+to its end, after a warm-up run of every side. The sides take turns --repeat times and
+each side's median is reported (a single run of a side varies by up to a third here: the
+JVM's and the Python workers' warm-up, and two cores shared with the driver).
 
   .venv/bin/python bench/batch_mode.py --events 20000 --keys 100     # smoke run
   .venv/bin/python bench/batch_mode.py                               # 2,000,000 / 100,000
@@ -18,6 +20,7 @@ to its end, after a warm-up run of every side.
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -72,15 +75,21 @@ def main(argv=None):
     parser.add_argument("--batch-events", type=int, default=500_000,
                         help="records per micro-batch of the STREAMING run")
     parser.add_argument("--warmup-events", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each side, taking turns; medians are reported")
     args = parser.parse_args(argv)
     spark = make_session()
     measure(spark, args.warmup_events, min(args.keys, args.warmup_events), args.batch_events)
-    seconds = measure(spark, args.events, args.keys, args.batch_events)
-    print(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores\n")
-    print("| side | seconds | events/s |")
-    print("|---|---|---|")
+    runs = [measure(spark, args.events, args.keys, args.batch_events)
+            for _ in range(args.repeat)]
+    seconds = {side: statistics.median(run[side] for run in runs) for side in runs[0]}
+    print(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
+          f"{args.repeat} runs\n")
+    print("| side | seconds | events/s | runs (s) |")
+    print("|---|---|---|---|")
     for side, value in seconds.items():
-        print(f"| {side} | {value:.2f} | {args.events / value:,.0f} |")
+        each = ", ".join(f"{run[side]:.2f}" for run in runs)
+        print(f"| {side} | {value:.2f} | {args.events / value:,.0f} | {each} |")
     print(f"\nweir STREAMING / BATCH time: {seconds['weir-streaming'] / seconds['weir-batch']:.2f}x"
           f"; weir BATCH / native time: {seconds['weir-batch'] / seconds['native']:.2f}x")
 

@@ -19,6 +19,9 @@ from weir.runtime.output_tag import OutputTag
 from weir.runtime.sink_writers import write_file_batch
 from weir.runtime.sinks import FileSinkSpec
 from weir.runtime.sources import END_SPLIT, CollectionReader, FileReader
+from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.state.descriptors import ValueStateDescriptor
+from weir.runtime.state.states import ValueState
 
 KEYS = ["sensor_1", 42, -7, ("a", 1), 2**70, True, b"raw"]
 
@@ -57,6 +60,33 @@ def test_key_group_cache_forgets_when_full_without_losing_a_chunks_known_keys():
     keys = [1, 100, 101, 102, 100, 7]  # known and new keys: the cache overflows
     assert assigner.key_groups(keys) == [stable_key_hash(k) % 128 for k in keys]
     assert assigner.key_groups([0]) == [stable_key_hash(0) % 128]
+
+
+def test_state_backend_keeps_each_keys_entry_current_through_clears_and_releases():
+    stores = {}
+    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
+    count, name = (ValueState(backend, ValueStateDescriptor(n)) for n in ("count", "name"))
+
+    backend.set_current_key("a")
+    count.update(1)
+    name.update("x")
+    backend.set_current_key("b")
+    assert count.value() is None
+    count.update(2)
+    backend.set_current_key("a")
+    count.update(None)  # clears one state of "a": its other one stays
+    assert (count.value(), name.value()) == (None, "x")
+    name.clear()  # "a" has no state left: its entry leaves the page
+    backend.set_current_key("a")
+    assert name.value() is None
+    group = assign_to_key_group("a", 4)
+    assert "a" not in backend.key_group_pages(group).page(0)
+    name.update("y")  # and comes back
+    backend.release()  # stores the changed pages; later reads load them again
+    backend.set_current_key("a")
+    assert (count.value(), name.value()) == (None, "y")
+    backend.set_current_key("b")
+    assert (count.value(), name.value()) == (2, None)
 
 
 def test_keys_spread_over_key_groups():

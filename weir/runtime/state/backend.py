@@ -65,6 +65,16 @@ class KeyGroupPages:
         self.dirty.clear()
 
 
+class _KeyRef:
+    """Where a key's state lives: its key group's pages, the page id, the page, and the
+    key's entry in it ({state name: stored value}; None while the key has no state)."""
+
+    __slots__ = ("group", "page_id", "page", "entry")
+
+    def __init__(self, group: KeyGroupPages, page_id: int, page: dict, entry):
+        self.group, self.page_id, self.page, self.entry = group, page_id, page, entry
+
+
 class KeyedStateBackend:
     """Keyed state of the key groups an operator instance owns.
 
@@ -82,8 +92,8 @@ class KeyedStateBackend:
         self._groups: Dict[int, KeyGroupPages] = {}
         self._locations = {}
         self.current_key = None
-        self._page_ref = None
-        self._refs = {}
+        self._ref = None  # the current key's _KeyRef, once its state was touched
+        self._refs = {}  # key -> _KeyRef, until release()
 
     def key_group_pages(self, key_group: int) -> KeyGroupPages:
         group = self._groups.get(key_group)
@@ -109,41 +119,44 @@ class KeyedStateBackend:
 
     def set_current_key(self, key) -> None:
         self.current_key = key
-        self._page_ref = self._refs.get(key)
+        self._ref = self._refs.get(key)
 
-    def _current_page(self):
-        """(group, page id, page) of the current key; remembered per key until release()."""
-        ref = self._page_ref
+    def _current_ref(self) -> _KeyRef:
+        """The current key's _KeyRef (looked up once per key until release(): every
+        change of a key's entry goes through this backend, which keeps it current)."""
+        ref = self._ref
         if ref is None:
             key = self.current_key
             key_group, page_id = self._locate(key)
             group = self.key_group_pages(key_group)
-            ref = self._page_ref = self._refs[key] = (group, page_id, group.page(page_id))
+            page = group.page(page_id)
+            ref = self._ref = self._refs[key] = _KeyRef(group, page_id, page, page.get(key))
         return ref
 
     def get_entry(self, state_name):
         """The stored value of `state_name` for the current key, or None. A name is a
         state's name, or a (view, namespace) slot of namespaced (window) state."""
-        entry = (self._page_ref or self._current_page())[2].get(self.current_key)
+        entry = (self._ref or self._current_ref()).entry
         return None if entry is None else entry.get(state_name)
 
     def put_entry(self, state_name, stored) -> None:
-        group, page_id, page = self._page_ref or self._current_page()
-        entry = page.get(self.current_key)
+        ref = self._ref or self._current_ref()
+        entry = ref.entry
         if entry is None:
-            entry = page[self.current_key] = {}
+            entry = ref.entry = ref.page[self.current_key] = {}
         entry[state_name] = stored
-        group.dirty.add(page_id)
+        ref.group.dirty.add(ref.page_id)
 
     def remove_entry(self, state_name) -> None:
-        group, page_id, page = self._current_page()
-        entry = page.get(self.current_key)
+        ref = self._current_ref()
+        entry = ref.entry
         if entry is None or state_name not in entry:
             return
         del entry[state_name]
         if not entry:
-            del page[self.current_key]
-        group.dirty.add(page_id)
+            del ref.page[self.current_key]
+            ref.entry = None
+        ref.group.dirty.add(ref.page_id)
 
     def release(self) -> None:
         self.flush()
