@@ -5,7 +5,7 @@ ended) and the job ends with that batch."""
 from weir.common import Duration, WatermarkStrategy
 from weir.common.watermark_strategy import TimestampAssigner
 from weir.datastream import KeyedProcessFunction, SinkFunction
-from weir.runtime.sources import CollectionReader
+from weir.runtime.sources import END_SPLIT, CollectionReader
 
 
 class ByValue(TimestampAssigner):
@@ -55,3 +55,22 @@ def test_end_of_input_fires_in_the_batch_of_the_last_source(any_env):
     assert timers == [("timer", k, 2**63 - 1) for k in ("a", "b", "c")]
     assert not [v for b in (first, first + 1) for v in by_batch[b] if v[0] == "timer"]
     assert result.batches == 3  # no batch ran after the end of the input
+
+
+def test_the_end_of_input_and_announcements_ride_with_the_last_data_split():
+    """Each Spark task costs a start: a micro-batch's end of input and announcements are
+    read by the task of its last data split, or by one task of their own without data;
+    the batch's first split keeps its place (it carries the batch's ticks)."""
+    from weir.spark.source import _partitions
+    tick = ("tick",)
+    split_0, split_1 = (0, 0, 5), (1, 5, 10)
+
+    def planned(splits, extra=()):
+        return [(part.splits, part.first) for part in _partitions(splits, extra)]
+
+    assert planned([split_0, split_1, END_SPLIT], [tick]) == [
+        ([split_0], True), ([split_1, END_SPLIT, tick], False)]
+    assert planned([split_0]) == [([split_0], True)]
+    assert planned([END_SPLIT], [tick]) == [([END_SPLIT, tick], True)]
+    assert planned([], [tick]) == [([tick], False)]
+    assert planned([]) == []

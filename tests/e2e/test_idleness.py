@@ -96,7 +96,7 @@ def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     wrapped = announcing.latestOffset({"pos": 1, "end": 0})  # from a run without idleness
     assert wrapped == {"pos": 3, "end": 1, IDLE_KEY: 1234, OWN_KEY: {}, TICK_KEY: None}
     splits = announcing.partitions({"pos": 1, "end": 0}, wrapped)
-    assert [s.split for s in splits] == [(0, 1, 3), "end", ("idle", 1234)]
+    assert [s.splits for s in splits] == [[(0, 1, 3), "end", ("idle", 1234)]]  # one task
     assert plain.latestOffset(wrapped) == {"pos": 3, "end": 1}  # ended: as it was
-    assert [s.split for s in plain.partitions({"pos": 0, "end": 0, IDLE_KEY: 5}, wrapped)] \
-        == [(0, 0, 3), "end"]
+    assert [s.splits for s in plain.partitions({"pos": 0, "end": 0, IDLE_KEY: 5}, wrapped)] \
+        == [[(0, 0, 3), "end"]]

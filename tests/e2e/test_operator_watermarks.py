@@ -108,7 +108,7 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     assert end == {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 5099, "join": 90},
                    TICK_KEY: None}
     splits = reader.partitions(start, end)
-    assert [s.split for s in splits] == [("own", {"window": 5099})]
+    assert [s.splits for s in splits] == [[("own", {"window": 5099})]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"], r["_ts"]) for r in rows] == [
         ("window", kg, OWN, 5099) for kg in range(4)]

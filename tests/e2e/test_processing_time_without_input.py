@@ -77,7 +77,7 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
     ticked = reader.latestOffset(start)
     assert ticked == {**start, TICK_KEY: 5200}
     splits = reader.partitions(start, ticked)
-    assert [s.split for s in splits] == [(TICK,)]
+    assert [s.splits for s in splits] == [[(TICK,)]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"]) for r in rows] == [
         ("alerts", kg, TICK) for kg in range(3)]

@@ -61,10 +61,27 @@ class WeirDataSource(DataSource):
 
 
 class _Split(InputPartition):
-    def __init__(self, split, first: bool):
-        super().__init__(split)
-        self.split = split
+    """What one Spark task reads: splits of the source's input in order, the first of
+    them the micro-batch's first split where `first`."""
+
+    def __init__(self, splits: list, first: bool):
+        super().__init__(splits)
+        self.splits = splits
         self.first = first
+
+
+def _partitions(splits: list, extra=()) -> list:
+    """One Spark task per data split; the end of input and `extra` splits (announcements)
+    ride with the last one, or make one task of their own without data. A task costs
+    ~50-90 ms to start here, on the critical path where it waits for a free core."""
+    data = [split for split in splits if split != END_SPLIT]
+    ends = [split for split in splits if split == END_SPLIT]
+    partitions = [_Split([split], index == 0) for index, split in enumerate(data)]
+    if partitions:
+        partitions[-1].splits.extend(ends + list(extra))
+    elif ends or extra:  # the end is then the batch's first split
+        partitions.append(_Split(ends + list(extra), bool(ends)))
+    return partitions
 
 
 class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -89,9 +106,9 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start=None, limit=None):
         return self.reader.latest_offset(_inner_offset(start) or self.reader.initial_offset())
 
-    def partitions(self, start, end):
-        splits = self.reader.splits(_inner_offset(start), _inner_offset(end))
-        return [_Split(split, index == 0) for index, split in enumerate(splits)]
+    def partitions(self, start, end, extra=()):
+        return _partitions(self.reader.splits(_inner_offset(start), _inner_offset(end)),
+                           extra)
 
     def read(self, partition):
         return read_split(self.reader, self.encoded_task, partition, self.run_key)
@@ -145,32 +162,36 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start, end):
         start, end = _announcing(start), _announcing(end)
-        splits = self.inner.partitions(start, end)
+        announcements = []
         if end[IDLE_KEY] is not None and end[IDLE_KEY] != start[IDLE_KEY]:
-            splits.append(_Split((IDLE, end[IDLE_KEY]), False))
+            announcements.append((IDLE, end[IDLE_KEY]))
         moved = {uid: mark for uid, mark in end[OWN_KEY].items()
                  if start[OWN_KEY].get(uid) != mark}
         if moved:
-            splits.append(_Split((OWN, moved), False))
+            announcements.append((OWN, moved))
         if end[TICK_KEY] != start[TICK_KEY]:
-            splits.append(_Split((TICK,), False))
-        return splits
+            announcements.append((TICK,))
+        return self.inner.partitions(start, end, announcements)
 
     def read(self, partition):
-        split = partition.split
-        if isinstance(split, tuple) and split[0] == IDLE:
-            yield to_batch([(WATERMARK, 0, 0, IDLE, None, split[1])])
-        elif isinstance(split, tuple) and split[0] == OWN:
-            yield to_batch([(uid, 0, key_group, OWN, None, mark)
-                            for uid, mark in split[1].items()
-                            for key_group in range(self.own[1])])
-        elif isinstance(split, tuple) and split[0] == TICK:
-            bundler = Bundler()
-            for uid in self.due[2]:
-                bundler.add_ticks(uid, self.due[1])
-            yield to_batch(bundler.rows())
-        else:
-            yield from self.inner.read(partition)
+        data = [split for split in partition.splits if not _is_announcement(split)]
+        if data:
+            yield from self.inner.read(_Split(data, partition.first))
+        for split in partition.splits:
+            if _is_announcement(split):
+                yield self._announcement(split)
+
+    def _announcement(self, split):
+        if split[0] == IDLE:
+            return to_batch([(WATERMARK, 0, 0, IDLE, None, split[1])])
+        if split[0] == OWN:
+            return to_batch([(uid, 0, key_group, OWN, None, mark)
+                             for uid, mark in split[1].items()
+                             for key_group in range(self.own[1])])
+        bundler = Bundler()  # TICK
+        for uid in self.due[2]:
+            bundler.add_ticks(uid, self.due[1])
+        return to_batch(bundler.rows())
 
     def commit(self, end):
         pass
@@ -212,6 +233,10 @@ def _announcing(offset: dict) -> dict:
     return {IDLE_KEY: None, OWN_KEY: {}, TICK_KEY: None, **offset}
 
 
+def _is_announcement(split) -> bool:
+    return isinstance(split, tuple) and split[0] in (IDLE, OWN, TICK)
+
+
 def read_announcements(path: str) -> dict:
     """{watermark group name: announced timestamp} the driver wrote to `path`."""
     try:
@@ -232,8 +257,7 @@ class WeirBatchReader(DataSourceReader):
         start = end = self.reader.initial_offset()
         while not end["end"]:
             end = self.reader.latest_offset(end)
-        splits = self.reader.splits(start, end)
-        return [_Split(split, index == 0) for index, split in enumerate(splits)]
+        return _partitions(self.reader.splits(start, end))
 
     def read(self, partition):
         return read_split(self.reader, self.encoded_task, partition)
@@ -243,9 +267,9 @@ SOURCES = WorkerInstances()  # this worker process's source tasks: (run, uid) ->
 
 
 def read_split(reader, encoded_task: str, partition, run_key=None):
-    """A split's rows. The collector stays paused until the split is read: paused per
-    chunk, re-enabling it made Python scan every row the file reader still held (py-spy
-    on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the
+    """The rows of a partition's splits. The collector stays paused until they are read:
+    paused per chunk, re-enabling it made Python scan every row the file reader still held
+    (py-spy on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the
     worker process keeps the task, and the functions fused behind it open, for the
     splits of later micro-batches of the run."""
     freeze_long_lived()
@@ -254,12 +278,12 @@ def read_split(reader, encoded_task: str, partition, run_key=None):
             runner = SourceRunner(*decode(encoded_task))
         else:
             runner = SOURCES.get(*run_key, lambda: SourceRunner(*decode(encoded_task)))
-        split = partition.split
-        chunks = chunks_of(reader, split) if split != END_SPLIT else ()
         try:
-            for rows in runner.read(split, partition.first, chunks):
-                if rows:
-                    yield to_batch(rows)
+            for index, split in enumerate(partition.splits):
+                chunks = chunks_of(reader, split) if split != END_SPLIT else ()
+                for rows in runner.read(split, partition.first and index == 0, chunks):
+                    if rows:
+                        yield to_batch(rows)
         except BaseException:
             if run_key is not None:
                 SOURCES.drop(*run_key)
