@@ -4,7 +4,6 @@ Each reads and writes the current key's entry in a KeyedStateBackend. With a TTL
 is stored as (value, last_access_ms) and expires `ttl_ms` after its last counted access.
 """
 
-from functools import partial
 from typing import Generic, TypeVar
 
 from weir.runtime.state.descriptors import StateTtlConfig
@@ -34,8 +33,8 @@ class KeyedState:
         self._name = descriptor.name
         config = descriptor.ttl_config
         if config is None:  # reads and writes go straight to the backend's entry
-            self._read = partial(backend.get_entry, self._name)
-            self._write = partial(backend.put_entry, self._name)
+            self._read = backend.entry_reader(self._name)
+            self._write = backend.entry_writer(self._name)  # None: cleared
         else:
             self._ttl = _Ttl(config, backend.clock)
 
@@ -64,8 +63,10 @@ class KeyedState:
 class ValueState(KeyedState, Generic[T]):
     def __init__(self, backend, descriptor):
         super().__init__(backend, descriptor)
-        # the hottest state call, one call level less (value() below says what it does)
+        # the hottest state calls, a call level less (the methods below say what they do)
         self.value = self._read
+        if descriptor.ttl_config is None:
+            self.update = self._write
 
     def value(self):
         return self._read()

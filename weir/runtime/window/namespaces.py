@@ -6,6 +6,8 @@ states: reading or writing a window touches only its slot, and dropping a window
 its slot (a purged window leaves nothing behind).
 """
 
+from functools import partial
+
 from weir.runtime.state.states import KeyedStateStore, create_state
 
 
@@ -30,6 +32,17 @@ class NamespaceView:
         else:
             space[name] = stored
             self._backend.put_entry(slot, space)
+
+    def entry_reader(self, name):
+        return partial(self.get_entry, name)
+
+    def entry_writer(self, name):
+        """put_entry of `name`, where None removes it (as KeyedStateBackend's)."""
+        def write(stored):
+            if stored is None:
+                return self.remove_entry(name)
+            return self.put_entry(name, stored)
+        return write
 
     def remove_entry(self, name) -> None:
         slot = (self._entry, self.namespace)
