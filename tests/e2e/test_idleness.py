@@ -100,3 +100,7 @@ def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     assert plain.latestOffset(wrapped) == {"pos": 3, "end": 1}  # ended: as it was
     assert [s.splits for s in plain.partitions({"pos": 0, "end": 0, IDLE_KEY: 5}, wrapped)] \
         == [[(0, 0, 3), "end"]]
+    # an earlier run's offset may carry a tick for processing-time timers this run lacks
+    ticked = {"pos": 1, "end": 0, IDLE_KEY: None, OWN_KEY: {}, TICK_KEY: 1000}
+    assert [s.splits for s in announcing.partitions(ticked, wrapped)] == [
+        [(0, 1, 3), "end", ("idle", 1234)]]

@@ -83,6 +83,7 @@ def test_state_backend_keeps_each_keys_entry_current_through_clears_and_releases
     assert "a" not in backend.key_group_pages(group).page(0)
     name.update("y")  # and comes back
     backend.release()  # stores the changed pages; later reads load them again
+    assert count.value() is None and name.value() is None  # no key is current: nothing
     backend.set_current_key("a")
     assert (count.value(), name.value()) == (None, "y")
     backend.set_current_key("b")

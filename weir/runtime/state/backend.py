@@ -186,6 +186,7 @@ class KeyedStateBackend:
         self.flush()
         self._groups.clear()
         self._refs.clear()
+        self._ref = None
         self.current_key = None
 
     def flush(self) -> None:
