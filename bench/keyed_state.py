@@ -53,10 +53,7 @@ def make_session(extra_conf=None):
     from pyspark.sql import SparkSession
     conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
             "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "4g",
-            "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
-            # as weir sets it at a job's start (weir/spark/session.py): both engines alike
-            "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
-            **(extra_conf or {})}
+            "spark.sql.streaming.stateStore.providerClass": ROCKSDB, **(extra_conf or {})}
     builder = SparkSession.builder.master("local[2]").appName("weir-bench-keyed-state")
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -12,7 +12,7 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 @pytest.fixture(scope="session")
 def spark():
     from pyspark.sql import SparkSession
-    from weir.spark.session import CHECKPOINT_FILE_MANAGER, ROCKSDB
+    from weir.spark.session import CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, ROCKSDB
     session = (SparkSession.builder.master("local[2]").appName("weir-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -20,6 +20,7 @@ def spark():
                .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
                .config("spark.driver.memory", "2g")
                .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
+               .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session

@@ -26,7 +26,8 @@ CHECKPOINT_FILE_MANAGER = ("spark.sql.streaming.checkpointFileManagerClass",
 # stateful operator (one per shuffle stage) paid its commit in every micro-batch: the
 # summed commit time of bench/latency.py's 50,000-event batches went from ~260 to ~130 ms
 # (one keyed stage) and from ~580 to ~210 ms (two). Spark turns it on and off across
-# restarts of a query in either direction. A session that sets it keeps its own choice.
+# restarts of a query in either direction. A session handed to weir (or spark-submit's)
+# keeps its own configuration: set it there too.
 CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 DEFAULTS = {
     "spark.ui.enabled": "false",
@@ -35,6 +36,7 @@ DEFAULTS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.driver.memory": "2g",
     CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
+    CHANGELOG_CHECKPOINTING: "true",
 }
 _registered = set()
 # Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
@@ -91,8 +93,6 @@ def get_session(env) -> SparkSession:
         spark.sparkContext.setLogLevel(os.environ.get("WEIR_SPARK_LOG_LEVEL", "ERROR"))
     _quiet_py4j()
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-    if spark.conf.get(CHANGELOG_CHECKPOINTING, None) is None:
-        spark.conf.set(CHANGELOG_CHECKPOINTING, "true")
     if id(spark) not in _registered:
         spark_source.register(spark)
         _registered.add(id(spark))
