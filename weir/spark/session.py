@@ -25,9 +25,9 @@ CHECKPOINT_FILE_MANAGER = ("spark.sql.streaming.checkpointFileManagerClass",
 # copied to the checkpoint directory), and snapshots are made in the background. Each Spark
 # stateful operator (one per shuffle stage) paid its commit in every micro-batch: the
 # summed commit time of bench/latency.py's 50,000-event batches went from ~260 to ~130 ms
-# (one keyed stage) and from ~580 to ~210 ms (two). Spark turns it on and off across
-# restarts of a query in either direction. A session handed to weir (or spark-submit's)
-# keeps its own configuration: set it there too.
+# (one keyed stage) and from ~580 to ~210 ms (two). Spark's guide says a query may switch
+# it on or off across restarts (weir's tests run with it on throughout, as here). A session
+# handed to weir (or spark-submit's) keeps its own configuration: set it there too.
 CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 DEFAULTS = {
     "spark.ui.enabled": "false",
