@@ -87,3 +87,15 @@ def local_env():
 def any_env(request):
     """Runs a test on both engines: the differential oracle."""
     return request.getfixturevalue("local_env" if request.param == "local" else "spark_env")
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory):
+    """A real Kafka-protocol broker (Tansu) on a loopback port, for the whole session."""
+    from tests.servers.kafka import Broker
+    broker = Broker(str(tmp_path_factory.mktemp("tansu") / "broker.log"))
+    yield broker
+    from weir.runtime.connectors import kafka_sink, kafka_source
+    kafka_source.close_clients()  # this process's clients (in-process executor)
+    kafka_sink.close_clients()
+    broker.stop()

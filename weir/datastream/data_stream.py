@@ -188,6 +188,7 @@ class DataStream(PyFlinkGaps):
         return self._sink(PrintSink(sink_identifier, type_info=self._node.output_type), "Print")
 
     def sink_to(self, sink) -> "DataStreamSink":
+        sink = sink.sink_spec() if hasattr(sink, "sink_spec") else sink  # e.g. KafkaSink
         if isinstance(sink, FileSinkSpec) and sink.record_type is None:
             sink = copy.copy(sink)
             sink.record_type = self._node.output_type

@@ -122,6 +122,9 @@ def _named_errors(chunks, source: str):
 
 def chunks_of(reader, split):
     """(values, timestamps) of a split, in chunks of at most MAX_BUNDLE_RECORDS."""
+    if hasattr(reader, "split_chunks"):  # a reader with splits of its own shape
+        yield from reader.split_chunks(split, MAX_BUNDLE_RECORDS)
+        return
     _, *bounds = split
     if len(bounds) == 1:  # files: values without timestamps yet
         values = reader.file_values(*bounds)
@@ -238,7 +241,10 @@ class JobOutputs:
     become idle or whose operators have watermarks of their own, the watermark rows go
     to `group_tracker`."""
 
-    def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog):
+    def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog,
+                 written_by_tasks=frozenset()):
+        """`written_by_tasks`: the uids of the sinks the tasks write themselves (their
+        counts still come here, as metrics)."""
         self.plan = plan
         self.metrics = metrics
         self.operator_states = operator_states
@@ -249,12 +255,12 @@ class JobOutputs:
         self.processing_timers = {}
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
                                          operator_states.restored.get(uid), plan.restoring)
-                        for uid, node in plan.sinks.items()}
+                        for uid, node in plan.sinks.items() if uid not in written_by_tasks}
 
     def write(self, rows, batch_id: int) -> set:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
-        per_sink = {uid: ([], []) for uid in self.plan.sinks}
+        per_sink = {uid: ([], []) for uid in self.writers}
         counts, finished = {}, set()
         for to, subtask, blob in rows:
             if to == METRICS:

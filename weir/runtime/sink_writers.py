@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 
+from weir.runtime.connectors.sink_base import is_executor_side
 from weir.runtime.errors import call_user
 from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
 from weir.runtime.state.operator_state import (FunctionInitializationContext,
@@ -99,7 +100,7 @@ def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
         sink.results.extend(values)
     elif isinstance(sink, FileSinkSpec):
         write_file_batch(sink, values, batch_id)
-    elif isinstance(sink, CheckpointedSink):
+    elif isinstance(sink, (CheckpointedSink, InProcessSink)):
         sink.write(values, batch_id, subtasks)
     elif isinstance(sink, SinkFunctionSink):
         invoke = getattr(sink.function, "invoke", sink.function)
@@ -156,10 +157,33 @@ class CheckpointedSink:
         return call_user(self.uid, method, *args)
 
 
+class InProcessSink:
+    """A sink the tasks write (weir.runtime.connectors.sink_base), written in this process
+    as one task (the in-process executor)."""
+
+    def __init__(self, spec, uid: str):
+        self.spec = spec
+        self.uid = uid
+
+    def write(self, values, batch_id: int, subtasks=None) -> None:
+        if not values:
+            return
+        writer = self.spec.batch_writer(self.uid, batch_id, 0)
+        try:
+            writer.write(values)
+            writer.finish()
+        except BaseException:
+            writer.abort()
+            raise
+
+
 def sink_writer(sink, uid: str, parallelism: int, restored=None, restoring: bool = False):
     """What a job writes `sink`'s records with: the sink itself, or for a sink function
     with operator state, its instances (`restored`: what each restores, or None;
-    `restoring`: the run starts from a checkpoint)."""
+    `restoring`: the run starts from a checkpoint), or for a sink its tasks write, one
+    such task in this process."""
+    if is_executor_side(sink):
+        return InProcessSink(sink, uid)
     if isinstance(sink, SinkFunctionSink) and is_checkpointed(sink.function):
         return CheckpointedSink(sink.function, uid, parallelism, restored, restoring)
     return sink

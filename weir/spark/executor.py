@@ -23,6 +23,7 @@ from weir.spark.restore import (check_max_parallelism, last_committed_batch,
                                 load_operator_states, save_operator_states)
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
+from weir.spark.sinks import COLUMNS, write_in_tasks, written_by_tasks
 from weir.spark.source import read_announcements
 from weir.spark.translate import query_frame
 
@@ -60,7 +61,8 @@ class SparkJob(JobClient):
         self.started = time.time()
         self.batches = 0
         self.metrics = MetricsLog()
-        self.outputs = JobOutputs(self.plan, self.metrics, states)
+        self.task_sinks = written_by_tasks(self.plan)
+        self.outputs = JobOutputs(self.plan, self.metrics, states, frozenset(self.task_sinks))
         self.own_watermarks = OwnWatermarks(self.plan)
         self._lock = threading.Lock()
         self.query = None
@@ -119,7 +121,10 @@ class SparkJob(JobClient):
     def _write_batch(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
             return  # a batch Spark starts for its watermark after every input has ended
-        table = batch_frame.select("_to", "_kg", "_b").toArrow()
+        frame = batch_frame.select(*COLUMNS)
+        if self.task_sinks:
+            frame = write_in_tasks(frame, self.task_sinks, batch_id)
+        table = frame.toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
             self.finished |= self.outputs.write(rows, batch_id)

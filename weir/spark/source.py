@@ -114,7 +114,9 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return read_split(self.reader, self.encoded_task, partition, self.run_key)
 
     def commit(self, end):
-        pass
+        commit_offset = getattr(self.reader, "commit_offset", None)
+        if commit_offset is not None:  # e.g. Kafka's offsets to the consumer group
+            commit_offset(_inner_offset(end))
 
 
 class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -195,7 +197,7 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return to_batch(bundler.rows())
 
     def commit(self, end):
-        pass
+        self.inner.commit(end)
 
 
 IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's group

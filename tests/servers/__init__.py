@@ -1,0 +1,1 @@
+"""Real servers the connector tests run against, started on loopback by fixtures."""

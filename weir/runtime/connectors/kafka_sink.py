@@ -1,0 +1,214 @@
+"""Writing Kafka: each task writes its share of a micro-batch's records.
+
+EXACTLY_ONCE: a task's records of micro-batch b go in one Kafka transaction (transactional
+id `<prefix>-<task>`), which also commits offset b + 1 for the consumer group
+`<prefix>-<task>` on partition 0 of the first record's topic: that group's committed
+offset is the last batch the task wrote. A replayed batch (after a crash, or a task retry)
+finds its batch written and writes nothing; starting the transactional producer fences an
+earlier incarnation and aborts the transaction it left open. Flink ties its transactions to
+checkpoints the same way; weir's checkpoint is the micro-batch.
+"""
+
+from typing import Dict, Optional
+
+from weir.runtime.connectors.sink_base import BatchWriter
+
+FLUSH_TIMEOUT_S = 60.0
+TRANSACTION_TIMEOUT_S = 60.0
+
+
+class RecordSerializer:
+    """A record's (topic, key bytes or None, value bytes)."""
+
+    def __init__(self, topic: Optional[str], topic_selector, key_schema, value_schema):
+        self.topic = topic
+        self.topic_selector = topic_selector
+        self.key_schema = key_schema
+        self.value_schema = value_schema
+
+    def serialize(self, record):
+        topic = self.topic if self.topic_selector is None else self.topic_selector(record)
+        key = None if self.key_schema is None else self.key_schema.serialize(record)
+        return topic, key, self.value_schema.serialize(record)
+
+
+class KafkaSinkSpec:
+    """A KafkaSink's settings; written on the executors, by BatchWriters."""
+
+    executor_side = True
+
+    def __init__(self, bootstrap_servers: str, serializer: RecordSerializer, guarantee: str,
+                 transactional_id_prefix: Optional[str], properties: Dict[str, str]):
+        self.bootstrap_servers = bootstrap_servers
+        self.serializer = serializer
+        self.guarantee = guarantee  # DeliveryGuarantee's name
+        self.transactional_id_prefix = transactional_id_prefix
+        self.properties = dict(properties)
+
+    def batch_writer(self, uid: str, batch_id: int, task: int) -> "BatchWriter":
+        if self.guarantee == "EXACTLY_ONCE":
+            return TransactionalWriter(self, uid, batch_id, task)
+        return BufferedWriter(self, uid, batch_id, task)
+
+    def producer_config(self) -> dict:
+        config = {key: value for key, value in self.properties.items()
+                  if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"}
+        config["bootstrap.servers"] = self.bootstrap_servers
+        if self.guarantee == "AT_LEAST_ONCE":
+            config.setdefault("enable.idempotence", True)
+            config.setdefault("acks", "all")
+        return config
+
+
+# this process's producers, by their settings (transactional ones once initialized)
+_PRODUCERS: Dict[tuple, object] = {}
+_TRANSACTIONAL: Dict[tuple, object] = {}
+
+
+def _config_key(config: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in config.items()))
+
+
+def _producer(config: dict):
+    from confluent_kafka import Producer
+    producer = _PRODUCERS.get(_config_key(config))
+    if producer is None:
+        producer = _PRODUCERS[_config_key(config)] = Producer(config)
+    return producer
+
+
+def _transactional_producer(config: dict):
+    """A producer of transactional id config["transactional.id"], its transactions
+    initialized: that fences every earlier producer of the id and aborts the transaction
+    one left open."""
+    from confluent_kafka import Producer
+    producer = _TRANSACTIONAL.get(_config_key(config))
+    if producer is None:
+        producer = Producer(config)
+        producer.init_transactions(TRANSACTION_TIMEOUT_S)
+        _TRANSACTIONAL[_config_key(config)] = producer
+    return producer
+
+
+class _KafkaWriter(BatchWriter):
+    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
+        super().__init__(uid, batch_id, task)
+        self.spec = spec
+        self.errors = []
+
+    def _produce(self, producer, values) -> None:
+        serialize = self.spec.serializer.serialize
+        for value in values:
+            try:
+                topic, key, payload = serialize(value)
+            except Exception as exc:
+                raise ValueError(f"Kafka sink '{self.uid}': record {value!r} cannot be "
+                                 f"serialized: {type(exc).__name__}: {exc}") from exc
+            while True:
+                try:
+                    producer.produce(topic, payload, key, on_delivery=self._delivered)
+                    break
+                except BufferError:  # the client's queue is full: let it send
+                    producer.poll(0.05)
+            self.written += 1
+        producer.poll(0)
+
+    def _delivered(self, error, message) -> None:
+        if error is not None:
+            self.errors.append(f"{message.topic()}: {error.str()}")
+
+    def _check(self, remaining: int) -> None:
+        if remaining:
+            raise TimeoutError(f"Kafka sink '{self.uid}': {remaining} records not delivered "
+                               f"to {self.spec.bootstrap_servers} within "
+                               f"{FLUSH_TIMEOUT_S:.0f} s")
+        if self.errors:
+            raise ConnectionError(f"Kafka sink '{self.uid}' ({self.spec.bootstrap_servers}): "
+                                  f"{len(self.errors)} records not delivered: "
+                                  f"{self.errors[0]}")
+
+
+class BufferedWriter(_KafkaWriter):
+    """AT_LEAST_ONCE (and NONE): records are sent as they come and flushed before the
+    micro-batch commits; a replayed batch sends them again."""
+
+    def write(self, values) -> None:
+        self._produce(_producer(self.spec.producer_config()), values)
+
+    def finish(self) -> None:
+        if self.written:
+            self._check(_producer(self.spec.producer_config()).flush(FLUSH_TIMEOUT_S))
+
+
+class TransactionalWriter(_KafkaWriter):
+    """EXACTLY_ONCE: one transaction per task and micro-batch (see the module's doc)."""
+
+    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
+        super().__init__(spec, uid, batch_id, task)
+        self.name = f"{spec.transactional_id_prefix}-{task}"
+        self.config = {**spec.producer_config(), "transactional.id": self.name}
+        self.producer = None
+        self.marker_topic = None
+        self.skipping = False
+
+    def write(self, values) -> None:
+        if self.skipping or not values:
+            return
+        if self.producer is None:
+            self.marker_topic = self.spec.serializer.serialize(values[0])[0]
+            if self._batch_written():
+                self.skipping = True
+                return
+            self.producer = self._begin()
+        self._produce(self.producer, values)
+
+    def _begin(self):
+        """A producer in a new transaction; a cached one that another process fenced
+        since (or that broke) is replaced, once."""
+        try:
+            producer = _transactional_producer(self.config)
+            producer.begin_transaction()
+        except Exception:  # noqa: BLE001
+            _TRANSACTIONAL.pop(_config_key(self.config), None)
+            producer = _transactional_producer(self.config)
+            producer.begin_transaction()
+        return producer
+
+    def _batch_written(self) -> bool:
+        from confluent_kafka import Consumer, TopicPartition
+        consumer = Consumer({"bootstrap.servers": self.spec.bootstrap_servers,
+                             "group.id": self.name, "enable.auto.commit": False})
+        try:
+            committed = consumer.committed([TopicPartition(self.marker_topic, 0)],
+                                           timeout=TRANSACTION_TIMEOUT_S)[0].offset
+        finally:
+            consumer.close()
+        return committed > self.batch_id
+
+    def finish(self) -> None:
+        if self.producer is None:
+            return
+        from confluent_kafka import Consumer, TopicPartition
+        producer = self.producer
+        self._check(producer.flush(FLUSH_TIMEOUT_S))
+        metadata = Consumer({"bootstrap.servers": self.spec.bootstrap_servers,
+                             "group.id": self.name}).consumer_group_metadata()
+        producer.send_offsets_to_transaction(
+            [TopicPartition(self.marker_topic, 0, self.batch_id + 1)], metadata,
+            TRANSACTION_TIMEOUT_S)
+        producer.commit_transaction(TRANSACTION_TIMEOUT_S)
+
+    def abort(self) -> None:
+        if self.producer is not None:
+            try:
+                self.producer.abort_transaction(TRANSACTION_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 (the next incarnation's start aborts it too)
+                _TRANSACTIONAL.pop(_config_key(self.config), None)
+
+
+def close_clients() -> None:
+    """Drops this process's cached producers, flushing what they still hold."""
+    for producer in [*_PRODUCERS.values(), *_TRANSACTIONAL.values()]:
+        producer.flush(5)
+    _PRODUCERS.clear()
+    _TRANSACTIONAL.clear()

@@ -1,0 +1,322 @@
+"""Reading Kafka: the driver fixes each micro-batch's offsets per partition, tasks read them.
+
+A Kafka source's offset (weir's checkpoint, Spark's offset log) is
+{"pos": records planned so far, "end": 0|1, "next": {"topic:partition": next offset},
+ "stop": {"topic:partition": stopping offset} (bounded or stopping sources only)}.
+A replayed micro-batch reads exactly the offsets its log entry names. The client is
+confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
+"""
+
+import re
+import time
+from typing import Dict, List, Optional, Tuple
+
+from weir.runtime.sources import END_SPLIT, SourceReader
+
+READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
+DEFAULT_READ_TIMEOUT_MS = 60_000
+MIN_RECORDS_PER_SPLIT = 32_768
+METADATA_TIMEOUT_S = 30.0
+
+
+def partition_key(topic: str, partition: int) -> str:
+    return f"{topic}:{partition}"
+
+
+def split_partition_key(key: str) -> Tuple[str, int]:
+    topic, _, partition = key.rpartition(":")
+    return topic, int(partition)
+
+
+class KafkaSourceConfig:
+    """What KafkaSource.builder() collected: where to read, from which offsets to which."""
+
+    def __init__(self, bootstrap_servers: str, topics=(), topic_pattern: Optional[str] = None,
+                 partitions=(), group_id: Optional[str] = None, starting=("earliest",),
+                 stopping=None, bounded: bool = False, deserializer=None,
+                 properties: Optional[dict] = None, client_id_prefix: Optional[str] = None):
+        self.bootstrap_servers = bootstrap_servers
+        self.topics = list(topics)
+        self.topic_pattern = topic_pattern
+        self.partitions = sorted(partitions)  # [(topic, partition)]
+        self.group_id = group_id
+        self.starting = starting  # an initializer: (kind, *arguments)
+        self.stopping = stopping
+        self.bounded = bounded
+        self.deserializer = deserializer
+        self.properties = dict(properties or {})
+        self.client_id_prefix = client_id_prefix
+
+    def client_config(self) -> dict:
+        """librdkafka's settings: the user's properties, then what weir's reading needs."""
+        config = {key: value for key, value in self.properties.items()
+                  if not key.startswith("weir.") and key not in _FLINK_ONLY_PROPERTIES}
+        config.update({
+            "bootstrap.servers": self.bootstrap_servers,
+            "group.id": self.group_id or "weir",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "auto.offset.reset": "error",  # a planned offset that is gone fails, loudly
+            "isolation.level": config.get("isolation.level", "read_committed"),
+        })
+        if self.client_id_prefix:
+            config["client.id"] = self.client_id_prefix
+        return config
+
+    def read_timeout_ms(self) -> int:
+        return int(self.properties.get(READ_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS))
+
+
+# Flink's KafkaSource options that are not librdkafka settings
+_FLINK_ONLY_PROPERTIES = {"partition.discovery.interval.ms", "commit.offsets.on.checkpoint",
+                          "client.id.prefix", "register.consumer.metrics"}
+
+_CONSUMERS: Dict[tuple, object] = {}  # this process's consumers, by their settings
+
+
+def _consumer(config: dict):
+    from confluent_kafka import Consumer
+    key = tuple(sorted((k, str(v)) for k, v in config.items()))
+    consumer = _CONSUMERS.get(key)
+    if consumer is None:
+        consumer = _CONSUMERS[key] = Consumer(config)
+    return consumer
+
+
+class KafkaReader(SourceReader):
+    """Reads the partitions of a KafkaSource. The driver lists partitions (new ones are
+    picked up from their earliest offset while an unbounded job runs) and their latest
+    offsets; each micro-batch reads every partition up to the offsets it planned, one task
+    per partition (large ranges cut into several). Record timestamps are Kafka's."""
+
+    def __init__(self, config: KafkaSourceConfig):
+        self.config = config
+        self.bounded = config.bounded
+
+    # -- the driver: offsets ----------------------------------------------------------
+    def initial_offset(self) -> dict:
+        partitions = self._partitions()
+        offset = {"pos": 0, "end": 0,
+                  "next": self._resolve(self.config.starting, partitions, "starting")}
+        if self.config.stopping is not None:
+            offset["stop"] = self._resolve(self.config.stopping, partitions, "stopping")
+        return offset
+
+    def latest_offset(self, start: dict, limit: Optional[int] = None) -> dict:
+        if start["end"]:
+            return start
+        while True:
+            end = self._latest(start)
+            if not self.bounded or end["end"] or end["pos"] > start["pos"]:
+                return end
+            # A bounded source never reports "nothing new" before its end (Spark's
+            # availableNow trigger would end the query): wait for the records to come.
+            time.sleep(0.05)
+
+    def _latest(self, start: dict) -> dict:
+        known = dict(start["next"])
+        stop = start.get("stop")
+        if stop is None:  # partitions added while the job runs start at their earliest
+            new = [tp for tp in self._partitions() if partition_key(*tp) not in known]
+            if new:
+                known.update(self._resolve(("earliest",), new, "discovered"))
+        latest = self._watermarks(list(known), high=True)
+        next_offsets, planned = {}, start["pos"]
+        for key, position in known.items():
+            upto = latest[key] if stop is None else min(latest[key], stop.get(key, position))
+            next_offsets[key] = max(position, upto)
+            planned += next_offsets[key] - position
+        offset = {"pos": planned, "end": 0, "next": next_offsets}
+        if stop is not None:
+            offset["stop"] = stop
+            offset["end"] = int(all(
+                next_offsets[key] >= stop.get(key, next_offsets[key]) for key in next_offsets))
+        return offset
+
+    def splits(self, start: dict, end: dict) -> List:
+        ranges = [(key, start["next"].get(key, end["next"][key]), hi)
+                  for key, hi in sorted(end["next"].items())]
+        ranges = [(key, lo, hi) for key, lo, hi in ranges if hi > lo]
+        total = sum(hi - lo for _, lo, hi in ranges)
+        per_split = max(MIN_RECORDS_PER_SPLIT, -(-total // max(1, self.target_splits)))
+        out = []
+        for key, lo, hi in ranges:
+            pieces = -(-(hi - lo) // per_split)
+            bounds = [lo + (hi - lo) * i // pieces for i in range(pieces + 1)]
+            out.extend((len(out) + i, key, bounds[i], bounds[i + 1]) for i in range(pieces))
+        if end["end"] and not start["end"]:
+            out.append(END_SPLIT)
+        return out
+
+    def commit_offset(self, end: dict) -> None:
+        """After a micro-batch committed: its offsets go to the consumer group (Flink's
+        commit on checkpoint), for monitoring and for committed_offsets() of a later job.
+        weir itself restarts from its checkpoint, never from these."""
+        if not self.config.group_id or not end.get("next"):
+            return
+        from confluent_kafka import TopicPartition
+        offsets = [TopicPartition(*split_partition_key(key), position)
+                   for key, position in end["next"].items()]
+        try:
+            _consumer(self._admin_config()).commit(offsets=offsets, asynchronous=False)
+        except Exception:  # noqa: BLE001 (monitoring only: the next commit tries again)
+            pass
+
+    # -- tasks: records -----------------------------------------------------------------
+    def split_chunks(self, split, chunk: int):
+        _, key, lo, hi = split
+        topic, partition = split_partition_key(key)
+        return _read_range(self.config, topic, partition, lo, hi, chunk)
+
+    # -- metadata -----------------------------------------------------------------------
+    def _admin_config(self) -> dict:
+        config = self.config.client_config()
+        config.pop("enable.partition.eof")
+        return config
+
+    def _partitions(self) -> List[Tuple[str, int]]:
+        """The (topic, partition)s the source reads now."""
+        config = self.config
+        if config.partitions:
+            return list(config.partitions)
+        metadata = self._metadata()
+        if config.topic_pattern is not None:
+            pattern = re.compile(config.topic_pattern)
+            topics = sorted(t for t in metadata.topics if pattern.fullmatch(t))
+        else:
+            topics = config.topics
+            missing = [t for t in topics if t not in metadata.topics
+                       or metadata.topics[t].error is not None]
+            if missing:
+                raise ValueError(f"Kafka topic(s) {', '.join(missing)} do not exist at "
+                                 f"{config.bootstrap_servers}")
+        return [(topic, p) for topic in topics for p in sorted(metadata.topics[topic].partitions)]
+
+    def _metadata(self):
+        from confluent_kafka import KafkaException
+        try:
+            return _consumer(self._admin_config()).list_topics(timeout=METADATA_TIMEOUT_S)
+        except KafkaException as exc:
+            raise ConnectionError(f"Kafka at {self.config.bootstrap_servers} did not answer "
+                                  f"within {METADATA_TIMEOUT_S:.0f} s: {exc}") from None
+
+    def _watermarks(self, keys: List[str], high: bool) -> Dict[str, int]:
+        from confluent_kafka import TopicPartition
+        consumer = _consumer(self._admin_config())
+        out = {}
+        for key in keys:
+            low, high_mark = consumer.get_watermark_offsets(
+                TopicPartition(*split_partition_key(key)), timeout=METADATA_TIMEOUT_S)
+            out[key] = high_mark if high else low
+        return out
+
+    def _resolve(self, initializer, partitions, what: str) -> Dict[str, int]:
+        """{partition: offset} of an offsets initializer (KafkaOffsetsInitializer)."""
+        keys = [partition_key(t, p) for t, p in partitions]
+        kind = initializer[0]
+        if kind in ("earliest", "latest"):
+            return self._watermarks(keys, high=kind == "latest")
+        if kind == "timestamp":
+            return self._by_timestamp(keys, initializer[1])
+        if kind == "committed":
+            return self._committed(keys, initializer[1])
+        if kind == "offsets":
+            given = {partition_key(*tp): offset for tp, offset in initializer[1].items()}
+            missing = [k for k in keys if k not in given]
+            fallback = self._reset(missing, initializer[2], what) if missing else {}
+            return {key: given.get(key, fallback.get(key)) for key in keys}
+        raise ValueError(f"unknown Kafka offsets initializer {kind!r}")
+
+    def _by_timestamp(self, keys, timestamp: int) -> Dict[str, int]:
+        from confluent_kafka import TopicPartition
+        asked = [TopicPartition(*split_partition_key(k), timestamp) for k in keys]
+        found = _consumer(self._admin_config()).offsets_for_times(asked,
+                                                                   timeout=METADATA_TIMEOUT_S)
+        latest = self._watermarks(keys, high=True)
+        return {partition_key(tp.topic, tp.partition):
+                tp.offset if tp.offset >= 0 else latest[partition_key(tp.topic, tp.partition)]
+                for tp in found}
+
+    def _committed(self, keys, reset: str) -> Dict[str, int]:
+        from confluent_kafka import TopicPartition
+        if not self.config.group_id:
+            raise ValueError("KafkaOffsetsInitializer.committed_offsets() needs "
+                             "set_group_id(...) on the KafkaSource")
+        asked = [TopicPartition(*split_partition_key(k)) for k in keys]
+        found = _consumer(self._admin_config()).committed(asked, timeout=METADATA_TIMEOUT_S)
+        offsets = {partition_key(tp.topic, tp.partition): tp.offset for tp in found
+                   if tp.offset >= 0}
+        missing = [k for k in keys if k not in offsets]
+        offsets.update(self._reset(missing, reset, "committed") if missing else {})
+        return {key: offsets[key] for key in keys}
+
+    def _reset(self, keys, reset: str, what: str) -> Dict[str, int]:
+        if reset == "NONE":
+            raise ValueError(f"Kafka partition(s) {', '.join(keys)} have no {what} offset "
+                             f"and the offset reset strategy is NONE")
+        return self._watermarks(keys, high=reset == "LATEST")
+
+
+def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, hi: int,
+                chunk: int):
+    """(values, timestamps) of the records of one partition at offsets lo..hi-1, `chunk`
+    at a time. Offsets without a record (transaction markers, aborted records) are
+    skipped; a planned offset that cannot be read within the read timeout fails with the
+    position."""
+    from confluent_kafka import KafkaError, TopicPartition
+    consumer = _consumer(config.client_config())
+    deserialize = config.deserializer.deserialize
+    consumer.assign([TopicPartition(topic, partition, lo)])
+    timeout_s = config.read_timeout_ms() / 1000
+    values, stamps, position = [], [], lo
+    last_progress = time.monotonic()
+    try:
+        while position < hi:
+            for message in consumer.consume(min(chunk, hi - position), 0.2):
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        continue
+                    raise ConnectionError(f"Kafka {topic}/{partition} at offset {position} "
+                                          f"({config.bootstrap_servers}): {error.str()}")
+                offset = message.offset()
+                if offset >= hi:
+                    position = hi
+                    break
+                values.append(_deserialized(deserialize, message, topic, partition, offset))
+                stamp = message.timestamp()
+                stamps.append(stamp[1] if stamp[0] else None)
+                position = offset + 1
+                last_progress = time.monotonic()
+            if position < hi:
+                now_at = consumer.position([TopicPartition(topic, partition)])[0].offset
+                if now_at > position:  # past markers and aborted records
+                    position, last_progress = min(now_at, hi), time.monotonic()
+            if len(values) >= chunk or (position >= hi and values):
+                yield values, stamps
+                values, stamps = [], []
+            if position < hi and time.monotonic() - last_progress > timeout_s:
+                raise TimeoutError(
+                    f"Kafka {topic}/{partition}: offset {position} (planned up to {hi}) not "
+                    f"readable from {config.bootstrap_servers} within {timeout_s:.0f} s "
+                    f"({READ_TIMEOUT_MS})")
+    finally:
+        consumer.unassign()
+
+
+def _deserialized(deserialize, message, topic: str, partition: int, offset: int):
+    try:
+        return deserialize(message.value())
+    except Exception as exc:
+        raw = message.value()
+        shown = raw if raw is None or len(raw) <= 200 else raw[:200] + b"..."
+        raise ValueError(f"Kafka record {topic}/{partition}@{offset} cannot be "
+                         f"deserialized: {type(exc).__name__}: {exc}; record value: "
+                         f"{shown!r}") from exc
+
+
+def close_clients() -> None:
+    """Closes this process's cached consumers (e.g. before their broker goes away)."""
+    for consumer in _CONSUMERS.values():
+        consumer.close()
+    _CONSUMERS.clear()
