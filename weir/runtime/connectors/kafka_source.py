@@ -7,6 +7,7 @@ A replayed micro-batch reads exactly the offsets its log entry names. The client
 confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
 """
 
+import contextlib
 import re
 import time
 from typing import Dict, List, Optional, Tuple
@@ -15,8 +16,9 @@ from weir.runtime.sources import END_SPLIT, SourceReader
 
 READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
 DEFAULT_READ_TIMEOUT_MS = 60_000
+METADATA_TIMEOUT_MS = "weir.metadata.timeout.ms"  # the broker must answer within this
+DEFAULT_METADATA_TIMEOUT_MS = 30_000
 MIN_RECORDS_PER_SPLIT = 32_768
-METADATA_TIMEOUT_S = 30.0
 
 
 def partition_key(topic: str, partition: int) -> str:
@@ -66,6 +68,9 @@ class KafkaSourceConfig:
     def read_timeout_ms(self) -> int:
         return int(self.properties.get(READ_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS))
 
+    def metadata_timeout_s(self) -> float:
+        return int(self.properties.get(METADATA_TIMEOUT_MS, DEFAULT_METADATA_TIMEOUT_MS)) / 1000
+
 
 # Flink's KafkaSource options that are not librdkafka settings
 _FLINK_ONLY_PROPERTIES = {"partition.discovery.interval.ms", "commit.offsets.on.checkpoint",
@@ -95,6 +100,10 @@ class KafkaReader(SourceReader):
 
     # -- the driver: offsets ----------------------------------------------------------
     def initial_offset(self) -> dict:
+        with self._broker_errors():
+            return self._initial_offset()
+
+    def _initial_offset(self) -> dict:
         partitions = self._partitions()
         offset = {"pos": 0, "end": 0,
                   "next": self._resolve(self.config.starting, partitions, "starting")}
@@ -106,7 +115,8 @@ class KafkaReader(SourceReader):
         if start["end"]:
             return start
         while True:
-            end = self._latest(start)
+            with self._broker_errors():
+                end = self._latest(start)
             if not self.bounded or end["end"] or end["pos"] > start["pos"]:
                 return end
             # A bounded source never reports "nothing new" before its end (Spark's
@@ -192,13 +202,21 @@ class KafkaReader(SourceReader):
                                  f"{config.bootstrap_servers}")
         return [(topic, p) for topic in topics for p in sorted(metadata.topics[topic].partitions)]
 
-    def _metadata(self):
+    @contextlib.contextmanager
+    def _broker_errors(self):
+        """A broker that does not answer in time: one error with its address."""
         from confluent_kafka import KafkaException
         try:
-            return _consumer(self._admin_config()).list_topics(timeout=METADATA_TIMEOUT_S)
+            yield
         except KafkaException as exc:
-            raise ConnectionError(f"Kafka at {self.config.bootstrap_servers} did not answer "
-                                  f"within {METADATA_TIMEOUT_S:.0f} s: {exc}") from None
+            raise ConnectionError(
+                f"Kafka at {self.config.bootstrap_servers} did not answer within "
+                f"{self.config.metadata_timeout_s():.0f} s ({METADATA_TIMEOUT_MS}): "
+                f"{exc.args[0].str() if exc.args else exc}") from None
+
+    def _metadata(self):
+        return _consumer(self._admin_config()).list_topics(
+            timeout=self.config.metadata_timeout_s())
 
     def _watermarks(self, keys: List[str], high: bool) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
@@ -206,7 +224,8 @@ class KafkaReader(SourceReader):
         out = {}
         for key in keys:
             low, high_mark = consumer.get_watermark_offsets(
-                TopicPartition(*split_partition_key(key)), timeout=METADATA_TIMEOUT_S)
+                TopicPartition(*split_partition_key(key)),
+                timeout=self.config.metadata_timeout_s())
             out[key] = high_mark if high else low
         return out
 
@@ -230,8 +249,8 @@ class KafkaReader(SourceReader):
     def _by_timestamp(self, keys, timestamp: int) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
         asked = [TopicPartition(*split_partition_key(k), timestamp) for k in keys]
-        found = _consumer(self._admin_config()).offsets_for_times(asked,
-                                                                   timeout=METADATA_TIMEOUT_S)
+        found = _consumer(self._admin_config()).offsets_for_times(
+            asked, timeout=self.config.metadata_timeout_s())
         latest = self._watermarks(keys, high=True)
         return {partition_key(tp.topic, tp.partition):
                 tp.offset if tp.offset >= 0 else latest[partition_key(tp.topic, tp.partition)]
@@ -243,7 +262,8 @@ class KafkaReader(SourceReader):
             raise ValueError("KafkaOffsetsInitializer.committed_offsets() needs "
                              "set_group_id(...) on the KafkaSource")
         asked = [TopicPartition(*split_partition_key(k)) for k in keys]
-        found = _consumer(self._admin_config()).committed(asked, timeout=METADATA_TIMEOUT_S)
+        found = _consumer(self._admin_config()).committed(
+            asked, timeout=self.config.metadata_timeout_s())
         offsets = {partition_key(tp.topic, tp.partition): tp.offset for tp in found
                    if tp.offset >= 0}
         missing = [k for k in keys if k not in offsets]
@@ -283,10 +303,13 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
                 if offset >= hi:
                     position = hi
                     break
-                values.append(_deserialized(deserialize, message, topic, partition, offset))
+                value = _deserialized(deserialize, message, topic, partition, offset)
+                position = offset + 1
+                if value is None:  # the schema skips it (ignore_parse_errors), as Flink
+                    continue
+                values.append(value)
                 stamp = message.timestamp()
                 stamps.append(stamp[1] if stamp[0] else None)
-                position = offset + 1
                 last_progress = time.monotonic()
             if position < hi:
                 now_at = consumer.position([TopicPartition(topic, partition)])[0].offset
