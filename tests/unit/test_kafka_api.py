@@ -11,7 +11,7 @@ from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer,
                                               KafkaSource, KafkaTopicPartition)
 from weir.datastream.formats.json import (JsonRowDeserializationSchema,
                                           JsonRowSerializationSchema)
-from weir.runtime.connectors.kafka_source import KafkaReader
+from weir.runtime.connectors.kafka_source import KafkaReader, split_partition_key
 
 ROW = Types.ROW_NAMED(["sensor", "reading"], [Types.STRING(), Types.INT()])
 
@@ -105,3 +105,30 @@ def test_json_rows_both_ways():
     assert out.serialize(Row(sensor="s1", reading=3)) == b'{"sensor":"s1","reading":3}'
     with pytest.raises(ValueError, match="row type"):
         JsonRowSerializationSchema.builder().build()
+
+
+class _FakeBroker(KafkaReader):
+    """A reader whose broker is a dict: {(topic, partition): (earliest, latest)}."""
+
+    def __init__(self, partitions):
+        super().__init__(_source_builder().set_topics("a").build().create_reader().config)
+        self.broker = partitions
+
+    def _partitions(self):
+        return sorted(self.broker)
+
+    def _watermarks(self, keys, high):
+        return {key: self.broker[split_partition_key(key)][1 if high else 0] for key in keys}
+
+
+def test_a_partition_found_while_running_is_read_from_its_earliest_offset():
+    reader = _FakeBroker({("a", 0): (0, 5)})
+    start = reader.initial_offset()
+    first = reader.latest_offset(start)
+    assert reader.splits(start, first) == [(0, "a:0", 0, 5)]
+    reader.broker.update({("a", 0): (0, 6), ("a", 1): (2, 4)})
+    second = reader.latest_offset(first)
+    assert second["next"] == {"a:0": 6, "a:1": 4} and second["pos"] == 5 + 1 + 2
+    assert reader.splits(first, second) == [(0, "a:0", 5, 6), (1, "a:1", 2, 4)]
+    third = reader.latest_offset(second)
+    assert "added" not in third and reader.splits(second, third) == []

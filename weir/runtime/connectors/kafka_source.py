@@ -2,7 +2,8 @@
 
 A Kafka source's offset (weir's checkpoint, Spark's offset log) is
 {"pos": records planned so far, "end": 0|1, "next": {"topic:partition": next offset},
- "stop": {"topic:partition": stopping offset} (bounded or stopping sources only)}.
+ "stop": {"topic:partition": stopping offset} (bounded or stopping sources only),
+ "added": {"topic:partition": first offset} (partitions found in this batch)}.
 A replayed micro-batch reads exactly the offsets its log entry names. The client is
 confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
 """
@@ -126,10 +127,12 @@ class KafkaReader(SourceReader):
     def _latest(self, start: dict) -> dict:
         known = dict(start["next"])
         stop = start.get("stop")
+        added = {}
         if stop is None:  # partitions added while the job runs start at their earliest
             new = [tp for tp in self._partitions() if partition_key(*tp) not in known]
             if new:
-                known.update(self._resolve(("earliest",), new, "discovered"))
+                added = self._resolve(("earliest",), new, "discovered")
+                known.update(added)
         latest = self._watermarks(list(known), high=True)
         next_offsets, planned = {}, start["pos"]
         for key, position in known.items():
@@ -137,6 +140,8 @@ class KafkaReader(SourceReader):
             next_offsets[key] = max(position, upto)
             planned += next_offsets[key] - position
         offset = {"pos": planned, "end": 0, "next": next_offsets}
+        if added:  # where the batch starts reading them (the offset log keeps it)
+            offset["added"] = added
         if stop is not None:
             offset["stop"] = stop
             offset["end"] = int(all(
@@ -144,8 +149,8 @@ class KafkaReader(SourceReader):
         return offset
 
     def splits(self, start: dict, end: dict) -> List:
-        ranges = [(key, start["next"].get(key, end["next"][key]), hi)
-                  for key, hi in sorted(end["next"].items())]
+        first = {**end.get("added", {}), **start["next"]}
+        ranges = [(key, first.get(key, hi), hi) for key, hi in sorted(end["next"].items())]
         ranges = [(key, lo, hi) for key, lo, hi in ranges if hi > lo]
         total = sum(hi - lo for _, lo, hi in ranges)
         per_split = max(MIN_RECORDS_PER_SPLIT, -(-total // max(1, self.target_splits)))
