@@ -49,13 +49,6 @@ class _Source:
         self.offset = self.next
         return rows
 
-    def committed(self) -> None:
-        """The micro-batch that read up to the current offset committed (e.g. Kafka's
-        offsets go to the consumer group)."""
-        commit_offset = getattr(self.reader, "commit_offset", None)
-        if commit_offset is not None:
-            commit_offset(self.offset)
-
     def clock(self):
         """The processing time of the next batch on a scripted source's clock, or None."""
         if not hasattr(self.reader, "processing_time"):
@@ -171,7 +164,7 @@ class LocalJob(JobClient):
         finished = self.outputs.write([(row[0], row[2], row[4]) for row in rows], batch_id)
         for source, new in zip(self.sources, polled):
             if new:
-                source.committed()
+                source.reader.commit_offset(source.offset)
         self._announce_idle_groups()
         return finished
 

@@ -6,7 +6,6 @@ one key group, and both then run their fused stateless nodes and route every rec
 consumers (Router).
 """
 
-import itertools
 import time
 from typing import List
 
@@ -122,16 +121,7 @@ def _named_errors(chunks, source: str):
 
 def chunks_of(reader, split):
     """(values, timestamps) of a split, in chunks of at most MAX_BUNDLE_RECORDS."""
-    if hasattr(reader, "split_chunks"):  # a reader with splits of its own shape
-        yield from reader.split_chunks(split, MAX_BUNDLE_RECORDS)
-        return
-    _, *bounds = split
-    if len(bounds) == 1:  # files: values without timestamps yet
-        values = reader.file_values(*bounds)
-        while chunk := list(itertools.islice(values, MAX_BUNDLE_RECORDS)):
-            yield chunk, [None] * len(chunk)
-        return
-    yield from reader.read_columns(*bounds, MAX_BUNDLE_RECORDS)
+    return reader.split_chunks(split, MAX_BUNDLE_RECORDS)
 
 
 class KeyedRunner:

@@ -71,6 +71,16 @@ class SourceReader:
         while part := list(itertools.islice(pairs, chunk)):
             yield columns_of(part)
 
+    def split_chunks(self, split, chunk: int) -> Iterator[Tuple[list, list]]:
+        """Yields (values, timestamps) of one of `splits`' splits, `chunk` records at a
+        time; a reader whose splits have another shape reads them its own way."""
+        _, lo, hi = split
+        return self.read_columns(lo, hi, chunk)
+
+    def commit_offset(self, end: dict) -> None:
+        """The micro-batch that read up to `end` committed (e.g. Kafka's offsets go to
+        the consumer group). Replays never depend on it: they read the offset log."""
+
 
 def _untimed_columns(lo: int, hi: int, chunk: int, values_between):
     """read_columns of a reader whose records have no timestamps: `values_between(a, b)`
@@ -219,6 +229,12 @@ class FileReader(SourceReader):
             bounds = [rows * i // pieces for i in range(pieces + 1)]
             for i in range(pieces):
                 yield [(path, bounds[i], bounds[i + 1])]
+
+    def split_chunks(self, split, chunk: int) -> Iterator[Tuple[list, list]]:
+        """A split is (index, files or row ranges): values without timestamps yet."""
+        values = self.file_values(split[1])
+        while part := list(itertools.islice(values, chunk)):
+            yield part, [None] * len(part)
 
     def read_files(self, files) -> Iterator[Tuple[object, Optional[int]]]:
         """(value, no timestamp yet) pairs of the files (or row ranges)."""

@@ -114,9 +114,7 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return read_split(self.reader, self.encoded_task, partition, self.run_key)
 
     def commit(self, end):
-        commit_offset = getattr(self.reader, "commit_offset", None)
-        if commit_offset is not None:  # e.g. Kafka's offsets to the consumer group
-            commit_offset(_inner_offset(end))
+        self.reader.commit_offset(_inner_offset(end))
 
 
 class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
