@@ -95,7 +95,6 @@ def kafka_broker(tmp_path_factory):
     from tests.servers.kafka import Broker
     broker = Broker(str(tmp_path_factory.mktemp("tansu") / "broker.log"))
     yield broker
-    from weir.runtime.connectors import kafka_sink, kafka_source
-    kafka_source.close_clients()  # this process's clients (in-process executor)
-    kafka_sink.close_clients()
+    from weir.runtime.connectors import kafka_clients
+    kafka_clients.close_clients()  # this process's clients (in-process executor)
     broker.stop()

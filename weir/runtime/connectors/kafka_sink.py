@@ -11,10 +11,11 @@ checkpoints the same way; weir's checkpoint is the micro-batch.
 
 from typing import Dict, Optional
 
+from weir.runtime.connectors import kafka_clients
+from weir.runtime.connectors.kafka_clients import TRANSACTION_TIMEOUT_S
 from weir.runtime.connectors.sink_base import BatchWriter
 
 FLUSH_TIMEOUT_S = 60.0
-TRANSACTION_TIMEOUT_S = 60.0
 
 
 class RecordSerializer:
@@ -60,36 +61,6 @@ class KafkaSinkSpec:
         return config
 
 
-# this process's producers, by their settings (transactional ones once initialized)
-_PRODUCERS: Dict[tuple, object] = {}
-_TRANSACTIONAL: Dict[tuple, object] = {}
-
-
-def _config_key(config: dict) -> tuple:
-    return tuple(sorted((k, str(v)) for k, v in config.items()))
-
-
-def _producer(config: dict):
-    from confluent_kafka import Producer
-    producer = _PRODUCERS.get(_config_key(config))
-    if producer is None:
-        producer = _PRODUCERS[_config_key(config)] = Producer(config)
-    return producer
-
-
-def _transactional_producer(config: dict):
-    """A producer of transactional id config["transactional.id"], its transactions
-    initialized: that fences every earlier producer of the id and aborts the transaction
-    one left open."""
-    from confluent_kafka import Producer
-    producer = _TRANSACTIONAL.get(_config_key(config))
-    if producer is None:
-        producer = Producer(config)
-        producer.init_transactions(TRANSACTION_TIMEOUT_S)
-        _TRANSACTIONAL[_config_key(config)] = producer
-    return producer
-
-
 class _KafkaWriter(BatchWriter):
     def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
         super().__init__(uid, batch_id, task)
@@ -132,12 +103,16 @@ class BufferedWriter(_KafkaWriter):
     """AT_LEAST_ONCE (and NONE): records are sent as they come and flushed before the
     micro-batch commits; a replayed batch sends them again."""
 
+    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
+        super().__init__(spec, uid, batch_id, task)
+        self.producer = kafka_clients.producer(spec.producer_config())
+
     def write(self, values) -> None:
-        self._produce(_producer(self.spec.producer_config()), values)
+        self._produce(self.producer, values)
 
     def finish(self) -> None:
         if self.written:
-            self._check(_producer(self.spec.producer_config()).flush(FLUSH_TIMEOUT_S))
+            self._check(self.producer.flush(FLUSH_TIMEOUT_S))
 
 
 class TransactionalWriter(_KafkaWriter):
@@ -166,36 +141,35 @@ class TransactionalWriter(_KafkaWriter):
         """A producer in a new transaction; a cached one that another process fenced
         since (or that broke) is replaced, once."""
         try:
-            producer = _transactional_producer(self.config)
+            producer = kafka_clients.transactional_producer(self.config)
             producer.begin_transaction()
         except Exception:  # noqa: BLE001
-            _TRANSACTIONAL.pop(_config_key(self.config), None)
-            producer = _transactional_producer(self.config)
+            kafka_clients.forget_transactional(self.config)
+            producer = kafka_clients.transactional_producer(self.config)
             producer.begin_transaction()
         return producer
 
+    def _marker_group(self):
+        """The consumer of the group whose committed offset records the task's last
+        written batch."""
+        return kafka_clients.consumer({"bootstrap.servers": self.spec.bootstrap_servers,
+                                       "group.id": self.name, "enable.auto.commit": False})
+
     def _batch_written(self) -> bool:
-        from confluent_kafka import Consumer, TopicPartition
-        consumer = Consumer({"bootstrap.servers": self.spec.bootstrap_servers,
-                             "group.id": self.name, "enable.auto.commit": False})
-        try:
-            committed = consumer.committed([TopicPartition(self.marker_topic, 0)],
-                                           timeout=TRANSACTION_TIMEOUT_S)[0].offset
-        finally:
-            consumer.close()
+        from confluent_kafka import TopicPartition
+        committed = self._marker_group().committed([TopicPartition(self.marker_topic, 0)],
+                                                   timeout=TRANSACTION_TIMEOUT_S)[0].offset
         return committed > self.batch_id
 
     def finish(self) -> None:
         if self.producer is None:
             return
-        from confluent_kafka import Consumer, TopicPartition
+        from confluent_kafka import TopicPartition
         producer = self.producer
         self._check(producer.flush(FLUSH_TIMEOUT_S))
-        metadata = Consumer({"bootstrap.servers": self.spec.bootstrap_servers,
-                             "group.id": self.name}).consumer_group_metadata()
         producer.send_offsets_to_transaction(
-            [TopicPartition(self.marker_topic, 0, self.batch_id + 1)], metadata,
-            TRANSACTION_TIMEOUT_S)
+            [TopicPartition(self.marker_topic, 0, self.batch_id + 1)],
+            self._marker_group().consumer_group_metadata(), TRANSACTION_TIMEOUT_S)
         producer.commit_transaction(TRANSACTION_TIMEOUT_S)
 
     def abort(self) -> None:
@@ -203,12 +177,5 @@ class TransactionalWriter(_KafkaWriter):
             try:
                 self.producer.abort_transaction(TRANSACTION_TIMEOUT_S)
             except Exception:  # noqa: BLE001 (the next incarnation's start aborts it too)
-                _TRANSACTIONAL.pop(_config_key(self.config), None)
+                kafka_clients.forget_transactional(self.config)
 
-
-def close_clients() -> None:
-    """Drops this process's cached producers, flushing what they still hold."""
-    for producer in [*_PRODUCERS.values(), *_TRANSACTIONAL.values()]:
-        producer.flush(5)
-    _PRODUCERS.clear()
-    _TRANSACTIONAL.clear()

@@ -13,6 +13,7 @@ import re
 import time
 from typing import Dict, List, Optional, Tuple
 
+from weir.runtime.connectors import kafka_clients
 from weir.runtime.sources import END_SPLIT, SourceReader
 
 READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
@@ -76,18 +77,6 @@ class KafkaSourceConfig:
 # Flink's KafkaSource options that are not librdkafka settings
 _FLINK_ONLY_PROPERTIES = {"partition.discovery.interval.ms", "commit.offsets.on.checkpoint",
                           "client.id.prefix", "register.consumer.metrics"}
-
-_CONSUMERS: Dict[tuple, object] = {}  # this process's consumers, by their settings
-
-
-def _consumer(config: dict):
-    from confluent_kafka import Consumer
-    key = tuple(sorted((k, str(v)) for k, v in config.items()))
-    consumer = _CONSUMERS.get(key)
-    if consumer is None:
-        consumer = _CONSUMERS[key] = Consumer(config)
-    return consumer
-
 
 class KafkaReader(SourceReader):
     """Reads the partitions of a KafkaSource. The driver lists partitions (new ones are
@@ -173,7 +162,7 @@ class KafkaReader(SourceReader):
         offsets = [TopicPartition(*split_partition_key(key), position)
                    for key, position in end["next"].items()]
         try:
-            _consumer(self._admin_config()).commit(offsets=offsets, asynchronous=False)
+            self._admin().commit(offsets=offsets, asynchronous=False)
         except Exception:  # noqa: BLE001 (monitoring only: the next commit tries again)
             pass
 
@@ -184,10 +173,11 @@ class KafkaReader(SourceReader):
         return _read_range(self.config, topic, partition, lo, hi, chunk)
 
     # -- metadata -----------------------------------------------------------------------
-    def _admin_config(self) -> dict:
+    def _admin(self):
+        """The driver's consumer for metadata, offsets and group commits."""
         config = self.config.client_config()
         config.pop("enable.partition.eof")
-        return config
+        return kafka_clients.consumer(config)
 
     def _partitions(self) -> List[Tuple[str, int]]:
         """The (topic, partition)s the source reads now."""
@@ -220,12 +210,12 @@ class KafkaReader(SourceReader):
                 f"{exc.args[0].str() if exc.args else exc}") from None
 
     def _metadata(self):
-        return _consumer(self._admin_config()).list_topics(
+        return self._admin().list_topics(
             timeout=self.config.metadata_timeout_s())
 
     def _watermarks(self, keys: List[str], high: bool) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
-        consumer = _consumer(self._admin_config())
+        consumer = self._admin()
         out = {}
         for key in keys:
             low, high_mark = consumer.get_watermark_offsets(
@@ -254,7 +244,7 @@ class KafkaReader(SourceReader):
     def _by_timestamp(self, keys, timestamp: int) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
         asked = [TopicPartition(*split_partition_key(k), timestamp) for k in keys]
-        found = _consumer(self._admin_config()).offsets_for_times(
+        found = self._admin().offsets_for_times(
             asked, timeout=self.config.metadata_timeout_s())
         latest = self._watermarks(keys, high=True)
         return {partition_key(tp.topic, tp.partition):
@@ -267,7 +257,7 @@ class KafkaReader(SourceReader):
             raise ValueError("KafkaOffsetsInitializer.committed_offsets() needs "
                              "set_group_id(...) on the KafkaSource")
         asked = [TopicPartition(*split_partition_key(k)) for k in keys]
-        found = _consumer(self._admin_config()).committed(
+        found = self._admin().committed(
             asked, timeout=self.config.metadata_timeout_s())
         offsets = {partition_key(tp.topic, tp.partition): tp.offset for tp in found
                    if tp.offset >= 0}
@@ -289,7 +279,7 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
     skipped; a planned offset that cannot be read within the read timeout fails with the
     position."""
     from confluent_kafka import KafkaError, TopicPartition
-    consumer = _consumer(config.client_config())
+    consumer = kafka_clients.consumer(config.client_config())
     deserialize = config.deserializer.deserialize
     consumer.assign([TopicPartition(topic, partition, lo)])
     timeout_s = config.read_timeout_ms() / 1000
@@ -342,9 +332,3 @@ def _deserialized(deserialize, message, topic: str, partition: int, offset: int)
                          f"deserialized: {type(exc).__name__}: {exc}; record value: "
                          f"{shown!r}") from exc
 
-
-def close_clients() -> None:
-    """Closes this process's cached consumers (e.g. before their broker goes away)."""
-    for consumer in _CONSUMERS.values():
-        consumer.close()
-    _CONSUMERS.clear()

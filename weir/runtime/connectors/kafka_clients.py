@@ -1,0 +1,60 @@
+"""This process's Kafka clients (confluent-kafka), kept by their settings: a task of a
+later micro-batch in the same worker process takes them up again instead of connecting
+anew. A transactional producer is kept once its transactions are initialized."""
+
+from typing import Dict
+
+TRANSACTION_TIMEOUT_S = 60.0
+
+_CONSUMERS: Dict[tuple, object] = {}
+_PRODUCERS: Dict[tuple, object] = {}
+_TRANSACTIONAL: Dict[tuple, object] = {}
+
+
+def _key(config: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in config.items()))
+
+
+def consumer(config: dict):
+    from confluent_kafka import Consumer
+    found = _CONSUMERS.get(_key(config))
+    if found is None:
+        found = _CONSUMERS[_key(config)] = Consumer(config)
+    return found
+
+
+def producer(config: dict):
+    from confluent_kafka import Producer
+    found = _PRODUCERS.get(_key(config))
+    if found is None:
+        found = _PRODUCERS[_key(config)] = Producer(config)
+    return found
+
+
+def transactional_producer(config: dict):
+    """A producer of transactional id config["transactional.id"], its transactions
+    initialized: that fences every earlier producer of the id and aborts the transaction
+    one left open."""
+    from confluent_kafka import Producer
+    found = _TRANSACTIONAL.get(_key(config))
+    if found is None:
+        found = Producer(config)
+        found.init_transactions(TRANSACTION_TIMEOUT_S)
+        _TRANSACTIONAL[_key(config)] = found
+    return found
+
+
+def forget_transactional(config: dict) -> None:
+    """Drops the kept producer of these settings (fenced by another process, or broken)."""
+    _TRANSACTIONAL.pop(_key(config), None)
+
+
+def close_clients() -> None:
+    """Closes every kept client (e.g. before their broker goes away), flushing what the
+    producers still hold."""
+    for kept in [*_PRODUCERS.values(), *_TRANSACTIONAL.values()]:
+        kept.flush(5)
+    for kept in _CONSUMERS.values():
+        kept.close()
+    for cache in (_CONSUMERS, _PRODUCERS, _TRANSACTIONAL):
+        cache.clear()
