@@ -23,6 +23,14 @@ def consumer(config: dict):
     return found
 
 
+def close_consumer(config: dict) -> None:
+    """Closes the kept consumer of these settings, if any (its broker did not answer: it
+    would go on reconnecting, and logging so, for as long as the process lives)."""
+    found = _CONSUMERS.pop(_key(config), None)
+    if found is not None:
+        found.close()
+
+
 def producer(config: dict):
     from confluent_kafka import Producer
     found = _PRODUCERS.get(_key(config))

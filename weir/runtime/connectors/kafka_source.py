@@ -175,9 +175,12 @@ class KafkaReader(SourceReader):
     # -- metadata -----------------------------------------------------------------------
     def _admin(self):
         """The driver's consumer for metadata, offsets and group commits."""
+        return kafka_clients.consumer(self._admin_config())
+
+    def _admin_config(self) -> dict:
         config = self.config.client_config()
         config.pop("enable.partition.eof")
-        return kafka_clients.consumer(config)
+        return config
 
     def _partitions(self) -> List[Tuple[str, int]]:
         """The (topic, partition)s the source reads now."""
@@ -204,6 +207,7 @@ class KafkaReader(SourceReader):
         try:
             yield
         except KafkaException as exc:
+            kafka_clients.close_consumer(self._admin_config())  # it would retry forever
             raise ConnectionError(
                 f"Kafka at {self.config.bootstrap_servers} did not answer within "
                 f"{self.config.metadata_timeout_s():.0f} s ({METADATA_TIMEOUT_MS}): "
