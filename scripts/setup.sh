@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine for weir: Java for Spark, a virtual environment with weir and its
-# test tools. Idempotent: re-running it is quick once everything is there.
+# Sets up a fresh machine for weir: Java for Spark, a virtual environment with weir (and,
+# with the argument `test`, its test tools, client libraries and the servers the connector
+# tests start). Idempotent: re-running it is quick once everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,15 +12,23 @@ fi
 
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+extras=${1:-}
+if [ "$extras" = test ]; then
+  bash scripts/setup_test_servers.sh
+fi
 stamp=.venv/.weir-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+# The installed extras are part of the stamp: the example's setup installs fewer.
+hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want="$hash ${extras:-base}"
+# A venv set up for the tests has everything the example needs too.
+[ -z "$extras" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash test" ] && want="$hash test"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing weir and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".${extras:+[$extras]}"
   # Bytecode, once: with PYTHONDONTWRITEBYTECODE set (as on our CI machines) nothing else
   # writes it, and every Python process Spark starts would compile pandas, pyarrow, ...
   # from source again (seconds per process). Files that do not compile are left alone.

@@ -98,3 +98,26 @@ def kafka_broker(tmp_path_factory):
     from weir.runtime.connectors import kafka_clients
     kafka_clients.close_clients()  # this process's clients (in-process executor)
     broker.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real Redis server (/usr/bin/redis-server) on a loopback port, for the whole
+    session."""
+    from tests.servers.redis import RedisServer
+    server = RedisServer(str(tmp_path_factory.mktemp("redis")))
+    yield server
+    from weir.runtime.connectors import redis_clients
+    redis_clients.close_clients()  # this process's clients (in-process executor)
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A private PostgreSQL cluster (initdb + pg_ctl) on a loopback port, for the session."""
+    from tests.servers.postgres import Postgres
+    server = Postgres()
+    yield server
+    from weir.runtime.connectors import postgres_clients
+    postgres_clients.close_connections()  # this process's connections (in-process executor)
+    server.stop()

@@ -135,7 +135,7 @@ def test_a_replayed_micro_batch_commits_nothing_twice(kafka_broker):
     target = kafka_broker.create_topic(partitions=1)
     spec = _sink(kafka_broker, target, prefix=f"{target}-replay").sink_spec()
     for batch, values in ((0, ["a", "b"]), (0, ["a", "b"]), (1, ["c"]), (0, ["a", "b"])):
-        writer = spec.batch_writer("sink", batch, 3)
+        writer = spec.batch_writer("sink", "job", batch, 3)
         writer.write(values)
         writer.finish()
     assert kafka_broker.consume(target, 3) == ["a", "b", "c"]
@@ -176,7 +176,8 @@ def test_a_transaction_left_open_by_a_crash_is_aborted_on_restart(kafka_broker, 
     script.write_text(OPEN_TRANSACTION)
     subprocess.run([sys.executable, str(script), kafka_broker.bootstrap, f"{prefix}-0", target],
                    check=True, timeout=60)
-    writer = _sink(kafka_broker, target, prefix=prefix).sink_spec().batch_writer("sink", 0, 0)
+    spec = _sink(kafka_broker, target, prefix=prefix).sink_spec()
+    writer = spec.batch_writer("sink", "job", 0, 0)
     writer.write(["committed"])
     writer.finish()
     assert kafka_broker.consume(target, 1) == ["committed"]

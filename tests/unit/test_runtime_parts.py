@@ -16,8 +16,8 @@ from weir.runtime.errors import UserFunctionError
 from weir.runtime.key_groups import (KeyGroupAssigner, assign_to_key_group, stable_key_hash,
                                      stable_key_hashes)
 from weir.runtime.output_tag import OutputTag
-from weir.runtime.sink_writers import write_file_batch
-from weir.runtime.sinks import FileSinkSpec
+from weir.runtime.connectors.file_sink import FileSinkSpec
+from weir.runtime.sink_writers import InProcessSink
 from weir.runtime.sources import END_SPLIT, CollectionReader, FileReader
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.state.descriptors import ValueStateDescriptor
@@ -187,11 +187,11 @@ def test_file_reader_rejects_bad_json_with_file_and_line(tmp_path):
 
 
 def test_file_sink_writes_each_batch_once_and_replays_replace(tmp_path):
-    spec = FileSinkSpec(str(tmp_path), "json")
-    write_file_batch(spec, [Row(a=1), Row(a=2)], 3)
-    write_file_batch(spec, [Row(a=1), Row(a=2)], 3)
+    sink = InProcessSink(FileSinkSpec(str(tmp_path), "json"), "files", "job")
+    sink.write([Row(a=1), Row(a=2)], 3)
+    sink.write([Row(a=1), Row(a=2)], 3)
     files = sorted(os.listdir(tmp_path))
-    assert files == ["part-0000000003.json"]
+    assert files == ["part-0000000003-0-0.json"]
     lines = (tmp_path / files[0]).read_text().splitlines()
     assert [json.loads(line) for line in lines] == [{"a": 1}, {"a": 2}]
 

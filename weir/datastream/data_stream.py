@@ -8,7 +8,8 @@ from weir.runtime import adapters
 from weir.runtime.non_keyed import InstanceSpec, ToEverySubtask, ToOwnSubtask
 from weir.runtime.state.operator_state import is_checkpointed
 from weir.runtime.output_tag import OutputTag
-from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
+from weir.runtime.connectors.file_sink import FileSinkSpec
+from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
 
 
 def _check_callable(function, method, operation):
@@ -195,6 +196,8 @@ class DataStream(PyFlinkGaps):
         return self._sink(sink, "Sink")
 
     def add_sink(self, sink_func) -> "DataStreamSink":
+        if hasattr(sink_func, "sink_spec"):  # a connector's sink, e.g. PyFlink's JdbcSink
+            return self.sink_to(sink_func)
         _check_callable(sink_func, "invoke", "add_sink")
         return self._sink(SinkFunctionSink(sink_func), "Sink")
 

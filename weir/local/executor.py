@@ -62,6 +62,7 @@ class LocalJob(JobClient):
         self.job_id = uuid.uuid4().hex
         self.job_name = job_name
         self.plan = compile_plan(graph.upstream_of(sinks), env)
+        self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
         self.status = JobStatus.CREATED
         self.batches = 0
         self.max_seen = {}  # watermark group index -> largest time its sources announced

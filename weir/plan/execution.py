@@ -17,15 +17,16 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.timers import PROCESSING_TIME
-from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, DUE, END,
-                               END_OF_INPUT_TS, ENDED_PAGE, FINISHED, MAX_BUNDLE_RECORDS,
-                               METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN, SNAPSHOT, TIMERS,
-                               WATERMARK, Bundler, bundle_values, dumps, loads,
+from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, COMMITS, DUE,
+                               END, END_OF_INPUT_TS, ENDED_PAGE, FINISHED,
+                               MAX_BUNDLE_RECORDS, METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN,
+                               SNAPSHOT, TIMERS, WATERMARK, Bundler, bundle_values, dumps, loads,
                                read_watermark_report)
 
 
@@ -243,19 +244,23 @@ class JobOutputs:
             if WatermarkGroupTracker.tracks(plan) else None
         # (uid, key group) -> its earliest processing-time timer (None: none), as reported
         self.processing_timers = {}
-        self.writers = {uid: sink_writer(node.param("sink"), uid, plan.parallelism,
-                                         operator_states.restored.get(uid), plan.restoring)
+        self.writers = {uid: sink_writer(node.param("sink"), uid, plan,
+                                         operator_states.restored.get(uid))
                         for uid, node in plan.sinks.items() if uid not in written_by_tasks}
+        self.committers = {uid: plan.sinks[uid].param("sink") for uid in written_by_tasks}
 
     def write(self, rows, batch_id: int) -> set:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
         per_sink = {uid: ([], []) for uid in self.writers}
-        counts, finished = {}, set()
+        counts, finished, prepared = {}, set(), {}
         for to, subtask, blob in rows:
             if to == METRICS:
                 for name, count in loads(blob).items():
                     counts[name] = counts.get(name, 0) + count
+            elif to == COMMITS:
+                for uid, committables in loads(blob).items():
+                    prepared.setdefault(uid, []).extend(committables)
             elif to == FINISHED:
                 finished.add(subtask)
             elif to == OPERATOR_STATE:
@@ -278,6 +283,8 @@ class JobOutputs:
                         subtasks if self.plan.parallelism > 1 else None)
             if isinstance(writer, CheckpointedSink):
                 self.operator_states.record(writer.snapshot())
+        for uid, committables in prepared.items():
+            commit_tasks(self.committers[uid], batch_id, committables)
         self.metrics.record(batch_id, counts)
         return finished
 

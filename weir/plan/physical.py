@@ -115,6 +115,9 @@ class PhysicalPlan:
     ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
     batch: bool = False  # BATCH mode: rolling aggregations emit only final results
     run_id: str = ""     # the executor's run of the job (a restore starts a new run)
+    # the job's identity for sinks' replay markers: the same in every run restored from
+    # one checkpoint, new for a job started afresh (see connectors.sink_base)
+    sink_job_id: str = ""
     # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
     restored: dict = field(default_factory=dict)
     restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)

@@ -1,32 +1,17 @@
 """Writing one micro-batch of a sink's records, idempotently per batch id."""
 
 import copy
-import json
 import os
 import sys
 import tempfile
 import time
 
-from weir.runtime.connectors.sink_base import is_executor_side
+from weir.runtime.connectors.sink_base import commit_tasks, is_executor_side
 from weir.runtime.errors import call_user
-from weir.runtime.sinks import CollectSink, FileSinkSpec, PrintSink, SinkFunctionSink
+from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
 from weir.runtime.state.operator_state import (FunctionInitializationContext,
                                                FunctionSnapshotContext, OperatorStateStore,
                                                is_checkpointed)
-
-
-def _json_default(value):
-    if hasattr(value, "as_dict"):
-        return value.as_dict()
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    raise TypeError(f"cannot write a {type(value).__name__} as JSON")
-
-
-def _to_json_line(value) -> str:
-    if hasattr(value, "as_dict"):
-        value = value.as_dict()
-    return json.dumps(value, default=_json_default, sort_keys=False)
 
 
 def atomic_write(path: str, data: bytes) -> None:
@@ -38,45 +23,6 @@ def atomic_write(path: str, data: bytes) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
-
-
-def _write_parquet(spec: FileSinkSpec, values, path: str) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    if spec.type_info is None:
-        raise ValueError("a Parquet file sink needs a row type (type_info)")
-    schema = pa.schema([pa.field(name, t.to_arrow_type()) for name, t in zip(
-        spec.type_info.get_field_names(), spec.type_info.get_field_types())])
-    rows = [v.as_dict() if hasattr(v, "as_dict") else dict(zip(schema.names, v)) for v in values]
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".inprogress-", dir=directory)
-    os.close(fd)
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
-    os.replace(tmp, path)
-
-
-def write_file_batch(spec: FileSinkSpec, values, batch_id: int) -> None:
-    """Writes `part-<batch>` once; a replayed batch replaces the same file."""
-    if not values:
-        return
-    suffix = spec.part_suffix
-    if suffix is None:
-        suffix = "." + {"json": "json", "parquet": "parquet", "text": "txt"}[spec.fmt]
-    path = os.path.join(spec.base_path, f"{spec.part_prefix}-{batch_id:010d}{suffix}")
-    if spec.type_info is not None:
-        for value in values:
-            spec.type_info.validate(value)
-    if spec.fmt == "parquet":
-        _write_parquet(spec, values, path)
-    elif spec.fmt == "json":
-        atomic_write(path, "".join(_to_json_line(v) + "\n" for v in values).encode())
-    else:
-        if spec.encoder is not None:
-            data = b"".join(spec.encoder.encode(v, spec.record_type) for v in values)
-        else:
-            data = b"".join((str(v) + "\n").encode() for v in values)
-        atomic_write(path, data)
 
 
 class _SinkContext:
@@ -98,8 +44,6 @@ def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
             stream.flush()
     elif isinstance(sink, CollectSink):
         sink.results.extend(values)
-    elif isinstance(sink, FileSinkSpec):
-        write_file_batch(sink, values, batch_id)
     elif isinstance(sink, (CheckpointedSink, InProcessSink)):
         sink.write(values, batch_id, subtasks)
     elif isinstance(sink, SinkFunctionSink):
@@ -161,29 +105,30 @@ class InProcessSink:
     """A sink the tasks write (weir.runtime.connectors.sink_base), written in this process
     as one task (the in-process executor)."""
 
-    def __init__(self, spec, uid: str):
+    def __init__(self, spec, uid: str, job: str):
         self.spec = spec
         self.uid = uid
+        self.job = job
 
     def write(self, values, batch_id: int, subtasks=None) -> None:
         if not values:
             return
-        writer = self.spec.batch_writer(self.uid, batch_id, 0)
+        writer = self.spec.batch_writer(self.uid, self.job, batch_id, 0)
         try:
             writer.write(values)
-            writer.finish()
+            committables = writer.finish()
         except BaseException:
             writer.abort()
             raise
+        commit_tasks(self.spec, batch_id, committables)
 
 
-def sink_writer(sink, uid: str, parallelism: int, restored=None, restoring: bool = False):
-    """What a job writes `sink`'s records with: the sink itself, or for a sink function
-    with operator state, its instances (`restored`: what each restores, or None;
-    `restoring`: the run starts from a checkpoint), or for a sink its tasks write, one
-    such task in this process."""
+def sink_writer(sink, uid: str, plan, restored=None):
+    """What a job (its PhysicalPlan `plan`) writes `sink`'s records with: the sink itself,
+    or for a sink function with operator state, its instances (`restored`: what each
+    restores, or None), or for a sink its tasks write, one such task in this process."""
     if is_executor_side(sink):
-        return InProcessSink(sink, uid)
+        return InProcessSink(sink, uid, plan.sink_job_id)
     if isinstance(sink, SinkFunctionSink) and is_checkpointed(sink.function):
-        return CheckpointedSink(sink.function, uid, parallelism, restored, restoring)
+        return CheckpointedSink(sink.function, uid, plan.parallelism, restored, plan.restoring)
     return sink

@@ -1,6 +1,6 @@
-"""Sink descriptions that engines write to (print, collect, files, sink functions)."""
+"""Sink descriptions that engines write to (print, collect, sink functions; connectors'
+sinks are in weir.runtime.connectors)."""
 
-import os
 from typing import Optional
 
 from weir.common.flink_text import flink_text
@@ -28,27 +28,6 @@ class CollectSink:
 
     def __init__(self):
         self.results = []
-
-
-class FileSinkSpec:
-    """Files written once per micro-batch: exactly-once across restarts.
-
-    fmt: 'json' (JSON lines), 'parquet' (needs a row type) or 'text' (an encoder's bytes).
-    """
-
-    FORMATS = ("json", "parquet", "text")
-
-    def __init__(self, base_path: str, fmt: str, type_info=None, encoder=None,
-                 part_prefix: str = "part", part_suffix: str = None, record_type=None):
-        if fmt not in self.FORMATS:
-            raise ValueError(f"unknown file sink format '{fmt}', expected one of {self.FORMATS}")
-        self.base_path = os.path.abspath(base_path)
-        self.fmt = fmt
-        self.type_info = type_info
-        self.encoder = encoder
-        self.part_prefix = part_prefix
-        self.part_suffix = part_suffix  # None: the format's extension
-        self.record_type = record_type  # the stream's declared type: an encoder's text
 
 
 class SinkFunctionSink:

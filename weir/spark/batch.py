@@ -135,6 +135,7 @@ class BatchJob(JobClient):
         self.job_name = job_name
         self.spark = get_session(env)
         self.plan = compile_plan(graph.upstream_of(sinks), env)
+        self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
         self.metrics = MetricsLog()
         self.status = JobStatus.CREATED
         self.started = time.time()

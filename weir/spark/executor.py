@@ -19,8 +19,9 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
-from weir.spark.restore import (check_max_parallelism, last_committed_batch,
-                                load_operator_states, save_operator_states)
+from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
+                                last_committed_batch, load_operator_states,
+                                save_operator_states)
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.sinks import COLUMNS, write_in_tasks, written_by_tasks
@@ -53,6 +54,7 @@ class SparkJob(JobClient):
         states = OperatorStateLog(load_operator_states(self.checkpoint_dir),
                                   self.plan.parallelism)
         self.plan.run_id = self.job_id
+        self.plan.sink_job_id = checkpoint_identity(self.checkpoint_dir)
         self.plan.restored = states.restored
         self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
@@ -123,7 +125,7 @@ class SparkJob(JobClient):
             return  # a batch Spark starts for its watermark after every input has ended
         frame = batch_frame.select(*COLUMNS)
         if self.task_sinks:
-            frame = write_in_tasks(frame, self.task_sinks, batch_id)
+            frame = write_in_tasks(frame, self.task_sinks, batch_id, self.plan.sink_job_id)
         table = frame.toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:

@@ -12,12 +12,14 @@ batch Spark committed (a later one belongs to a batch Spark will run again).
 import json
 import os
 import pickle
+import uuid
 
 from weir.runtime.sink_writers import atomic_write
 
 DIRECTORY = "weir-operator-state"
 KEEP = 2
 JOB_FILE = "weir-job.json"  # what a restore must keep: the max parallelism
+IDENTITY_FILE = "weir-identity"  # the job's identity (checkpoint_identity)
 
 
 def _batch_ids(directory: str) -> list:
@@ -30,6 +32,16 @@ def last_committed_batch(checkpoint_dir: str):
     """The id of the last micro-batch Spark committed, or None."""
     committed = _batch_ids(os.path.join(checkpoint_dir, "commits"))
     return committed[-1] if committed else None
+
+
+def checkpoint_identity(checkpoint_dir: str) -> str:
+    """The identity of the job whose checkpoint this is (made on its first run, kept
+    by every restore): sinks key their replay markers by it."""
+    path = os.path.join(checkpoint_dir, IDENTITY_FILE)
+    if not os.path.exists(path):
+        atomic_write(path, uuid.uuid4().hex[:16].encode())
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
 
 
 def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:

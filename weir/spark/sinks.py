@@ -20,15 +20,16 @@ def written_by_tasks(plan: PhysicalPlan) -> dict:
             if is_executor_side(node.param("sink"))}
 
 
-def write_in_tasks(frame, sinks: dict, batch_id: int):
-    """`frame` (the driver's columns) with `sinks`' rows written by its tasks instead."""
+def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
+    """`frame` (the driver's columns) with `sinks`' rows written by its tasks (of job
+    `job`, see sink_base) instead."""
     encoded = encode(sinks)
 
     def write(batches):
         task = TaskContext.get().partitionId()
         rows = (list(zip(*(column.to_pylist() for column in batch.columns)))
                 for batch in batches)
-        for passed in write_task_rows(decode(encoded), batch_id, task, rows):
+        for passed in write_task_rows(decode(encoded), job, batch_id, task, rows):
             yield pa.RecordBatch.from_arrays(
                 [pa.array(list(column), type=field.type)
                  for column, field in zip(zip(*passed), SCHEMA)], schema=SCHEMA)

@@ -1,7 +1,7 @@
 """File sources and sinks, with PyFlink's builder names and plain shortcuts beside them."""
 
 from weir.common.gaps import module_gaps
-from weir.runtime.sinks import FileSinkSpec
+from weir.runtime.connectors.file_sink import DateTimeBucketAssigner, FileSinkSpec
 from weir.runtime.sources import FileReader
 
 
@@ -69,26 +69,42 @@ class FileSource:
 
 
 class FileSink:
-    """Part files written once per micro-batch: exactly-once across restarts."""
+    """Part files written by the tasks, finished when their micro-batch commits:
+    exactly-once across restarts (weir.runtime.connectors.file_sink)."""
 
     @staticmethod
-    def for_row_format(base_path: str, encoder) -> "FileSink.Builder":
-        return FileSink.Builder(base_path, "text", encoder=encoder)
+    def for_row_format(base_path: str, encoder) -> "FileSink.RowFormatBuilder":
+        """Records as an encoder's lines, bucketed by the hour as Flink's
+        (`with_bucket_assigner` to change it)."""
+        return FileSink.RowFormatBuilder(base_path, "text", encoder=encoder,
+                                         bucket_assigner=DateTimeBucketAssigner())
 
     @staticmethod
-    def for_json_lines(base_path: str) -> "FileSink.Builder":
-        return FileSink.Builder(base_path, "json")
+    def for_bulk_format(base_path: str, writer_factory) -> "FileSink.BulkFormatBuilder":
+        """Records in a bulk format (`ParquetBulkWriters.for_row_type(row_type)`),
+        bucketed by the hour as Flink's."""
+        fmt = getattr(writer_factory, "fmt", None)
+        if fmt != "parquet":
+            raise TypeError("for_bulk_format() expects a bulk writer factory, e.g. "
+                            "ParquetBulkWriters.for_row_type(row_type)")
+        return FileSink.BulkFormatBuilder(base_path, fmt, type_info=writer_factory.row_type,
+                                          bucket_assigner=DateTimeBucketAssigner())
 
     @staticmethod
-    def for_parquet(base_path: str, row_type) -> "FileSink.Builder":
-        return FileSink.Builder(base_path, "parquet", type_info=row_type)
+    def for_json_lines(base_path: str) -> "FileSink.RowFormatBuilder":
+        """weir's shortcut: JSON lines, in the base path itself."""
+        return FileSink.RowFormatBuilder(base_path, "json")
 
-    class Builder:
-        def __init__(self, base_path, fmt, type_info=None, encoder=None):
-            self._args = dict(base_path=base_path, fmt=fmt, type_info=type_info,
-                              encoder=encoder)
+    @staticmethod
+    def for_parquet(base_path: str, row_type) -> "FileSink.BulkFormatBuilder":
+        """weir's shortcut: Parquet files of `row_type`, in the base path itself."""
+        return FileSink.BulkFormatBuilder(base_path, "parquet", type_info=row_type)
 
-        def with_output_file_config(self, config: "OutputFileConfig") -> "FileSink.Builder":
+    class RowFormatBuilder:
+        def __init__(self, base_path, fmt, **args):
+            self._args = dict(base_path=base_path, fmt=fmt, **args)
+
+        def with_output_file_config(self, config: "OutputFileConfig"):
             if not isinstance(config, OutputFileConfig):
                 raise TypeError("with_output_file_config() expects an OutputFileConfig "
                                 "(OutputFileConfig.builder()...build())")
@@ -96,15 +112,60 @@ class FileSink:
             self._args["part_suffix"] = config.part_suffix
             return self
 
-        def with_rolling_policy(self, policy: "RollingPolicy") -> "FileSink.Builder":
-            """Accepted for PyFlink's programs: weir rolls a part file per micro-batch
-            (each checkpoint), whatever the policy's sizes and intervals."""
+        def with_bucket_assigner(self, assigner):
+            """BucketAssigner.base_path_bucket_assigner(), date_time_bucket_assigner(...),
+            or (weir) any object with `get_bucket_id(element, context) -> str`."""
+            if not callable(getattr(assigner, "get_bucket_id", None)):
+                raise TypeError("with_bucket_assigner() expects a BucketAssigner or an "
+                                "object with get_bucket_id(element, context)")
+            self._args["bucket_assigner"] = getattr(assigner, "assigner", assigner)
+            return self
+
+        def with_bucket_check_interval(self, interval: int):
+            """Accepted for PyFlink's programs: weir checks rolling with every record."""
+            return self
+
+        def with_rolling_policy(self, policy: "RollingPolicy"):
+            """A part file rolls at every micro-batch (Flink's checkpoint) and, with the
+            default policy, once it holds `part_size` bytes; weir does not keep a part
+            file open across micro-batches, so the time intervals never roll later."""
             if not isinstance(policy, RollingPolicy):
                 raise TypeError("with_rolling_policy() expects a RollingPolicy")
+            self._args["part_size"] = policy.settings.get("part_size")
             return self
 
         def build(self) -> FileSinkSpec:
             return FileSinkSpec(**self._args)
+
+    class BulkFormatBuilder(RowFormatBuilder):
+        def with_rolling_policy(self, policy: "RollingPolicy"):
+            """Bulk formats roll on every checkpoint (micro-batch) only, as Flink's."""
+            if not isinstance(policy, RollingPolicy) or policy.kind != "on_checkpoint":
+                raise TypeError("a bulk format rolls on checkpoints only: "
+                                "with_rolling_policy(RollingPolicy.on_checkpoint_rolling_"
+                                "policy())")
+            return self
+
+
+class BucketAssigner:
+    """Which subdirectory of the base path a record's part file is in (PyFlink's
+    BucketAssigner)."""
+
+    def __init__(self, assigner):
+        self.assigner = assigner
+
+    def get_bucket_id(self, element, context):
+        return "" if self.assigner is None else self.assigner.get_bucket_id(element, context)
+
+    @staticmethod
+    def base_path_bucket_assigner() -> "BucketAssigner":
+        return BucketAssigner(None)
+
+    @staticmethod
+    def date_time_bucket_assigner(format_str: str = "yyyy-MM-dd--HH",
+                                  timezone_id: str = None) -> "BucketAssigner":
+        """Buckets by processing time in a Java DateTimeFormatter pattern."""
+        return BucketAssigner(DateTimeBucketAssigner(format_str, timezone_id))
 
 
 class OutputFileConfig:
@@ -145,8 +206,8 @@ class OutputFileConfig:
 
 
 class RollingPolicy:
-    """When a part file rolls (PyFlink's RollingPolicy). weir writes one part file per
-    micro-batch, which is Flink's on-checkpoint rolling; the sizes are kept, not used."""
+    """When a part file rolls (PyFlink's RollingPolicy): at every micro-batch (Flink's
+    checkpoint) and, for the default policy, once it holds `part_size` bytes."""
 
     def __init__(self, kind: str, **settings):
         self.kind = kind
@@ -166,6 +227,6 @@ class RollingPolicy:
 
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream.connectors.file_system", [
-    "BucketAssigner", "BulkFormat", "FileCompactStrategy", "FileCompactor",
+    "BulkFormat", "FileCompactStrategy", "FileCompactor",
     "FileEnumeratorProvider", "FileSourceBuilder", "FileSplitAssignerProvider",
     "StreamingFileSink"])

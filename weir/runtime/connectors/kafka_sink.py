@@ -2,8 +2,8 @@
 
 EXACTLY_ONCE: a task's records of micro-batch b go in one Kafka transaction (transactional
 id `<prefix>-<task>`), which also commits offset b + 1 for the consumer group
-`<prefix>-<task>` on partition 0 of the first record's topic: that group's committed
-offset is the last batch the task wrote. A replayed batch (after a crash, or a task retry)
+`<prefix>-<job>-<task>` (job: see sink_base) on partition 0 of the first record's
+topic: that group's committed offset is the last batch the task wrote. A replayed batch (after a crash, or a task retry)
 finds its batch written and writes nothing; starting the transactional producer fences an
 earlier incarnation and aborts the transaction it left open. Flink ties its transactions to
 checkpoints the same way; weir's checkpoint is the micro-batch.
@@ -46,10 +46,10 @@ class KafkaSinkSpec:
         self.transactional_id_prefix = transactional_id_prefix
         self.properties = dict(properties)
 
-    def batch_writer(self, uid: str, batch_id: int, task: int) -> "BatchWriter":
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> "BatchWriter":
         if self.guarantee == "EXACTLY_ONCE":
-            return TransactionalWriter(self, uid, batch_id, task)
-        return BufferedWriter(self, uid, batch_id, task)
+            return TransactionalWriter(self, uid, job, batch_id, task)
+        return BufferedWriter(self, uid, job, batch_id, task)
 
     def producer_config(self) -> dict:
         config = {key: value for key, value in self.properties.items()
@@ -62,8 +62,8 @@ class KafkaSinkSpec:
 
 
 class _KafkaWriter(BatchWriter):
-    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
-        super().__init__(uid, batch_id, task)
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+        super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.errors = []
 
@@ -103,8 +103,8 @@ class BufferedWriter(_KafkaWriter):
     """AT_LEAST_ONCE (and NONE): records are sent as they come and flushed before the
     micro-batch commits; a replayed batch sends them again."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
-        super().__init__(spec, uid, batch_id, task)
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+        super().__init__(spec, uid, job, batch_id, task)
         self.producer = kafka_clients.producer(spec.producer_config())
 
     def write(self, values) -> None:
@@ -118,9 +118,10 @@ class BufferedWriter(_KafkaWriter):
 class TransactionalWriter(_KafkaWriter):
     """EXACTLY_ONCE: one transaction per task and micro-batch (see the module's doc)."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, batch_id: int, task: int):
-        super().__init__(spec, uid, batch_id, task)
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+        super().__init__(spec, uid, job, batch_id, task)
         self.name = f"{spec.transactional_id_prefix}-{task}"
+        self.marker_group = f"{spec.transactional_id_prefix}-{job}-{task}"
         self.config = {**spec.producer_config(), "transactional.id": self.name}
         self.producer = None
         self.marker_topic = None
@@ -153,7 +154,8 @@ class TransactionalWriter(_KafkaWriter):
         """The consumer of the group whose committed offset records the task's last
         written batch."""
         return kafka_clients.consumer({"bootstrap.servers": self.spec.bootstrap_servers,
-                                       "group.id": self.name, "enable.auto.commit": False})
+                                       "group.id": self.marker_group,
+                                       "enable.auto.commit": False})
 
     def _batch_written(self) -> bool:
         from confluent_kafka import TopicPartition

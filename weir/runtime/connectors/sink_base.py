@@ -4,21 +4,32 @@ the driver.
 
 A sink spec with `executor_side = True` gives, per micro-batch and task, a BatchWriter:
 `write(values)` any number of times, then `finish()` once every record of the task is
-written (a transactional writer commits there; the micro-batch commits after every task
-finished), or `abort()` if the task fails. A replay of the batch (a restart, a task retry)
+written, or `abort()` if the task fails. A replay of the batch (a restart, a task retry)
 runs writers of the same (batch id, task) again: the writer makes that idempotent.
+
+Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
+- in the task: `finish()` commits itself (a Kafka or database transaction with a marker
+  of the batch, so a replay writes nothing twice);
+- on the driver: `finish()` returns committables (what it prepared: pending files, ...),
+  and once every task of the batch has finished, the driver calls the spec's
+  `commit(batch_id, committables of every task)`, before the micro-batch commits. That
+  commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
-from weir.runtime.wire import METRICS, bundle_values, dumps
+from weir.runtime.wire import COMMITS, METRICS, bundle_values, dumps
 
 RECORDS_IN = "numRecordsIn"
 
 
 class BatchWriter:
-    """One task's writes of one micro-batch to one sink."""
+    """One task's writes of one micro-batch to one sink of a job: `job` is the same in
+    every run restored from the job's checkpoint and new for a job started afresh, so a
+    sink's replay markers (the last batch a task committed) include it: a new job's batch
+    0 is no replay of an earlier job's."""
 
-    def __init__(self, uid: str, batch_id: int, task: int):
+    def __init__(self, uid: str, job: str, batch_id: int, task: int):
         self.uid = uid
+        self.job = job
         self.batch_id = batch_id
         self.task = task
         self.written = 0
@@ -26,8 +37,10 @@ class BatchWriter:
     def write(self, values: list) -> None:
         raise NotImplementedError
 
-    def finish(self) -> None:
-        """Every record of the task is written: make them durable (commit)."""
+    def finish(self) -> list:
+        """Every record of the task is written: make them durable; returns the
+        committables for the driver's commit (none: the task committed)."""
+        return []
 
     def abort(self) -> None:
         """The task failed: drop what is not committed, where the sink can."""
@@ -37,11 +50,13 @@ def is_executor_side(sink) -> bool:
     return getattr(sink, "executor_side", False)
 
 
-def write_task_rows(sinks: dict, batch_id: int, task: int, row_batches):
+def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches):
     """Writes the rows of `sinks` ({uid: spec}) among `row_batches` (lists of (to, key
-    group or subtask, payload) rows) as task `task` of micro-batch `batch_id`; yields the
-    other rows, then one metrics row with the records each sink received."""
-    writers = {}
+    group or subtask, payload) rows) as task `task` of micro-batch `batch_id` of job
+    `job`; yields the
+    other rows, then one row of the committables for the driver's commit, and one metrics
+    row with the records each sink received."""
+    writers, committables = {}, {}
     try:
         for rows in row_batches:
             passed = []
@@ -52,16 +67,26 @@ def write_task_rows(sinks: dict, batch_id: int, task: int, row_batches):
                     continue
                 writer = writers.get(row[0])
                 if writer is None:
-                    writer = writers[row[0]] = sink.batch_writer(row[0], batch_id, task)
+                    writer = writers[row[0]] = sink.batch_writer(row[0], job, batch_id, task)
                 writer.write(bundle_values(row[2]))
             if passed:
                 yield passed
-        for writer in writers.values():
-            writer.finish()
+        for uid, writer in writers.items():
+            prepared = writer.finish()
+            if prepared:
+                committables[uid] = prepared
     except BaseException:
         for writer in writers.values():
             writer.abort()
         raise
+    if committables:
+        yield [(COMMITS, 0, dumps(committables))]
     counts = {f"{uid}.{RECORDS_IN}": w.written for uid, w in writers.items() if w.written}
     if counts:
         yield [(METRICS, 0, dumps(counts))]
+
+
+def commit_tasks(spec, batch_id: int, committables: list) -> None:
+    """The driver's commit of what the tasks of `batch_id` prepared for `spec`."""
+    if committables:
+        spec.commit(batch_id, committables)
