@@ -1,0 +1,48 @@
+"""A keyed job writing JSON-lines files on a Spark cluster of 2 executor processes
+(`local-cluster`), each record's part file in a bucket named after the process that
+wrote it. Prints the driver's pid and peak resident memory (MiB) as JSON.
+
+Arguments: records, output directory."""
+
+import json
+import os
+import resource
+import sys
+
+from pyspark.sql import SparkSession
+
+from weir.common import WatermarkStrategy
+from weir.datastream import StreamExecutionEnvironment
+from weir.datastream.connectors import DataGeneratorSource, FileSink
+
+
+class ByProcess:
+    """Buckets each record by the process that writes it."""
+
+    def get_bucket_id(self, element, context):
+        return f"pid={os.getpid()}"
+
+
+def main(records: int, output: str) -> None:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    spark = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("cluster-sink")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(4)
+    source = DataGeneratorSource(lambda i: (f"k{i % 1000}", i, "x" * 100), count=records,
+                                 max_records_per_batch=records // 4)
+    (env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
+     .key_by(lambda event: event[0])
+     .map(lambda event: {"key": event[0], "i": event[1], "pad": event[2]})
+     .sink_to(FileSink.for_json_lines(output).with_bucket_assigner(ByProcess()).build()))
+    env.execute("cluster-sink")
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"driver_pid": os.getpid(), "driver_peak_mib": peak_mib}))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), sys.argv[2])
