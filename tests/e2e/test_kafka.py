@@ -183,13 +183,16 @@ def test_a_transaction_left_open_by_a_crash_is_aborted_on_restart(kafka_broker, 
     assert kafka_broker.consume(target, 1) == ["committed"]
 
 
-def _json_source(broker, topic):
+def _json_source(broker, topic, **settings):
     from weir.datastream.formats.json import JsonRowDeserializationSchema
     row_type = Types.ROW_NAMED(["sensor", "reading"], [Types.STRING(), Types.INT()])
-    return (KafkaSource.builder().set_bootstrap_servers(broker.bootstrap).set_topics(topic)
-            .set_value_only_deserializer(JsonRowDeserializationSchema.builder()
-                                         .type_info(row_type).build())
-            .set_bounded(KafkaOffsetsInitializer.latest()).build())
+    builder = (KafkaSource.builder().set_bootstrap_servers(broker.bootstrap).set_topics(topic)
+               .set_value_only_deserializer(JsonRowDeserializationSchema.builder()
+                                            .type_info(row_type).build())
+               .set_bounded(KafkaOffsetsInitializer.latest()))
+    for key, value in settings.items():
+        builder = getattr(builder, key)(value)
+    return builder.build()
 
 
 def test_json_rows_and_a_record_that_cannot_be_read_fails_the_job_naming_its_offset(
@@ -210,6 +213,33 @@ def test_json_rows_and_a_record_that_cannot_be_read_fails_the_job_naming_its_off
         list(local_env.from_source(_json_source(kafka_broker, topic),
                                    WatermarkStrategy.no_watermarks(), "json")
              .execute_and_collect())
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_records_that_cannot_be_read_go_to_the_dead_letter_output_and_are_counted(
+        kafka_broker, spark_env, local_env, executor, tmp_path):
+    from weir.common.serialization import Encoder
+    from weir.datastream import OutputTag
+    from weir.datastream.connectors.file_system import BucketAssigner, FileSink
+    topic = kafka_broker.create_topic(partitions=1)
+    kafka_broker.produce(topic, [('{"sensor": "s1", "reading": 7}', 0, 1_000_000),
+                                 ("not json", 0, 1_001_000),
+                                 ('{"sensor": "s2", "reading": 9}', 0, 1_002_000)])
+    env = spark_env if executor == "spark" else local_env
+    dead = OutputTag("dead", Types.PICKLED_BYTE_ARRAY())
+    source = _json_source(kafka_broker, topic, set_dead_letter_output=dead)
+    readings = env.from_source(source, WatermarkStrategy.no_watermarks(), "json")
+    letters = readings.get_side_output(dead).map(
+        lambda r: f"{r.source}|{r.position}|{r.reason.split(':')[0]}|{r.record!r}",
+        Types.STRING())
+    (readings.map(lambda r: f"{r.sensor}={r.reading}", Types.STRING()).union(letters)
+     .sink_to(FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
+              .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()))
+    metrics = env.execute("dead letters").get_metrics()
+    lines = sorted(line for part in tmp_path.iterdir() for line in part.read_text().splitlines())
+    assert lines == sorted(["s1=7", "s2=9", f"json|{topic}/0@1|JSONDecodeError|b'not json'"])
+    assert {name: n for name, n in metrics.items() if name.startswith("source-0.")} == {
+        "source-0.numRecordsOut": 2, "source-0.numRecordsInErrors": 1}
 
 
 def test_an_unreachable_broker_fails_the_job_with_its_address(local_env):

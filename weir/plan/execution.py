@@ -19,7 +19,7 @@ from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
-from weir.runtime.sources import END_SPLIT
+from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.timers import PROCESSING_TIME
@@ -96,18 +96,38 @@ class SourceRunner:
             router = self.routers[subtask] = Router(self.task.fused, self.plan, subtask,
                                                     self.task.watermark)
         counter, seen, read = 0, [] if self.data_watermarks else None, 0
+        dead_letters = 0
         for values, stamps in _named_errors(chunks, self.task.node.display_name()):
             read += len(values)
-            counter = router.route({None: (values, stamps)}, AFTER_WATERMARK, split[0],
+            outputs = {None: (values, stamps)}
+            if self.reader.dead_letter_tag is not None:
+                outputs = self._dead_letters_apart(values, stamps)
+                dead_letters += len(outputs[self.reader.dead_letter_tag][0])
+            counter = router.route(outputs, AFTER_WATERMARK, split[0],
                                    counter, bundler, seen, subtask)
             if seen:
                 bundler.add_control(WATERMARK, SEEN, max(seen))
                 seen.clear()
             yield bundler.rows()
         if read:
-            bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read})
+            bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read - dead_letters})
+        if dead_letters:
+            bundler.add_metrics({f"{self.task.uid}.{RECORDS_IN_ERRORS}": dead_letters})
         if bundler.done:
             yield bundler.rows()
+
+    def _dead_letters_apart(self, values, stamps) -> dict:
+        """{None: the records read, tag: the dead letters, as Rows}."""
+        main, dead = ([], []), ([], [])
+        source = self.task.node.display_name()
+        for value, stamp in zip(values, stamps):
+            if isinstance(value, DeadLetter):
+                dead[0].append(value.as_row(source))
+                dead[1].append(stamp)
+            else:
+                main[0].append(value)
+                main[1].append(stamp)
+        return {None: main, self.reader.dead_letter_tag: dead}
 
 
 def _named_errors(chunks, source: str):

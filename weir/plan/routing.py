@@ -136,6 +136,9 @@ class Router:
             else:
                 values, stamps = _gather(results, hop.inputs)
                 results[index] = self._run_hop(index, hop, values, stamps, seen)
+                if hop.node.kind == g.WATERMARK:  # a source's side outputs pass through
+                    results[index] = {**_side_outputs(results, hop.inputs),
+                                      **results[index]}
         for edge, target, place in self.targets:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if not values:
@@ -182,6 +185,14 @@ def _by_tag(values, stamps, side) -> dict:
         tagged[0].append(value)
         tagged[1].append(ts)
     return out
+
+
+def _side_outputs(results, edges) -> dict:
+    """The side outputs of the one producer of a node's main input (a source's dead
+    letters, seen from its stream after the watermark assigner)."""
+    if len(edges) != 1 or edges[0].tag is not None:
+        return {}
+    return {tag: out for tag, out in results[edges[0].source].items() if tag is not None}
 
 
 def _gather(results, edges):

@@ -17,10 +17,30 @@ from weir.runtime.chain import columns_of
 
 Split = Tuple[int, int, int]  # (split index, first position, end position)
 END_SPLIT = "end"
+RECORDS_IN_ERRORS = "numRecordsInErrors"  # Flink's metric: records a source could not read
+
+
+class DeadLetter:
+    """A record a source could not read, among its values, for the source's dead-letter
+    output (a reader whose `dead_letter_tag` is set yields these instead of failing):
+    where it was (`topic/partition@offset`, file and line, ...), why, and its bytes."""
+
+    __slots__ = ("position", "reason", "record")
+
+    def __init__(self, position: str, reason: str, record):
+        self.position = position
+        self.reason = reason
+        self.record = record
+
+    def as_row(self, source: str):
+        from weir.common.row import Row
+        return Row(source=source, position=self.position, reason=self.reason,
+                   record=self.record)
 
 
 class SourceReader:
     bounded = True
+    dead_letter_tag: Optional[str] = None  # the tag id of the dead-letter side output
     max_records_per_batch: Optional[int] = None
     # The engine's parallelism (Spark's default parallelism), which a reader may use to cut
     # a batch into about as many splits as can run at once.

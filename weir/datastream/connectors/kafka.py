@@ -147,6 +147,17 @@ class KafkaSourceBuilder:
         self._settings["deserializer"] = deserialization_schema
         return self
 
+    def set_dead_letter_output(self, output_tag) -> "KafkaSourceBuilder":
+        """weir: a record the deserializer cannot read goes to this side output of the
+        source's stream (`stream.get_side_output(tag)`) instead of failing the job, as a
+        Row(source, position 'topic/partition@offset', reason, record bytes), and
+        counts in the source's numRecordsInErrors metric."""
+        tag_id = getattr(output_tag, "tag_id", None)
+        if not isinstance(tag_id, str):
+            raise TypeError(f"set_dead_letter_output expects an OutputTag, got {output_tag!r}")
+        self._settings["dead_letter_tag"] = tag_id
+        return self
+
     def set_client_id_prefix(self, prefix: str) -> "KafkaSourceBuilder":
         self._settings["client_id_prefix"] = prefix
         return self

@@ -14,7 +14,7 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from weir.runtime.connectors import kafka_clients
-from weir.runtime.sources import END_SPLIT, SourceReader
+from weir.runtime.sources import END_SPLIT, DeadLetter, SourceReader
 
 READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
 DEFAULT_READ_TIMEOUT_MS = 60_000
@@ -38,7 +38,8 @@ class KafkaSourceConfig:
     def __init__(self, bootstrap_servers: str, topics=(), topic_pattern: Optional[str] = None,
                  partitions=(), group_id: Optional[str] = None, starting=("earliest",),
                  stopping=None, bounded: bool = False, deserializer=None,
-                 properties: Optional[dict] = None, client_id_prefix: Optional[str] = None):
+                 properties: Optional[dict] = None, client_id_prefix: Optional[str] = None,
+                 dead_letter_tag: Optional[str] = None):
         self.bootstrap_servers = bootstrap_servers
         self.topics = list(topics)
         self.topic_pattern = topic_pattern
@@ -50,6 +51,7 @@ class KafkaSourceConfig:
         self.deserializer = deserializer
         self.properties = dict(properties or {})
         self.client_id_prefix = client_id_prefix
+        self.dead_letter_tag = dead_letter_tag  # None: a record that cannot be read fails
 
     def client_config(self) -> dict:
         """librdkafka's settings: the user's properties, then what weir's reading needs."""
@@ -87,6 +89,7 @@ class KafkaReader(SourceReader):
     def __init__(self, config: KafkaSourceConfig):
         self.config = config
         self.bounded = config.bounded
+        self.dead_letter_tag = config.dead_letter_tag
 
     # -- the driver: offsets ----------------------------------------------------------
     def initial_offset(self) -> dict:
@@ -302,7 +305,8 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
                 if offset >= hi:
                     position = hi
                     break
-                value = _deserialized(deserialize, message, topic, partition, offset)
+                value = _deserialized(deserialize, message, topic, partition, offset,
+                                      config.dead_letter_tag is not None)
                 position = offset + 1
                 if value is None:  # the schema skips it (ignore_parse_errors), as Flink
                     continue
@@ -326,13 +330,19 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
         consumer.unassign()
 
 
-def _deserialized(deserialize, message, topic: str, partition: int, offset: int):
+def _deserialized(deserialize, message, topic: str, partition: int, offset: int,
+                  to_dead_letters: bool):
+    """The record's value; one that cannot be deserialized fails, naming its position,
+    or, `to_dead_letters`, becomes a DeadLetter."""
     try:
         return deserialize(message.value())
     except Exception as exc:
         raw = message.value()
+        position = f"{topic}/{partition}@{offset}"
+        reason = f"{type(exc).__name__}: {exc}"
+        if to_dead_letters:
+            return DeadLetter(position, reason, raw)
         shown = raw if raw is None or len(raw) <= 200 else raw[:200] + b"..."
-        raise ValueError(f"Kafka record {topic}/{partition}@{offset} cannot be "
-                         f"deserialized: {type(exc).__name__}: {exc}; record value: "
-                         f"{shown!r}") from exc
+        raise ValueError(f"Kafka record {position} cannot be deserialized: {reason}; "
+                         f"record value: {shown!r}") from exc
 
