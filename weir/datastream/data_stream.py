@@ -1,6 +1,7 @@
 """DataStream and KeyedStream: PyFlink's stream API, building a JobGraph."""
 
 import copy
+import importlib
 
 from weir.common.gaps import PyFlinkGaps, module_gaps
 from weir.plan import graph as g
@@ -9,6 +10,7 @@ from weir.runtime.non_keyed import InstanceSpec, ToEverySubtask, ToOwnSubtask
 from weir.runtime.state.operator_state import is_checkpointed
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.connectors.file_sink import FileSinkSpec
+from weir.runtime.connectors.spark_interop import SparkSink
 from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
 
 
@@ -190,7 +192,7 @@ class DataStream(PyFlinkGaps):
 
     def sink_to(self, sink) -> "DataStreamSink":
         sink = sink.sink_spec() if hasattr(sink, "sink_spec") else sink  # e.g. KafkaSink
-        if isinstance(sink, FileSinkSpec) and sink.record_type is None:
+        if isinstance(sink, (FileSinkSpec, SparkSink)) and sink.record_type is None:
             sink = copy.copy(sink)
             sink.record_type = self._node.output_type
         return self._sink(sink, "Sink")
@@ -200,6 +202,13 @@ class DataStream(PyFlinkGaps):
             return self.sink_to(sink_func)
         _check_callable(sink_func, "invoke", "add_sink")
         return self._sink(SinkFunctionSink(sink_func), "Sink")
+
+    def to_spark(self):
+        """A Spark streaming DataFrame of this stream's records (weir's addition), with
+        columns from its declared type (Types.ROW_NAMED, Types.ROW, Types.TUPLE; else one
+        column `value`): start it with the DataFrame's writeStream. The job up to here
+        becomes that query; its other sinks still run with env.execute()."""
+        return importlib.import_module("weir.spark.frame_sinks").to_spark(self)
 
     def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
         sink = CollectSink()

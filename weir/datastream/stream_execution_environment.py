@@ -165,6 +165,18 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         return self._source(reader, source_name, type_info or getattr(source, "type_info", None),
                             watermark_strategy)
 
+    def from_spark(self, dataframe, watermark_strategy=None,
+                   source_name: str = "Spark Source") -> DataStream:
+        """A stream of `weir.common.Row`s of a Spark DataFrame (weir's addition): field
+        names and a declared row type from its columns. A streaming DataFrame (files,
+        `rate`, a table, Kafka) joins the job's streaming query, its offsets in the job's
+        checkpoint, and is unbounded; a batch DataFrame is bounded (read once, from a
+        snapshot in the checkpoint). A watermark strategy with a timestamp assigner gives
+        event time, as for from_source. Runs on the DataFrame's SparkSession."""
+        interop = importlib.import_module("weir.spark.frame_sources")  # imports pyspark
+        reader, type_info = interop.frame_source(self, dataframe)
+        return self._source(reader, source_name, type_info, watermark_strategy)
+
     # -- execution -----------------------------------------------------------------
     def _pending_sinks(self):
         return [n for n in self._graph.sinks() if n.id not in self._executed_sinks]

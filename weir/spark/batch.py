@@ -17,6 +17,8 @@ lives only while it runs. The rows between stages are the streaming job's
 (weir.runtime.wire).
 """
 
+import shutil
+import tempfile
 import time
 import uuid
 
@@ -33,6 +35,8 @@ from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.state.backend import MemoryPageStore
 from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
 from weir.spark import source as spark_source
+from weir.spark.frame_sinks import spark_sinks, written
+from weir.spark.frame_sources import snapshot_batch_frames
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
@@ -144,14 +148,22 @@ class BatchJob(JobClient):
     def run(self) -> "BatchJob":
         self.status = JobStatus.RUNNING
         ship_user_modules()
+        snapshots = tempfile.mkdtemp(prefix="weir-batch-")  # from_spark()'s batch frames
+        sinks = spark_sinks(self.plan)  # written by Spark (weir.spark.frame_sinks)
         try:
-            table = query_frame(self.spark, self.plan).select("_to", "_kg", "_b").toArrow()
+            snapshot_batch_frames(self.spark, self.plan, snapshots)
+            frame = query_frame(self.spark, self.plan).select("_to", "_kg", "_b")
+            with written(frame, sinks, 0, self.plan.sink_job_id) as frame:
+                table = frame.toArrow()
         except Exception as exc:  # a Spark or Python worker error: the job failed
             self.status = JobStatus.FAILED
             raise JobExecutionError(
                 f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
+        finally:
+            shutil.rmtree(snapshots, ignore_errors=True)
         rows = zip(*(column.to_pylist() for column in table.columns))
-        JobOutputs(self.plan, self.metrics, OperatorStateLog()).write(rows, 0)  # no restore
+        JobOutputs(self.plan, self.metrics, OperatorStateLog(),  # no restore
+                   frozenset(sinks)).write(rows, 0)
         self.runtime_ms = int((time.time() - self.started) * 1000)
         self.status = JobStatus.FINISHED
         return self

@@ -19,6 +19,8 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
+from weir.spark.frame_sinks import spark_sinks, written
+from weir.spark.frame_sources import snapshot_batch_frames
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states,
                                 save_operator_states)
@@ -63,8 +65,11 @@ class SparkJob(JobClient):
         self.started = time.time()
         self.batches = 0
         self.metrics = MetricsLog()
-        self.task_sinks = written_by_tasks(self.plan)
-        self.outputs = JobOutputs(self.plan, self.metrics, states, frozenset(self.task_sinks))
+        self.spark_sinks = spark_sinks(self.plan)  # written by Spark (weir.spark.frame_sinks)
+        self.task_sinks = {uid: sink for uid, sink in written_by_tasks(self.plan).items()
+                           if uid not in self.spark_sinks}
+        self.outputs = JobOutputs(self.plan, self.metrics, states,
+                                  frozenset(self.task_sinks) | frozenset(self.spark_sinks))
         self.own_watermarks = OwnWatermarks(self.plan)
         self._lock = threading.Lock()
         self.query = None
@@ -83,6 +88,7 @@ class SparkJob(JobClient):
 
     def start(self) -> "SparkJob":
         ship_user_modules()
+        snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
         if self.ticks:  # (never an earlier run's announcement)
             self._write_announcements(DUE_FILE, {"due": self.due})
         frame = query_frame(self.spark, self.plan, (
@@ -126,7 +132,8 @@ class SparkJob(JobClient):
         frame = batch_frame.select(*COLUMNS)
         if self.task_sinks:
             frame = write_in_tasks(frame, self.task_sinks, batch_id, self.plan.sink_job_id)
-        table = frame.toArrow()
+        with written(frame, self.spark_sinks, batch_id, self.plan.sink_job_id) as frame:
+            table = frame.toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
             self.finished |= self.outputs.write(rows, batch_id)

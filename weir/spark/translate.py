@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from weir.plan.idleness import WatermarkGroupTracker
 from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
-from weir.spark import source as spark_source
+from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
 
@@ -51,15 +51,20 @@ def _sources_frame(spark, plan, announcements):
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], WatermarkGroupTracker.tracks(plan)
     idle_file, own_file, due_file = announcements
-    # The first source carries the operators' own watermarks (weir.plan.watermarks) and
-    # the ticks for due processing-time timers (None: the job needs neither).
-    first = plan.sources[0].uid
+    # The first of weir's own sources carries the operators' own watermarks
+    # (weir.plan.watermarks) and the ticks for due processing-time timers (None: the job
+    # needs neither); a DataFrame's source (weir.spark.frame_sources) carries none.
+    first = frame_sources.announcing_source(plan)
     own_source = (own_file, [task.uid for task in plan.own_watermarks]) \
         if plan.own_watermarks else None
     due_source = (due_file, plan.processing_time_operators) if due_file is not None else None
+    frame_sources.check_announcements(plan, first, own_source, due_source)
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
-        frames = [spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
+        frames = [frame_sources.read_frame(spark, by_uid[uid], settings,
+                                           group.data_watermarks, idle_source)
+                  if frame_sources.is_frame_source(by_uid[uid]) else
+                  spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
                                            idle_source, *((own_source, due_source)
                                                           if uid == first else ()))
                   for uid in group.sources]
