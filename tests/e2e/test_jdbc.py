@@ -14,8 +14,7 @@ from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.connectors.jdbc import (JdbcConnectionOptions, JdbcExecutionOptions,
                                              JdbcSink)
-from weir.datastream.functions import KeyedProcessFunction
-from weir.datastream.state import ValueStateDescriptor
+from tests.e2e.shared import RunningCount
 
 pytestmark = pytest.mark.spark
 
@@ -157,23 +156,6 @@ def test_two_attempts_of_one_task_at_once_write_its_rows_once(database):
     assert _letters(database) == ["a", "b"]
 
 
-class _RunningCount(KeyedProcessFunction):
-    """(key, index, count so far) per record, and (key, -1, final count) at the end."""
-
-    def open(self, runtime_context):
-        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.INT()))
-
-    def process_element(self, value, ctx):
-        count = (self.count.value() or 0) + 1
-        self.count.update(count)
-        if count == 1:
-            ctx.timer_service().register_event_time_timer(10**12)
-        yield value[0], value[1], count
-
-    def on_timer(self, timestamp, ctx):
-        yield ctx.get_current_key(), -1, self.count.value()
-
-
 def _counts_job(spark, checkpoint, url, events):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
@@ -185,7 +167,7 @@ def _counts_job(spark, checkpoint, url, events):
         lambda event, ts: event[1])
     row = Types.ROW_NAMED(["key", "ts", "n"], [Types.STRING(), Types.INT(), Types.INT()])
     (env.from_source(source, strategy, "events").key_by(lambda event: event[0])
-     .process(_RunningCount(), Types.TUPLE([Types.STRING(), Types.INT(), Types.INT()]))
+     .process(RunningCount(), Types.TUPLE([Types.STRING(), Types.INT(), Types.INT()]))
      .uid("running-count")
      .sink_to(_sink(url, "INSERT INTO counts (key, ts, n) VALUES (?, ?, ?)", row)))
     return env

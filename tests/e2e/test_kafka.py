@@ -12,6 +12,7 @@ from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaReco
                                               KafkaSink, KafkaSource, KafkaTopicPartition)
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.common.time import Time
+from tests.e2e.shared import checkpointed_env
 
 pytestmark = pytest.mark.spark
 
@@ -94,15 +95,6 @@ def test_kafka_to_kafka_exactly_once_writes_each_record_once(kafka_broker, spark
     assert sink_counts == [40]
 
 
-def _env(spark, checkpoint):
-    from weir.datastream import StreamExecutionEnvironment
-    env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_spark_session(spark).set_parallelism(2)
-    env.enable_checkpointing(200)
-    env.get_checkpoint_config().set_checkpoint_storage_dir(str(checkpoint))
-    return env
-
-
 def test_a_job_restarted_from_its_checkpoint_goes_on_where_it_stopped(kafka_broker, spark,
                                                                        tmp_path):
     source_topic = kafka_broker.create_topic(partitions=2)
@@ -111,7 +103,7 @@ def test_a_job_restarted_from_its_checkpoint_goes_on_where_it_stopped(kafka_brok
     expected = sorted(v.upper() for v, _, _ in records)
 
     def start():
-        env = _env(spark, tmp_path / "checkpoint")
+        env = checkpointed_env(spark, tmp_path / "checkpoint")
         stream = env.from_source(_source(kafka_broker, source_topic, bounded=False),
                                  WatermarkStrategy.no_watermarks(), "kafka")
         stream.map(str.upper, Types.STRING()).sink_to(

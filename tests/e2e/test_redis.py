@@ -11,6 +11,7 @@ from weir.common.time import Time
 from weir.datastream.connectors.redis import RedisSink, RedisStreamSource
 from weir.datastream.functions import ProcessWindowFunction
 from weir.datastream.window import TumblingEventTimeWindows
+from tests.e2e.shared import checkpointed_env
 
 pytestmark = pytest.mark.spark
 
@@ -89,15 +90,6 @@ def test_a_timestamp_field_and_a_deserializer(redis_server, local_env):
     assert sorted(out) == [0 + 1, 2 + 3, 4 + 5]  # windows [0,10s) [10,20s) [20,30s)
 
 
-def _env(spark, checkpoint):
-    from weir.datastream import StreamExecutionEnvironment
-    env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_spark_session(spark).set_parallelism(2)
-    env.enable_checkpointing(200)
-    env.get_checkpoint_config().set_checkpoint_storage_dir(str(checkpoint))
-    return env
-
-
 def test_a_job_restarted_from_its_checkpoint_reads_everything_exactly_once(
         redis_server, spark, tmp_path):
     source_stream, target = _name("in"), _name("out")
@@ -105,7 +97,7 @@ def test_a_job_restarted_from_its_checkpoint_reads_everything_exactly_once(
     uid = _name("sink")
 
     def start():
-        env = _env(spark, tmp_path / "checkpoint")
+        env = checkpointed_env(spark, tmp_path / "checkpoint")
         stream = env.from_source(_source(redis_server, source_stream, bounded=False),
                                  WatermarkStrategy.no_watermarks(), "redis")
         (stream.map(lambda row: {"reading": row.reading.upper(), "sensor": row.sensor})

@@ -14,9 +14,8 @@ from weir.common.job import JobStatus
 from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.connectors.spark import SparkSink
-from weir.datastream.functions import KeyedProcessFunction
-from weir.datastream.state import ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
+from tests.e2e.shared import RunningCount
 
 pytestmark = pytest.mark.spark
 
@@ -78,23 +77,6 @@ def test_a_batch_dataframe_is_a_bounded_source(spark, spark_env):
     assert finals == [("a", 1), ("a", 4), ("a", 9), ("b", 2), ("c", 4)]
 
 
-class _RunningCount(KeyedProcessFunction):
-    """(key, index, count so far) per record, and (key, -1, final count) at the end."""
-
-    def open(self, runtime_context):
-        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.INT()))
-
-    def process_element(self, value, ctx):
-        count = (self.count.value() or 0) + 1
-        self.count.update(count)
-        if count == 1:
-            ctx.timer_service().register_event_time_timer(10**12)
-        yield value[0], value[1], count
-
-    def on_timer(self, timestamp, ctx):
-        yield ctx.get_current_key(), -1, self.count.value()
-
-
 COUNT = Types.ROW_NAMED(["key", "ts", "n"], [Types.STRING(), Types.INT(), Types.INT()])
 
 
@@ -104,7 +86,7 @@ def _counts(env, events):
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
         lambda event, ts: event[1])
     return (env.from_source(source, strategy, "events").key_by(lambda event: event[0])
-            .process(_RunningCount(), COUNT).uid("running-count"))
+            .process(RunningCount(), COUNT).uid("running-count"))
 
 
 def _expected_counts(events):

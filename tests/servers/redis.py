@@ -1,17 +1,12 @@
 """A Redis server for tests: Debian's /usr/bin/redis-server on a free loopback port, without
 persistence, in its own directory."""
 
-import socket
 import subprocess
 import time
 
+from tests.servers import free_port
+
 REDIS_SERVER = "/usr/bin/redis-server"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class RedisServer:
