@@ -229,6 +229,26 @@ def test_an_entry_that_cannot_be_read_fails_the_job_naming_stream_and_id(redis_s
         local_env.execute("bad entry")
 
 
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_entries_that_cannot_be_read_go_to_the_dead_letter_output(redis_server, spark_env,
+                                                                  local_env, executor):
+    from weir.datastream import OutputTag
+    stream = _name("letters")
+    ids = redis_server.add(stream, [{"n": "1"}, {"n": "x"}, {"n": "3"}])
+    dead = OutputTag("dead", Types.PICKLED_BYTE_ARRAY())
+    env = spark_env if executor == "spark" else local_env
+    source = _source(redis_server, stream, set_deserializer=lambda f: int(f["n"]),
+                     set_dead_letter_output=dead)
+    numbers = env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+    letters = numbers.get_side_output(dead).map(
+        lambda r: (r.source, r.position, r.reason.split(":")[0], r.record))
+    out = sorted(map(str, numbers.map(lambda n: ("ok", n)).union(letters)
+                     .execute_and_collect()))
+    assert out == sorted(map(str, [("ok", 1), ("ok", 3),
+                                   ("numbers", f"{stream}/{ids[1]}", "ValueError",
+                                    {b"n": b"x"})]))
+
+
 def test_an_unreachable_server_fails_the_job_with_its_address(local_env):
     from tests.servers.redis import free_port
     from weir.common.job import JobExecutionError

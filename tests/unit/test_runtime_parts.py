@@ -179,6 +179,19 @@ def test_file_reader_reads_json_csv_and_text_in_modification_order(tmp_path):
         (Row(id="s1", t="5"), None)]
 
 
+def test_file_reader_gives_bad_json_lines_as_dead_letters_when_asked(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}\nnot json\n[2]\n')
+    values = [v for v, _ in FileReader(str(bad), "json", dead_letter_tag="dead")
+              .read_files([str(bad)])]
+    assert values[0] == Row(a=1)
+    assert [(d.position, d.reason.split(":")[0], d.record) for d in values[1:]] == [
+        (f"{bad}:2", "not a JSON object", b"not json\n"),
+        (f"{bad}:3", "not a JSON object", b"[2]\n")]
+    with pytest.raises(ValueError, match="'csv' file has no such records"):
+        FileReader(str(bad), "csv", dead_letter_tag="dead")
+
+
 def test_file_reader_rejects_bad_json_with_file_and_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"a": 1}\nnot json\n')

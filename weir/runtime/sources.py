@@ -196,11 +196,16 @@ class FileReader(SourceReader):
     min_rows_per_split = 32_768
 
     def __init__(self, path: str, fmt: str, monitor_interval_ms: Optional[int] = None,
-                 max_files_per_batch: Optional[int] = None):
+                 max_files_per_batch: Optional[int] = None,
+                 dead_letter_tag: Optional[str] = None):
         if fmt not in self.FORMATS:
             raise ValueError(f"unknown file format '{fmt}', expected one of {self.FORMATS}")
+        if dead_letter_tag is not None and fmt != "json":
+            raise ValueError(f"a dead-letter output takes the JSON lines that are no JSON "
+                             f"object; a '{fmt}' file has no such records")
         self.path = path
         self.fmt = fmt
+        self.dead_letter_tag = dead_letter_tag
         self.monitor_interval_ms = monitor_interval_ms
         self.bounded = monitor_interval_ms is None
         self.max_records_per_batch = max_files_per_batch
@@ -268,7 +273,7 @@ class FileReader(SourceReader):
     def _values(self, entry):
         if isinstance(entry, tuple):
             return read_file(entry[0], self.fmt, entry[1:])
-        return read_file(entry, self.fmt)
+        return read_file(entry, self.fmt, dead_letters=self.dead_letter_tag is not None)
 
 
 def _parquet_rows(path: str) -> int:
@@ -365,11 +370,12 @@ def _read_parquet(path: str, row_range=None) -> list:
     return rows_of_columns(fields, columns, hi - lo)
 
 
-def read_file(path: str, fmt: str, row_range=None):
-    """The values of a file (of its row range, for Parquet)."""
+def read_file(path: str, fmt: str, row_range=None, dead_letters: bool = False):
+    """The values of a file (of its row range, for Parquet); `dead_letters`: a JSON line
+    that is no JSON object becomes a DeadLetter instead of failing."""
     if fmt == "parquet":
         return iter(_read_parquet(path, row_range))
-    return _read_text_file(path, fmt)
+    return _read_text_file(path, fmt, dead_letters)
 
 
 def _json_object(line: str, path: str, number: int) -> dict:
@@ -383,7 +389,7 @@ def _json_object(line: str, path: str, number: int) -> dict:
     return value
 
 
-def _read_text_file(path: str, fmt: str):
+def _read_text_file(path: str, fmt: str, dead_letters: bool = False):
     from weir.common.row import Row
     with open(path, "r", encoding="utf-8", newline="") as handle:
         if fmt == "text":
@@ -392,7 +398,13 @@ def _read_text_file(path: str, fmt: str):
         elif fmt == "json":
             for number, line in enumerate(handle, 1):
                 if line.strip():
-                    yield Row(**_json_object(line, path, number))
+                    try:
+                        yield Row(**_json_object(line, path, number))
+                    except ValueError as exc:
+                        if not dead_letters:
+                            raise
+                        yield DeadLetter(f"{path}:{number}", str(exc).partition(": ")[2],
+                                         line.encode())
         else:
             for record in csv.DictReader(io.StringIO(handle.read())):
                 yield Row(**record)

@@ -1,6 +1,7 @@
 """File sources and sinks, with PyFlink's builder names and plain shortcuts beside them."""
 
 from weir.common.gaps import module_gaps
+from weir.datastream.connectors.base import dead_letter_tag_id
 from weir.runtime.connectors.file_sink import DateTimeBucketAssigner, FileSinkSpec
 from weir.runtime.sources import FileReader
 
@@ -26,6 +27,7 @@ class FileSource:
         self.monitor_interval_ms = None
         self.max_files_per_batch = None
         self.type_info = None
+        self.dead_letter_tag = None
 
     @staticmethod
     def for_record_stream_format(stream_format: StreamFormat, *paths) -> "FileSource.Builder":
@@ -46,7 +48,8 @@ class FileSource:
         return FileSource.Builder(FileSource(path, "json"))
 
     def create_reader(self):
-        return FileReader(self.path, self.fmt, self.monitor_interval_ms, self.max_files_per_batch)
+        return FileReader(self.path, self.fmt, self.monitor_interval_ms,
+                          self.max_files_per_batch, self.dead_letter_tag)
 
     class Builder:
         def __init__(self, source: "FileSource"):
@@ -58,6 +61,13 @@ class FileSource:
 
         def process_static_file_set(self) -> "FileSource.Builder":
             self._source.monitor_interval_ms = None
+            return self
+
+        def set_dead_letter_output(self, output_tag) -> "FileSource.Builder":
+            """JSON lines only: a line that is no JSON object goes to this side output of
+            the source's stream instead of failing the job (position: 'file:line'; see
+            connectors.base.dead_letter_tag_id)."""
+            self._source.dead_letter_tag = dead_letter_tag_id(output_tag)
             return self
 
         def set_max_files_per_batch(self, count: int) -> "FileSource.Builder":

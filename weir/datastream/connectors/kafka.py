@@ -5,7 +5,7 @@ from enum import Enum
 from typing import Dict, Optional, Set
 
 from weir.common.gaps import module_gaps
-from weir.datastream.connectors.base import DeliveryGuarantee
+from weir.datastream.connectors.base import DeliveryGuarantee, dead_letter_tag_id
 from weir.runtime.connectors.kafka_sink import KafkaSinkSpec, RecordSerializer
 from weir.runtime.connectors.kafka_source import KafkaReader, KafkaSourceConfig
 
@@ -149,13 +149,9 @@ class KafkaSourceBuilder:
 
     def set_dead_letter_output(self, output_tag) -> "KafkaSourceBuilder":
         """weir: a record the deserializer cannot read goes to this side output of the
-        source's stream (`stream.get_side_output(tag)`) instead of failing the job, as a
-        Row(source, position 'topic/partition@offset', reason, record bytes), and
-        counts in the source's numRecordsInErrors metric."""
-        tag_id = getattr(output_tag, "tag_id", None)
-        if not isinstance(tag_id, str):
-            raise TypeError(f"set_dead_letter_output expects an OutputTag, got {output_tag!r}")
-        self._settings["dead_letter_tag"] = tag_id
+        source's stream (`stream.get_side_output(tag)`) instead of failing the job
+        (position: 'topic/partition@offset'; see base.dead_letter_tag_id)."""
+        self._settings["dead_letter_tag"] = dead_letter_tag_id(output_tag)
         return self
 
     def set_client_id_prefix(self, prefix: str) -> "KafkaSourceBuilder":

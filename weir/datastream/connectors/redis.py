@@ -17,6 +17,7 @@ import codecs
 import datetime
 from typing import Dict, Optional
 
+from weir.datastream.connectors.base import dead_letter_tag_id
 from weir.runtime.connectors import redis_clients
 from weir.runtime.connectors.redis_sink import (HashFields, KeyValues, RedisSinkSpec,
                                                 StreamEntries)
@@ -91,6 +92,14 @@ class RedisStreamSourceBuilder:
         if encoding is not None:
             codecs.lookup(encoding)  # an unknown encoding fails here, not in a task
         self._settings["encoding"] = encoding
+        return self
+
+    def set_dead_letter_output(self, output_tag) -> "RedisStreamSourceBuilder":
+        """An entry the deserializer or the timestamp field cannot take goes to this side
+        output of the source's stream instead of failing the job (position:
+        'stream/entry id'; record: the entry's raw fields; see
+        base.dead_letter_tag_id)."""
+        self._settings["dead_letter_tag"] = dead_letter_tag_id(output_tag)
         return self
 
     def set_timestamp_field(self, name: str) -> "RedisStreamSourceBuilder":

@@ -15,7 +15,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from weir.common.row import row_of, shared_field_names
 from weir.runtime.connectors import redis_clients
-from weir.runtime.sources import END_SPLIT, SourceReader
+from weir.runtime.sources import END_SPLIT, DeadLetter, SourceReader
 
 EARLIEST = "earliest"
 LATEST = "latest"
@@ -49,7 +49,8 @@ class RedisStreamConfig:
     def __init__(self, url: str, streams, starting: str = EARLIEST,
                  starting_ids: Optional[Dict[str, str]] = None, bounded: bool = False,
                  deserializer=None, encoding: Optional[str] = "utf-8",
-                 timestamp_field: Optional[str] = None):
+                 timestamp_field: Optional[str] = None,
+                 dead_letter_tag: Optional[str] = None):
         self.url = url
         self.streams = list(streams)
         self.starting = starting  # EARLIEST or LATEST, for streams without a starting id
@@ -58,6 +59,7 @@ class RedisStreamConfig:
         self.deserializer = deserializer  # fields dict -> record; None: a Row of them
         self.encoding = encoding  # of field values; None keeps them bytes
         self.timestamp_field = timestamp_field
+        self.dead_letter_tag = dead_letter_tag  # None: an entry that cannot be read fails
 
 
 class StreamEnd(NamedTuple):
@@ -79,6 +81,7 @@ class RedisStreamReader(SourceReader):
     def __init__(self, config: RedisStreamConfig):
         self.config = config
         self.bounded = config.bounded
+        self.dead_letter_tag = config.dead_letter_tag
 
     # -- the driver: offsets ------------------------------------------------------------
     def initial_offset(self) -> dict:
@@ -214,7 +217,8 @@ def _read_range(config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk:
 
 def _columns(config: RedisStreamConfig, stream: str, page) -> Tuple[list, list]:
     """The records and event times of a page of entries; an entry the deserializer or
-    the timestamp cannot take fails with its stream, id and fields."""
+    the timestamp cannot take fails with its stream, id and fields (or, with a
+    dead-letter output, becomes a DeadLetter at the id's time)."""
     values, stamps = [], []
     for raw_id, raw_fields in page:
         entry_id = raw_id.decode()
@@ -223,6 +227,11 @@ def _columns(config: RedisStreamConfig, stream: str, page) -> Tuple[list, list]:
             value = _deserialized(config.deserializer, fields)
             stamp = _timestamp(config.timestamp_field, entry_id, fields)
         except Exception as exc:
+            if config.dead_letter_tag is not None:
+                values.append(DeadLetter(f"{stream}/{entry_id}",
+                                         f"{type(exc).__name__}: {exc}", dict(raw_fields)))
+                stamps.append(int(entry_id.partition("-")[0]))
+                continue
             shown = repr(raw_fields)
             if len(shown) > SHOWN_ENTRY_CHARS:
                 shown = shown[:SHOWN_ENTRY_CHARS] + "..."
