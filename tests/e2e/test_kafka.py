@@ -175,6 +175,24 @@ def test_a_transaction_left_open_by_a_crash_is_aborted_on_restart(kafka_broker, 
     assert kafka_broker.consume(target, 1) == ["committed"]
 
 
+def test_a_task_whose_producer_another_worker_fenced_writes_its_next_batch(kafka_broker):
+    """Spark runs a task in any of its Python workers: another worker's producer of the
+    same transactional id fences this one's, and the task's next batch here must still
+    commit (a kept producer failed its flush, fenced)."""
+    from confluent_kafka import Producer
+    target = kafka_broker.create_topic(partitions=1)
+    prefix = f"{target}-fenced"
+    spec = _sink(kafka_broker, target, prefix=prefix).sink_spec()
+    for batch, value in ((0, "a"), (2, "c")):
+        writer = spec.batch_writer("sink", "job", batch, 0)
+        writer.write([value])
+        writer.finish()
+        other_worker = Producer({"bootstrap.servers": kafka_broker.bootstrap,
+                                 "transactional.id": f"{prefix}-0"})
+        other_worker.init_transactions(30)  # batch 1 ran there
+    assert kafka_broker.consume(target, 2) == ["a", "c"]
+
+
 def _json_source(broker, topic, **settings):
     from weir.datastream.formats.json import JsonRowDeserializationSchema
     row_type = Types.ROW_NAMED(["sensor", "reading"], [Types.STRING(), Types.INT()])

@@ -1,6 +1,6 @@
 """This process's Kafka clients (confluent-kafka), kept by their settings: a task of a
 later micro-batch in the same worker process takes them up again instead of connecting
-anew. A transactional producer is kept once its transactions are initialized."""
+anew. Transactional producers are not kept: see transactional_producer."""
 
 from typing import Dict
 
@@ -8,7 +8,6 @@ TRANSACTION_TIMEOUT_S = 60.0
 
 _CONSUMERS: Dict[tuple, object] = {}
 _PRODUCERS: Dict[tuple, object] = {}
-_TRANSACTIONAL: Dict[tuple, object] = {}
 
 
 def _key(config: dict) -> tuple:
@@ -40,29 +39,22 @@ def producer(config: dict):
 
 
 def transactional_producer(config: dict):
-    """A producer of transactional id config["transactional.id"], its transactions
-    initialized: that fences every earlier producer of the id and aborts the transaction
-    one left open."""
+    """A new producer of transactional id config["transactional.id"], its transactions
+    initialized: that fences every earlier producer of the id, in any process, and aborts
+    the transaction one left open. Never kept: a later task of the id may run in another
+    worker process, whose producer would fence a kept one."""
     from confluent_kafka import Producer
-    found = _TRANSACTIONAL.get(_key(config))
-    if found is None:
-        found = Producer(config)
-        found.init_transactions(TRANSACTION_TIMEOUT_S)
-        _TRANSACTIONAL[_key(config)] = found
-    return found
-
-
-def forget_transactional(config: dict) -> None:
-    """Drops the kept producer of these settings (fenced by another process, or broken)."""
-    _TRANSACTIONAL.pop(_key(config), None)
+    producer = Producer(config)
+    producer.init_transactions(TRANSACTION_TIMEOUT_S)
+    return producer
 
 
 def close_clients() -> None:
     """Closes every kept client (e.g. before their broker goes away), flushing what the
     producers still hold."""
-    for kept in [*_PRODUCERS.values(), *_TRANSACTIONAL.values()]:
+    for kept in _PRODUCERS.values():
         kept.flush(5)
     for kept in _CONSUMERS.values():
         kept.close()
-    for cache in (_CONSUMERS, _PRODUCERS, _TRANSACTIONAL):
+    for cache in (_CONSUMERS, _PRODUCERS):
         cache.clear()

@@ -4,8 +4,10 @@ EXACTLY_ONCE: a task's records of micro-batch b go in one Kafka transaction (tra
 id `<prefix>-<task>`), which also commits offset b + 1 for the consumer group
 `<prefix>-<job>-<task>` (job: see sink_base) on partition 0 of the first record's
 topic: that group's committed offset is the last batch the task wrote. A replayed batch (after a crash, or a task retry)
-finds its batch written and writes nothing; starting the transactional producer fences an
-earlier incarnation and aborts the transaction it left open. Flink ties its transactions to
+finds its batch written and writes nothing. Each (task, batch) starts a new transactional
+producer: initializing it fences every earlier producer of the id (in this or another
+worker process; Spark runs a task wherever it likes) and aborts the transaction one left
+open. A kept producer would be fenced by another worker's and fail on its next flush. Flink ties its transactions to
 checkpoints the same way; weir's checkpoint is the micro-batch.
 """
 
@@ -132,23 +134,15 @@ class TransactionalWriter(_KafkaWriter):
             return
         if self.producer is None:
             self.marker_topic = self.spec.serializer.serialize(values[0])[0]
+            # A new producer first: initializing it fences every earlier one of the id
+            # and ends the transaction one left open, so the marker read next is final
+            producer = kafka_clients.transactional_producer(self.config)
             if self._batch_written():
                 self.skipping = True
                 return
-            self.producer = self._begin()
+            producer.begin_transaction()
+            self.producer = producer
         self._produce(self.producer, values)
-
-    def _begin(self):
-        """A producer in a new transaction; a cached one that another process fenced
-        since (or that broke) is replaced, once."""
-        try:
-            producer = kafka_clients.transactional_producer(self.config)
-            producer.begin_transaction()
-        except Exception:  # noqa: BLE001
-            kafka_clients.forget_transactional(self.config)
-            producer = kafka_clients.transactional_producer(self.config)
-            producer.begin_transaction()
-        return producer
 
     def _marker_group(self):
         """The consumer of the group whose committed offset records the task's last
@@ -178,6 +172,6 @@ class TransactionalWriter(_KafkaWriter):
         if self.producer is not None:
             try:
                 self.producer.abort_transaction(TRANSACTION_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 (the next incarnation's start aborts it too)
-                kafka_clients.forget_transactional(self.config)
+            except Exception:  # noqa: BLE001 (the next producer of the id aborts it too)
+                pass
 
