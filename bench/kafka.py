@@ -216,6 +216,8 @@ def main():
         print(f"weir-kafka / ceiling: {rate['weir-kafka'] / rate['ceiling']:.3f} (target 0.5); "
               f"weir-kafka / weir-parquet: {rate['weir-kafka'] / rate['weir-parquet']:.3f}")
     finally:
+        from weir.runtime.connectors import kafka_clients
+        kafka_clients.close_clients()  # the driver's consumers would log the broker's end
         broker.stop()
         shutil.rmtree(work, ignore_errors=True)
 
