@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from tests.e2e.shared import read_part_files
 from weir.spark.restore import last_committed_batch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -417,16 +418,6 @@ def read_kafka(setup: Setup, count: int) -> List[dict]:
     return [json.loads(v) for v in setup.broker.consume(setup.output_topic, count, 60)]
 
 
-def read_files(directory: str) -> List[dict]:
-    """The records of the finished part files (in-progress files are hidden)."""
-    records = []
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("part-"):
-            with open(os.path.join(directory, name)) as handle:
-                records += [json.loads(line) for line in handle]
-    return records
-
-
 def read_redis_hash(setup: Setup) -> Dict[str, dict]:
     client, prefix = setup.redis.client, f"{setup.name}:state:"
     return {key.decode()[len(prefix):]: {k.decode(): v.decode()
@@ -441,7 +432,7 @@ def read_sinks(setup: Setup, expected: Dict[str, list]) -> Dict[str, list]:
     return {"kafka": read_kafka(setup, len(expected["kafka"])),
             "redis_stream": setup.redis.entries(f"{setup.name}:updates"),
             "redis_hash": [read_redis_hash(setup)],
-            "files": read_files(setup.path("output")),
+            "files": read_part_files(setup.path("output")),
             "postgres": [list(row) for row in rows]}
 
 

@@ -1,5 +1,8 @@
 """Pieces several end-to-end test modules use: a checkpointed environment on the shared
-Spark session and a keyed running count."""
+Spark session, a keyed running count, and reading finished JSON-lines part files."""
+
+import json
+import os
 
 from weir.common import Types
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
@@ -30,3 +33,14 @@ class RunningCount(KeyedProcessFunction):
 
     def on_timer(self, timestamp, ctx):
         yield ctx.get_current_key(), -1, self.count.value()
+
+
+def read_part_files(directory: str) -> list:
+    """The records of the finished JSON-lines part files in `directory`, in name order
+    (in-progress files are hidden, so not read)."""
+    records = []
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("part-"):
+            with open(os.path.join(directory, name)) as handle:
+                records += [json.loads(line) for line in handle]
+    return records

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.e2e.shared import read_part_files
 from weir.spark.restore import last_committed_batch, load_operator_states
 
 pytestmark = pytest.mark.spark
@@ -28,15 +29,6 @@ def expected_records():
         counts[key] = counts.get(key, 0) + 1
         records.append({"key": key, "ts": index * 10, "count": counts[key]})
     records += [{"key": k, "ts": 10**12, "final": n} for k, n in counts.items()]
-    return records
-
-
-def read_output(directory):
-    records = []
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("part-"):
-            with open(os.path.join(directory, name)) as handle:
-                records += [json.loads(line) for line in handle]
     return records
 
 
@@ -64,13 +56,13 @@ def kill_and_restart(tmp_path, job_args, restart_args=None, restart_extra=()):
         time.sleep(0.2)
     os.killpg(job.pid, signal.SIGKILL)  # the driver and its Spark workers, at once
     job.wait()
-    written_before = len(read_output(output))
+    written_before = len(read_part_files(output))
     assert 0 < written_before < EVENTS
 
     restarted = start(output, checkpoint, restart_args or job_args, restart_extra)
     _, stderr = restarted.communicate(timeout=600)
     assert restarted.returncode == 0, stderr.decode()[-3000:]
-    return read_output(output)
+    return read_part_files(output)
 
 
 def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path):
@@ -84,11 +76,11 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
 def _wait_for_output(directory, job, done, seconds=90):
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if os.path.isdir(directory) and done(read_output(directory)):
+        if os.path.isdir(directory) and done(read_part_files(directory)):
             return
         assert job.poll() is None, job.stderr.read().decode()[-3000:]
         time.sleep(0.2)
-    raise AssertionError(f"no such output in {seconds} s: {read_output(directory)}")
+    raise AssertionError(f"no such output in {seconds} s: {read_part_files(directory)}")
 
 
 def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_path):
@@ -101,7 +93,7 @@ def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_p
                      and last_committed_batch(checkpoint) is not None)
     os.killpg(job.pid, signal.SIGKILL)
     job.wait()
-    assert not any("alert" in r for r in read_output(output))  # the timer waits 10 s
+    assert not any("alert" in r for r in read_part_files(output))  # the timer waits 10 s
     restarted = start(output, checkpoint, (SILENT,))
     try:
         _wait_for_output(output, restarted, lambda records: any("alert" in r for r in records))
@@ -110,7 +102,7 @@ def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_p
         os.killpg(restarted.pid, signal.SIGKILL)
         restarted.wait()
     order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
-    assert sorted(read_output(output), key=order) == sorted(
+    assert sorted(read_part_files(output), key=order) == sorted(
         [{"element": 0}, {"element": 1}, {"alert": "a"}], key=order)
 
 

@@ -179,6 +179,7 @@ class FileWriter(BatchWriter):
         self.open = {}  # bucket -> its _PartFile being written
         self.closed = []
         self.counters = {}
+        self.schema = arrow_schema(spec.type_info) if spec.fmt == "parquet" else None
 
     def write(self, values: list) -> None:
         spec = self.spec
@@ -221,7 +222,7 @@ class FileWriter(BatchWriter):
     def _write_parquet(self, part: _PartFile, values: list) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
-        schema = arrow_schema(self.spec.type_info)
+        schema = self.schema
         rows = [v.as_dict() if hasattr(v, "as_dict") else dict(zip(schema.names, v))
                 for v in values]
         if part.parquet is None:
