@@ -321,3 +321,55 @@ def test_a_partition_added_while_the_job_runs_is_picked_up(kafka_broker):
     AdminClient({"bootstrap.servers": kafka_broker.bootstrap}).create_partitions(
         [NewPartitions(topic, 2)])[topic].result(30)
     assert sorted(reader.latest_offset(start)["next"]) == [f"{topic}:0", f"{topic}:1"]
+
+
+
+class _Touch:
+    """A map that creates file `path` when it sees `value` (the job has read it, so the
+    micro-batch reading it has planned its offsets)."""
+
+    def __init__(self, value, path):
+        self.value = value
+        self.path = str(path)
+
+    def __call__(self, value):
+        if value == self.value:
+            open(self.path, "w").close()
+        return value
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_a_lagging_partition_keeps_its_records_on_time_as_in_flink(
+        kafka_broker, spark_env, local_env, executor, tmp_path):
+    """Watermarks per partition: partition 0 is 50 s ahead of partition 1 after the first
+    micro-batch; partition 1's next records are still on time, since the source's watermark
+    is the smaller of the two (with one watermark over both they were dropped as late)."""
+    import os
+    import threading
+    topic = kafka_broker.create_topic(partitions=2)
+    ahead = [(f"k,{i}", 0, 1_000_000 + 10_000 * i) for i in range(6)]
+    behind = [("k,a", 1, 1_000_000), ("k,b", 1, 1_005_000), ("k,c", 1, 1_012_000)]
+    kafka_broker.produce(topic, ahead + behind[:1])
+    stop = {KafkaTopicPartition(topic, 0): 6, KafkaTopicPartition(topic, 1): 3}
+    source = _source(kafka_broker, topic, bounded=False,
+                     set_bounded=KafkaOffsetsInitializer.offsets(stop))
+    env = spark_env if executor == "spark" else local_env
+    seen = tmp_path / "read-k5"
+    stream = env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "kafka")
+    windows = (stream.map(_Touch("k,5", seen), Types.STRING())
+               .map(lambda line: (line.split(",")[0], 1))
+               .key_by(lambda r: r[0])
+               .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+               .process(_CountWindow(), Types.STRING()))
+    out = []
+    job = threading.Thread(target=lambda: out.extend(windows.execute_and_collect()))
+    job.start()
+    try:
+        deadline = time.time() + 90
+        while not os.path.exists(seen) and time.time() < deadline:
+            time.sleep(0.05)
+        assert os.path.exists(seen), "the job did not read its first records"
+    finally:
+        kafka_broker.produce(topic, behind[1:])
+        job.join(120)
+    assert sorted(out) == _window_counts(ahead + behind)

@@ -125,10 +125,10 @@ def test_a_partition_found_while_running_is_read_from_its_earliest_offset():
     reader = _FakeBroker({("a", 0): (0, 5)})
     start = reader.initial_offset()
     first = reader.latest_offset(start)
-    assert reader.splits(start, first) == [(0, "a:0", 0, 5)]
+    assert reader.splits(start, first) == [(0, "a:0", 0, 5, None)]
     reader.broker.update({("a", 0): (0, 6), ("a", 1): (2, 4)})
     second = reader.latest_offset(first)
     assert second["next"] == {"a:0": 6, "a:1": 4} and second["pos"] == 5 + 1 + 2
-    assert reader.splits(first, second) == [(0, "a:0", 5, 6), (1, "a:1", 2, 4)]
+    assert reader.splits(first, second) == [(0, "a:0", 5, 6, None), (1, "a:1", 2, 4, None)]
     third = reader.latest_offset(second)
     assert "added" not in third and reader.splits(second, third) == []

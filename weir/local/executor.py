@@ -13,6 +13,7 @@ upstream of it (weir.plan.watermarks). Tasks are the same code as on Spark
 import time
 import uuid
 from collections import defaultdict
+from functools import partial
 
 from weir.plan.execution import (JobOutputs, KeyedRunner, SourceRunner, chunks_of,
                                  job_result)
@@ -57,6 +58,11 @@ class _Source:
         return self.reader.processing_time(splits[0]) if splits else None
 
 
+def _marks_now(split_marks, uid: str) -> dict:
+    """The marks of a partitioned source's partitions, as the driver knows them now."""
+    return split_marks.announcement(uid, int(time.time() * 1000))
+
+
 class LocalJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
         self.job_id = uuid.uuid4().hex
@@ -81,6 +87,10 @@ class LocalJob(JobClient):
         group_of = {uid: g for g in plan.watermark_groups for uid in g.sources}
         self.group_index = {uid: plan.watermark_groups.index(g) for uid, g in group_of.items()}
         self.sources = [_Source(task, plan, group_of[task.uid]) for task in plan.sources]
+        marks = self.outputs.split_marks
+        for source in self.sources:  # (weir.runtime.split_watermarks)
+            source.reader.announced_marks = partial(_marks_now, marks, source.task.uid) \
+                if marks is not None and source.task.uid in marks.idleness else None
         self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
         self.runners = {}
         for task in plan.keyed:

@@ -20,14 +20,15 @@ from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
+from weir.runtime.split_watermarks import SplitMarks
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.timers import PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, COMMITS, DUE,
                                END, END_OF_INPUT_TS, ENDED_PAGE, FINISHED,
                                MAX_BUNDLE_RECORDS, METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN,
-                               SNAPSHOT, TIMERS, WATERMARK, Bundler, bundle_values, dumps, loads,
-                               read_watermark_report)
+                               SNAPSHOT, SPLIT_WATERMARKS, TIMERS, WATERMARK, Bundler,
+                               bundle_values, dumps, loads, read_watermark_report)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -77,7 +78,11 @@ class SourceRunner:
         announced = self.reader.announced_watermark(split) if scripted else None
         if announced is not None:
             bundler.add_control(WATERMARK, ANNOUNCE, announced)
-        yield from self._read_records(split, chunks, bundler)
+        bound = self.reader.split_watermark(split) if self.data_watermarks else None
+        if bound is not None and bound[0] is None:  # the source's watermark, announced
+            bundler.add_control(WATERMARK, ANNOUNCE, bound[2])
+            bound = None
+        yield from self._read_records(split, chunks, bundler, bound)
 
     def _end(self, bundler) -> None:
         """The end of this source's input: every key group of the keyed operators downstream
@@ -89,14 +94,16 @@ class SourceRunner:
         bundler.add_finished(self.task.index)
         bundler.add_control(WATERMARK, END, END_OF_INPUT_TS)
 
-    def _read_records(self, split, chunks, bundler):
+    def _read_records(self, split, chunks, bundler, bound=None):
+        """`bound`: (partition, its mark, floor) of a partitioned source's split (see
+        weir.runtime.split_watermarks), or None."""
         subtask = split[0] % self.plan.parallelism
         router = self.routers.get(subtask)
         if router is None:
             router = self.routers[subtask] = Router(self.task.fused, self.plan, subtask,
                                                     self.task.watermark)
         counter, seen, read = 0, [] if self.data_watermarks else None, 0
-        dead_letters = 0
+        dead_letters, split_largest = 0, None
         for values, stamps in _named_errors(chunks, self.task.node.display_name()):
             read += len(values)
             outputs = {None: (values, stamps)}
@@ -106,9 +113,17 @@ class SourceRunner:
             counter = router.route(outputs, AFTER_WATERMARK, split[0],
                                    counter, bundler, seen, subtask)
             if seen:
-                bundler.add_control(WATERMARK, SEEN, max(seen))
+                largest = max(seen)
                 seen.clear()
+                if bound is not None:
+                    split_largest = max(largest, split_largest or largest)
+                    largest = _floored(split_largest, bound)
+                if largest is not None:
+                    bundler.add_control(WATERMARK, SEEN, largest)
             yield bundler.rows()
+        if split_largest is not None:
+            bundler.add_control(SPLIT_WATERMARKS, SEEN,
+                                payload=(self.task.uid, bound[0], split_largest))
         if read:
             bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read - dead_letters})
         if dead_letters:
@@ -128,6 +143,15 @@ class SourceRunner:
                 main[0].append(value)
                 main[1].append(stamp)
         return {None: main, self.reader.dead_letter_tag: dead}
+
+
+def _floored(largest: int, bound):
+    """What a partitioned source's split reports for the watermark: its partition's
+    largest timestamp, at most its floor (None: nothing)."""
+    _, mark, floor = bound
+    if floor is None:
+        return None
+    return min(max(largest, mark if mark is not None else largest), floor)
 
 
 def _named_errors(chunks, source: str):
@@ -262,6 +286,9 @@ class JobOutputs:
         self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
                                                    int(time.time() * 1000)) \
             if WatermarkGroupTracker.tracks(plan) else None
+        partitioned = plan.partitioned_sources
+        self.split_marks = SplitMarks(partitioned, int(time.time() * 1000)) \
+            if partitioned else None
         # (uid, key group) -> its earliest processing-time timer (None: none), as reported
         self.processing_timers = {}
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan,
@@ -274,6 +301,7 @@ class JobOutputs:
         it."""
         per_sink = {uid: ([], []) for uid in self.writers}
         counts, finished, prepared = {}, set(), {}
+        now_ms = int(time.time() * 1000)
         for to, subtask, blob in rows:
             if to == METRICS:
                 for name, count in loads(blob).items():
@@ -287,6 +315,8 @@ class JobOutputs:
                 self.operator_states.record(loads(blob))
             elif to == WATERMARK:
                 self.group_tracker.observe(subtask, *read_watermark_report(blob))
+            elif to == SPLIT_WATERMARKS:
+                self.split_marks.observe(loads(blob), now_ms)
             elif to == TIMERS:
                 uid, key_group, earliest = loads(blob)
                 self.processing_timers[uid, key_group] = earliest

@@ -139,6 +139,19 @@ class PhysicalPlan:
         return frozenset(task.uid for task in self.own_watermarks)
 
     @property
+    def partitioned_sources(self) -> Dict[str, Optional[int]]:
+        """{uid: idleness timeout (ms) or None} of the sources that keep a watermark per
+        partition (weir.runtime.split_watermarks): partitioned readers whose records carry
+        a watermark."""
+        if self.batch:
+            return {}
+        group_of = {uid: group for group in self.watermark_groups for uid in group.sources}
+        return {task.uid: group_of[task.uid].idleness_ms for task in self.sources
+                if getattr(task.node.param("reader"), "partitioned", False)
+                and task.watermark is not None
+                and group_of[task.uid].data_watermarks}
+
+    @property
     def processing_time_operators(self) -> List[str]:
         """The uids of the keyed operators that may hold processing-time timers: when one
         is due, a stream without input still gets a micro-batch that runs them."""

@@ -45,6 +45,12 @@ class SourceReader:
     # The engine's parallelism (Spark's default parallelism), which a reader may use to cut
     # a batch into about as many splits as can run at once.
     target_splits = 1
+    # A partitioned reader (Kafka's) keeps a watermark per partition: it sets
+    # `partitioned`, and the engine sets `announced_marks` to a function giving the
+    # driver's latest marks of its partitions (weir.runtime.split_watermarks) when the
+    # source's records carry a watermark.
+    partitioned = False
+    announced_marks = None
 
     def initial_offset(self) -> dict:
         return {"pos": 0, "end": 0}
@@ -96,6 +102,13 @@ class SourceReader:
         time; a reader whose splits have another shape reads them its own way."""
         _, lo, hi = split
         return self.read_columns(lo, hi, chunk)
+
+    def split_watermark(self, split):
+        """How a split of a partitioned reader reports its watermark: (its partition, the
+        partition's mark so far, its floor), or for a split that only announces the
+        source's watermark, (None, None, the watermark); None: as any source, its largest
+        timestamp (weir.runtime.split_watermarks)."""
+        return None
 
     def commit_offset(self, end: dict) -> None:
         """The micro-batch that read up to `end` committed (e.g. Kafka's offsets go to

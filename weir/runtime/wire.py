@@ -8,8 +8,9 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
              with kg = the watermark group's index, payload: see REPORT_SEPARATOR);
              METRICS for operator metrics, FINISHED for ends of
              input, OPERATOR_STATE for operator state snapshots, TIMERS for pending
-             processing-time timers and COMMITS for what tasks that write sinks
-             prepared for the driver's commit (all for the driver)
+             processing-time timers, COMMITS for what tasks that write sinks
+             prepared for the driver's commit and SPLIT_WATERMARKS for the largest
+             timestamps of a partitioned source's splits (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
@@ -55,6 +56,8 @@ FINISHED = "\x00finished"
 OPERATOR_STATE = "\x00operator_state"
 TIMERS = "\x00timers"
 COMMITS = "\x00commits"  # {sink uid: committables} a task prepared for the driver
+SPLIT_WATERMARKS = "\x00split_watermarks"  # (source uid, partition, largest timestamp) of
+                                          # a split read (weir.runtime.split_watermarks)
 
 END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK

@@ -37,6 +37,7 @@ END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
 DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
+MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
@@ -91,9 +92,13 @@ class SparkJob(JobClient):
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
         if self.ticks:  # (never an earlier run's announcement)
             self._write_announcements(DUE_FILE, {"due": self.due})
+        marks = self.outputs.split_marks is not None
+        if marks:  # (the offsets keep the marks an earlier run learnt)
+            self._write_announcements(MARKS_FILE, {})
         frame = query_frame(self.spark, self.plan, (
             self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
-            os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None))
+            os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
+            os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None))
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -142,6 +147,7 @@ class SparkJob(JobClient):
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
             self._announce(self.outputs.group_tracker.end_batch(int(time.time() * 1000))
                            if self.outputs.group_tracker is not None else None)
+            self._announce_marks()
             self.batches += 1
             if self.last_batch is None and len(self.finished) == len(self.plan.sources):
                 self.last_batch = batch_id
@@ -161,6 +167,13 @@ class SparkJob(JobClient):
             announced = read_announcements(self._idle_file())
             announced.update({groups[index].name: ts for index, ts in moves.items()})
             self._write_announcements(IDLE_FILE, announced)
+
+    def _announce_marks(self) -> None:
+        """Tells partitioned sources their partitions' largest timestamps and which are
+        idle (weir.runtime.split_watermarks)."""
+        if self.outputs.split_marks is not None:
+            self._write_announcements(MARKS_FILE, self.outputs.split_marks.announcements(
+                int(time.time() * 1000)))
 
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
@@ -201,6 +214,7 @@ class SparkJob(JobClient):
             time.sleep(every_s)
             with self._lock:
                 self._announce(self.outputs.group_tracker.announcements(int(time.time() * 1000)))
+                self._announce_marks()
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

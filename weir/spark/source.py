@@ -5,6 +5,7 @@ restarted query replays exactly the records of the batches in its offset log.
 """
 
 import base64
+import functools
 import json
 import time
 import uuid
@@ -43,6 +44,10 @@ class WeirDataSource(DataSource):
     def _source_reader(self):
         reader = decode(self.options["reader"])
         reader.target_splits = int(self.options.get("target_splits", "1"))
+        # (weir.runtime.split_watermarks)
+        reader.announced_marks = functools.partial(
+            _announced_marks, self.options["marks_file"], self.options["uid"]) \
+            if "marks_file" in self.options else None
         return reader
 
     def streamReader(self, schema):
@@ -238,6 +243,11 @@ def _is_announcement(split) -> bool:
     return isinstance(split, tuple) and split[0] in (IDLE, OWN, TICK)
 
 
+def _announced_marks(path: str, uid: str):
+    """The marks of source `uid`'s partitions the driver wrote to `path` (None: none)."""
+    return read_announcements(path).get(uid)
+
+
 def read_announcements(path: str) -> dict:
     """{watermark group name: announced timestamp} the driver wrote to `path`."""
     try:
@@ -298,15 +308,19 @@ def register(spark) -> None:
 
 
 def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None,
-                due_source=None):
+                due_source=None, marks_file=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
     file) if the group can become idle; `own_source`: (the driver's announcements file,
     the uids of the operators with own watermarks) if this source carries them;
     `due_source`: (the driver's file of the earliest processing-time timer, the uids of
-    the operators that may hold them) if this source ticks for them)."""
+    the operators that may hold them) if this source ticks for them; `marks_file`: the
+    driver's file of its partitions' largest timestamps if it keeps a watermark per
+    partition)."""
     reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
               .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
+    if marks_file is not None:
+        reader = reader.option("marks_file", marks_file)
     if idle_source is not None:
         group, idle_file = idle_source
         reader = reader.option("idle_group", str(group)).option("idle_file", idle_file)

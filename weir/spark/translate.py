@@ -50,7 +50,8 @@ def _sources_frame(spark, plan, announcements):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], WatermarkGroupTracker.tracks(plan)
-    idle_file, own_file, due_file = announcements
+    idle_file, own_file, due_file, marks_file = announcements
+    partitioned = plan.partitioned_sources
     # The first of weir's own sources carries the operators' own watermarks
     # (weir.plan.watermarks) and the ticks for due processing-time timers (None: the job
     # needs neither); a DataFrame's source (weir.spark.frame_sources) carries none.
@@ -64,9 +65,10 @@ def _sources_frame(spark, plan, announcements):
         frames = [frame_sources.read_frame(spark, by_uid[uid], settings,
                                            group.data_watermarks, idle_source)
                   if frame_sources.is_frame_source(by_uid[uid]) else
-                  spark_source.read_stream(spark, by_uid[uid], settings, group.data_watermarks,
-                                           idle_source, *((own_source, due_source)
-                                                          if uid == first else ()))
+                  spark_source.read_stream(
+                      spark, by_uid[uid], settings, group.data_watermarks, idle_source,
+                      *((own_source, due_source) if uid == first else (None, None)),
+                      marks_file=marks_file if uid in partitioned else None)
                   for uid in group.sources]
         groups.append(_with_watermark(union_all(frames), group.delay_ms,
                                       index if report else None))
@@ -94,12 +96,13 @@ def _stage_frame(frame, stage, plan):
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
 
 
-def query_frame(spark, plan, announcements=(None, None, None)):
+def query_frame(spark, plan, announcements=(None, None, None, None)):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
     a job whose driver tracks watermark groups, their watermark rows; `announcements`:
     the files where the driver announces the watermarks of idle groups to their sources,
-    the operators' own watermarks and the earliest pending processing-time timer, None
-    where a job has no ticks for them)."""
+    the operators' own watermarks, the earliest pending processing-time timer (None
+    where a job has no ticks for them) and the marks of partitioned sources' partitions
+    (weir.runtime.split_watermarks))."""
     frame = _sources_frame(spark, plan, announcements)
     for stage in plan.stages:
         frame = _stage_frame(frame, stage, plan)

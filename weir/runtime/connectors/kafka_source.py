@@ -3,7 +3,9 @@
 A Kafka source's offset (weir's checkpoint, Spark's offset log) is
 {"pos": records planned so far, "end": 0|1, "next": {"topic:partition": next offset},
  "stop": {"topic:partition": stopping offset} (bounded or stopping sources only),
- "added": {"topic:partition": first offset} (partitions found in this batch)}.
+ "added": {"topic:partition": first offset} (partitions found in this batch),
+ "marks": the partitions' largest timestamps (a source with a watermark strategy only;
+ weir.runtime.split_watermarks)}.
 A replayed micro-batch reads exactly the offsets its log entry names. The client is
 confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
 """
@@ -13,8 +15,10 @@ import re
 import time
 from typing import Dict, List, Optional, Tuple
 
+from weir.runtime import split_watermarks
 from weir.runtime.connectors import kafka_clients
 from weir.runtime.sources import END_SPLIT, DeadLetter, SourceReader
+from weir.runtime.split_watermarks import NO_MARKS
 
 READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
 DEFAULT_READ_TIMEOUT_MS = 60_000
@@ -84,7 +88,14 @@ class KafkaReader(SourceReader):
     """Reads the partitions of a KafkaSource. The driver lists partitions (new ones are
     picked up from their earliest offset while an unbounded job runs) and their latest
     offsets; each micro-batch reads every partition up to the offsets it planned, one task
-    per partition (large ranges cut into several). Record timestamps are Kafka's."""
+    per partition (large ranges cut into several). Record timestamps are Kafka's; with a
+    watermark strategy, each partition has its own watermark, as in Flink.
+
+    A split is (index, partition, first offset, end offset, (its partition's mark, its
+    floor) or None); one that only announces the source's watermark is (index, None, 0, 0,
+    the watermark)."""
+
+    partitioned = True
 
     def __init__(self, config: KafkaSourceConfig):
         self.config = config
@@ -110,10 +121,12 @@ class KafkaReader(SourceReader):
         while True:
             with self._broker_errors():
                 end = self._latest(start)
-            if not self.bounded or end["end"] or end["pos"] > start["pos"]:
+            if not self.bounded or end["end"] or end["pos"] > start["pos"] or \
+                    end.get("marks", NO_MARKS) != start.get("marks", NO_MARKS):
                 return end
             # A bounded source never reports "nothing new" before its end (Spark's
-            # availableNow trigger would end the query): wait for the records to come.
+            # availableNow trigger would end the query): wait for the records to come
+            # (or for its partitions' watermarks to move).
             time.sleep(0.05)
 
     def _latest(self, start: dict) -> dict:
@@ -134,6 +147,9 @@ class KafkaReader(SourceReader):
         offset = {"pos": planned, "end": 0, "next": next_offsets}
         if added:  # where the batch starts reading them (the offset log keeps it)
             offset["added"] = added
+        if self.announced_marks is not None:
+            offset["marks"] = split_watermarks.merged(start.get("marks"),
+                                                      self.announced_marks())
         if stop is not None:
             offset["stop"] = stop
             offset["end"] = int(all(
@@ -150,10 +166,32 @@ class KafkaReader(SourceReader):
         for key, lo, hi in ranges:
             pieces = -(-(hi - lo) // per_split)
             bounds = [lo + (hi - lo) * i // pieces for i in range(pieces + 1)]
-            out.extend((len(out) + i, key, bounds[i], bounds[i + 1]) for i in range(pieces))
+            bound = self._bound(key, end)
+            out.extend((len(out) + i, key, bounds[i], bounds[i + 1], bound)
+                       for i in range(pieces))
+        if not out and "marks" in end:  # no records, but the partitions' minimum moved
+            moved = split_watermarks.source_watermark(end["next"], end["marks"])
+            before = split_watermarks.source_watermark(start["next"], start.get(
+                "marks", split_watermarks.NO_MARKS))
+            if moved is not None and (before is None or moved > before):
+                out.append((0, None, 0, 0, moved))
         if end["end"] and not start["end"]:
             out.append(END_SPLIT)
         return out
+
+    @staticmethod
+    def _bound(key: str, end: dict):
+        """(partition `key`'s mark, the floor of its splits) by `end`'s marks, or None."""
+        marks = end.get("marks")
+        if marks is None:
+            return None
+        return marks["marks"].get(key), split_watermarks.floor(key, end["next"], marks)
+
+    def split_watermark(self, split):
+        _, key, _, _, bound = split
+        if key is None:
+            return None, None, bound
+        return None if bound is None else (key, *bound)
 
     def commit_offset(self, end: dict) -> None:
         """After a micro-batch committed: its offsets go to the consumer group (Flink's
@@ -171,7 +209,9 @@ class KafkaReader(SourceReader):
 
     # -- tasks: records -----------------------------------------------------------------
     def split_chunks(self, split, chunk: int):
-        _, key, lo, hi = split
+        _, key, lo, hi, _ = split
+        if key is None:  # it only announces the watermark
+            return iter(())
         topic, partition = split_partition_key(key)
         return _read_range(self.config, topic, partition, lo, hi, chunk)
 

@@ -1,0 +1,101 @@
+"""Watermarks per split (Flink's per-partition watermarks of a Kafka source), for every
+executor.
+
+Flink's source keeps a watermark per split (a Kafka partition) and emits their minimum, idle
+splits left out: one slow partition holds the watermark back, and records of a partition
+that lags the others are not late. An engine that keeps one largest timestamp per watermark
+group (Spark's maximum over every row) cannot take that minimum, so the task that reads a
+split of a partitioned source does not report its own largest timestamp but its *floor*:
+the smaller of that and the largest timestamps the source's other partitions reached in
+earlier micro-batches. The largest of the floors of a micro-batch never exceeds Flink's
+minimum, and it trails it by one micro-batch at most.
+
+The driver learns each partition's largest timestamp from the tasks' reports (a SEEN row
+to SPLIT_WATERMARKS: (source uid, partition, largest)) and keeps them (`SplitMarks`); the
+source's next offset takes them (`merged`), so a replayed micro-batch reports exactly what
+it reported before. A micro-batch without records whose marks moved the source's minimum
+announces it (`source_watermark`).
+
+A source's marks, as its offsets keep them: {"marks": {partition: largest timestamp},
+"idle": [partitions idle now], "unseen_idle": whether partitions that never had a record
+are idle}. A partition without a mark holds the watermark back until it is idle (only
+with `with_idleness`), as in Flink.
+"""
+
+from typing import Dict, Iterable, Optional
+
+from weir.runtime.wire import END_OF_INPUT_TS
+
+NO_MARKS = {"marks": {}, "idle": [], "unseen_idle": False}
+UNCONSTRAINED = END_OF_INPUT_TS  # a floor no other partition holds back
+
+
+def merged(known: Optional[dict], announced: Optional[dict]) -> dict:
+    """The marks a new offset keeps: the larger mark of each partition (a mark never goes
+    back), and the driver's latest idleness."""
+    known = known or NO_MARKS
+    if announced is None:
+        return known
+    marks = dict(known["marks"])
+    for key, largest in announced["marks"].items():
+        marks[key] = max(largest, marks.get(key, largest))
+    return {"marks": marks, "idle": sorted(announced["idle"]),
+            "unseen_idle": announced["unseen_idle"]}
+
+
+def _holding(partitions: Iterable[str], marks: dict) -> list:
+    """The partitions that hold the watermark: those not idle."""
+    idle = set(marks["idle"])
+    return [key for key in partitions if key not in idle
+            and not (marks["unseen_idle"] and key not in marks["marks"])]
+
+
+def floor(partition: str, partitions: Iterable[str], marks: dict) -> Optional[int]:
+    """The most a split of `partition` may report: the smallest mark of the other
+    partitions that hold the watermark (None: one of them has no mark yet, so it may
+    report nothing; UNCONSTRAINED: none holds it)."""
+    others = [key for key in _holding(partitions, marks) if key != partition]
+    if any(key not in marks["marks"] for key in others):
+        return None
+    return min((marks["marks"][key] for key in others), default=UNCONSTRAINED)
+
+
+def source_watermark(partitions: Iterable[str], marks: dict) -> Optional[int]:
+    """The smallest mark of the partitions that hold the watermark (None: one of them has
+    no mark yet, or none holds it)."""
+    holding = _holding(partitions, marks)
+    if not holding or any(key not in marks["marks"] for key in holding):
+        return None
+    return min(marks["marks"][key] for key in holding)
+
+
+class SplitMarks:
+    """The driver's view of the partitions of the job's partitioned sources: each one's
+    largest timestamp, when it last had records, and so whether it is idle (after its
+    watermark strategy's idleness timeout without records, processing time)."""
+
+    def __init__(self, idleness: Dict[str, Optional[int]], now_ms: int):
+        self.idleness = idleness  # source uid -> idleness timeout (ms) or None
+        self.started = now_ms
+        self.marks: Dict[str, Dict[str, int]] = {uid: {} for uid in idleness}
+        self.active_at: Dict[str, Dict[str, int]] = {uid: {} for uid in idleness}
+
+    def observe(self, report, now_ms: int) -> None:
+        """A task's report (source uid, partition, largest timestamp of its split)."""
+        uid, key, largest = report
+        marks = self.marks[uid]
+        marks[key] = max(largest, marks.get(key, largest))
+        self.active_at[uid][key] = now_ms
+
+    def announcement(self, uid: str, now_ms: int) -> dict:
+        """What source `uid` takes into its next offset (see `merged`)."""
+        timeout = self.idleness[uid]
+        if timeout is None:
+            return {"marks": dict(self.marks[uid]), "idle": [], "unseen_idle": False}
+        idle = [key for key, at in self.active_at[uid].items() if now_ms - at >= timeout]
+        return {"marks": dict(self.marks[uid]), "idle": sorted(idle),
+                "unseen_idle": now_ms - self.started >= timeout}
+
+    def announcements(self, now_ms: int) -> dict:
+        """{source uid: its announcement}."""
+        return {uid: self.announcement(uid, now_ms) for uid in self.idleness}
