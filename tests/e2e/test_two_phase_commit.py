@@ -64,3 +64,22 @@ def test_a_failing_invoke_aborts_and_names_the_sink(local_env, tmp_path):
         local_env.execute("two-phase")
     assert (tmp_path / "aborted").read_text() == "1\n"
     assert [n for n in os.listdir(tmp_path) if n != "aborted"] == []
+
+
+def test_a_write_ahead_log_sink_sends_its_logs_from_spark_tasks(spark_env, tmp_path):
+    """GenericWriteAheadSink on Spark: the tasks log their records, and after the
+    micro-batch, Spark tasks (not the driver) send each log once and record it."""
+    from weir.datastream.connectors.write_ahead import FileCheckpointCommitter
+    from tests.unit.test_write_ahead_sink import FilesSink as SentFiles, sent_lines
+    spark_env.set_parallelism(2)
+    values = [f"v{i}" for i in range(40)]
+    sink = SentFiles(FileCheckpointCommitter(tmp_path / "commits"), tmp_path / "wal",
+                     tmp_path / "out")
+    spark_env.from_collection(values).map(str.upper, Types.STRING()).add_sink(sink)
+    spark_env.execute("write-ahead on spark")
+    assert sent_lines(tmp_path / "out") == sorted(v.upper() for v in values)
+    senders = {name.split("-")[1] for name in os.listdir(tmp_path / "out")}
+    assert str(os.getpid()) not in senders
+    (job_dir,) = [os.path.join(root, d) for root, dirs, _ in os.walk(tmp_path / "wal")
+                  for d in dirs if root != str(tmp_path / "wal")]
+    assert os.listdir(job_dir) == []  # every log sent, then removed

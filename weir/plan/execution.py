@@ -295,6 +295,7 @@ class JobOutputs:
                                          operator_states.restored.get(uid))
                         for uid, node in plan.sinks.items() if uid not in written_by_tasks}
         self.committers = {uid: plan.sinks[uid].param("sink") for uid in written_by_tasks}
+        self.run_in_tasks = None  # the engine's tasks for work after a commit (None: here)
 
     def write(self, rows, batch_id: int) -> set:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
@@ -334,7 +335,7 @@ class JobOutputs:
             if isinstance(writer, CheckpointedSink):
                 self.operator_states.record(writer.snapshot())
         for uid, committables in prepared.items():
-            commit_tasks(self.committers[uid], batch_id, committables)
+            commit_tasks(self.committers[uid], batch_id, committables, self.run_in_tasks)
         self.metrics.record(batch_id, counts)
         return finished
 

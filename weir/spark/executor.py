@@ -26,7 +26,7 @@ from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 save_operator_states)
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
-from weir.spark.sinks import COLUMNS, write_in_tasks, written_by_tasks
+from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
 from weir.spark.source import read_announcements
 from weir.spark.translate import query_frame
 
@@ -71,6 +71,7 @@ class SparkJob(JobClient):
                            if uid not in self.spark_sinks}
         self.outputs = JobOutputs(self.plan, self.metrics, states,
                                   frozenset(self.task_sinks) | frozenset(self.spark_sinks))
+        self.outputs.run_in_tasks = tasks_of(self.spark)
         self.own_watermarks = OwnWatermarks(self.plan)
         self._lock = threading.Lock()
         self.query = None

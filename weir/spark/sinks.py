@@ -35,3 +35,11 @@ def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
                  for column, field in zip(zip(*passed), SCHEMA)], schema=SCHEMA)
 
     return frame.mapInArrow(write, frame.schema)
+
+
+def tasks_of(spark):
+    """Runs work after a sink's commit (a write-ahead-log sink's sends) in Spark tasks, one
+    per input: `run(function, inputs)` returns the results."""
+    def run(function, inputs: list) -> list:
+        return spark.sparkContext.parallelize(inputs, len(inputs)).map(function).collect()
+    return run

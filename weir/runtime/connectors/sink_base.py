@@ -86,7 +86,21 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
         yield [(METRICS, 0, dumps(counts))]
 
 
-def commit_tasks(spec, batch_id: int, committables: list) -> None:
-    """The driver's commit of what the tasks of `batch_id` prepared for `spec`."""
-    if committables:
-        spec.commit(batch_id, committables)
+def commit_tasks(spec, batch_id: int, committables: list, run_in_tasks=None) -> None:
+    """The driver's commit of what the tasks of `batch_id` prepared for `spec`. A spec
+    with work for tasks once it committed (`tasks_after_commit(batch_id, committables)`
+    gives a function and its inputs: a write-ahead-log sink's sends) has it run by
+    `run_in_tasks(function, inputs)` (the engine's tasks; None: in this process)."""
+    if not committables:
+        return
+    spec.commit(batch_id, committables)
+    after = getattr(spec, "tasks_after_commit", None)
+    if after is not None:
+        function, inputs = after(batch_id, committables)
+        if inputs:
+            (run_in_tasks or run_here)(function, inputs)
+
+
+def run_here(function, inputs: list) -> list:
+    """`function` of each input, in this process."""
+    return [function(item) for item in inputs]
