@@ -373,3 +373,67 @@ def test_a_lagging_partition_keeps_its_records_on_time_as_in_flink(
         kafka_broker.produce(topic, behind[1:])
         job.join(120)
     assert sorted(out) == _window_counts(ahead + behind)
+
+
+def _stamped(broker, topic, count, seconds=60):
+    """(value, Kafka timestamp) of the first `count` records of partition 0 of `topic`."""
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"read-{topic}",
+                         "isolation.level": "read_committed"})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    out, deadline = [], time.time() + seconds
+    try:
+        while len(out) < count and time.time() < deadline:
+            for message in consumer.consume(count - len(out), 0.5):
+                if message.error() is None:
+                    out.append((message.value().decode(), message.timestamp()[1]))
+    finally:
+        consumer.close()
+    return out
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_the_sink_gives_each_kafka_record_its_records_timestamp(kafka_broker, spark_env,
+                                                                local_env, executor):
+    """As Flink's KafkaSink: a record's timestamp (here the source's Kafka timestamps,
+    through a map) is the Kafka record's timestamp."""
+    source_topic = kafka_broker.create_topic(partitions=1)
+    target = kafka_broker.create_topic(partitions=1)
+    records = _readings(20, partitions=1)
+    kafka_broker.produce(source_topic, records)
+    env = spark_env if executor == "spark" else local_env
+    stream = env.from_source(_source(kafka_broker, source_topic),
+                             WatermarkStrategy.for_monotonous_timestamps(), "kafka")
+    stream.map(str.upper, Types.STRING()).sink_to(_sink(kafka_broker, target, prefix=target))
+    env.execute("timestamps")
+    assert _stamped(kafka_broker, target, 20) == [(v.upper(), ts) for v, _, ts in records]
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_a_bounded_source_waiting_for_its_stopping_offsets_holds_no_other_source(
+        kafka_broker, spark_env, local_env, executor, tmp_path):
+    """The Kafka source's stopping offset lies beyond its records; the collection beside it
+    is read meanwhile, and the job ends once the Kafka records came."""
+    import os
+    import threading
+    topic = kafka_broker.create_topic(partitions=1)
+    kafka_broker.produce(topic, [("k1", 0, 1_000_000)])
+    source = _source(kafka_broker, topic, bounded=False, set_bounded=KafkaOffsetsInitializer
+                     .offsets({KafkaTopicPartition(topic, 0): 3}))
+    env = spark_env if executor == "spark" else local_env
+    seen = tmp_path / "read-c2"
+    kafka = env.from_source(source, WatermarkStrategy.no_watermarks(), "kafka")
+    other = env.from_collection(["c1", "c2"]).map(_Touch("c2", seen), Types.STRING())
+    out = []
+    job = threading.Thread(target=lambda: out.extend(kafka.union(other).execute_and_collect()))
+    job.start()
+    try:
+        deadline = time.time() + 90
+        while not os.path.exists(seen) and time.time() < deadline:
+            time.sleep(0.05)
+        read_meanwhile = os.path.exists(seen)
+    finally:
+        kafka_broker.produce(topic, [("k2", 0, 1_000_001), ("k3", 0, 1_000_002)])
+        job.join(120)
+    assert read_meanwhile, "the collection was not read while Kafka waited"
+    assert sorted(out) == ["c1", "c2", "k1", "k2", "k3"]

@@ -114,3 +114,31 @@ def test_bad_arguments_are_refused():
         ListSink(object(), "/tmp/wal")
     with pytest.raises(ValueError, match="wal_path"):
         ListSink(CheckpointCommitter(), "")
+
+
+class _Stamped:
+    """A sink function that keeps (value, context.timestamp())."""
+
+    def __init__(self):
+        self.seen = []
+
+    def invoke(self, value, context):
+        self.seen.append((value, context.timestamp()))
+
+
+def test_a_sink_functions_context_gives_each_records_timestamp():
+    from weir.common import WatermarkStrategy
+    from weir.common.watermark_strategy import TimestampAssigner
+
+    class FromValue(TimestampAssigner):
+        def extract_timestamp(self, value, record_timestamp):
+            return value * 1_000
+
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    function = _Stamped()
+    stream = env.from_collection([1, 2, 3]).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FromValue()))
+    stream.add_sink(function)
+    env.from_collection([9]).add_sink(function)  # a record without a timestamp
+    env.execute("stamped")
+    assert sorted(function.seen, key=str) == [(1, 1_000), (2, 2_000), (3, 3_000), (9, None)]

@@ -201,7 +201,8 @@ class LocalJob(JobClient):
                 finished |= self._run_batch(batch_id, polled)
             elif self._processing_timer_due():
                 finished |= self._run_batch(batch_id, polled)  # runs every timer's group
-            elif all(s.reader.bounded for s in self.sources):
+            elif all(s.reader.bounded and not getattr(s.reader, "may_pause", False)
+                     for s in self.sources):
                 break
             else:
                 time.sleep(0.05)

@@ -28,7 +28,7 @@ from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, COMM
                                END, END_OF_INPUT_TS, ENDED_PAGE, FINISHED,
                                MAX_BUNDLE_RECORDS, METRICS, OPERATOR_STATE, PHASE_SHIFT, SEEN,
                                SNAPSHOT, SPLIT_WATERMARKS, TIMERS, WATERMARK, Bundler,
-                               bundle_values, dumps, loads, read_watermark_report)
+                               bundle_columns, dumps, loads, read_watermark_report)
 
 
 RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
@@ -300,7 +300,7 @@ class JobOutputs:
     def write(self, rows, batch_id: int) -> set:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
-        per_sink = {uid: ([], []) for uid in self.writers}
+        per_sink = {uid: ([], [], []) for uid in self.writers}
         counts, finished, prepared = {}, set(), {}
         now_ms = int(time.time() * 1000)
         for to, subtask, blob in rows:
@@ -322,16 +322,17 @@ class JobOutputs:
                 uid, key_group, earliest = loads(blob)
                 self.processing_timers[uid, key_group] = earliest
             else:
-                values, subtasks = per_sink[to]
-                records = bundle_values(blob)
+                values, subtasks, stamps = per_sink[to]
+                records, times = bundle_columns(blob)
                 values.extend(records)
+                stamps.extend(times or [None] * len(records))
                 subtasks.extend([subtask] * len(records))
         for uid, writer in self.writers.items():
-            values, subtasks = per_sink[uid]
+            values, subtasks, stamps = per_sink[uid]
             if values:
                 counts[f"{uid}.{RECORDS_IN}"] = len(values)
             write_batch(writer, values, batch_id,
-                        subtasks if self.plan.parallelism > 1 else None)
+                        subtasks if self.plan.parallelism > 1 else None, stamps)
             if isinstance(writer, CheckpointedSink):
                 self.operator_states.record(writer.snapshot())
         for uid, committables in prepared.items():

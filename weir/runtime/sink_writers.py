@@ -1,6 +1,7 @@
 """Writing one micro-batch of a sink's records, idempotently per batch id."""
 
 import copy
+import itertools
 import os
 import sys
 import tempfile
@@ -26,16 +27,28 @@ def atomic_write(path: str, data: bytes) -> None:
 
 
 class _SinkContext:
+    """SinkFunction's context: the record's timestamp (None: it has none)."""
+
     def __init__(self, batch_id):
         self.batch_id = batch_id
+        self.record_timestamp = None
 
     def timestamp(self):
-        return None
+        return self.record_timestamp
 
 
-def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
+def _with_contexts(values, batch_id: int, timestamps):
+    """(value, its context) pairs; one context, moved to each record's timestamp."""
+    context = _SinkContext(batch_id)
+    for value, timestamp in zip(values, timestamps or itertools.repeat(None)):
+        context.record_timestamp = timestamp
+        yield value, context
+
+
+def write_batch(sink, values, batch_id: int, subtasks=None, timestamps=None) -> None:
     """Writes a micro-batch's records to `sink`; `subtasks` (at parallelism above 1) names
-    the parallel instance that produced each record, for print()'s prefix."""
+    the parallel instance that produced each record, for print()'s prefix; `timestamps`
+    the records' timestamps (None: none has one)."""
     if isinstance(sink, PrintSink):
         stream = sys.stderr if sink.to_stderr else sys.stdout
         if values:
@@ -45,11 +58,10 @@ def write_batch(sink, values, batch_id: int, subtasks=None) -> None:
     elif isinstance(sink, CollectSink):
         sink.results.extend(values)
     elif isinstance(sink, (CheckpointedSink, InProcessSink)):
-        sink.write(values, batch_id, subtasks)
+        sink.write(values, batch_id, subtasks, timestamps)
     elif isinstance(sink, SinkFunctionSink):
         invoke = getattr(sink.function, "invoke", sink.function)
-        context = _SinkContext(batch_id)
-        for value in values:
+        for value, context in _with_contexts(values, batch_id, timestamps):
             invoke(value, context)
     else:
         raise TypeError(f"unsupported sink {type(sink).__name__}")
@@ -80,9 +92,9 @@ class CheckpointedSink:
             self._call(instance.function.initialize_state, context)
             self.instances.append(instance)
 
-    def write(self, values, batch_id: int, subtasks=None) -> None:
-        context = _SinkContext(batch_id)
-        for value, subtask in zip(values, subtasks or [0] * len(values)):
+    def write(self, values, batch_id: int, subtasks=None, timestamps=None) -> None:
+        pairs = _with_contexts(values, batch_id, timestamps)
+        for (value, context), subtask in zip(pairs, subtasks or [0] * len(values)):
             function = self.instances[subtask].function
             self._call(getattr(function, "invoke", function), value, context)
 
@@ -110,12 +122,12 @@ class InProcessSink:
         self.uid = uid
         self.job = job
 
-    def write(self, values, batch_id: int, subtasks=None) -> None:
+    def write(self, values, batch_id: int, subtasks=None, timestamps=None) -> None:
         if not values:
             return
         writer = self.spec.batch_writer(self.uid, self.job, batch_id, 0)
         try:
-            writer.write(values)
+            writer.write(values, timestamps)
             committables = writer.finish()
         except BaseException:
             writer.abort()

@@ -40,6 +40,10 @@ class DeadLetter:
 
 class SourceReader:
     bounded = True
+    # A bounded reader that may have nothing new before its end (it waits for records to
+    # come, as a bounded Kafka source for its stopping offsets): its job does not end when
+    # nothing is new, only when every source has ended.
+    may_pause = False
     dead_letter_tag: Optional[str] = None  # the tag id of the dead-letter side output
     max_records_per_batch: Optional[int] = None
     # The engine's parallelism (Spark's default parallelism), which a reader may use to cut

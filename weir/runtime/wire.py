@@ -288,5 +288,12 @@ def bundle_values(blob: bytes) -> list:
     return loads(blob)[1]
 
 
+def bundle_columns(blob: bytes):
+    """(values, timestamps) of a data row's records, in order (timestamps None: no record
+    has one)."""
+    _, values, stamps = loads(blob)
+    return values, stamps
+
+
 def _bundle_seq(bundle) -> int:
     return bundle[0][0]

@@ -61,6 +61,12 @@ class SparkJob(JobClient):
         self.plan.restored = states.restored
         self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
+        # A bounded job with a source that may have nothing new before its end cannot use
+        # Spark's availableNow trigger (which ends at the first batch without data): it
+        # runs on the usual trigger, and weir stops it once every input has ended.
+        self.pausing = self.bounded and any(
+            getattr(n.param("reader"), "may_pause", False)
+            for n in self.nodes if n.kind == g.SOURCE)
         self.interval_ms = env.checkpoint_config.get_checkpoint_interval()
         self.env = env
         self.started = time.time()
@@ -103,7 +109,7 @@ class SparkJob(JobClient):
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
-        if self.bounded:
+        if self.bounded and not self.pausing:
             writer = writer.trigger(availableNow=True)
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
@@ -256,7 +262,8 @@ class SparkJob(JobClient):
         while not self.query.awaitTermination(POLL_S):
             if done_at is None and self._inputs_done():
                 done_at = time.time()
-            if done_at is not None and time.time() >= done_at + END_GRACE_S:
+            grace = 0 if self.pausing else END_GRACE_S  # (nothing else would end it)
+            if done_at is not None and time.time() >= done_at + grace:
                 self.query.stop()
                 return
             if deadline is not None and time.time() >= deadline:

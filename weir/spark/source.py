@@ -23,6 +23,7 @@ from weir.runtime.wire import IDLE, OWN, TICK, WATERMARK, Bundler
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch
 
 FORMAT = "weir"
+PAUSE_S = 0.05  # how often a BATCH job asks a pausing source again for its last records
 
 
 def encode(value) -> str:
@@ -267,7 +268,10 @@ class WeirBatchReader(DataSourceReader):
     def partitions(self):
         start = end = self.reader.initial_offset()
         while not end["end"]:
-            end = self.reader.latest_offset(end)
+            later = self.reader.latest_offset(end)
+            if later == end:  # a pausing reader waits for its last records
+                time.sleep(PAUSE_S)
+            end = later
         return _partitions(self.reader.splits(start, end))
 
     def read(self, partition):

@@ -181,7 +181,7 @@ class FileWriter(BatchWriter):
         self.counters = {}
         self.schema = arrow_schema(spec.type_info) if spec.fmt == "parquet" else None
 
-    def write(self, values: list) -> None:
+    def write(self, values: list, timestamps=None) -> None:
         spec = self.spec
         if spec.type_info is not None:
             for value in values:

@@ -180,7 +180,7 @@ class JdbcWriter(BatchWriter):
         self.connection = None  # holds the open transaction
         self.replayed = False  # the marker says the batch is committed: write nothing
 
-    def write(self, values) -> None:
+    def write(self, values, timestamps=None) -> None:
         if self.replayed:
             return
         self.rows.extend(self.spec.parameters(self.uid, value) for value in values)

@@ -11,6 +11,7 @@ open. A kept producer would be fenced by another worker's and fail on its next f
 checkpoints the same way; weir's checkpoint is the micro-batch.
 """
 
+import itertools
 from typing import Dict, Optional
 
 from weir.runtime.connectors import kafka_clients
@@ -69,9 +70,11 @@ class _KafkaWriter(BatchWriter):
         self.spec = spec
         self.errors = []
 
-    def _produce(self, producer, values) -> None:
+    def _produce(self, producer, values, timestamps) -> None:
+        """Sends records, each with its timestamp as the Kafka record's (as Flink's
+        KafkaSink; a record without one gets the producer's time)."""
         serialize = self.spec.serializer.serialize
-        for value in values:
+        for value, timestamp in zip(values, timestamps or itertools.repeat(None)):
             try:
                 topic, key, payload = serialize(value)
             except Exception as exc:
@@ -79,7 +82,8 @@ class _KafkaWriter(BatchWriter):
                                  f"serialized: {type(exc).__name__}: {exc}") from exc
             while True:
                 try:
-                    producer.produce(topic, payload, key, on_delivery=self._delivered)
+                    producer.produce(topic, payload, key, on_delivery=self._delivered,
+                                     timestamp=max(timestamp or 0, 0))
                     break
                 except BufferError:  # the client's queue is full: let it send
                     producer.poll(0.05)
@@ -109,8 +113,8 @@ class BufferedWriter(_KafkaWriter):
         super().__init__(spec, uid, job, batch_id, task)
         self.producer = kafka_clients.producer(spec.producer_config())
 
-    def write(self, values) -> None:
-        self._produce(self.producer, values)
+    def write(self, values, timestamps=None) -> None:
+        self._produce(self.producer, values, timestamps)
 
     def finish(self) -> None:
         if self.written:
@@ -129,7 +133,7 @@ class TransactionalWriter(_KafkaWriter):
         self.marker_topic = None
         self.skipping = False
 
-    def write(self, values) -> None:
+    def write(self, values, timestamps=None) -> None:
         if self.skipping or not values:
             return
         if self.producer is None:
@@ -142,7 +146,7 @@ class TransactionalWriter(_KafkaWriter):
                 return
             producer.begin_transaction()
             self.producer = producer
-        self._produce(self.producer, values)
+        self._produce(self.producer, values, timestamps)
 
     def _marker_group(self):
         """The consumer of the group whose committed offset records the task's last

@@ -138,7 +138,7 @@ class RedisWriter(BatchWriter):
         self.spec = spec
         self.pending = []  # (key, payload) per record
 
-    def write(self, values) -> None:
+    def write(self, values, timestamps=None) -> None:
         args = self.spec.command.args
         for value in values:
             try:

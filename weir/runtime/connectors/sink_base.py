@@ -3,7 +3,8 @@ committed with the micro-batch. Only print() and execute_and_collect() bring rec
 the driver.
 
 A sink spec with `executor_side = True` gives, per micro-batch and task, a BatchWriter:
-`write(values)` any number of times, then `finish()` once every record of the task is
+`write(values, timestamps)` any number of times (the records' timestamps, None where no
+record has one), then `finish()` once every record of the task is
 written, or `abort()` if the task fails. A replay of the batch (a restart, a task retry)
 runs writers of the same (batch id, task) again: the writer makes that idempotent.
 
@@ -16,7 +17,7 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
-from weir.runtime.wire import COMMITS, METRICS, bundle_values, dumps
+from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
 
 RECORDS_IN = "numRecordsIn"
 
@@ -34,7 +35,9 @@ class BatchWriter:
         self.task = task
         self.written = 0
 
-    def write(self, values: list) -> None:
+    def write(self, values: list, timestamps=None) -> None:
+        """Writes records: their values and their timestamps (a list with None for a
+        record without one, or None: no record has one)."""
         raise NotImplementedError
 
     def finish(self) -> list:
@@ -68,7 +71,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
                 writer = writers.get(row[0])
                 if writer is None:
                     writer = writers[row[0]] = sink.batch_writer(row[0], job, batch_id, task)
-                writer.write(bundle_values(row[2]))
+                writer.write(*bundle_columns(row[2]))
             if passed:
                 yield passed
         for uid, writer in writers.items():

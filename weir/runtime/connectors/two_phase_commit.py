@@ -46,7 +46,7 @@ class _TransactionWriter(BatchWriter):
         self.transaction = None
         self.begun = False
 
-    def write(self, values: list) -> None:
+    def write(self, values: list, timestamps=None) -> None:
         uid, context = self.uid, self.context
         if not self.begun:
             self.transaction = call_user(uid, self.function.begin_transaction, context)

@@ -88,7 +88,7 @@ class _LogWriter(BatchWriter):
         self.hidden = os.path.join(directory, "." + _log_name(batch_id, task))
         self.handle = None
 
-    def write(self, values: list) -> None:
+    def write(self, values: list, timestamps=None) -> None:
         if self.handle is None:
             self.handle = open(self.hidden, "wb")
         pickle.dump(values, self.handle, protocol=5)
