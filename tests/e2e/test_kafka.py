@@ -437,3 +437,31 @@ def test_a_bounded_source_waiting_for_its_stopping_offsets_holds_no_other_source
         job.join(120)
     assert read_meanwhile, "the collection was not read while Kafka waited"
     assert sorted(out) == ["c1", "c2", "k1", "k2", "k3"]
+
+
+def test_a_restored_job_ends_though_a_source_ended_before_the_restart(kafka_broker, spark,
+                                                                      tmp_path):
+    """A job with a waiting bounded Kafka source, whose collection source ended in its
+    first run, is cancelled and restored: the restored run ends once Kafka's records came
+    (it sees the collection's end in the checkpoint, not in a batch of its own)."""
+    topic = kafka_broker.create_topic(partitions=1)
+    target = kafka_broker.create_topic(partitions=1)
+    kafka_broker.produce(topic, [("k1", 0, 1_000_000)])
+
+    def start():
+        env = checkpointed_env(spark, tmp_path / "checkpoint")
+        source = _source(kafka_broker, topic, bounded=False, set_bounded=KafkaOffsetsInitializer
+                         .offsets({KafkaTopicPartition(topic, 0): 3}))
+        kafka = env.from_source(source, WatermarkStrategy.no_watermarks(), "kafka")
+        kafka.union(env.from_collection(["c1"])).sink_to(
+            _sink(kafka_broker, target, prefix=target))
+        return env.execute_async("restored")
+
+    client = start()
+    assert sorted(kafka_broker.consume(target, 2, seconds=90)) == ["c1", "k1"]
+    client.cancel()
+    kafka_broker.produce(topic, [("k2", 0, 1_000_001), ("k3", 0, 1_000_002)])
+    client = start()
+    status = client.wait(120)
+    assert str(status) == "FINISHED" or getattr(status, "name", None) == "FINISHED"
+    assert sorted(kafka_broker.consume(target, 4)) == ["c1", "k1", "k2", "k3"]

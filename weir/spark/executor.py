@@ -270,10 +270,17 @@ class SparkJob(JobClient):
                 return
 
     def _inputs_done(self) -> bool:
-        if not self.bounded or self.last_batch is None:
+        """Whether the batch in which the last source ended has committed. A restored
+        run may have seen some sources end before it started: for a job on the usual
+        trigger, its last progress then shows every source's offset at its end."""
+        if not self.bounded:
             return False
         progress = self.query.lastProgress
-        return progress is not None and progress["batchId"] >= self.last_batch
+        if progress is None:
+            return False
+        if self.last_batch is not None:
+            return progress["batchId"] >= self.last_batch
+        return self.pausing and _every_source_ended(progress)
 
     def get_job_execution_result(self):
         self.wait()
@@ -289,3 +296,19 @@ def submit(env, graph, sinks, job_name):
     if env.is_batch_mode():
         return BatchJob(env, graph, sinks, job_name).run()
     return SparkJob(env, graph, sinks, job_name).start()
+
+
+def _every_source_ended(progress: dict) -> bool:
+    """Whether a query's progress shows each source's end offset at its end of input."""
+    sources = progress.get("sources") or []
+    for source in sources:
+        offset = source.get("endOffset")
+        if isinstance(offset, str):
+            try:
+                offset = json.loads(offset)
+            except ValueError:
+                return False
+        if not isinstance(offset, dict) or not offset.get("end"):
+            return False
+    return bool(sources)
+
