@@ -38,6 +38,7 @@ class DataStream(PyFlinkGaps):
         self._env = env
         self._node_id = node_id
         self._partitioning = partitioning  # broadcast(): ToEverySubtask
+        self._named_id = node_id  # the node uid() names: from_source's names its source
 
     def get_execution_environment(self):
         return self._env
@@ -48,7 +49,7 @@ class DataStream(PyFlinkGaps):
         return self._env._graph.node(self._node_id)
 
     def uid(self, uid: str) -> "DataStream":
-        self._env._graph.update(self._node_id, uid=uid)
+        self._env._graph.update(self._named_id, uid=uid)
         return self
 
     def name(self, name: str) -> "DataStream":

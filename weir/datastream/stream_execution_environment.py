@@ -150,6 +150,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         stream = DataStream(self, node.id)
         if watermark_strategy is not None:
             stream = stream.assign_timestamps_and_watermarks(watermark_strategy)
+            stream._named_id = node.id  # (Flink's sources assign their watermarks)
         return stream
 
     def from_collection(self, collection, type_info=None) -> DataStream:

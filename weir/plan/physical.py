@@ -122,6 +122,10 @@ class PhysicalPlan:
     restored: dict = field(default_factory=dict)
     restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)
     scripted: bool = False  # a scripted source (TestStream) drives the processing time
+    # restored from a savepoint (weir.plan.savepoints): {source uid: its position} and
+    # {keyed operator uid: the file of its keyed state}
+    start_offsets: dict = field(default_factory=dict)
+    savepoint_files: dict = field(default_factory=dict)
 
     @property
     def own_watermarks(self) -> List[KeyedTask]:

@@ -7,6 +7,7 @@ import tempfile
 import threading
 import time
 import uuid
+from concurrent.futures import Future
 
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
@@ -21,9 +22,12 @@ from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
+from weir.plan.savepoints import apply_savepoint, restore_settings
+from weir.runtime.state.savepoint import load_savepoint
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
-                                last_committed_batch, load_operator_states,
+                                last_committed_batch, load_operator_states, resumes_checkpoint,
                                 save_operator_states)
+from weir.spark.savepoints import check_savepointable, write_savepoint
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
@@ -31,13 +35,17 @@ from weir.spark.source import read_announcements
 from weir.spark.translate import query_frame
 
 
+SAVEPOINT_DIRECTORY = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir")  # Flink's
 POLL_S = 0.05
 NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
 OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
 DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
 MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
+HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets
+QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
@@ -54,12 +62,11 @@ class SparkJob(JobClient):
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
         check_max_parallelism(self.checkpoint_dir, self.plan.max_parallelism)
-        states = OperatorStateLog(load_operator_states(self.checkpoint_dir),
-                                  self.plan.parallelism)
+        self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
+        states = OperatorStateLog(self._restored_operator_states(env), self.plan.parallelism)
         self.plan.run_id = self.job_id
         self.plan.sink_job_id = checkpoint_identity(self.checkpoint_dir)
         self.plan.restored = states.restored
-        self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
         # A bounded job with a source that may have nothing new before its end cannot use
         # Spark's availableNow trigger (which ends at the first batch without data): it
@@ -80,6 +87,7 @@ class SparkJob(JobClient):
         self.outputs.run_in_tasks = tasks_of(self.spark)
         self.own_watermarks = OwnWatermarks(self.plan)
         self._lock = threading.Lock()
+        self._savepointing = threading.Lock()
         self.query = None
         self.canceled = False
         self.finished = set()  # numbers of the sources whose input has ended
@@ -94,6 +102,17 @@ class SparkJob(JobClient):
             if self.ticks and self.plan.restoring else None
         self.due = self.restart_tick  # the earliest pending processing-time timer announced
 
+    def _restored_operator_states(self, env):
+        """What the run restores beside Spark's state: from its checkpoint, or from the
+        savepoint the job's configuration names (weir.plan.savepoints), which also sets
+        where its sources start and the keyed state its first micro-batch loads."""
+        restore = restore_settings(env)
+        if restore is None or resumes_checkpoint(self.checkpoint_dir, restore[0]):
+            return load_operator_states(self.checkpoint_dir)
+        savepoint = load_savepoint(restore[0])
+        check_savepointable(self.plan)
+        return apply_savepoint(self.plan, savepoint, restore[1])
+
     def start(self) -> "SparkJob":
         ship_user_modules()
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
@@ -105,7 +124,8 @@ class SparkJob(JobClient):
         frame = query_frame(self.spark, self.plan, (
             self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
             os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
-            os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None))
+            os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
+            self._hold_file()))
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -120,23 +140,29 @@ class SparkJob(JobClient):
         return self
 
     def _start(self, writer):
-        """Starts the query. A bounded job runs no micro-batch without data: the batch
-        that reads the end of its last input fires every end-of-input timer and window,
-        so Spark's batch for its watermark after it would only be stopped half-way
-        (Spark reads the setting when a query starts)."""
+        """Starts the query, with the settings Spark reads when a query starts (set for
+        this query only). A bounded job runs no micro-batch without data: the batch that
+        reads the end of its last input fires every end-of-input timer and window, so
+        Spark's batch for its watermark after it would only be stopped half-way. A job
+        restored from a savepoint starts a new checkpoint at its own parallelism."""
+        settings = {}
+        if self.bounded:
+            settings[NO_DATA_BATCHES] = "false"
+        if self.plan.start_offsets or self.plan.savepoint_files:
+            settings[SHUFFLE_PARTITIONS] = str(self.plan.parallelism)
         with _STARTING:
-            if not self.bounded:
-                return writer.start()
             conf = self.spark.conf
-            before = conf.get(NO_DATA_BATCHES, None)
-            conf.set(NO_DATA_BATCHES, "false")
+            before = {key: conf.get(key, None) for key in settings}
+            for key, value in settings.items():
+                conf.set(key, value)
             try:
                 return writer.start()
             finally:
-                if before is None:
-                    conf.unset(NO_DATA_BATCHES)
-                else:
-                    conf.set(NO_DATA_BATCHES, before)
+                for key, value in before.items():
+                    if value is None:
+                        conf.unset(key)
+                    else:
+                        conf.set(key, value)
 
     def _write_batch(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
@@ -240,6 +266,57 @@ class SparkJob(JobClient):
         self.canceled = True
         self.query.stop()
 
+    def trigger_savepoint(self, savepoint_directory=None):
+        """Takes a savepoint as of the last committed micro-batch; the job goes on.
+        Returns a completed future of the savepoint's path (PyFlink's JobClient)."""
+        with self._savepointing:
+            return _done(write_savepoint(self.spark, self, self._target(savepoint_directory)))
+
+    def stop_with_savepoint(self, advance_to_end_of_time=False, savepoint_directory=None):
+        """Stops the job between two micro-batches (the current one finishes and commits
+        its sinks) and takes a savepoint of its state then; the job ends FINISHED."""
+        if advance_to_end_of_time:
+            raise NotImplementedError("stop with savepoint and drain (advance to the end "
+                                      "of time) is not supported yet")
+        target = self._target(savepoint_directory)
+        check_savepointable(self.plan)
+        with self._savepointing:
+            atomic_write(self._hold_file(), b"")
+            try:
+                self._await_between_batches()
+                self.query.stop()
+            finally:
+                os.remove(self._hold_file())
+            return _done(write_savepoint(self.spark, self, target))
+
+    def _target(self, savepoint_directory):
+        configuration = self.env.configuration
+        target = savepoint_directory or next(
+            (configuration.get_string(key) for key in SAVEPOINT_DIRECTORY
+             if configuration is not None and configuration.get_string(key)), None)
+        if not target:
+            raise ValueError("no savepoint directory: pass one, or configure "
+                             f"'{SAVEPOINT_DIRECTORY[0]}'")
+        if self.query is None or not self.query.isActive:
+            raise ValueError(f"job {self.job_id} is {self.get_job_status().value}: only a "
+                             "running job takes a savepoint")
+        return target
+
+    def _hold_file(self) -> str:
+        return os.path.join(self.checkpoint_dir, HOLD_FILE)
+
+    def _await_between_batches(self) -> None:
+        """Waits until the held sources let the query rest between micro-batches: no
+        trigger active, and the last committed batch unchanged, QUIET_S apart."""
+        before = None
+        while self.query.isActive:
+            now = (self.query.status["isTriggerActive"],
+                   last_committed_batch(self.checkpoint_dir))
+            if not now[0] and now == before:
+                return
+            before = now
+            time.sleep(QUIET_S)
+
     def wait(self, timeout_s=None):
         try:
             self._await(timeout_s)
@@ -289,7 +366,14 @@ class SparkJob(JobClient):
 
     def _cleanup(self):
         if self._temporary:
-            shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+            with self._savepointing:  # (a savepoint being taken reads the checkpoint)
+                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+
+
+def _done(path: str) -> Future:
+    future = Future()
+    future.set_result(path)
+    return future
 
 
 def submit(env, graph, sinks, job_name):

@@ -126,6 +126,17 @@ class StageHost(StatefulProcessor):
             batch = KeyGroupInput([row[:6] for row in rows], runner.labelled)
             return self._run(uid, runner, int(key[1]), batch, timerValues)
 
+    def handleInitialState(self, key, initialState, timerValues):
+        """A page of the key group's state in a job restored from a savepoint (Spark hands
+        each row once, in the new query's first batch); the page of its Spark timer
+        registers the timer again."""
+        self.store.reset()
+        page, data = initialState["page"], initialState["data"]
+        self.store.store(page, data)
+        if page == WAKE_PAGE:
+            self.handle.registerTimer(int(data))
+        self.store.flush()
+
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         with paused_gc():
             return self._run(key[0], self._runner(key[0]), int(key[1]), NO_INPUT, timerValues,

@@ -49,12 +49,10 @@ def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
     the max parallelism it was written with (Flink refuses the same). A checkpoint with
     nothing committed yet records it (again); one written before weir recorded it is
     taken as it is."""
-    path = os.path.join(checkpoint_dir, JOB_FILE)
-    if last_committed_batch(checkpoint_dir) is None or not os.path.exists(path):
-        atomic_write(path, json.dumps({"max_parallelism": max_parallelism}).encode())
+    written = _job_file(checkpoint_dir).get("max_parallelism")
+    if last_committed_batch(checkpoint_dir) is None or written is None:
+        _update_job_file(checkpoint_dir, max_parallelism=max_parallelism)
         return
-    with open(path, encoding="utf-8") as handle:
-        written = json.load(handle)["max_parallelism"]
     if written != max_parallelism:
         raise ValueError(
             f"the checkpoint in {checkpoint_dir} was written with max parallelism {written} "
@@ -63,9 +61,38 @@ def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
             "restore it, or start from a new checkpoint directory)")
 
 
-def load_operator_states(checkpoint_dir: str):
-    """The operator state log saved for the last committed micro-batch, or None."""
-    committed = last_committed_batch(checkpoint_dir)
+def resumes_checkpoint(checkpoint_dir: str, savepoint: str) -> bool:
+    """Whether the run in `checkpoint_dir` started from `savepoint` (then its checkpoint,
+    not the savepoint, restores it); refuses a savepoint for a checkpoint of another run:
+    a savepoint restores into a new checkpoint."""
+    if last_committed_batch(checkpoint_dir) is None:
+        _update_job_file(checkpoint_dir, savepoint=os.path.abspath(savepoint))
+        return False
+    if _job_file(checkpoint_dir).get("savepoint") == os.path.abspath(savepoint):
+        return True
+    raise ValueError(
+        f"the job is to start from savepoint {savepoint}, but its checkpoint directory "
+        f"{checkpoint_dir} already holds another run's micro-batches: a savepoint restores "
+        "into a new checkpoint (point the checkpoint storage at an empty directory)")
+
+
+def _job_file(checkpoint_dir: str) -> dict:
+    path = os.path.join(checkpoint_dir, JOB_FILE)
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _update_job_file(checkpoint_dir: str, **values) -> None:
+    atomic_write(os.path.join(checkpoint_dir, JOB_FILE),
+                 json.dumps({**_job_file(checkpoint_dir), **values}).encode())
+
+
+def load_operator_states(checkpoint_dir: str, batch_id=None):
+    """The operator state log saved for the last committed micro-batch (or as of
+    `batch_id`), or None."""
+    committed = last_committed_batch(checkpoint_dir) if batch_id is None else batch_id
     directory = os.path.join(checkpoint_dir, DIRECTORY)
     kept = [b for b in _batch_ids(directory) if committed is not None and b <= committed]
     if not kept:

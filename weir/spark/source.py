@@ -7,6 +7,7 @@ restarted query replays exactly the records of the batches in its offset log.
 import base64
 import functools
 import json
+import os
 import time
 import uuid
 
@@ -52,9 +53,11 @@ class WeirDataSource(DataSource):
         return reader
 
     def streamReader(self, schema):
-        reader = WeirStreamReader(self._source_reader(), self.options["task"],
-                                  (self.options["run"], self.options["uid"]))
         options = self.options
+        start = json.loads(options["start"]) if "start" in options else None
+        reader = WeirStreamReader(self._source_reader(), options["task"],
+                                  (options["run"], options["uid"]), start,
+                                  options.get("hold_file"))
         idle = (options["idle_file"], options["idle_group"]) if "idle_file" in options else None
         own = (options["own_file"], int(options["key_groups"]),
                frozenset(json.loads(options["own_uids"]))) if "own_file" in options else None
@@ -98,29 +101,44 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     The task stays encoded until records are read: the driver-side Python process that
     plans offsets and splits never unpickles the user's functions."""
 
-    def __init__(self, reader, encoded_task: str, run_key=None):
+    def __init__(self, reader, encoded_task: str, run_key=None, start=None, hold_file=None):
         self.reader = reader
         self.encoded_task = encoded_task
         self.run_key = run_key
+        self.start = start  # where a job restored from a savepoint starts (None: the start)
+        self.hold_file = hold_file
 
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
 
+    def held(self) -> bool:
+        """Whether the driver holds the job's sources (to stop it between micro-batches):
+        they then report no new offsets."""
+        return self.hold_file is not None and os.path.exists(self.hold_file)
+
+    def _named(self, offset: dict) -> dict:
+        """`offset` naming its source (a savepoint finds each source's position by it)."""
+        return offset if self.run_key is None else {**offset, SOURCE_KEY: self.run_key[1]}
+
     def initialOffset(self):
-        return self.reader.initial_offset()
+        return self._named(self.start if self.start is not None
+                           else self.reader.initial_offset())
 
     def latestOffset(self, start=None, limit=None):
-        return self.reader.latest_offset(_inner_offset(start) or self.reader.initial_offset())
+        start = inner_offset(start) or inner_offset(self.initialOffset())
+        if self.held():
+            return self._named(start)
+        return self._named(self.reader.latest_offset(start))
 
     def partitions(self, start, end, extra=()):
-        return _partitions(self.reader.splits(_inner_offset(start), _inner_offset(end)),
+        return _partitions(self.reader.splits(inner_offset(start), inner_offset(end)),
                            extra)
 
     def read(self, partition):
         return read_split(self.reader, self.encoded_task, partition, self.run_key)
 
     def commit(self, end):
-        self.reader.commit_offset(_inner_offset(end))
+        self.reader.commit_offset(inner_offset(end))
 
 
 class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -152,6 +170,8 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def latestOffset(self, start=None, limit=None):
         start = _announcing(start) if start else self.initialOffset()
+        if self.inner.held():
+            return start
         end = _announcing(self.inner.latestOffset(start, limit))
         if self.idle is not None:
             end[IDLE_KEY] = _later(start[IDLE_KEY],
@@ -207,12 +227,14 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's group
 OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
 TICK_KEY = "weir_tick"  # when the last micro-batch for a due processing-time timer was asked
-ANNOUNCED = (IDLE_KEY, OWN_KEY, TICK_KEY)
+SOURCE_KEY = "weir_source"  # the uid of the source whose offset it is
+ANNOUNCED = (IDLE_KEY, OWN_KEY, TICK_KEY, SOURCE_KEY)
 TICK_RETRY_MS = 1000  # a timer still reported due this long after its tick asks again
 
 
-def _inner_offset(offset):
-    """A source reader's own offset: without what AnnouncingReader added."""
+def inner_offset(offset):
+    """A source reader's own offset: without what weir's readers added (its source's uid,
+    AnnouncingReader's announcements)."""
     if offset and any(key in offset for key in ANNOUNCED):
         offset = {key: value for key, value in offset.items() if key not in ANNOUNCED}
     return offset
@@ -312,7 +334,7 @@ def register(spark) -> None:
 
 
 def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None,
-                due_source=None, marks_file=None):
+                due_source=None, marks_file=None, hold_file=None):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
     file) if the group can become idle; `own_source`: (the driver's announcements file,
@@ -320,9 +342,14 @@ def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_
     `due_source`: (the driver's file of the earliest processing-time timer, the uids of
     the operators that may hold them) if this source ticks for them; `marks_file`: the
     driver's file of its partitions' largest timestamps if it keeps a watermark per
-    partition)."""
+    partition; `hold_file`: the file whose presence holds the source). A plan restored
+    from a savepoint starts the source at its saved position."""
     reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
               .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
+    if task.uid in plan.start_offsets:
+        reader = reader.option("start", json.dumps(plan.start_offsets[task.uid]))
+    if hold_file is not None:
+        reader = reader.option("hold_file", hold_file)
     if marks_file is not None:
         reader = reader.option("marks_file", marks_file)
     if idle_source is not None:

@@ -20,6 +20,7 @@ from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
 from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
+from weir.spark.savepoints import initial_state
 
 
 def union_all(frames):
@@ -50,7 +51,7 @@ def _sources_frame(spark, plan, announcements):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], WatermarkGroupTracker.tracks(plan)
-    idle_file, own_file, due_file, marks_file = announcements
+    idle_file, own_file, due_file, marks_file, hold_file = announcements
     partitioned = plan.partitioned_sources
     # The first of weir's own sources carries the operators' own watermarks
     # (weir.plan.watermarks) and the ticks for due processing-time timers (None: the job
@@ -68,7 +69,8 @@ def _sources_frame(spark, plan, announcements):
                   spark_source.read_stream(
                       spark, by_uid[uid], settings, group.data_watermarks, idle_source,
                       *((own_source, due_source) if uid == first else (None, None)),
-                      marks_file=marks_file if uid in partitioned else None)
+                      marks_file=marks_file if uid in partitioned else None,
+                      hold_file=hold_file)
                   for uid in group.sources]
         groups.append(_with_watermark(union_all(frames), group.delay_ms,
                                       index if report else None))
@@ -87,23 +89,25 @@ def _stage_groups(frame, stage, plan):
     return frame.groupBy("_g", "_gk")
 
 
-def _stage_frame(frame, stage, plan):
-    """One transformWithState for every keyed operator of `stage`."""
+def _stage_frame(spark, frame, stage, plan):
+    """One transformWithState for every keyed operator of `stage` (which in a job restored
+    from a savepoint starts with the savepoint's keyed state)."""
     # Spark's row-based form: a group's input and output are a few bundle rows, for which
     # pandas frames cost more than the rows themselves (~0.5 ms per key group).
     return _stage_groups(frame, stage, plan).transformWithState(
         statefulProcessor=StageHost(plan.subset(keyed=stage)),
-        outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime")
+        outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime",
+        initialState=initial_state(spark, stage, plan))
 
 
-def query_frame(spark, plan, announcements=(None, None, None, None)):
+def query_frame(spark, plan, announcements=(None, None, None, None, None)):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
     a job whose driver tracks watermark groups, their watermark rows; `announcements`:
     the files where the driver announces the watermarks of idle groups to their sources,
     the operators' own watermarks, the earliest pending processing-time timer (None
-    where a job has no ticks for them) and the marks of partitioned sources' partitions
-    (weir.runtime.split_watermarks))."""
+    where a job has no ticks for them), the marks of partitioned sources' partitions
+    (weir.runtime.split_watermarks) and the file that holds the sources while it exists)."""
     frame = _sources_frame(spark, plan, announcements)
     for stage in plan.stages:
-        frame = _stage_frame(frame, stage, plan)
+        frame = _stage_frame(spark, frame, stage, plan)
     return frame

@@ -214,7 +214,9 @@ class FileWriter(BatchWriter):
         counter = self.counters.get(bucket, 0)
         self.counters[bucket] = counter + 1
         spec = self.spec
-        name = (f"{spec.part_prefix}-{self.batch_id:010d}-{self.task}-{counter}"
+        # (the job's identity: a job started afresh, or from a savepoint, counts its
+        # micro-batches from 0 again and must not replace an earlier run's files)
+        name = (f"{spec.part_prefix}-{self.job}-{self.batch_id:010d}-{self.task}-{counter}"
                 f"{spec.part_suffix}")
         part = self.open[bucket] = _PartFile(spec, os.path.join(spec.base_path, bucket), name)
         return part

@@ -1,0 +1,212 @@
+"""Savepoints on Spark: a job stopped with a savepoint and restored from it (at another
+parallelism, with an operator added) gives exactly an uninterrupted run's output; a
+savepoint taken while the job runs restores too; what cannot be restored is refused with
+one error naming the savepoint and what is wrong."""
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from tests.e2e.shared import read_part_files
+from weir.common import Configuration, Duration, WatermarkStrategy
+from weir.common.job import JobStatus
+from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from weir.datastream.connectors import DataGeneratorSource, FileSink
+from weir.datastream.state import ValueStateDescriptor
+from weir.runtime.state.savepoint import MANIFEST, SavepointError, load_savepoint
+
+pytestmark = pytest.mark.spark
+
+EVENTS, PER_BATCH, RATE = 600, 40, 200
+
+
+def event(index):
+    return (f"k{index % 7}", index * 10)
+
+
+class RunningCount(KeyedProcessFunction):
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_element(self, value, ctx):
+        count = (self.count.value() or 0) + 1
+        self.count.update(count)
+        if count == 1:
+            ctx.timer_service().register_event_time_timer(10**12)
+        yield {"key": value[0], "ts": value[1], "count": count}
+
+    def on_timer(self, timestamp, ctx):
+        yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value()}
+
+
+def expected_records():
+    counts, records = {}, []
+    for index in range(EVENTS):
+        key, ts = event(index)
+        counts[key] = counts.get(key, 0) + 1
+        records.append({"key": key, "ts": ts, "count": counts[key]})
+    return records + [{"key": k, "ts": 10**12, "final": n} for k, n in counts.items()]
+
+
+def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
+              extra_operator=False):
+    configuration = Configuration()
+    for key, value in (settings or {}).items():
+        configuration.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_spark_session(spark).set_parallelism(parallelism)
+    env.enable_checkpointing(100)
+    env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / f"checkpoint-{run}"))
+    source = DataGeneratorSource(event, count=EVENTS, records_per_second=RATE,
+                                 max_records_per_batch=PER_BATCH)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+    stream = env.from_source(source, strategy, "events").uid("events")
+    counts = stream.key_by(lambda e: e[0]).process(RunningCount()).uid(uid)
+    if extra_operator:  # a stateful operator the savepoint does not know: starts empty
+        counts = counts.key_by(lambda r: r["key"]).process(Renumber()).uid("renumber")
+    counts.sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
+    return env.execute_async("savepointed counts")
+
+
+class Renumber(KeyedProcessFunction):
+    """Passes records on, counting them again from where it was restored (from nothing)."""
+
+    def open(self, runtime_context):
+        self.seen = runtime_context.get_state(ValueStateDescriptor("seen"))
+
+    def process_element(self, value, ctx):
+        seen = (self.seen.value() or 0) + 1
+        self.seen.update(seen)
+        yield {**value, "seen": seen}
+
+
+def wait_for_records(directory, at_least, seconds=120):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.isdir(directory) and len(read_part_files(directory)) >= at_least:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {at_least} records in {seconds} s")
+
+
+def stop_midway(spark, tmp_path, **job):
+    client = start_job(spark, tmp_path, "first", **job)
+    wait_for_records(str(tmp_path / "out"), 100)
+    path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
+    assert client.wait(60) == JobStatus.FINISHED
+    written = read_part_files(str(tmp_path / "out"))
+    assert 100 <= len(written) < EVENTS  # stopped midway
+    return path
+
+
+def order(record):
+    return json.dumps(record, sort_keys=True)
+
+
+@pytest.mark.parametrize("parallelism", [1, 4])
+def test_stop_with_savepoint_and_restore_at_another_parallelism_as_if_never_stopped(
+        spark, tmp_path, parallelism):
+    path = stop_midway(spark, tmp_path)
+    assert os.path.basename(path).startswith("savepoint-")
+    restored = start_job(spark, tmp_path, "second", parallelism,
+                         {"execution.savepoint.path": path})
+    restored.get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
+        sorted(expected_records(), key=order)
+
+
+def test_a_savepoint_triggered_while_the_job_runs_restores_its_state(spark, tmp_path):
+    """The savepoint is as of a committed micro-batch; the job goes on to its end. A new
+    run from the savepoint (into its own output) gives the records after that batch."""
+    client = start_job(spark, tmp_path, "first")
+    wait_for_records(str(tmp_path / "out"), 100)
+    path = client.trigger_savepoint(str(tmp_path / "savepoints")).result()
+    client.get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
+        sorted(expected_records(), key=order)
+    position = load_savepoint(path).sources["events"]
+    shutil.rmtree(tmp_path / "out")
+    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path}) \
+        .get_job_execution_result()
+    later = [r for r in expected_records() if r["ts"] >= position["pos"] * 10]
+    assert 0 < len(later) < len(expected_records())
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(later, key=order)
+
+
+def test_an_operator_added_on_restore_starts_empty(spark, tmp_path):
+    path = stop_midway(spark, tmp_path)
+    before = read_part_files(str(tmp_path / "out"))
+    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
+              extra_operator=True).get_job_execution_result()
+    after = [r for r in read_part_files(str(tmp_path / "out")) if "seen" in r]
+    per_key = {}
+    for record in sorted(after, key=lambda r: r["ts"]):
+        per_key.setdefault(record["key"], []).append(record["seen"])
+    assert all(seen == list(range(1, len(seen) + 1)) for seen in per_key.values())
+    stripped = [{k: v for k, v in r.items() if k != "seen"} for r in after]
+    assert sorted(before + stripped, key=order) == sorted(expected_records(), key=order)
+
+
+def test_state_of_a_removed_operator_is_refused_unless_allowed(spark, tmp_path):
+    path = stop_midway(spark, tmp_path)
+    with pytest.raises(SavepointError) as refused:
+        start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
+                  uid="renamed-count")
+    assert str(refused.value) == (
+        f"savepoint {path} holds state of operators the job does not have: running-count. "
+        "Give them back their uid(...), or allow non-restored state "
+        "('execution.savepoint.ignore-unclaimed-state': true, or "
+        "--allow-non-restored-state) to drop it")
+    before = {order(r) for r in read_part_files(str(tmp_path / "out"))}
+    start_job(spark, tmp_path, "third", 2, {
+        "execution.savepoint.path": path,
+        "execution.savepoint.ignore-unclaimed-state": "true"},
+        uid="renamed-count").get_job_execution_result()
+    after = [r for r in read_part_files(str(tmp_path / "out")) if order(r) not in before]
+    counts = {}
+    for record in sorted(after, key=lambda r: r["ts"]):  # the renamed operator started empty
+        counts.setdefault(record["key"], []).append(record.get("count", record.get("final")))
+    assert len(counts) == 7
+    assert all(seen[:-1] == list(range(1, len(seen))) and seen[-1] == len(seen) - 1
+               for seen in counts.values())
+
+
+def test_a_damaged_savepoint_is_refused_naming_what_is_wrong(spark, tmp_path):
+    path = stop_midway(spark, tmp_path)
+    restore = {"execution.savepoint.path": path}
+    keyed = next(name for name in os.listdir(path) if name.startswith("keyed-"))
+    with open(os.path.join(path, keyed), "r+b") as handle:
+        handle.seek(20)
+        handle.write(b"\x00\x01")
+    with pytest.raises(SavepointError, match=f"its file {keyed} .state of 'running-count'. "
+                                             "is corrupt"):
+        start_job(spark, tmp_path, "second", 2, restore)
+    os.remove(os.path.join(path, keyed))
+    with pytest.raises(SavepointError, match=f"is missing its file {keyed}"):
+        start_job(spark, tmp_path, "third", 2, restore)
+    with open(os.path.join(path, MANIFEST)) as handle:
+        manifest = json.load(handle)
+    with open(os.path.join(path, MANIFEST), "w") as handle:
+        json.dump({**manifest, "version": 99}, handle)
+    with pytest.raises(SavepointError, match="has format version 99; this weir reads version 1"):
+        start_job(spark, tmp_path, "fourth", 2, restore)
+    os.remove(os.path.join(path, MANIFEST))  # as a crash before the manifest leaves it
+    with pytest.raises(SavepointError, match="has no _metadata file"):
+        start_job(spark, tmp_path, "fifth", 2, restore)
+
+
+def test_another_max_parallelism_is_refused(spark, tmp_path):
+    path = stop_midway(spark, tmp_path)
+    configuration = Configuration().set_string("execution.savepoint.path", path)
+    env = StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_spark_session(spark).set_max_parallelism(64)
+    env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "checkpoint-2"))
+    env.from_collection([("a", 1)]).key_by(lambda e: e[0]).process(RunningCount()) \
+        .uid("running-count").print()
+    with pytest.raises(SavepointError, match="was taken with max parallelism 128; the job has "
+                                             "max parallelism 64"):
+        env.execute_async("refused")

@@ -1,0 +1,104 @@
+"""Savepoints of a job running on Spark, and the keyed state a restored job starts with.
+
+A savepoint is the state as of the last micro-batch Spark committed: the keyed operators'
+pages read with Spark's `statestore` data source at that batch (Spark's `state-metadata`
+lists the query's stateful operators), each source's end offset of that batch from the
+offset log, and the driver's copy of the operator state. The query may go on meanwhile.
+A restored job starts a new checkpoint: Spark hands each key group's pages to the host
+once, in the new query's first batch (transformWithState's `initialState`).
+"""
+
+import json
+import os
+import pickle
+
+from pyspark.sql import functions as F
+
+from weir.runtime.state.savepoint import SavepointError, SavepointWriter, savepoint_path
+from weir.runtime.wire import decode_pages
+from weir.spark.frame_sources import is_frame_source
+from weir.spark.restore import last_committed_batch, load_operator_states
+from weir.spark.source import SOURCE_KEY, inner_offset
+
+PAGES = "pages"  # the host's state variable (weir.spark.host)
+
+
+def check_savepointable(plan) -> None:
+    """Refuses a job whose positions weir cannot keep: one reading a Spark DataFrame."""
+    frames = [task.uid for task in plan.sources if is_frame_source(task)]
+    if frames:
+        raise SavepointError(
+            f"a job reading a Spark DataFrame (from_spark: {', '.join(frames)}) cannot take "
+            "a savepoint yet: the DataFrame's source keeps its positions in Spark's "
+            "checkpoint only")
+
+
+def write_savepoint(spark, job, target_directory: str) -> str:
+    """Writes a savepoint of `job` (a weir.spark.executor.SparkJob) as of its last committed
+    micro-batch into a new directory in `target_directory`; returns its path."""
+    check_savepointable(job.plan)
+    checkpoint = job.checkpoint_dir
+    batch = last_committed_batch(checkpoint)
+    if batch is None:
+        raise SavepointError(f"job {job.job_id} has not completed a micro-batch yet: there is "
+                             "no state to save; try again once it has")
+    writer = SavepointWriter(savepoint_path(target_directory, job.job_id))
+    for uid, rows in sorted(keyed_pages(spark, checkpoint, batch).items()):
+        writer.write_keyed(uid, rows)
+    saved = load_operator_states(checkpoint, batch)
+    by_uid = {}
+    for (uid, index), (count, snapshot) in (saved or {}).get("snapshots", {}).items():
+        by_uid.setdefault(uid, []).append((index, count, pickle.dumps(snapshot, protocol=5)))
+    for uid, instances in sorted(by_uid.items()):
+        writer.write_operator_state(uid, sorted(instances))
+    parallelism = saved["parallelism"] if saved else job.plan.parallelism
+    return writer.finish(job.job_name, job.job_id, batch, job.plan.max_parallelism,
+                         parallelism, source_positions(checkpoint, batch, job.plan))
+
+
+def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
+    """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`."""
+    operators = [row.operatorId for row in
+                 spark.read.format("state-metadata").load(checkpoint).collect()]
+    pages = {}
+    for operator in operators:
+        table = (spark.read.format("statestore").option("operatorId", operator)
+                 .option("stateVarName", PAGES).option("batchId", batch).load(checkpoint)
+                 .select(F.col("key._g").alias("uid"), F.col("key._gk").alias("key_group"),
+                         F.col("value.pages").alias("pages"))
+                 .toArrow())
+        for uid, key_group, blob in zip(*(column.to_pylist() for column in table.columns)):
+            rows = pages.setdefault(uid, [])
+            rows.extend((key_group, page, data)
+                        for page, data in sorted(decode_pages(blob).items()))
+    return pages
+
+
+def source_positions(checkpoint: str, batch: int, plan) -> dict:
+    """{source uid: its offset at the end of micro-batch `batch`} from Spark's offset log."""
+    with open(os.path.join(checkpoint, "offsets", str(batch)), encoding="utf-8") as handle:
+        lines = handle.read().splitlines()[2:]  # a version line, then the batch's metadata
+    positions = {}
+    for line in lines:
+        offset = json.loads(line) if line.strip().startswith("{") else None
+        if isinstance(offset, dict) and SOURCE_KEY in offset:
+            positions[offset[SOURCE_KEY]] = inner_offset(offset)
+    missing = [task.uid for task in plan.sources if task.uid not in positions]
+    if missing:
+        raise SavepointError(
+            f"the offsets of micro-batch {batch} in {checkpoint} name no position for "
+            f"{', '.join(missing)} (a checkpoint an earlier weir wrote): let the job run "
+            "one more micro-batch and take the savepoint again")
+    return positions
+
+
+def initial_state(spark, stage, plan):
+    """The grouped frame of the savepoint's keyed state of `stage`'s operators (None: the
+    stage restores none): one row per (operator uid, key group, page)."""
+    paths = [plan.savepoint_files[task.uid] for task in stage
+             if task.uid in plan.savepoint_files]
+    if not paths:
+        return None
+    frame = spark.read.parquet(*paths).select(
+        F.col("uid").alias("_g"), F.col("key_group").alias("_gk"), "page", "data")
+    return frame.groupBy("_g", "_gk")
