@@ -7,7 +7,9 @@ from enum import Enum
 from weir.datastream.data_stream import DataStream
 from weir.plan import graph as g
 from weir.common.gaps import PyFlinkGaps
+from weir.common.configuration import Configuration
 from weir.common.job import JobExecutionError
+from weir.datastream.job_context import job_context
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
 
@@ -76,6 +78,25 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         self.spark_conf = {}
         self.executor = "spark"
         self.job_parameters = {}
+        self.job_id = None  # given by `weir run` (weir.datastream.job_context)
+        self._apply_job_context()
+
+    def _apply_job_context(self) -> None:
+        """Takes what `weir run` gives (none outside it): the job's id, its checkpoint
+        directory, the default parallelism and settings the program does not set."""
+        context = job_context()
+        if context is None:
+            return
+        self.job_id = context.job_id
+        self.checkpoint_config.set_checkpoint_storage_dir(context.checkpoint_dir)
+        if context.parallelism is not None:
+            self.parallelism = context.parallelism
+        if context.settings:
+            self.configuration = Configuration(self.configuration) \
+                if self.configuration is not None else Configuration()
+            for key, value in context.settings.items():
+                if self.configuration.get_string(key) is None:
+                    self.configuration.set_string(key, value)
 
     @staticmethod
     def get_execution_environment(configuration=None) -> "StreamExecutionEnvironment":
@@ -195,6 +216,9 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         executor = importlib.import_module(EXECUTORS[self.executor])
         client = executor.submit(self, self._graph, sinks, job_name or "weir job")
         self._executed_sinks.update(n.id for n in sinks)
+        context = job_context()
+        if context is not None and context.on_submit is not None:
+            context.on_submit(client)
         return client
 
     def execute(self, job_name: str = None):

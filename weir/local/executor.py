@@ -65,7 +65,7 @@ def _marks_now(split_marks, uid: str) -> dict:
 
 class LocalJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
-        self.job_id = uuid.uuid4().hex
+        self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.plan = compile_plan(graph.upstream_of(sinks), env)
         self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new

@@ -135,7 +135,7 @@ def _by_key_group_range(frame, stage, plan, partitions: int):
 
 class BatchJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
-        self.job_id = uuid.uuid4().hex
+        self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.spark = get_session(env)
         self.plan = compile_plan(graph.upstream_of(sinks), env)

@@ -53,7 +53,7 @@ _STARTING = threading.Lock()
 
 class SparkJob(JobClient):
     def __init__(self, env, graph, sinks, job_name):
-        self.job_id = uuid.uuid4().hex
+        self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.spark = get_session(env)
         self.nodes = graph.upstream_of(sinks)

@@ -74,6 +74,7 @@ class SavepointWriter:
         target = os.path.join(self.path, name)
         pq.write_table(table, target)
         self.files[name] = {"uid": uid, "kind": kind, "rows": table.num_rows,
+                            "key_groups": len(set(columns.get("key_group", ()))),
                             "bytes": os.path.getsize(target), "sha256": _sha256(target)}
 
     def write_keyed(self, uid: str, rows: list) -> None:
@@ -150,17 +151,22 @@ class Savepoint:
         """What `weir info` prints: the savepoint's job, batch and operators' sizes."""
         operators = {}
         for entry in self.files.values():
-            described = operators.setdefault(entry["uid"], {"kinds": [], "rows": 0, "bytes": 0})
-            described["kinds"].append(entry["kind"])
+            described = operators.setdefault(entry["uid"], {"state": [], "rows": 0,
+                                                            "bytes": 0, "key_groups": 0})
+            described["state"].append(entry["kind"])
             described["rows"] += entry["rows"]
             described["bytes"] += entry["bytes"]
+            described["key_groups"] += entry.get("key_groups", 0)
         return {key: self.manifest[key] for key in (
             "job_name", "job_id", "batch_id", "timestamp", "max_parallelism", "parallelism",
             "version")} | {"operators": operators, "sources": self.sources}
 
 
 def load_savepoint(path: str) -> Savepoint:
-    """The savepoint at `path`, every file checked; a SavepointError names what is wrong."""
+    """The savepoint at `path` (a local path, or a file: URI as Flink prints it), every
+    file checked; a SavepointError names what is wrong."""
+    if path.startswith("file:"):
+        path = "/" + path[len("file:"):].lstrip("/")
     if not os.path.isdir(path):
         raise SavepointError(f"savepoint {path} does not exist")
     manifest_path = os.path.join(path, MANIFEST)

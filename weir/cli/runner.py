@@ -1,0 +1,114 @@
+"""Runs one job program in this process, for `weir run` (attached, or detached as its own
+process: `python -m weir.cli.detached JOB_ID`): the program runs as `__main__` with its
+arguments, its environment takes the job's id, checkpoint directory, parallelism and
+savepoint from the job directory (weir.datastream.job_context), and a control thread
+answers other `weir` processes' requests (cancel, stop, savepoint) on the job's client.
+"""
+
+import os
+import runpy
+import sys
+import threading
+import time
+import traceback
+
+from weir.cli.jobs import JobRecord
+from weir.common.job import JobStatus
+from weir.datastream.job_context import JobContext, set_job_context
+from weir.plan.savepoints import IGNORE_UNCLAIMED, SAVEPOINT_PATH
+
+POLL_S = 0.1
+
+
+class Control:
+    """The job's client once the program submitted it, and the requests it answers."""
+
+    def __init__(self, record: JobRecord):
+        self.record = record
+        self.client = None
+        self.done = threading.Event()
+        self.busy = threading.Lock()  # held while a request is being answered
+
+    def submitted(self, client) -> None:
+        self.client = client
+        self.record.write(status=JobStatus.RUNNING.value,
+                          name=getattr(client, "job_name", None) or self.record.read()["name"])
+
+    def serve(self) -> None:
+        while not self.done.is_set():
+            if self.client is not None:
+                for path, request in self.record.pending_requests():
+                    with self.busy:  # (the job's end waits for the answer)
+                        self.record.answer(path, self._handle(request))
+            time.sleep(POLL_S)
+
+    def _handle(self, request: dict) -> dict:
+        action = request.get("action")
+        target = request.get("target") or self.record.savepoints_dir()
+        try:
+            if action == "cancel":
+                self.client.cancel()
+                return {"status": JobStatus.CANCELED.value}
+            if action == "stop":
+                path = self.client.stop_with_savepoint(False, target).result()
+                self.record.write(last_savepoint=path)
+                return {"path": path}
+            if action == "savepoint":
+                path = self.client.trigger_savepoint(target).result()
+                self.record.write(last_savepoint=path)
+                return {"path": path}
+            return {"error": f"unknown request {action!r}"}
+        except AttributeError:
+            return {"error": f"the job's executor cannot {action} a job"}
+        except Exception as error:  # told to the asking process, the job goes on
+            return {"error": f"{type(error).__name__}: {error}"}
+
+    def final_status(self) -> str:
+        if self.client is None:
+            return JobStatus.FINISHED.value
+        return self.client.get_job_status().value
+
+
+def _settings(info: dict) -> dict:
+    settings = {}
+    if info.get("savepoint"):
+        settings[SAVEPOINT_PATH] = info["savepoint"]
+        if info.get("allow_non_restored"):
+            settings[IGNORE_UNCLAIMED] = "true"
+    return settings
+
+
+def run_job(record: JobRecord) -> int:
+    """Runs the job's program to its end; returns the process's exit code."""
+    info = record.read()
+    run = info.get("runs", 0) + 1
+    record.write(pid=os.getpid(), status=JobStatus.CREATED.value, runs=run,
+                 started=int(time.time() * 1000), ended=None, failure=None)
+    control = Control(record)
+    set_job_context(JobContext(record.job_id, record.checkpoint_dir(run),
+                               info.get("parallelism"), _settings(info), control.submitted))
+    threading.Thread(target=control.serve, daemon=True, name="weir-control").start()
+    program = info["program"]
+    sys.argv = [program, *info["args"]]
+    sys.path.insert(0, os.path.dirname(program))
+    code, failure = 0, None
+    try:
+        runpy.run_path(program, run_name="__main__")
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except BaseException as error:  # the program failed: its traceback goes to its log
+        traceback.print_exc()
+        code, failure = 1, f"{type(error).__name__}: {error}"
+    finally:
+        control.done.set()
+        set_job_context(None)
+    with control.busy:  # a stop's savepoint is written after its job's end
+        status = JobStatus.FAILED.value if failure or code else control.final_status()
+        record.write(status=status, ended=int(time.time() * 1000), failure=failure,
+                     exit_code=code)
+    return code
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    return run_job(JobRecord.find(argv[0]))
