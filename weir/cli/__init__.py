@@ -7,16 +7,19 @@
     weir savepoint JOB [DIR]        weir savepoint -d SAVEPOINT
     weir modify JOB -p N
     weir info SAVEPOINT
+    weir server [--host H] [--port P] [--token T]
 
-Jobs live in the job directory (weir.cli.jobs); what each command prints is what Flink's
-prints where Flink's prints something.
+Jobs live in the job directory (weir.jobs.directory); what each command prints is what
+Flink's prints where Flink's prints something.
 """
 
 import argparse
 import sys
 
 from weir.cli import commands
-from weir.cli.jobs import JobNotFound
+from weir.jobs.directory import JobNotFound
+from weir.jobs.lifecycle import LifecycleError
+from weir.rest.server import ServerError
 from weir.runtime.state.savepoint import SavepointError
 
 
@@ -51,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     modify.add_argument("-p", "--parallelism", type=int, required=True)
     info = sub.add_parser("info", help="describe a savepoint")
     info.add_argument("savepoint")
+    server = sub.add_parser("server", help="serve the REST API for the job directory's jobs")
+    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument("--port", type=int, default=8081)
+    server.add_argument("--token", help="required where the host is not loopback")
     return parser
 
 
@@ -58,7 +65,8 @@ def main(argv=None) -> int:
     arguments = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return commands.COMMANDS[arguments.command](arguments)
-    except (JobNotFound, SavepointError, commands.CommandError) as error:
+    except (JobNotFound, SavepointError, LifecycleError, ServerError,
+            commands.CommandError) as error:
         print(f"\n------------------------------------------------------------\n"
               f" The program finished with the following exception:\n\n{error}",
               file=sys.stderr)

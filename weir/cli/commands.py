@@ -3,17 +3,14 @@
 import datetime
 import json
 import os
-import subprocess
 import sys
-import time
 
-from weir.cli.jobs import TERMINAL, JobRecord
-from weir.cli.runner import run_job
+from weir.jobs.directory import TERMINAL, JobRecord
+from weir.jobs.lifecycle import answered, await_end, rescale, running, start_detached
+from weir.jobs.runner import run_job
+from weir.rest.server import serve
 from weir.common.job import JobStatus
 from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint
-
-START_TIMEOUT_S = 600  # how long `modify` waits for the restarted job to run
-
 
 class CommandError(RuntimeError):
     """A command that cannot be done (the message says why)."""
@@ -28,13 +25,7 @@ def _start(record: JobRecord, detached: bool) -> int:
     if not detached:
         print(f"Job has been submitted with JobID {record.job_id}", file=sys.stderr)
         return run_job(record)
-    with open(record.log, "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "weir.cli.detached", record.job_id],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-            env=dict(os.environ, PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON",
-                                                                  sys.executable)))
-    record.write(pid=process.pid)
+    start_detached(record)
     return 0
 
 
@@ -58,12 +49,12 @@ def run(arguments) -> int:
 def list_jobs(arguments) -> int:
     jobs = [record.read() for record in JobRecord.all()]
     print("Waiting for response...")
-    running = [j for j in jobs if j["status"] == JobStatus.RUNNING.value]
+    active = [j for j in jobs if j["status"] == JobStatus.RUNNING.value]
     scheduled = [j for j in jobs if j["status"] == JobStatus.CREATED.value]
     terminated = [j for j in jobs if j["status"] in TERMINAL]
     show_all = arguments.all or not (arguments.running or arguments.scheduled)
     if arguments.running or show_all:
-        _section("Running/Restarting Jobs", running, "No running jobs.")
+        _section("Running/Restarting Jobs", active, "No running jobs.")
     if arguments.scheduled or show_all:
         _section("Scheduled Jobs", scheduled, "No scheduled jobs.")
     if arguments.all:
@@ -82,26 +73,11 @@ def _section(title: str, jobs: list, empty: str) -> None:
     print("-" * 62)
 
 
-def _running(job_id: str) -> JobRecord:
-    record = JobRecord.find(job_id)
-    status = record.status()
-    if status != JobStatus.RUNNING.value:
-        raise CommandError(f"Job {job_id} is {status}, not RUNNING")
-    return record
-
-
-def _answered(record: JobRecord, action: str, **arguments) -> dict:
-    answer = record.request(action, **arguments)
-    if "error" in answer:
-        raise CommandError(f"Could not {action} job {record.job_id}: {answer['error']}")
-    return answer
-
-
 def cancel(arguments) -> int:
-    record = _running(arguments.job_id)
+    record = running(arguments.job_id)
     print(f"Cancelling job {record.job_id}.")
-    _answered(record, "cancel")
-    _await_end(record)
+    answered(record, "cancel")
+    await_end(record)
     print(f"Cancelled job {record.job_id}.")
     return 0
 
@@ -109,10 +85,10 @@ def cancel(arguments) -> int:
 def stop(arguments) -> int:
     if arguments.drain:
         raise CommandError("stop --drain is not supported yet")
-    record = _running(arguments.job_id)
+    record = running(arguments.job_id)
     print(f'Suspending job "{record.job_id}" with a CANONICAL savepoint.')
-    answer = _answered(record, "stop", target=_absolute(arguments.target))
-    _await_end(record)
+    answer = answered(record, "stop", target=_absolute(arguments.target))
+    await_end(record)
     print(f"Savepoint completed. Path: {_uri(answer['path'])}")
     return 0
 
@@ -125,30 +101,20 @@ def savepoint(arguments) -> int:
         return 0
     if not arguments.job_id:
         raise CommandError("Missing JobID: weir savepoint JOB [DIR], or weir savepoint -d PATH")
-    record = _running(arguments.job_id)
+    record = running(arguments.job_id)
     print(f"Triggering savepoint for job {record.job_id}.")
     print("Waiting for response...")
-    answer = _answered(record, "savepoint", target=_absolute(arguments.target))
+    answer = answered(record, "savepoint", target=_absolute(arguments.target))
     print(f"Savepoint completed. Path: {_uri(answer['path'])}")
     print("You can resume your program from this savepoint with the run command.")
     return 0
 
 
 def modify(arguments) -> int:
-    """Rescales a running job: stop with a savepoint, then run it again from the savepoint
-    at the new parallelism, as its own process, under the same job id."""
-    if arguments.parallelism < 1:
-        raise CommandError(f"parallelism must be at least 1, got {arguments.parallelism}")
-    record = _running(arguments.job_id)
+    """Rescales a running job (weir.jobs.lifecycle.rescale)."""
+    record = running(arguments.job_id)
     print(f"Modify job {record.job_id}.")
-    answer = _answered(record, "stop", target=None)
-    _await_end(record)
-    record.write(parallelism=arguments.parallelism, savepoint=answer["path"],
-                 allow_non_restored=False, status=JobStatus.CREATED.value, pid=None)
-    _start(record, detached=True)
-    deadline = time.time() + START_TIMEOUT_S
-    while record.status() == JobStatus.CREATED.value and time.time() < deadline:
-        time.sleep(0.2)
+    rescale(record, arguments.parallelism)
     print(f"Rescaled job {record.job_id}. Its new parallelism is {arguments.parallelism}.")
     return 0
 
@@ -159,14 +125,6 @@ def info(arguments) -> int:
     return 0
 
 
-def _await_end(record: JobRecord, timeout_s: float = 600) -> None:
-    deadline = time.time() + timeout_s
-    while record.status() not in TERMINAL:
-        if time.time() > deadline:
-            raise CommandError(f"Job {record.job_id} did not end within {timeout_s:.0f} s")
-        time.sleep(0.1)
-
-
 def _absolute(path):
     return None if path is None else os.path.abspath(_local(path))
 
@@ -175,5 +133,10 @@ def _local(path: str) -> str:
     return path[len("file:"):] if path.startswith("file:") else path
 
 
+def server(arguments) -> int:
+    serve(arguments.host, arguments.port, arguments.token)
+    return 0
+
+
 COMMANDS = {"run": run, "list": list_jobs, "cancel": cancel, "stop": stop,
-            "savepoint": savepoint, "modify": modify, "info": info}
+            "savepoint": savepoint, "modify": modify, "info": info, "server": server}

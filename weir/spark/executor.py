@@ -22,11 +22,13 @@ from weir.runtime.state.operator_state import OperatorStateLog
 from weir.spark.batch import BatchJob
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
+from weir.plan.describe import describe_plan
 from weir.plan.savepoints import apply_savepoint, restore_settings
 from weir.runtime.state.savepoint import load_savepoint
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states, resumes_checkpoint,
                                 save_operator_states)
+from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import check_savepointable, write_savepoint
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
@@ -58,6 +60,7 @@ class SparkJob(JobClient):
         self.spark = get_session(env)
         self.nodes = graph.upstream_of(sinks)
         self.plan = compile_plan(self.nodes, env)
+        self.description = describe_plan(self.nodes, self.job_id, job_name, env.parallelism)
         checkpoint = env.checkpoint_config.get_checkpoint_storage()
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
@@ -248,6 +251,10 @@ class SparkJob(JobClient):
             with self._lock:
                 self._announce(self.outputs.group_tracker.announcements(int(time.time() * 1000)))
                 self._announce_marks()
+
+    def snapshot(self) -> dict:
+        """The job's state now: status, micro-batches, metrics, plan (weir.spark.progress)."""
+        return job_snapshot(self)
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):

@@ -1,5 +1,5 @@
 """Runs one job program in this process, for `weir run` (attached, or detached as its own
-process: `python -m weir.cli.detached JOB_ID`): the program runs as `__main__` with its
+process: `python -m weir.jobs.detached JOB_ID`): the program runs as `__main__` with its
 arguments, its environment takes the job's id, checkpoint directory, parallelism and
 savepoint from the job directory (weir.datastream.job_context), and a control thread
 answers other `weir` processes' requests (cancel, stop, savepoint) on the job's client.
@@ -12,12 +12,13 @@ import threading
 import time
 import traceback
 
-from weir.cli.jobs import JobRecord
+from weir.jobs.directory import JobRecord
 from weir.common.job import JobStatus
 from weir.datastream.job_context import JobContext, set_job_context
 from weir.plan.savepoints import IGNORE_UNCLAIMED, SAVEPOINT_PATH
 
 POLL_S = 0.1
+SNAPSHOT_EVERY_S = 1.0
 
 
 class Control:
@@ -35,12 +36,25 @@ class Control:
                           name=getattr(client, "job_name", None) or self.record.read()["name"])
 
     def serve(self) -> None:
+        reported = 0.0
         while not self.done.is_set():
             if self.client is not None:
                 for path, request in self.record.pending_requests():
                     with self.busy:  # (the job's end waits for the answer)
                         self.record.answer(path, self._handle(request))
+                if time.time() - reported >= SNAPSHOT_EVERY_S:
+                    self.report()
+                    reported = time.time()
             time.sleep(POLL_S)
+
+    def report(self) -> None:
+        """Writes the job's snapshot (what its executor reports, where it does)."""
+        snapshot = getattr(self.client, "snapshot", None)
+        if snapshot is not None:
+            try:
+                self.record.write_snapshot(snapshot())
+            except Exception as error:  # a report never stops the job
+                print(f"weir: could not report the job's state: {error}", file=sys.stderr)
 
     def _handle(self, request: dict) -> dict:
         action = request.get("action")
@@ -103,6 +117,8 @@ def run_job(record: JobRecord) -> int:
         control.done.set()
         set_job_context(None)
     with control.busy:  # a stop's savepoint is written after its job's end
+        if control.client is not None:
+            control.report()
         status = JobStatus.FAILED.value if failure or code else control.final_status()
         record.write(status=status, ended=int(time.time() * 1000), failure=failure,
                      exit_code=code)

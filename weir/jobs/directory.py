@@ -5,6 +5,7 @@ and manage jobs another one started.
                              log          its process's standard output and error
                              checkpoints/<run>/   each run's checkpoint (a restore is a new run)
                              savepoints/  savepoints taken without a target directory
+                             snapshot.json  its metrics, micro-batches and plan, every second
                              control/     requests to the job's process and their answers
 
 WEIR_HOME defaults to ~/.weir. A request is a JSON file the job's process picks up and
@@ -113,6 +114,22 @@ class JobRecord:
         info.update(values)
         atomic_write(self.path, json.dumps(info, indent=1).encode())
 
+    @property
+    def snapshot_path(self) -> str:
+        return os.path.join(self.directory, "snapshot.json")
+
+    def write_snapshot(self, snapshot: dict) -> None:
+        """What the job's process reports about its job (weir.spark.progress)."""
+        atomic_write(self.snapshot_path, json.dumps(snapshot).encode())
+
+    def snapshot(self) -> dict:
+        """The job's last reported state ({} before its first report)."""
+        try:
+            with open(self.snapshot_path, encoding="utf-8") as handle:
+                return json.load(handle)
+        except FileNotFoundError:
+            return {}
+
     def status(self) -> str:
         return self.read()["status"]
 
@@ -123,11 +140,27 @@ class JobRecord:
         return os.path.join(self.directory, "savepoints")
 
     # -- requests to the job's process ---------------------------------------------
+    def send(self, action: str, **arguments) -> str:
+        """Asks the job's process for `action`; returns the request's name."""
+        name = f"{int(time.time() * 1000)}-{uuid.uuid4().hex[:8]}"
+        atomic_write(os.path.join(self.directory, "control", name),
+                     json.dumps({"action": action, **arguments}).encode())
+        return name
+
+    def answer_of(self, name: str):
+        """The answer to request `name` (None: not answered yet); an unknown request is
+        JobNotFound's kin: a LookupError."""
+        path = os.path.join(self.directory, "control", os.path.basename(name))
+        if not os.path.exists(path):
+            raise JobNotFound(f"no request {name} for job {self.job_id}")
+        if not os.path.exists(path + ANSWER):
+            return None
+        with open(path + ANSWER, encoding="utf-8") as handle:
+            return json.load(handle)
+
     def request(self, action: str, timeout_s: float = 600, **arguments) -> dict:
         """Asks the job's process for `action` and waits for its answer."""
-        name = f"{int(time.time() * 1000)}-{uuid.uuid4().hex[:8]}"
-        path = os.path.join(self.directory, "control", name)
-        atomic_write(path, json.dumps({"action": action, **arguments}).encode())
+        path = os.path.join(self.directory, "control", self.send(action, **arguments))
         deadline = time.time() + timeout_s
         while time.time() < deadline:
             if os.path.exists(path + ANSWER):

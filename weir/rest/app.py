@@ -1,0 +1,176 @@
+"""weir's REST API, shaped as Flink's (same paths and JSON field names where Flink has
+them), over the job directory: it manages the jobs any `weir` process started. FastAPI
+serves it, with its OpenAPI description at /openapi.json.
+
+Errors have Flink's shape, {"errors": [...]}, with a 4xx status: an unknown job (404), a
+request the job's state does not allow (409), a malformed body or parameter (400), a
+request without the token where one is required (401, logged).
+"""
+
+import logging
+import threading
+import uuid
+from typing import Optional
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse
+from pydantic import BaseModel, Field
+
+from weir.jobs.directory import JobNotFound, JobRecord
+from weir.jobs.lifecycle import LifecycleError, rescale, running
+from weir.rest import prometheus, views
+
+LOG = logging.getLogger("weir.rest")
+
+
+class StopRequest(BaseModel):
+    targetDirectory: Optional[str] = None
+    drain: bool = False
+
+
+class SavepointRequest(BaseModel):
+    target_directory: Optional[str] = Field(None, alias="target-directory")
+    cancel_job: bool = Field(False, alias="cancel-job")
+
+
+def _errors(status: int, *messages: str) -> JSONResponse:
+    return JSONResponse({"errors": list(messages)}, status_code=status)
+
+
+class Rescalings:
+    """Rescalings under way in this server: trigger id -> (status, savepoint or error)."""
+
+    def __init__(self):
+        self.known = {}
+
+    def start(self, record: JobRecord, parallelism: int) -> str:
+        trigger = uuid.uuid4().hex
+        self.known[trigger] = ("IN_PROGRESS", None)
+
+        def run():
+            try:
+                self.known[trigger] = ("COMPLETED", {"location": rescale(record, parallelism)})
+            except Exception as error:  # told through the trigger's status
+                self.known[trigger] = ("COMPLETED", {"failure-cause": {
+                    "class": type(error).__name__, "stack-trace": str(error)}})
+        threading.Thread(target=run, daemon=True, name=f"weir-rescale-{trigger[:8]}").start()
+        return trigger
+
+
+def create_app(token: Optional[str] = None) -> FastAPI:
+    app = FastAPI(title="weir REST API", version=views.VERSION,
+                  description="Flink's REST API for weir's jobs")
+    rescalings = Rescalings()
+
+    @app.middleware("http")
+    async def authorise(request: Request, call_next):
+        if token is not None and request.headers.get("authorization") != f"Bearer {token}":
+            LOG.warning("refused %s %s from %s: no valid token", request.method,
+                        request.url.path, request.client.host if request.client else "?")
+            return _errors(401, "Unauthorized: a valid 'Authorization: Bearer <token>' "
+                                "header is required")
+        return await call_next(request)
+
+    @app.exception_handler(JobNotFound)
+    async def not_found(request, error):
+        return _errors(404, str(error))
+
+    @app.exception_handler(LifecycleError)
+    async def conflict(request, error):
+        return _errors(409, str(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request, error):
+        return _errors(400, *(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                              for e in error.errors()))
+
+    @app.get("/overview")
+    def overview():
+        return views.cluster_overview(JobRecord.all())
+
+    @app.get("/jobs")
+    def jobs():
+        return {"jobs": [{"id": r.job_id, "status": r.status()} for r in JobRecord.all()]}
+
+    @app.get("/jobs/overview")
+    def jobs_overview():
+        return {"jobs": [views.job_overview(record) for record in JobRecord.all()]}
+
+    @app.get("/jobs/{job_id}")
+    def job(job_id: str):
+        return views.job_details(JobRecord.find(job_id))
+
+    @app.patch("/jobs/{job_id}", status_code=202)
+    def cancel(job_id: str, mode: str = "cancel"):
+        if mode != "cancel":
+            return _errors(400, f"mode must be 'cancel', got {mode!r}")
+        _ask(running(job_id), "cancel")
+        return {}
+
+    @app.post("/jobs/{job_id}/stop", status_code=202)
+    def stop(job_id: str, body: StopRequest):
+        if body.drain:
+            return _errors(400, "stop with drain is not supported yet")
+        return {"request-id": _ask(running(job_id), "stop", target=body.targetDirectory)}
+
+    @app.post("/jobs/{job_id}/savepoints", status_code=202)
+    def trigger_savepoint(job_id: str, body: SavepointRequest):
+        action = "stop" if body.cancel_job else "savepoint"
+        return {"request-id": _ask(running(job_id), action, target=body.target_directory)}
+
+    @app.get("/jobs/{job_id}/savepoints/{trigger_id}")
+    def savepoint_status(job_id: str, trigger_id: str):
+        answer = JobRecord.find(job_id).answer_of(trigger_id)
+        if answer is None:
+            return {"status": {"id": "IN_PROGRESS"}}
+        if "error" in answer:
+            return {"status": {"id": "COMPLETED"}, "operation": {"failure-cause": {
+                "class": "SavepointError", "stack-trace": answer["error"]}}}
+        return {"status": {"id": "COMPLETED"}, "operation": {"location": answer["path"]}}
+
+    @app.patch("/jobs/{job_id}/rescaling", status_code=202)
+    def rescaling(job_id: str, parallelism: int):
+        if parallelism < 1:
+            return _errors(400, f"parallelism must be at least 1, got {parallelism}")
+        return {"request-id": rescalings.start(running(job_id), parallelism)}
+
+    @app.get("/jobs/{job_id}/rescaling/{trigger_id}")
+    def rescaling_status(job_id: str, trigger_id: str):
+        JobRecord.find(job_id)
+        if trigger_id not in rescalings.known:
+            return _errors(404, f"no rescaling {trigger_id} of job {job_id}")
+        status, operation = rescalings.known[trigger_id]
+        return {"status": {"id": status}, **({"operation": operation} if operation else {})}
+
+    @app.get("/jobs/{job_id}/checkpoints")
+    def checkpoints(job_id: str):
+        return views.checkpoints(JobRecord.find(job_id))
+
+    @app.get("/jobs/{job_id}/exceptions")
+    def exceptions(job_id: str):
+        return views.exceptions(JobRecord.find(job_id))
+
+    @app.get("/jobs/{job_id}/plan")
+    def plan(job_id: str):
+        return {"plan": views.job_details(JobRecord.find(job_id))["plan"]}
+
+    @app.get("/jobs/{job_id}/metrics")
+    def metrics(job_id: str, get: Optional[str] = None):
+        values = views.job_metrics(JobRecord.find(job_id))
+        if get is None:
+            return [{"id": name} for name in sorted(values)]
+        return [{"id": name, "value": str(values[name])} for name in get.split(",")
+                if name in values]
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    def prometheus_metrics():
+        return PlainTextResponse(prometheus.exposition(JobRecord.all()),
+                                 media_type=prometheus.CONTENT_TYPE)
+
+    return app
+
+
+def _ask(record: JobRecord, action: str, **arguments) -> str:
+    """Sends `action` to the job's process; its answer comes later (the trigger id)."""
+    return record.send(action, **arguments)
