@@ -9,6 +9,7 @@ from weir.common.serialization import (
     SimpleStringSchema,
 )
 from weir.common.job import JobClient, JobExecutionResult, JobStatus
+from weir.common.restart_strategy import RestartStrategies, RestartStrategyConfiguration
 from weir.common.time import Duration, Time
 from weir.common.typeinfo import TypeInformation, Types
 from weir.common.watermark_strategy import TimestampAssigner, WatermarkStrategy
@@ -21,6 +22,8 @@ __all__ = [
     "JobClient",
     "JobExecutionResult",
     "JobStatus",
+    "RestartStrategies",
+    "RestartStrategyConfiguration",
     "Row",
     "RowKind",
     "SerializationSchema",
@@ -36,4 +39,4 @@ from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.common", [
     "ByteArraySchema", "ConfigOption", "ConfigOptions", "ExecutionConfig", "Instant",
-    "JobID", "RestartStrategies", "RestartStrategyConfiguration", "TypeSerializer"])
+    "JobID", "TypeSerializer"])

@@ -6,6 +6,7 @@ from enum import Enum
 class JobStatus(Enum):
     CREATED = "CREATED"
     RUNNING = "RUNNING"
+    RESTARTING = "RESTARTING"
     FINISHED = "FINISHED"
     CANCELED = "CANCELED"
     FAILED = "FAILED"

@@ -9,7 +9,11 @@ from weir.plan import graph as g
 from weir.common.gaps import PyFlinkGaps
 from weir.common.configuration import Configuration
 from weir.common.job import JobExecutionError
+from weir.common.restart_strategy import (FallbackRestartStrategyConfiguration,
+                                          NoRestartStrategyConfiguration,
+                                          RestartStrategyConfiguration, restart_strategy_of)
 from weir.datastream.job_context import job_context
+from weir.datastream.restarts import RestartingJob
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
 
@@ -79,6 +83,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         self.executor = "spark"
         self.job_parameters = {}
         self.job_id = None  # given by `weir run` (weir.datastream.job_context)
+        self.restart_strategy = None
         self._apply_job_context()
 
     def _apply_job_context(self) -> None:
@@ -214,12 +219,39 @@ class StreamExecutionEnvironment(PyFlinkGaps):
             raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
                                "before execute()")
         executor = importlib.import_module(EXECUTORS[self.executor])
-        client = executor.submit(self, self._graph, sinks, job_name or "weir job")
+        graph, name = self._graph, job_name or "weir job"
+        strategy = self._effective_restart_strategy()
+        if strategy is None:
+            client = executor.submit(self, graph, sinks, name)
+        else:
+            client = RestartingJob(self, lambda: executor.submit(self, graph, sinks, name),
+                                   strategy)
         self._executed_sinks.update(n.id for n in sinks)
         context = job_context()
         if context is not None and context.on_submit is not None:
             context.on_submit(client)
         return client
+
+    def set_restart_strategy(self, restart_strategy_configuration) -> None:
+        """How a failed job restarts from its last checkpoint (RestartStrategies); the
+        `restart-strategy.*` keys of the configuration do the same. Without one a failed
+        job fails (Flink's default with checkpointing is to restart: weir asks)."""
+        if not isinstance(restart_strategy_configuration, RestartStrategyConfiguration):
+            raise TypeError("set_restart_strategy takes a RestartStrategies.* configuration")
+        self.restart_strategy = restart_strategy_configuration
+
+    def get_restart_strategy(self):
+        return self.restart_strategy
+
+    def _effective_restart_strategy(self):
+        """The strategy that applies (None: a failure ends the job): the one set, else the
+        configuration's; a BATCH job is never restarted."""
+        strategy = self.restart_strategy
+        if strategy is None or isinstance(strategy, FallbackRestartStrategyConfiguration):
+            strategy = restart_strategy_of(self.configuration)
+        if self.is_batch_mode() or isinstance(strategy, NoRestartStrategyConfiguration):
+            return None
+        return strategy
 
     def execute(self, job_name: str = None):
         """Runs the job to its end; writes its one-line summary to stderr. A failed job

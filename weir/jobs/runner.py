@@ -50,11 +50,15 @@ class Control:
     def report(self) -> None:
         """Writes the job's snapshot (what its executor reports, where it does)."""
         snapshot = getattr(self.client, "snapshot", None)
-        if snapshot is not None:
-            try:
+        try:
+            if snapshot is not None:
                 self.record.write_snapshot(snapshot())
-            except Exception as error:  # a report never stops the job
-                print(f"weir: could not report the job's state: {error}", file=sys.stderr)
+            restarts = getattr(self.client, "restarts", 0)
+            if restarts != self.record.read().get("restarts", 0):
+                self.record.write(restarts=restarts,
+                                  exceptions=list(getattr(self.client, "exceptions", [])))
+        except Exception as error:  # a report never stops the job
+            print(f"weir: could not report the job's state: {error}", file=sys.stderr)
 
     def _handle(self, request: dict) -> dict:
         action = request.get("action")
@@ -120,8 +124,12 @@ def run_job(record: JobRecord) -> int:
         if control.client is not None:
             control.report()
         status = JobStatus.FAILED.value if failure or code else control.final_status()
+        exceptions = list(getattr(control.client, "exceptions", []))
+        if failure and not exceptions:
+            exceptions.append({"timestamp": int(time.time() * 1000),
+                               "name": failure.split(":")[0], "message": failure})
         record.write(status=status, ended=int(time.time() * 1000), failure=failure,
-                     exit_code=code)
+                     exit_code=code, exceptions=exceptions)
     return code
 
 
