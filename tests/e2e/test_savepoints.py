@@ -11,11 +11,13 @@ import time
 import pytest
 
 from tests.e2e.shared import read_part_files
-from weir.common import Configuration, Duration, WatermarkStrategy
+from weir.common import Configuration, Duration, Time, Types, WatermarkStrategy
 from weir.common.job import JobStatus
-from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from weir.datastream import (KeyedBroadcastProcessFunction, KeyedProcessFunction,
+                             ProcessWindowFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
-from weir.datastream.state import ValueStateDescriptor
+from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from weir.datastream.window import TumblingEventTimeWindows
 from weir.runtime.state.savepoint import MANIFEST, SavepointError, load_savepoint
 
 pytestmark = pytest.mark.spark
@@ -210,3 +212,84 @@ def test_another_max_parallelism_is_refused(spark, tmp_path):
     with pytest.raises(SavepointError, match="was taken with max parallelism 128; the job has "
                                              "max parallelism 64"):
         env.execute_async("refused")
+
+
+# -- a job of every kind of state, stopped and restored twice ------------------------------
+RULES = MapStateDescriptor("rules", Types.STRING(), Types.INT())
+WINDOW_EVENTS, WINDOW_PER_BATCH = 900, 30
+
+
+def late_event(index):
+    """Every 50th record is late: 60 records (600 ms) behind, more than a micro-batch
+    (so always behind the watermark), within the windows' allowed lateness."""
+    ts = (index - 60) * 10 + 5 if index % 50 == 49 and index >= 60 else index * 10
+    return (f"k{index % 5}", ts)
+
+
+class Tag(KeyedBroadcastProcessFunction):
+    """Passes records on; at the end each key reports the broadcast rules it sees."""
+
+    def process_element(self, value, ctx):
+        ctx.timer_service().register_event_time_timer(10**12)
+        yield value
+
+    def process_broadcast_element(self, value, ctx):
+        ctx.get_broadcast_state(RULES).put(value[0], value[1])
+
+    def on_timer(self, timestamp, ctx):
+        yield ctx.get_current_key(), -1, sorted(ctx.get_broadcast_state(RULES).items())
+
+
+class WindowCount(ProcessWindowFunction):
+    def process(self, key, context, elements):
+        values = [e[1] for e in elements]
+        yield {"key": key, "end": context.window().end, "n": len(values), "sum": sum(values)}
+
+
+def every_state_job(spark, tmp_path, run, parallelism, settings=None):
+    configuration = Configuration()
+    for key, value in (settings or {}).items():
+        configuration.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_spark_session(spark).set_parallelism(parallelism)
+    env.enable_checkpointing(100)
+    env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / f"checkpoint-{run}"))
+    source = DataGeneratorSource(late_event, count=WINDOW_EVENTS, records_per_second=300,
+                                 max_records_per_batch=WINDOW_PER_BATCH)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+    events = env.from_source(source, strategy, "events").uid("events")
+    rules = env.from_collection([("factor", 3), ("offset", 7)]).uid("rules")
+    tagged = events.key_by(lambda e: e[0]).connect(rules.broadcast(RULES)).process(
+        Tag()).uid("tag")
+    records = tagged.filter(lambda r: r[1] != -1)
+    output = str(tmp_path / f"out-{run.split('-')[0]}")
+    (records.key_by(lambda e: e[0]).window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
+     .allowed_lateness(1000).process(WindowCount()).uid("windows")
+     .sink_to(FileSink.for_json_lines(output).build()))
+    records.key_by(lambda e: e[0]).process(RunningCount()).uid("running-count") \
+        .sink_to(FileSink.for_json_lines(output).build())
+    tagged.filter(lambda r: r[1] == -1).map(lambda r: {"key": r[0], "rules": r[2]}) \
+        .sink_to(FileSink.for_json_lines(output).build())
+    return env.execute_async("every state")
+
+
+def test_every_kind_of_state_survives_two_savepoints_at_other_parallelisms(spark, tmp_path):
+    """Keyed state, timers, windows with allowed lateness (late firings) and broadcast
+    state: stopped with a savepoint at parallelism 2, restored at 4, stopped again,
+    restored at 1 and run to the end, the job writes what an uninterrupted run writes."""
+    every_state_job(spark, tmp_path, "whole", 2).get_job_execution_result()
+    expected = read_part_files(str(tmp_path / "out-whole"))
+    assert any(r.get("rules") == [["factor", 3], ["offset", 7]] for r in expected)
+    path = None
+    for run, parallelism in (("parts-1", 2), ("parts-2", 4)):
+        written = len(read_part_files(str(tmp_path / "out-parts"))) if path else 0
+        client = every_state_job(spark, tmp_path, run, parallelism,
+                                 {"execution.savepoint.path": path} if path else None)
+        wait_for_records(str(tmp_path / "out-parts"), written + 60)
+        path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
+        client.wait(60)
+    every_state_job(spark, tmp_path, "parts-3", 1, {"execution.savepoint.path": path}) \
+        .get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out-parts")), key=order) == \
+        sorted(expected, key=order)

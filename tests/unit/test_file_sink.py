@@ -48,11 +48,11 @@ def test_a_task_writes_hidden_files_that_the_driver_commit_finishes(tmp_path):
     writer.write([Row(a=1), Row(a=2)])
     writer.write([Row(a=3)])
     committables = writer.finish()
-    assert files_under(tmp_path) == [".part-job-0000000007-1-0.json.inprogress"]
+    assert files_under(tmp_path) == [".part-job-files-0000000007-1-0.json.inprogress"]
     spec.commit(7, committables)
     spec.commit(7, committables)  # a replayed commit finds them finished
-    assert files_under(tmp_path) == ["part-job-0000000007-1-0.json"]
-    lines = (tmp_path / "part-job-0000000007-1-0.json").read_text().splitlines()
+    assert files_under(tmp_path) == ["part-job-files-0000000007-1-0.json"]
+    lines = (tmp_path / "part-job-files-0000000007-1-0.json").read_text().splitlines()
     assert [json.loads(line) for line in lines] == [{"a": 1}, {"a": 2}, {"a": 3}]
     assert writer.written == 3
 
@@ -63,7 +63,7 @@ def test_a_commit_whose_pending_file_vanished_fails_with_the_path(tmp_path):
     writer.write([Row(a=1)])
     committables = writer.finish()
     os.remove(committables[0][0])
-    with pytest.raises(FileNotFoundError, match=r"pending part file .*part-job-0000000002-0-0"):
+    with pytest.raises(FileNotFoundError, match=r"pending part file .*part-job-files-0000000002-0-0"):
         spec.commit(2, committables)
 
 
@@ -86,11 +86,11 @@ def test_rows_go_to_their_buckets_and_roll_by_size(tmp_path):
     writer.write([("a", 1), ("b", 2), ("a", 33333)])  # 9 bytes, then 22: rolls
     writer.write([("a", 4)])
     spec.commit(0, writer.finish())
-    assert files_under(tmp_path) == ["key=a/pre-job-0000000000-3-0.ext",
-                                     "key=a/pre-job-0000000000-3-1.ext",
-                                     "key=b/pre-job-0000000000-3-0.ext"]
-    assert (tmp_path / "key=a/pre-job-0000000000-3-0.ext").read_text() == "('a', 1)\n('a', 33333)\n"
-    assert (tmp_path / "key=a/pre-job-0000000000-3-1.ext").read_text() == "('a', 4)\n"
+    assert files_under(tmp_path) == ["key=a/pre-job-files-0000000000-3-0.ext",
+                                     "key=a/pre-job-files-0000000000-3-1.ext",
+                                     "key=b/pre-job-files-0000000000-3-0.ext"]
+    assert (tmp_path / "key=a/pre-job-files-0000000000-3-0.ext").read_text() == "('a', 1)\n('a', 33333)\n"
+    assert (tmp_path / "key=a/pre-job-files-0000000000-3-1.ext").read_text() == "('a', 4)\n"
 
 
 def test_pyflink_row_and_bulk_formats_bucket_by_the_hour_as_flink(tmp_path):
@@ -136,8 +136,8 @@ def test_bulk_parquet_files_roll_on_checkpoints_only(tmp_path):
     writer.write([Row(k="a", n=1)])
     writer.write([Row(k="b", n=2)])
     spec.commit(4, writer.finish())
-    assert files_under(tmp_path) == ["part-job-0000000004-0-0.parquet"]
-    table = pq.read_table(str(tmp_path / "part-job-0000000004-0-0.parquet"))
+    assert files_under(tmp_path) == ["part-job-files-0000000004-0-0.parquet"]
+    table = pq.read_table(str(tmp_path / "part-job-files-0000000004-0-0.parquet"))
     assert table.to_pylist() == [{"k": "a", "n": 1}, {"k": "b", "n": 2}]
     with pytest.raises(TypeError, match="bulk writer factory"):
         FileSink.for_bulk_format(str(tmp_path), Encoder.simple_string_encoder())
@@ -152,7 +152,7 @@ def test_task_rows_carry_committables_and_counts_to_the_driver(tmp_path):
     assert out[0] == ("other", 0, b"x")
     assert [row[0] for row in out[1:]] == [COMMITS, METRICS]
     committables = loads(out[1][2])["files"]
-    assert [os.path.basename(f) for _, f in committables] == ["part-job-0000000005-2-0.json"]
+    assert [os.path.basename(f) for _, f in committables] == ["part-job-files-0000000005-2-0.json"]
     assert loads(out[2][2]) == {"files.numRecordsIn": 3}
     spec.commit(5, committables)
-    assert files_under(tmp_path) == ["part-job-0000000005-2-0.json"]
+    assert files_under(tmp_path) == ["part-job-files-0000000005-2-0.json"]

@@ -204,7 +204,7 @@ def test_file_sink_writes_each_batch_once_and_replays_replace(tmp_path):
     sink.write([Row(a=1), Row(a=2)], 3)
     sink.write([Row(a=1), Row(a=2)], 3)
     files = sorted(os.listdir(tmp_path))
-    assert files == ["part-job-0000000003-0-0.json"]
+    assert files == ["part-job-files-0000000003-0-0.json"]
     lines = (tmp_path / files[0]).read_text().splitlines()
     assert [json.loads(line) for line in lines] == [{"a": 1}, {"a": 2}]
 

@@ -52,8 +52,10 @@ def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool) -> dic
             f"state ('{IGNORE_UNCLAIMED}': true, or --allow-non-restored-state) to drop it")
     _warn_generated_uids(plan)
     uids = plan_uids(plan)
-    plan.start_offsets = {uid: offset for uid, offset in savepoint.sources.items()
-                          if uid in uids}
+    # A source that had ended ends again at once: its end of input (a +infinity watermark
+    # for its group) reaches its consumers in the restored run too.
+    plan.start_offsets = {uid: {**offset, "end": 0} if offset.get("end") else offset
+                          for uid, offset in savepoint.sources.items() if uid in uids}
     plan.savepoint_files = {uid: path for uid, path in savepoint.files_of(KEYED).items()
                             if uid in uids}
     plan.restoring = True

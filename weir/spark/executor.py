@@ -48,6 +48,7 @@ DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
 MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
 HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
+FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
@@ -276,8 +277,10 @@ class SparkJob(JobClient):
     def trigger_savepoint(self, savepoint_directory=None):
         """Takes a savepoint as of the last committed micro-batch; the job goes on.
         Returns a completed future of the savepoint's path (PyFlink's JobClient)."""
+        target = self._target(savepoint_directory)
         with self._savepointing:
-            return _done(write_savepoint(self.spark, self, self._target(savepoint_directory)))
+            self._await_first_batch()
+            return _done(write_savepoint(self.spark, self, target))
 
     def stop_with_savepoint(self, advance_to_end_of_time=False, savepoint_directory=None):
         """Stops the job between two micro-batches (the current one finishes and commits
@@ -288,6 +291,7 @@ class SparkJob(JobClient):
         target = self._target(savepoint_directory)
         check_savepointable(self.plan)
         with self._savepointing:
+            self._await_first_batch()
             atomic_write(self._hold_file(), b"")
             try:
                 self._await_between_batches()
@@ -311,6 +315,14 @@ class SparkJob(JobClient):
 
     def _hold_file(self) -> str:
         return os.path.join(self.checkpoint_dir, HOLD_FILE)
+
+    def _await_first_batch(self, timeout_s: float = FIRST_BATCH_TIMEOUT_S) -> None:
+        """A savepoint is of a committed micro-batch: a job just started (or restored)
+        takes one once its first has committed."""
+        deadline = time.time() + timeout_s
+        while (last_committed_batch(self.checkpoint_dir) is None and self.query.isActive
+               and time.time() < deadline):
+            time.sleep(QUIET_S)
 
     def _await_between_batches(self) -> None:
         """Waits until the held sources let the query rest between micro-batches: no

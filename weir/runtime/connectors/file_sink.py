@@ -215,9 +215,10 @@ class FileWriter(BatchWriter):
         self.counters[bucket] = counter + 1
         spec = self.spec
         # (the job's identity: a job started afresh, or from a savepoint, counts its
-        # micro-batches from 0 again and must not replace an earlier run's files)
-        name = (f"{spec.part_prefix}-{self.job}-{self.batch_id:010d}-{self.task}-{counter}"
-                f"{spec.part_suffix}")
+        # micro-batches from 0 again and must not replace an earlier run's files; the
+        # sink's uid: two sinks may write to one directory)
+        name = (f"{spec.part_prefix}-{self.job}-{self.uid}-{self.batch_id:010d}-{self.task}-"
+                f"{counter}{spec.part_suffix}")
         part = self.open[bucket] = _PartFile(spec, os.path.join(spec.base_path, bucket), name)
         return part
 
