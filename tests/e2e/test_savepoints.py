@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.e2e.jobs.checkpointed_counts import RunningCount, event
 from tests.e2e.shared import read_part_files
 from weir.common import Configuration, Duration, Time, Types, WatermarkStrategy
 from weir.common.job import JobStatus
@@ -23,25 +24,6 @@ from weir.runtime.state.savepoint import MANIFEST, SavepointError, load_savepoin
 pytestmark = pytest.mark.spark
 
 EVENTS, PER_BATCH, RATE = 600, 40, 200
-
-
-def event(index):
-    return (f"k{index % 7}", index * 10)
-
-
-class RunningCount(KeyedProcessFunction):
-    def open(self, runtime_context):
-        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
-
-    def process_element(self, value, ctx):
-        count = (self.count.value() or 0) + 1
-        self.count.update(count)
-        if count == 1:
-            ctx.timer_service().register_event_time_timer(10**12)
-        yield {"key": value[0], "ts": value[1], "count": count}
-
-    def on_timer(self, timestamp, ctx):
-        yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value()}
 
 
 def expected_records():

@@ -6,29 +6,10 @@ Usage: weir run [-d] [-p N] [-s SAVEPOINT] cli_counts.py OUTPUT_DIR EVENTS RATE
 
 import sys
 
+from tests.e2e.jobs.checkpointed_counts import RunningCount, event
 from weir.common import Duration, WatermarkStrategy
-from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource, FileSink
-from weir.datastream.state import ValueStateDescriptor
-
-
-def event(index):
-    return (f"k{index % 7}", index * 10)
-
-
-class RunningCount(KeyedProcessFunction):
-    def open(self, runtime_context):
-        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
-
-    def process_element(self, value, ctx):
-        count = (self.count.value() or 0) + 1
-        self.count.update(count)
-        if count == 1:
-            ctx.timer_service().register_event_time_timer(10**12)
-        yield {"key": value[0], "ts": value[1], "count": count}
-
-    def on_timer(self, timestamp, ctx):
-        yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value()}
 
 
 def main(output_dir, events, rate):
