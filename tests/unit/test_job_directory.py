@@ -11,7 +11,7 @@ import pytest
 
 from weir.common.job import JobStatus
 from weir.jobs.directory import JobNotFound, JobRecord
-from weir.jobs.runner import Control, run_job
+from weir.jobs.runner import Control, progress_line, run_job
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +102,15 @@ def test_a_failing_program_is_recorded_with_its_failure(tmp_path, monkeypatch, c
     assert [e["message"] for e in info["exceptions"]] == ["KeyError: 'no such table'"]
     assert "raise KeyError('no such table')" in capsys.readouterr().err
     assert json.loads(open(record.path).read())["exit_code"] == 1
+
+
+def test_a_foreground_run_shows_a_progress_line():
+    snapshot = {"batches": 12, "metrics": {"events.numRecordsOut": 3412, "sink-0.numRecordsIn":
+                                           3400, "count.numRecordsOut": 7},
+                "plan": {"nodes": [{"id": "events", "operator": "source"},
+                                   {"id": "count", "operator": "keyed"},
+                                   {"id": "sink-0", "operator": "sink"}]},
+                "history": [{"watermark": "2026-11-25T08:33:20.000Z"}]}
+    assert progress_line(snapshot) == ("weir: 12 micro-batches, 3,412 records in, 3,400 out, "
+                                       "watermark 2026-11-25T08:33:20.000Z")
+    assert progress_line({}) == "weir: 0 micro-batches, 0 records in, 0 out, watermark -"

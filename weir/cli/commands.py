@@ -24,7 +24,7 @@ def _uri(path: str) -> str:
 def _start(record: JobRecord, detached: bool) -> int:
     if not detached:
         print(f"Job has been submitted with JobID {record.job_id}", file=sys.stderr)
-        return run_job(record)
+        return run_job(record, sys.stderr if sys.stderr.isatty() else None)
     start_detached(record)
     return 0
 

@@ -24,8 +24,10 @@ SNAPSHOT_EVERY_S = 1.0
 class Control:
     """The job's client once the program submitted it, and the requests it answers."""
 
-    def __init__(self, record: JobRecord):
+    def __init__(self, record: JobRecord, progress=None):
+        """`progress`: a terminal to show a progress line on (a foreground run's)."""
         self.record = record
+        self.progress = progress
         self.client = None
         self.done = threading.Event()
         self.busy = threading.Lock()  # held while a request is being answered
@@ -52,7 +54,11 @@ class Control:
         snapshot = getattr(self.client, "snapshot", None)
         try:
             if snapshot is not None:
-                self.record.write_snapshot(snapshot())
+                taken = snapshot()
+                self.record.write_snapshot(taken)
+                if self.progress is not None:
+                    self.progress.write("\r" + progress_line(taken))
+                    self.progress.flush()
             restarts = getattr(self.client, "restarts", 0)
             if restarts != self.record.read().get("restarts", 0):
                 self.record.write(restarts=restarts,
@@ -87,6 +93,20 @@ class Control:
         return self.client.get_job_status().value
 
 
+def progress_line(snapshot: dict) -> str:
+    """A running job in one line: micro-batches, records in and out, the watermark."""
+    metrics = snapshot.get("metrics", {})
+    nodes = (snapshot.get("plan") or {}).get("nodes", [])
+    read = sum(metrics.get(f"{n['id']}.numRecordsOut", 0) for n in nodes
+               if n["operator"] == "source")
+    written = sum(metrics.get(f"{n['id']}.numRecordsIn", 0) for n in nodes
+                  if n["operator"] == "sink")
+    history = snapshot.get("history") or [{}]
+    watermark = history[-1].get("watermark") or "-"
+    return (f"weir: {snapshot.get('batches', 0)} micro-batches, {read:,} records in, "
+            f"{written:,} out, watermark {watermark}")
+
+
 def _settings(info: dict) -> dict:
     settings = {}
     if info.get("savepoint"):
@@ -96,13 +116,14 @@ def _settings(info: dict) -> dict:
     return settings
 
 
-def run_job(record: JobRecord) -> int:
-    """Runs the job's program to its end; returns the process's exit code."""
+def run_job(record: JobRecord, progress=None) -> int:
+    """Runs the job's program to its end; returns the process's exit code (`progress`:
+    a terminal for a progress line)."""
     info = record.read()
     run = info.get("runs", 0) + 1
     record.write(pid=os.getpid(), status=JobStatus.CREATED.value, runs=run,
                  started=int(time.time() * 1000), ended=None, failure=None)
-    control = Control(record)
+    control = Control(record, progress)
     set_job_context(JobContext(record.job_id, record.checkpoint_dir(run),
                                info.get("parallelism"), _settings(info), control.submitted))
     threading.Thread(target=control.serve, daemon=True, name="weir-control").start()
@@ -123,6 +144,8 @@ def run_job(record: JobRecord) -> int:
     with control.busy:  # a stop's savepoint is written after its job's end
         if control.client is not None:
             control.report()
+        if progress is not None and control.client is not None:
+            progress.write("\n")
         status = JobStatus.FAILED.value if failure or code else control.final_status()
         exceptions = list(getattr(control.client, "exceptions", []))
         if failure and not exceptions:
