@@ -119,6 +119,8 @@ class SparkJob(JobClient):
 
     def start(self) -> "SparkJob":
         ship_user_modules()
+        if os.path.exists(self._hold_file()):  # left by a run killed while stopping
+            os.remove(self._hold_file())
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
         if self.ticks:  # (never an earlier run's announcement)
             self._write_announcements(DUE_FILE, {"due": self.due})
