@@ -7,11 +7,17 @@ Spark DataFrame (key, value) to query with Spark SQL.
     counts.where("value > 10").show()
 
 `read_keyed_state_rows(savepoint_path, uid, state_name)` gives the (key, value) pairs in
-pure Python, without Spark.
+pure Python, without Spark. The writing side bootstraps a new job's keyed state:
+`write_keyed_state(dataframe, directory, uid, key_column, {state name: column})` (or
+`write_keyed_savepoint(directory, {uid: [(key, {state name: value})]})` in pure Python)
+writes a savepoint a job then starts from (`execution.savepoint.path`).
 """
 
 from weir.runtime.state.savepoint_reader import (  # noqa: F401
     OperatorKeyedState, read_keyed_state_rows)
+from weir.runtime.state.bootstrap import write_keyed_savepoint  # noqa: F401
 from weir.spark.state_reader import read_keyed_state  # noqa: F401
+from weir.spark.state_writer import write_keyed_state  # noqa: F401
 
-__all__ = ["read_keyed_state", "read_keyed_state_rows", "OperatorKeyedState"]
+__all__ = ["read_keyed_state", "read_keyed_state_rows", "OperatorKeyedState",
+           "write_keyed_state", "write_keyed_savepoint"]

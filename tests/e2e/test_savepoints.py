@@ -20,6 +20,7 @@ from weir.datastream.connectors import DataGeneratorSource, FileSink
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.runtime.state.savepoint import MANIFEST, SavepointError, load_savepoint
+from weir.state import write_keyed_state
 
 pytestmark = pytest.mark.spark
 
@@ -291,3 +292,17 @@ def test_a_savepoint_of_format_version_1_still_restores(spark, tmp_path):
         .get_job_execution_result()
     later = [r for r in expected_records() if r["ts"] >= 201 * 10]
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(later, key=order)
+
+
+def test_a_job_starts_from_state_bootstrapped_from_a_dataframe(spark, tmp_path):
+    """Flink's State Processor API, writing side: counts of 1,000 per key written from a
+    DataFrame into a savepoint; the job started from it counts on from there (no key
+    registers its end-of-input timer, which it does at its first record only)."""
+    frame = spark.createDataFrame([(f"k{i}", 1000) for i in range(7)], ["key", "total"])
+    path = write_keyed_state(frame, str(tmp_path / "bootstrap"), "running-count", "key",
+                             {"count": "total"})
+    start_job(spark, tmp_path, "bootstrapped", 2, {"execution.savepoint.path": path}) \
+        .get_job_execution_result()
+    expected = [{**r, "count": r["count"] + 1000} for r in expected_records() if "count" in r]
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
+        sorted(expected, key=order)
