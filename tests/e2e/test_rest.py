@@ -9,7 +9,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -124,6 +123,17 @@ def test_a_job_through_the_rest_api(environment, tmp_path):
         assert trigger[0] == 202
         location = completed(server, f"/jobs/{job}/savepoints/{trigger[1]['request-id']}")
         assert os.path.exists(os.path.join(location["location"], "_metadata"))
+
+        status, counted = server.get(f"/jobs/{job}/state/running-count/count?key=k3")
+        assert status == 200 and counted["key"] == "k3" and counted["value"] >= 1
+        later = server.get(f"/jobs/{job}/state/running-count/count?key=k3")[1]["value"]
+        assert later >= counted["value"]  # the latest checkpointed count, never going back
+        assert server.get(f"/jobs/{job}/state/running-count/count?key=k99") == (
+            404, {"errors": ["key 'k99' has no state 'count' in 'running-count'"]})
+        assert server.get(f"/jobs/{job}/state/nothing/count?key=k3") == (
+            404, {"errors": ["the job has no keyed operator 'nothing'"]})
+        assert server.get(f"/jobs/{job}/state/running-count/count?key=x&key_type=int") == (
+            400, {"errors": ["key 'x' is not a int"]})
 
         rescaled = server.call("PATCH", f"/jobs/{job}/rescaling?parallelism=3")
         assert rescaled[0] == 202

@@ -5,6 +5,7 @@ savepoint from the job directory (weir.datastream.job_context), and a control th
 answers other `weir` processes' requests (cancel, stop, savepoint) on the job's client.
 """
 
+import json
 import os
 import runpy
 import sys
@@ -81,9 +82,15 @@ class Control:
                 path = self.client.trigger_savepoint(target).result()
                 self.record.write(last_savepoint=path)
                 return {"path": path}
+            if action == "query_state":
+                value = self.client.query_state(request["uid"], request["state"],
+                                                request["key"])
+                return {"value": json.loads(json.dumps(value, default=str))}
             return {"error": f"unknown request {action!r}"}
         except AttributeError:
             return {"error": f"the job's executor cannot {action} a job"}
+        except LookupError as error:
+            return {"error": str(error.args[0] if error.args else error), "missing": True}
         except Exception as error:  # told to the asking process, the job goes on
             return {"error": f"{type(error).__name__}: {error}"}
 

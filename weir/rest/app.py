@@ -19,9 +19,11 @@ from pydantic import BaseModel, Field
 
 from weir.jobs.directory import JobNotFound, JobRecord
 from weir.jobs.lifecycle import LifecycleError, rescale, running
+from weir.jobs.queryable import StateNotFound, query_state
 from weir.rest import prometheus, views
 
 LOG = logging.getLogger("weir.rest")
+KEY_TYPES = {"str": str, "int": int, "float": float}
 
 
 class StopRequest(BaseModel):
@@ -162,6 +164,21 @@ def create_app(token: Optional[str] = None) -> FastAPI:
             return [{"id": name} for name in sorted(values)]
         return [{"id": name, "value": str(values[name])} for name in get.split(",")
                 if name in values]
+
+    @app.get("/jobs/{job_id}/state/{uid}/{state}")
+    def state(job_id: str, uid: str, state: str, key: str, key_type: str = "str"):
+        """One key's value of a keyed state as of the last committed micro-batch."""
+        if key_type not in KEY_TYPES:
+            return _errors(400, f"key_type must be one of {', '.join(KEY_TYPES)}")
+        try:
+            typed = KEY_TYPES[key_type](key)
+        except ValueError:
+            return _errors(400, f"key {key!r} is not a {key_type}")
+        try:
+            value = query_state(job_id, uid, state, typed)
+        except StateNotFound as missing:
+            return _errors(404, str(missing))
+        return {"key": typed, "value": value}
 
     @app.get("/metrics", response_class=PlainTextResponse)
     def prometheus_metrics():

@@ -8,7 +8,6 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from weir.jobs.directory import JobRecord
 from weir.rest import views
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST

@@ -29,7 +29,7 @@ from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states, resumes_checkpoint,
                                 save_operator_states)
 from weir.spark.progress import job_snapshot
-from weir.spark.savepoints import check_savepointable, write_savepoint
+from weir.spark.savepoints import check_savepointable, latest_keyed_value, write_savepoint
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
@@ -254,6 +254,12 @@ class SparkJob(JobClient):
             with self._lock:
                 self._announce(self.outputs.group_tracker.announcements(int(time.time() * 1000)))
                 self._announce_marks()
+
+    def query_state(self, uid: str, state_name: str, key):
+        """The value of `key`'s keyed state `state_name` in operator `uid` as of the last
+        committed micro-batch (Flink's queryable state); LookupError where it has none."""
+        return latest_keyed_value(self.spark, self.checkpoint_dir, self.plan, uid,
+                                  state_name, key)
 
     def snapshot(self) -> dict:
         """The job's state now: status, micro-batches, metrics, plan (weir.spark.progress)."""

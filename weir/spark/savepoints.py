@@ -14,6 +14,8 @@ import pickle
 
 from pyspark.sql import functions as F
 
+from weir.runtime.key_groups import stable_key_hash
+from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, loads
 from weir.runtime.state.savepoint import SavepointError, SavepointWriter, savepoint_path
 from weir.runtime.wire import decode_pages
 from weir.spark.frame_sources import is_frame_source
@@ -58,20 +60,53 @@ def write_savepoint(spark, job, target_directory: str) -> str:
 
 def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
     """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`."""
-    operators = [row.operatorId for row in
-                 spark.read.format("state-metadata").load(checkpoint).collect()]
     pages = {}
-    for operator in operators:
-        table = (spark.read.format("statestore").option("operatorId", operator)
-                 .option("stateVarName", PAGES).option("batchId", batch).load(checkpoint)
-                 .select(F.col("key._g").alias("uid"), F.col("key._gk").alias("key_group"),
-                         F.col("value.pages").alias("pages"))
-                 .toArrow())
+    for operator in _operators(spark, checkpoint):
+        table = _pages(spark, checkpoint, operator, batch).toArrow()
         for uid, key_group, blob in zip(*(column.to_pylist() for column in table.columns)):
             rows = pages.setdefault(uid, [])
             rows.extend((key_group, page, data)
                         for page, data in sorted(decode_pages(blob).items()))
     return pages
+
+
+def latest_keyed_value(spark, checkpoint: str, plan, uid: str, state_name: str, key):
+    """The value of keyed state `state_name` of `key` in operator `uid` as of the job's
+    last committed micro-batch (what Flink's queryable state gave); LookupError where
+    there is none."""
+    if uid not in {task.uid for task in plan.keyed}:
+        raise LookupError(f"the job has no keyed operator '{uid}'")
+    batch = last_committed_batch(checkpoint)
+    if batch is None:
+        raise LookupError("the job has not committed a micro-batch yet")
+    key_hash = stable_key_hash(key)
+    key_group = key_hash % plan.max_parallelism
+    page_id = (key_hash // plan.max_parallelism) % DEFAULT_PAGES_PER_KEY_GROUP
+    for operator in _operators(spark, checkpoint):
+        rows = (_pages(spark, checkpoint, operator, batch)
+                .where((F.col("uid") == uid) & (F.col("key_group") == key_group))
+                .select("pages").collect())
+        if rows:
+            page = decode_pages(rows[0][0]).get(page_id)
+            entry = {} if page is None else loads(page).get(key, {})
+            if state_name in entry:
+                return entry[state_name]
+            break
+    raise LookupError(f"key {key!r} has no state '{state_name}' in '{uid}'")
+
+
+def _operators(spark, checkpoint: str) -> list:
+    """The ids of the query's stateful operators (Spark's state-metadata)."""
+    return [row.operatorId for row in
+            spark.read.format("state-metadata").load(checkpoint).collect()]
+
+
+def _pages(spark, checkpoint: str, operator: int, batch: int):
+    """The (uid, key_group, pages) rows of one stateful operator at micro-batch `batch`."""
+    return (spark.read.format("statestore").option("operatorId", operator)
+            .option("stateVarName", PAGES).option("batchId", batch).load(checkpoint)
+            .select(F.col("key._g").alias("uid"), F.col("key._gk").alias("key_group"),
+                    F.col("value.pages").alias("pages")))
 
 
 def source_positions(checkpoint: str, batch: int, plan) -> dict:
