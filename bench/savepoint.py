@@ -33,6 +33,9 @@ import threading
 import time
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH wins
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+
+from keyed_state import KeyOf, weir_location  # noqa: E402
 
 from weir.common import Configuration, WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
@@ -56,16 +59,6 @@ def make_session(parallelism):
     env.set_spark_config("spark.app.name", "weir-bench-savepoint")
     env.set_spark_config("spark.driver.memory", "4g")
     return get_session(env)
-
-
-class KeyOf:
-    """gen_fn of the DataGeneratorSource: record i is its key, i % keys."""
-
-    def __init__(self, keys):
-        self.keys = keys
-
-    def __call__(self, index):
-        return index % self.keys
 
 
 class SampledCount(KeyedProcessFunction):
@@ -272,11 +265,6 @@ def report(args, figures):
         f"{name} {ms:.0f} ms" for name, ms in figures["parts"].items()))
     print(f"verified: {figures['sampled']:,} sampled keys count {rounds + 1} after the "
           f"restored job's first batch (savepoint after {rounds} rounds of every key)")
-
-
-def weir_location():
-    import weir
-    return os.path.dirname(os.path.dirname(os.path.abspath(weir.__file__)))
 
 
 def parse_args(argv=None):

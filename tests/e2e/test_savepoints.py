@@ -36,8 +36,9 @@ def expected_records():
     return records + [{"key": k, "ts": 10**12, "final": n} for k, n in counts.items()]
 
 
-def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
-              extra_operator=False):
+def environment(spark, tmp_path, run, parallelism, settings):
+    """An environment on `spark` with `settings` (e.g. the savepoint to restore), its
+    checkpoint of its own for `run`."""
     configuration = Configuration()
     for key, value in (settings or {}).items():
         configuration.set_string(key, value)
@@ -45,6 +46,12 @@ def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-c
     env.set_spark_session(spark).set_parallelism(parallelism)
     env.enable_checkpointing(100)
     env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / f"checkpoint-{run}"))
+    return env
+
+
+def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
+              extra_operator=False):
+    env = environment(spark, tmp_path, run, parallelism, settings)
     source = DataGeneratorSource(event, count=EVENTS, records_per_second=RATE,
                                  max_records_per_batch=PER_BATCH)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
@@ -230,13 +237,7 @@ class WindowCount(ProcessWindowFunction):
 
 
 def every_state_job(spark, tmp_path, run, parallelism, settings=None):
-    configuration = Configuration()
-    for key, value in (settings or {}).items():
-        configuration.set_string(key, value)
-    env = StreamExecutionEnvironment.get_execution_environment(configuration)
-    env.set_spark_session(spark).set_parallelism(parallelism)
-    env.enable_checkpointing(100)
-    env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / f"checkpoint-{run}"))
+    env = environment(spark, tmp_path, run, parallelism, settings)
     source = DataGeneratorSource(late_event, count=WINDOW_EVENTS, records_per_second=300,
                                  max_records_per_batch=WINDOW_PER_BATCH)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
