@@ -8,6 +8,7 @@
     weir modify JOB -p N
     weir info SAVEPOINT
     weir server [--host H] [--port P] [--token T]
+    weir dashboard [--host H] [--port P] [--token T]
 
 Jobs live in the job directory (weir.jobs.directory); what each command prints is what
 Flink's prints where Flink's prints something.
@@ -54,10 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     modify.add_argument("-p", "--parallelism", type=int, required=True)
     info = sub.add_parser("info", help="describe a savepoint")
     info.add_argument("savepoint")
-    server = sub.add_parser("server", help="serve the REST API for the job directory's jobs")
-    server.add_argument("--host", default="127.0.0.1")
-    server.add_argument("--port", type=int, default=8081)
-    server.add_argument("--token", help="required where the host is not loopback")
+    for name, text in (("server", "serve the REST API for the job directory's jobs"),
+                       ("dashboard", "serve the web dashboard (and the REST API it reads)")):
+        server = sub.add_parser(name, help=text)
+        server.add_argument("--host", default="127.0.0.1")
+        server.add_argument("--port", type=int, default=8081)
+        server.add_argument("--token", help="required where the host is not loopback")
     return parser
 
 

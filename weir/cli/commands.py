@@ -8,9 +8,12 @@ import sys
 from weir.jobs.directory import TERMINAL, JobRecord
 from weir.jobs.lifecycle import answered, await_end, rescale, running, start_detached
 from weir.jobs.runner import run_job
-from weir.rest.server import serve
+from weir.rest.server import DEFAULT_PORT, dashboard_url, serve, serving
 from weir.common.job import JobStatus
 from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint
+
+DASHBOARD_PORT = "WEIR_DASHBOARD_PORT"
+
 
 class CommandError(RuntimeError):
     """A command that cannot be done (the message says why)."""
@@ -40,10 +43,24 @@ def run(arguments) -> int:
                               arguments.args, parallelism=arguments.parallelism,
                               savepoint=arguments.savepoint,
                               allow_non_restored=arguments.allow_non_restored)
+    if not arguments.detached:
+        _print_dashboard(record.job_id)
     code = _start(record, arguments.detached)
     if arguments.detached:
         print(f"Job has been submitted with JobID {record.job_id}")
+        _print_dashboard(record.job_id)
     return code
+
+
+def _print_dashboard(job_id: str) -> None:
+    """Where the job's dashboard page is (on standard error: standard output is Flink's),
+    and how to start a dashboard if none serves there. WEIR_DASHBOARD_PORT: the port of
+    the dashboard to point to (weir's default is Flink's REST port, 8081)."""
+    port = int(os.environ.get(DASHBOARD_PORT) or DEFAULT_PORT)
+    print(f"Dashboard: {dashboard_url('127.0.0.1', port, job_id)}", file=sys.stderr)
+    if not serving("127.0.0.1", port):
+        print(f"  (nothing serves it yet: start one with `weir dashboard --port {port}`)",
+              file=sys.stderr)
 
 
 def list_jobs(arguments) -> int:
@@ -138,5 +155,12 @@ def server(arguments) -> int:
     return 0
 
 
+def dashboard(arguments) -> int:
+    """The dashboard (and the REST API it reads: the same app as `weir server`)."""
+    serve(arguments.host, arguments.port, arguments.token, what="dashboard")
+    return 0
+
+
 COMMANDS = {"run": run, "list": list_jobs, "cancel": cancel, "stop": stop,
-            "savepoint": savepoint, "modify": modify, "info": info, "server": server}
+            "savepoint": savepoint, "modify": modify, "info": info, "server": server,
+            "dashboard": dashboard}

@@ -5,6 +5,7 @@ savepoint from the job directory (weir.datastream.job_context), and a control th
 answers other `weir` processes' requests (cancel, stop, savepoint) on the job's client.
 """
 
+import collections
 import json
 import os
 import runpy
@@ -20,6 +21,28 @@ from weir.plan.savepoints import IGNORE_UNCLAIMED, SAVEPOINT_PATH
 
 POLL_S = 0.1
 SNAPSHOT_EVERY_S = 1.0
+RATE_WINDOW_S = 5.0  # records per second are counted over the last reports of this span
+RATED = (".numRecordsIn", ".numRecordsOut")
+
+
+class Rates:
+    """Records per second of each operator's counters (Flink's numRecordsInPerSecond ...),
+    from the job's reports over the last RATE_WINDOW_S seconds."""
+
+    def __init__(self):
+        self.samples = collections.deque()  # (time in s, {metric: count})
+
+    def update(self, now: float, metrics: dict) -> dict:
+        counted = {name: count for name, count in metrics.items()
+                   if name.endswith(RATED) and ".keyGroup." not in name}
+        self.samples.append((now, counted))
+        while len(self.samples) > 2 and now - self.samples[1][0] >= RATE_WINDOW_S:
+            self.samples.popleft()
+        then, before = self.samples[0]
+        if now - then <= 0:
+            return {}
+        return {name: round((count - before.get(name, 0)) / (now - then), 3)
+                for name, count in counted.items()}
 
 
 class Control:
@@ -32,6 +55,7 @@ class Control:
         self.client = None
         self.done = threading.Event()
         self.busy = threading.Lock()  # held while a request is being answered
+        self.rates = Rates()
 
     def submitted(self, client) -> None:
         self.client = client
@@ -56,6 +80,7 @@ class Control:
         try:
             if snapshot is not None:
                 taken = snapshot()
+                taken["rates"] = self.rates.update(time.time(), taken.get("metrics", {}))
                 self.record.write_snapshot(taken)
                 if self.progress is not None:
                     self.progress.write("\r" + progress_line(taken))

@@ -17,6 +17,7 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.metrics import KEY_GROUP, task_io
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
@@ -37,11 +38,23 @@ RECORDS_IN = "numRecordsIn"    # and what a sink received
 
 def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
                plan: PhysicalPlan, metrics_log) -> JobExecutionResult:
-    """A job's result, with the records its sources read and its sinks received."""
-    metrics = metrics_log.totals()
+    """A job's result, with the records its sources read and its sinks received (and the
+    counters operators kept; the keyed tasks' own counts of records are for the REST API)."""
+    keyed = {task.uid for task in plan.keyed}
+    metrics = {name: count for name, count in metrics_log.totals().items()
+               if not is_task_io(name, keyed)}
     read = sum(metrics.get(f"{task.uid}.{RECORDS_OUT}", 0) for task in plan.sources)
     written = sum(metrics.get(f"{uid}.{RECORDS_IN}", 0) for uid in plan.sinks)
     return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
+
+
+def is_task_io(name: str, keyed_uids) -> bool:
+    """Whether metric `name` is a keyed task's count of records (weir.runtime.metrics)."""
+    for uid in keyed_uids:
+        rest = name[len(uid) + 1:] if name.startswith(uid + ".") else None
+        if rest in (RECORDS_IN, RECORDS_OUT) or (rest or "").startswith(KEY_GROUP + "."):
+            return True
+    return False
 
 
 class SourceRunner:
@@ -240,7 +253,8 @@ class KeyedRunner:
             bundler.add_control(OPERATOR_STATE, SNAPSHOT,
                                 payload={(self.task.uid, subtask): snapshot})
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
-        bundler.add_metrics({f"{self.task.uid}.{name}": n for name, n in increments.items()})
+        bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
+                             **task_io(self.task.uid, key_group, len(records), len(outputs))})
         return bundler.rows()
 
     def _input_ends(self, key_group: int, ended: frozenset) -> bool:

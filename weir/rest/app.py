@@ -8,21 +8,25 @@ request without the token where one is required (401, logged).
 """
 
 import logging
+import os
 import threading
 import uuid
 from typing import Optional
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from weir.jobs.directory import JobNotFound, JobRecord
 from weir.jobs.lifecycle import LifecycleError, rescale, running
 from weir.jobs.queryable import StateNotFound, query_state
-from weir.rest import prometheus, views
+from weir.rest import operators, prometheus, views
 
 LOG = logging.getLogger("weir.rest")
+DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboard")
+PUBLIC = ("/", "/dashboard/")  # the dashboard's own files: no job data, no token needed
 KEY_TYPES = {"str": str, "int": int, "float": float}
 
 
@@ -67,7 +71,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.middleware("http")
     async def authorise(request: Request, call_next):
-        if token is not None and request.headers.get("authorization") != f"Bearer {token}":
+        public = request.url.path == PUBLIC[0] or request.url.path.startswith(PUBLIC[1])
+        if token is not None and not public \
+                and request.headers.get("authorization") != f"Bearer {token}":
             LOG.warning("refused %s %s from %s: no valid token", request.method,
                         request.url.path, request.client.host if request.client else "?")
             return _errors(401, "Unauthorized: a valid 'Authorization: Bearer <token>' "
@@ -179,6 +185,34 @@ def create_app(token: Optional[str] = None) -> FastAPI:
         except StateNotFound as missing:
             return _errors(404, str(missing))
         return {"key": typed, "value": value}
+
+    @app.get("/jobs/{job_id}/vertices/{vertex_id}/metrics")
+    def vertex_metrics(job_id: str, vertex_id: str, get: Optional[str] = None):
+        values = operators.vertex_metrics(JobRecord.find(job_id), vertex_id)
+        if get is None:
+            return [{"id": name} for name in sorted(values)]
+        return [{"id": name, "value": str(values[name])} for name in get.split(",")
+                if name in values]
+
+    @app.get("/jobs/{job_id}/vertices/{vertex_id}/watermarks")
+    def vertex_watermarks(job_id: str, vertex_id: str):
+        return operators.vertex_watermarks(JobRecord.find(job_id), vertex_id)
+
+    @app.get("/jobs/{job_id}/vertices/{vertex_id}/keygroups")
+    def vertex_key_groups(job_id: str, vertex_id: str):
+        """weir's: a keyed operator's records per key group and per subtask (skew)."""
+        return operators.key_groups(JobRecord.find(job_id), vertex_id)
+
+    @app.get("/jobs/{job_id}/batches")
+    def batches(job_id: str):
+        """weir's: the job's recent micro-batches (durations, rates, watermark and lag)."""
+        return operators.batches(JobRecord.find(job_id))
+
+    @app.get("/", include_in_schema=False)
+    def dashboard():
+        return FileResponse(os.path.join(DASHBOARD, "index.html"))
+
+    app.mount("/dashboard", StaticFiles(directory=DASHBOARD), name="dashboard")
 
     @app.get("/metrics", response_class=PlainTextResponse)
     def prometheus_metrics():

@@ -3,10 +3,10 @@ the job directory (weir.jobs.directory): a job's record and what its process rep
 
 import os
 import time
-from datetime import datetime
 
 from weir.jobs.directory import TERMINAL, JobRecord
 from weir.common.job import JobStatus
+from weir.rest.operators import iso_to_millis
 
 VERSION = "weir 0.1.0"
 
@@ -113,15 +113,10 @@ def job_metrics(record: JobRecord) -> dict:
         "lastCheckpointDuration": last.get("duration", 0),
         "lastCheckpointSize": last.get("size", 0),
         "totalNumberOfCheckpoints": snapshot.get("batches", 0),
-        "currentInputWatermark": _watermark(last.get("watermark")),
+        "currentInputWatermark": iso_to_millis(last.get("watermark")),
         "numRecordsIn": sum(metrics.get(f"{uid}.numRecordsOut", 0) for uid in sources),
         "numRecordsOut": sum(metrics.get(f"{uid}.numRecordsIn", 0) for uid in sinks),
+        "numRecordsInPerSecond": round(sum(snapshot.get("rates", {}).get(
+            f"{uid}.numRecordsOut", 0.0) for uid in sources), 3),
     })
     return metrics
-
-
-def _watermark(text):
-    """Spark's watermark (an ISO time) in milliseconds, as Flink reports it."""
-    if not text:
-        return None
-    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)

@@ -1,0 +1,136 @@
+"""The REST API's documents about one operator (Flink's "vertex") and the micro-batches,
+made from what the job's process reports (snapshot.json): the operator's metrics and
+watermarks by Flink's names (`/jobs/{id}/vertices/{vid}/metrics`, `.../watermarks`), its
+records per key group and per subtask (weir's `.../keygroups`: skew), and the recent
+micro-batches (weir's `/jobs/{id}/batches`), which the dashboard plots.
+
+Watermarks are the job's: Spark keeps one watermark per query, so every operator behind a
+watermark assigner has the job's current watermark as its input watermark; the others
+have none (Flink's UI says "No Watermark").
+"""
+
+from datetime import datetime
+
+from weir.jobs.directory import JobNotFound, JobRecord
+from weir.runtime.key_groups import operator_index
+
+KEY_GROUP = "keyGroup"
+WATERMARK_NODE = "watermark"
+COUNTERS = ("numRecordsIn", "numRecordsOut")
+DROPPING_LATE = ("Window(", "IntervalJoin")  # the operators that count late records dropped
+
+
+def iso_to_millis(text):
+    """Spark's watermark (an ISO time) in milliseconds, as Flink reports it."""
+    if not text:
+        return None
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _plan_nodes(snapshot: dict) -> list:
+    return (snapshot.get("plan") or {}).get("nodes", [])
+
+
+def vertex(snapshot: dict, job_id: str, uid: str) -> dict:
+    """The plan's node `uid`, or JobNotFound's 404."""
+    for node in _plan_nodes(snapshot):
+        if node["id"] == uid:
+            return node
+    raise JobNotFound(f"Job {job_id} has no vertex {uid}")
+
+
+def behind_watermarks(snapshot: dict) -> set:
+    """The uids of the operators that receive the watermark of an assigner upstream."""
+    nodes = _plan_nodes(snapshot)
+    found, changed = set(), True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node["id"] not in found and any(
+                    i["id"] in found or _kind(nodes, i["id"]) == WATERMARK_NODE
+                    for i in node["inputs"]):
+                found.add(node["id"])
+                changed = True
+    return found
+
+
+def _kind(nodes: list, uid: str):
+    return next((n["operator"] for n in nodes if n["id"] == uid), None)
+
+
+def current_watermark(snapshot: dict):
+    history = snapshot.get("history") or []
+    return iso_to_millis(history[-1].get("watermark")) if history else None
+
+
+def vertex_metrics(record: JobRecord, uid: str) -> dict:
+    """{metric name: value} of one operator: its counters (numRecordsIn, numRecordsOut,
+    numLateRecordsDropped, the user's), their rates per second (numRecordsInPerSecond,
+    ...) over the job's last reports, and currentInputWatermark where it has one."""
+    snapshot = record.snapshot()
+    node = vertex(snapshot, record.job_id, uid)
+    prefix = uid + "."
+    values = {name[len(prefix):]: count for name, count in snapshot.get("metrics", {}).items()
+              if name.startswith(prefix) and not name[len(prefix):].startswith(KEY_GROUP)}
+    for name in COUNTERS:
+        values.setdefault(name, 0)
+    if node["description"].startswith(DROPPING_LATE):
+        values.setdefault("numLateRecordsDropped", 0)
+    rates = snapshot.get("rates", {})
+    for name in COUNTERS:
+        values[f"{name}PerSecond"] = rates.get(f"{prefix}{name}", 0.0)
+    if uid in behind_watermarks(snapshot):
+        values["currentInputWatermark"] = current_watermark(snapshot)
+    return values
+
+
+def vertex_watermarks(record: JobRecord, uid: str) -> list:
+    """Flink's `/jobs/{id}/vertices/{vid}/watermarks`: each subtask's input watermark."""
+    snapshot = record.snapshot()
+    node = vertex(snapshot, record.job_id, uid)
+    if uid not in behind_watermarks(snapshot):
+        return []
+    watermark = current_watermark(snapshot)
+    return [{"id": f"{index}.currentInputWatermark", "value": str(watermark)}
+            for index in range(node["parallelism"])]
+
+
+def key_groups(record: JobRecord, uid: str) -> dict:
+    """A keyed operator's records per key group and per subtask (the skew of its keys),
+    counted since the job's process started."""
+    snapshot = record.snapshot()
+    node = vertex(snapshot, record.job_id, uid)
+    maximum = snapshot.get("max_parallelism", 128)
+    parallelism = node["parallelism"]
+    prefix = f"{uid}.{KEY_GROUP}."
+    counts = {}
+    for name, count in snapshot.get("metrics", {}).items():
+        if name.startswith(prefix) and name.endswith(".numRecordsIn"):
+            counts[int(name[len(prefix):].split(".")[0])] = count
+    groups = [{"keyGroup": group, "subtask": operator_index(group, maximum, parallelism),
+               "numRecordsIn": counts[group]} for group in sorted(counts)]
+    subtasks = [{"subtask": index, "keyGroups": sum(1 for g in groups if g["subtask"] == index),
+                 "numRecordsIn": sum(g["numRecordsIn"] for g in groups
+                                     if g["subtask"] == index)}
+                for index in range(parallelism)]
+    return {"id": uid, "maxParallelism": maximum, "parallelism": parallelism,
+            "keyed": node["operator"] in ("keyed", "two_input"),
+            "keyGroups": groups, "subtasks": subtasks}
+
+
+def batches(record: JobRecord) -> dict:
+    """The recent micro-batches: id, end time (ms), duration, input rows and rates, the
+    watermark after it (ms) and its lag behind the batch's end, the checkpoint size."""
+    entries = []
+    for batch in record.snapshot().get("history", []):
+        end = iso_to_millis(batch.get("timestamp"))
+        watermark = iso_to_millis(batch.get("watermark"))
+        entries.append({
+            "id": batch["id"], "timestamp": end, "duration": batch.get("duration", 0),
+            "numInputRows": batch.get("numInputRows", 0),
+            "inputRowsPerSecond": batch.get("inputRowsPerSecond", 0.0),
+            "processedRowsPerSecond": batch.get("processedRowsPerSecond", 0.0),
+            "watermark": watermark,
+            "watermarkLag": None if watermark is None or end is None else end - watermark,
+            "stateSize": batch.get("size")})
+    return {"batches": entries}
