@@ -27,11 +27,12 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, environment, token=None):
+    def __init__(self, environment, token=None, command="server"):
+        """`command`: `weir server`, or `weir dashboard` (the same app)."""
         self.port = free_port()
         self.token = token
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "weir", "server", "--port", str(self.port),
+            [sys.executable, "-m", "weir", command, "--port", str(self.port),
              *(["--token", token] if token else [])],
             env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_until(self._up, "serving", 60)

@@ -69,8 +69,9 @@ def test_an_operators_metrics_by_flinks_names(job, client):
                           {"id": "numLateRecordsDropped", "value": "2"}]
     source = client.get(f"/jobs/{job}/vertices/events/metrics?get=numRecordsOut,"
                         "numRecordsIn,currentInputWatermark,numLateRecordsDropped")
-    assert source.json() == [{"id": "numRecordsOut", "value": "30"},
-                             {"id": "numRecordsIn", "value": "0"}]
+    assert source.json() == [{"id": "numRecordsOut", "value": "30"}]
+    fused = client.get(f"/jobs/{job}/vertices/watermark-0/metrics").json()
+    assert fused == []  # a stateless operator is counted with its chain, not alone
 
 
 def test_watermarks_per_subtask_behind_an_assigner_only(job, client):

@@ -17,6 +17,10 @@ from weir.runtime.key_groups import operator_index
 KEY_GROUP = "keyGroup"
 WATERMARK_NODE = "watermark"
 COUNTERS = ("numRecordsIn", "numRecordsOut")
+# what each kind of operator counts: stateless operators run fused into their chain and
+# are not counted on their own (their records are their chain's)
+COUNTED = {"source": ("numRecordsOut",), "sink": ("numRecordsIn",), "keyed": COUNTERS,
+           "two_input": COUNTERS}
 DROPPING_LATE = ("Window(", "IntervalJoin")  # the operators that count late records dropped
 
 
@@ -64,20 +68,22 @@ def current_watermark(snapshot: dict):
 
 
 def vertex_metrics(record: JobRecord, uid: str) -> dict:
-    """{metric name: value} of one operator: its counters (numRecordsIn, numRecordsOut,
-    numLateRecordsDropped, the user's), their rates per second (numRecordsInPerSecond,
-    ...) over the job's last reports, and currentInputWatermark where it has one."""
+    """{metric name: value} of one operator: its counters (numRecordsIn, numRecordsOut
+    where its kind counts them, numLateRecordsDropped, the user's), their rates per second
+    (numRecordsInPerSecond, ...) over the job's last reports, and currentInputWatermark
+    where it has one."""
     snapshot = record.snapshot()
     node = vertex(snapshot, record.job_id, uid)
     prefix = uid + "."
     values = {name[len(prefix):]: count for name, count in snapshot.get("metrics", {}).items()
               if name.startswith(prefix) and not name[len(prefix):].startswith(KEY_GROUP)}
-    for name in COUNTERS:
+    counted = COUNTED.get(node["operator"], ())
+    for name in counted:
         values.setdefault(name, 0)
     if node["description"].startswith(DROPPING_LATE):
         values.setdefault("numLateRecordsDropped", 0)
     rates = snapshot.get("rates", {})
-    for name in COUNTERS:
+    for name in counted:
         values[f"{name}PerSecond"] = rates.get(f"{prefix}{name}", 0.0)
     if uid in behind_watermarks(snapshot):
         values["currentInputWatermark"] = current_watermark(snapshot)

@@ -30,7 +30,8 @@ function say(text, error = false) {
 
 // --- formatting -------------------------------------------------------------------------
 const count = (n) => (n === undefined || n === null ? "–" : Number(n).toLocaleString("en-US"));
-const rate = (n) => (n === undefined ? "–" : Number(n).toFixed(1));
+const rate = (n) => (n === undefined || isNaN(n) ? "–" : Number(n).toFixed(1));
+const short = (ms) => duration(ms).split(" ").slice(0, 2).join(" ");
 const bytes = (n) => (n === undefined || n === null ? "–" : n < 1024 ? `${n} B`
   : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
@@ -148,7 +149,8 @@ function overviewRow(body, job, values) {
   if (!row) {
     row = el("tr", { "data-job-id": job.jid },
       el("td", { class: "name" }, el("a", { href: `#/jobs/${job.jid}` }, job.name)),
-      el("td", {}, el("code", {}, job.jid)), el("td", { class: "status" }),
+      el("td", {}, el("code", { title: job.jid }, job.jid.slice(0, 8) + "…")),
+      el("td", { class: "status" }),
       el("td", { class: "started" }), el("td", { class: "uptime num" }),
       el("td", { class: "restarts num" }), el("td", { class: "input-rate num" }),
       el("td", {}, actionBar(job.jid)));
@@ -159,7 +161,7 @@ function overviewRow(body, job, values) {
   cell("started").textContent = when(job["start-time"]);
   cell("uptime").textContent = duration(job.duration);
   cell("restarts").textContent = count(values.numRestarts);
-  cell("input-rate").textContent = values.numRecordsInPerSecond === undefined ? "–"
+  cell("input-rate").textContent = job.state !== RUNNING ? "–"
     : rate(values.numRecordsInPerSecond);
   enableActions(row.querySelector(".actions"), job.state);
   return row;
@@ -241,12 +243,16 @@ function lagOf(metrics, last) {
 function vertexLines(m, last) {
   const hasWatermark = m.currentInputWatermark !== undefined && m.currentInputWatermark !== "None";
   return [
-    ["records-in", `in ${count(m.numRecordsIn)} · ${rate(m.numRecordsInPerSecond)}/s`],
-    ["records-out", `out ${count(m.numRecordsOut)} · ${rate(m.numRecordsOutPerSecond)}/s`],
-    ["watermark", hasWatermark ? `wm ${watermarkText(m.currentInputWatermark).slice(11)}` +
-      ` · lag ${duration(lagOf(m, last))}` : "No Watermark"],
-    ["late", m.numLateRecordsDropped === undefined ? "late dropped –"
-      : `late dropped ${count(m.numLateRecordsDropped)}`]];
+    ["records-in", m.numRecordsIn === undefined ? "in – (not counted)"
+      : `in ${count(m.numRecordsIn)} · ${rate(m.numRecordsInPerSecond)}/s`],
+    ["records-out", m.numRecordsOut === undefined ? "out – (not counted)"
+      : `out ${count(m.numRecordsOut)} · ${rate(m.numRecordsOutPerSecond)}/s`],
+    ["watermark", hasWatermark ? `wm ${watermarkText(m.currentInputWatermark).slice(11)}`
+      : "No Watermark"],
+    ["late", [hasWatermark ? `lag ${short(lagOf(m, last))}` : "",
+              m.numLateRecordsDropped === undefined ? ""
+                : `late dropped ${count(m.numLateRecordsDropped)}`]
+      .filter(Boolean).join(" · ")]];
 }
 
 function operatorTable(nodes, metrics, last) {
@@ -273,8 +279,8 @@ function plots(batches) {
   return [
     linePlot("Throughput (records/s)", points, [["input", "input"], ["processed", "processed"]],
              (v) => rate(v)),
-    linePlot("Micro-batch duration", points, [["duration", "duration"]], duration),
-    linePlot("Watermark lag", points, [["lag", "batch end − watermark"]], duration)];
+    linePlot("Micro-batch duration", points, [["duration", "duration"]], short),
+    linePlot("Watermark lag", points, [["lag", "batch end − watermark"]], short)];
 }
 
 function checkpointTable(history) {

@@ -26,7 +26,7 @@ function fill(node, attrs, children) {
 }
 
 // --- the operator graph: layers by longest path from the sources ------------------
-const BOX_W = 200, BOX_H = 92, GAP_X = 56, GAP_Y = 22, PAD = 14;
+const BOX_W = 176, BOX_H = 92, GAP_X = 58, GAP_Y = 22, PAD = 14;
 
 function layers(nodes) {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -87,9 +87,9 @@ function drawGraph(nodes, lines) {
     const keyed = node.operator === "keyed" || node.operator === "two_input";
     const group = svgEl("g", { class: `vertex${keyed ? " keyed" : ""}`, "data-vertex": node.id,
                                transform: `translate(${x},${y})` });
-    group.append(svgEl("rect", { width: BOX_W, height: BOX_H }),
-      svgEl("text", { class: "title", x: 8, y: 17 }, svgEl("title", {}, node.description),
-            clip(node.description, 26)),
+    group.append(svgEl("title", {}, node.description),
+      svgEl("rect", { width: BOX_W, height: BOX_H }),
+      svgEl("text", { class: "title", x: 8, y: 17 }, clip(node.description, 22)),
       svgEl("text", { class: "kind", x: 8, y: 31 },
             `${node.operator} · ${node.id} · p=${node.parallelism}`));
     lines(node).forEach(([cls, text], i) =>
@@ -104,7 +104,7 @@ function clip(text, n) {
 }
 
 // --- a line plot of one or two series over time -------------------------------------
-const PLOT_W = 380, PLOT_H = 150, LEFT = 46, BOTTOM = 18;
+const PLOT_W = 380, PLOT_H = 150, LEFT = 58, BOTTOM = 18;
 
 function linePlot(caption, points, series, format) {
   // points: [{t, <series keys>}], series: [[key, label], ...]
