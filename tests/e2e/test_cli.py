@@ -88,6 +88,8 @@ def test_run_detached_list_savepoint_rescale_stop_and_restore(weir, tmp_path):
     described = json.loads(weir("info", "file:" + savepoint_path(taken)).stdout)
     assert described["job_id"] == job_id and described["parallelism"] == 2
     assert described["operators"]["running-count"]["state"] == ["keyed"]
+    assert described["operators"]["running-count"]["keyed_states"] == {
+        "count": "value state of pickled"}
     assert described["operators"]["running-count"]["key_groups"] == len(
         {assign_to_key_group(f"k{i}", 128) for i in range(7)})
     assert set(described["sources"]) == {"events"}

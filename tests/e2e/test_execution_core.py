@@ -245,6 +245,59 @@ def test_metrics_of_a_local_job(local_env):
         "late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
 
 
+class Timestamps(MapFunction):
+    """Counts and distributes the records' timestamps in metrics of a sub group."""
+
+    def open(self, runtime_context):
+        group = runtime_context.get_metrics_group()
+        self.seen = group.add_group("by", "kind").counter("seen")
+        self.timestamps = group.add_group("values").distribution("ts")
+
+    def map(self, value):
+        self.seen.inc()
+        self.timestamps.update(value[1])
+        return value
+
+
+class Rates(KeyedProcessFunction):
+    def open(self, runtime_context):
+        metrics = runtime_context.get_metrics_group()
+        self.records = metrics.meter("records", time_span_in_seconds=600)
+        limit = runtime_context.get_max_number_of_parallel_subtasks()
+        metrics.gauge("max_parallelism", lambda: limit)
+
+    def process_element(self, value, ctx):
+        self.records.mark_event()
+        yield value
+
+
+def _user_metrics_job(env):
+    records = [("a", 5000), ("a", 1000), ("b", 9000), ("b", 2000), ("a", 3000), ("b", 1)]
+    batched = DataGeneratorSource(records.__getitem__, count=len(records),
+                                  max_records_per_batch=2)
+    source = env.from_source(batched, WatermarkStrategy.no_watermarks(), "records")
+    mapped = source.map(Timestamps()).uid("timestamps")
+    _collect(mapped.key_by(lambda r: r[0]).process(Rates()).uid("rates"))
+
+
+USER_METRICS = {"timestamps.by.kind.seen": 6, "timestamps.values.ts.count": 6,
+                "timestamps.values.ts.sum": 20001, "timestamps.values.ts.min": 1,
+                "timestamps.values.ts.max": 9000, "timestamps.values.ts.mean": 20001 / 6,
+                "rates.records": 6 / 600, "rates.max_parallelism": 128,
+                "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
+
+
+def test_counters_gauges_meters_and_distributions_of_a_local_job(local_env):
+    _user_metrics_job(local_env)
+    assert local_env.execute("local").get_metrics() == USER_METRICS
+
+
+@pytest.mark.spark
+def test_counters_gauges_meters_and_distributions_on_spark(spark_env):
+    _user_metrics_job(spark_env)
+    assert spark_env.execute("spark").get_metrics() == USER_METRICS
+
+
 class SubtaskOfKey(KeyedProcessFunction):
     def open(self, runtime_context):
         self.index = runtime_context.get_index_of_this_subtask()

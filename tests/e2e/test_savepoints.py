@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.jobs.checkpointed_counts import RunningCount, event
 from tests.e2e.shared import read_part_files
 from weir.common import Configuration, Duration, Time, Types, WatermarkStrategy
-from weir.common.job import JobStatus
+from weir.common.job import JobExecutionError, JobStatus
 from weir.datastream import (KeyedBroadcastProcessFunction, KeyedProcessFunction,
                              ProcessWindowFunction, StreamExecutionEnvironment)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
@@ -50,14 +50,14 @@ def environment(spark, tmp_path, run, parallelism, settings):
 
 
 def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
-              extra_operator=False):
+              extra_operator=False, counter=RunningCount):
     env = environment(spark, tmp_path, run, parallelism, settings)
     source = DataGeneratorSource(event, count=EVENTS, records_per_second=RATE,
                                  max_records_per_batch=PER_BATCH)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
     stream = env.from_source(source, strategy, "events").uid("events")
-    counts = stream.key_by(lambda e: e[0]).process(RunningCount()).uid(uid)
+    counts = stream.key_by(lambda e: e[0]).process(counter()).uid(uid)
     if extra_operator:  # a stateful operator the savepoint does not know: starts empty
         counts = counts.key_by(lambda r: r["key"]).process(Renumber()).uid("renumber")
     counts.sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
@@ -129,6 +129,31 @@ def test_a_savepoint_triggered_while_the_job_runs_restores_its_state(spark, tmp_
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(later, key=order)
 
 
+def test_stop_with_drain_fires_every_timer_first_and_the_restored_job_goes_on(
+        spark, tmp_path):
+    """Drain (Flink's stop --drain): the sources end where they are, the watermark reaches
+    the end of time and each key's end-of-time timer fires with its count so far before
+    the savepoint; restored, the job counts on from there (the timers, fired, are gone)."""
+    client = start_job(spark, tmp_path, "first")
+    wait_for_records(str(tmp_path / "out"), 100)
+    path = client.stop_with_savepoint(True, str(tmp_path / "savepoints")).result()
+    assert client.wait(60) == JobStatus.FINISHED
+    drained = read_part_files(str(tmp_path / "out"))
+    counted = [record for record in drained if "count" in record]
+    read = len(counted)
+    assert 100 <= read < EVENTS
+    assert sorted(counted, key=order) == sorted(expected_records()[:read], key=order)
+    so_far = {}
+    for record in counted:
+        so_far[record["key"]] = record["count"]
+    assert sorted((record for record in drained if "final" in record), key=order) == sorted(
+        ({"key": key, "ts": 10**12, "final": n} for key, n in so_far.items()), key=order)
+    start_job(spark, tmp_path, "second", 2,
+              {"execution.savepoint.path": path}).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        drained + expected_records()[read:EVENTS], key=order)
+
+
 def test_an_operator_added_on_restore_starts_empty(spark, tmp_path):
     path = stop_midway(spark, tmp_path)
     before = read_part_files(str(tmp_path / "out"))
@@ -165,6 +190,28 @@ def test_state_of_a_removed_operator_is_refused_unless_allowed(spark, tmp_path):
     assert len(counts) == 7
     assert all(seen[:-1] == list(range(1, len(seen))) and seen[-1] == len(seen) - 1
                for seen in counts.values())
+
+
+class LongCount(RunningCount):
+    """RunningCount with its count declared as Types.LONG() (it was pickled)."""
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
+
+
+def test_a_state_type_changed_incompatibly_is_refused_and_nothing_is_half_restored(
+        spark, tmp_path):
+    path = stop_midway(spark, tmp_path)
+    with pytest.raises(JobExecutionError) as refused:
+        start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
+                  counter=LongCount).get_job_execution_result()
+    assert "state 'count' of operator 'running-count': the restored state is value state " \
+        "of pickled, the job declares value state of Types.LONG(); the change is not " \
+        "compatible (only a Row's fields may be added or removed)" in str(refused.value)
+    start_job(spark, tmp_path, "third", 2,
+              {"execution.savepoint.path": path}).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
+        sorted(expected_records(), key=order)
 
 
 def test_a_damaged_savepoint_is_refused_naming_what_is_wrong(spark, tmp_path):

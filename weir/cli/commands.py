@@ -100,11 +100,11 @@ def cancel(arguments) -> int:
 
 
 def stop(arguments) -> int:
-    if arguments.drain:
-        raise CommandError("stop --drain is not supported yet")
     record = running(arguments.job_id)
-    print(f'Suspending job "{record.job_id}" with a CANONICAL savepoint.')
-    answer = answered(record, "stop", target=_absolute(arguments.target))
+    verb = "Draining" if arguments.drain else "Suspending"
+    print(f'{verb} job "{record.job_id}" with a CANONICAL savepoint.')
+    answer = answered(record, "stop", target=_absolute(arguments.target),
+                      drain=arguments.drain)
     await_end(record)
     print(f"Savepoint completed. Path: {_uri(answer['path'])}")
     return 0

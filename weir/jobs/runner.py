@@ -100,7 +100,8 @@ class Control:
                 self.client.cancel()
                 return {"status": JobStatus.CANCELED.value}
             if action == "stop":
-                path = self.client.stop_with_savepoint(False, target).result()
+                path = self.client.stop_with_savepoint(bool(request.get("drain")),
+                                                       target).result()
                 self.record.write(last_savepoint=path)
                 return {"path": path}
             if action == "savepoint":

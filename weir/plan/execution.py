@@ -17,7 +17,7 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.metrics import KEY_GROUP, task_io
+from weir.runtime.metrics import KEY_GROUP, merge_report, task_io
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
@@ -319,8 +319,8 @@ class JobOutputs:
         now_ms = int(time.time() * 1000)
         for to, subtask, blob in rows:
             if to == METRICS:
-                for name, count in loads(blob).items():
-                    counts[name] = counts.get(name, 0) + count
+                for name, report in loads(blob).items():
+                    merge_report(counts, name, report)
             elif to == COMMITS:
                 for uid, committables in loads(blob).items():
                     prepared.setdefault(uid, []).extend(committables)

@@ -146,7 +146,17 @@ class Router:
             first_seq = make_seq(phase, producer, counter)
             counter += len(values)
             place.add(bundler, target, first_seq, values, stamps, subtask)
+        self._report_metrics(bundler)
         return counter
+
+    def _report_metrics(self, bundler) -> None:
+        """What the fused functions' metric groups report, under their operators' uids."""
+        for index, chain in self.chains.items():
+            reports = chain.take_metrics()
+            if reports:
+                uid = self.hops[index].uid
+                bundler.add_metrics({f"{uid}.{name}": report
+                                     for name, report in reports.items()})
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:
         chain = self.chains.get(index)

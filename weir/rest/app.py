@@ -118,9 +118,8 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.post("/jobs/{job_id}/stop", status_code=202)
     def stop(job_id: str, body: StopRequest):
-        if body.drain:
-            return _errors(400, "stop with drain is not supported yet")
-        return {"request-id": _ask(running(job_id), "stop", target=body.targetDirectory)}
+        return {"request-id": _ask(running(job_id), "stop", target=body.targetDirectory,
+                                   drain=body.drain)}
 
     @app.post("/jobs/{job_id}/savepoints", status_code=202)
     def trigger_savepoint(job_id: str, body: SavepointRequest):

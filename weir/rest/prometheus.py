@@ -4,6 +4,8 @@ job-level `flink_jobmanager_job_<metric>{job_id, job_name}`, operator-level
 `flink_taskmanager_job_task_operator_<metric>{job_id, job_name, operator_id,
 operator_name}` (weir counts per operator, not per subtask: no subtask_index label)."""
 
+import re
+
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -38,12 +40,21 @@ class _JobsCollector:
             for name in JOB_LEVEL:
                 family(JOB + name, ["job_id", "job_name"]).add_metric(job, metrics[name])
             for key, value in metrics.items():
-                uid, _, name = key.rpartition(".")
-                if uid in names and isinstance(value, (int, float)):
+                uid, name = _operator_metric(key, names)
+                if uid is not None and isinstance(value, (int, float)):
                     family(OPERATOR + name, ["job_id", "job_name", "operator_id",
                                              "operator_name"]).add_metric(
                         job + [uid, names[uid]], value)
         return list(families.values())
+
+
+def _operator_metric(key: str, names: dict):
+    """(operator uid, metric name) of an operator's metric '<uid>.<name>' (a user
+    metric's groups joined by '_', as Flink's reporter joins scopes), or (None, None)."""
+    for uid in sorted(names, key=len, reverse=True):
+        if key.startswith(uid + "."):
+            return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", key[len(uid) + 1:])
+    return None, None
 
 
 def exposition(records) -> bytes:

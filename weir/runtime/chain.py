@@ -111,9 +111,18 @@ class StatelessChain:
         self.task_name = task_name
 
     def open(self, subtask_index=0, parallelism=1, job_parameters=None) -> None:
-        for step in self.steps:
-            step.open(RuntimeContext(step.name, None, subtask_index, parallelism,
-                                     job_parameters=job_parameters))
+        self.contexts = [RuntimeContext(step.name, None, subtask_index, parallelism,
+                                        job_parameters=job_parameters)
+                         for step in self.steps]
+        for step, context in zip(self.steps, self.contexts):
+            step.open(context)
+
+    def take_metrics(self) -> dict:
+        """What the steps' metric groups report (weir.runtime.metrics)."""
+        reports = {}
+        for context in self.contexts:
+            reports.update(context.get_metrics_group().take_increments())
+        return reports
 
     def close(self) -> None:
         for step in self.steps:
@@ -150,11 +159,16 @@ class TwoInputChain:
         self.inputs = tuple(inputs)
 
     def open(self, subtask_index=0, parallelism=1, job_parameters=None) -> None:
+        self.context = RuntimeContext(self.name, None, subtask_index, parallelism,
+                                      job_parameters=job_parameters)
         if hasattr(self.function, "open"):
-            self.function.open(RuntimeContext(self.name, None, subtask_index, parallelism,
-                                              job_parameters=job_parameters))
+            self.function.open(self.context)
         for chain in self.inputs:
             chain.open(subtask_index, parallelism, job_parameters)
+
+    def take_metrics(self) -> dict:
+        """What the function's metric group reports (weir.runtime.metrics)."""
+        return self.context.get_metrics_group().take_increments()
 
     def close(self) -> None:
         if hasattr(self.function, "close"):

@@ -63,6 +63,7 @@ class RuntimeContext(KeyedStateStore):
         state = self._states.get(descriptor.name)
         if state is None:
             state = create_state(self._backend, descriptor, kind)
+            self._backend.declare_state(descriptor)
             self._states[descriptor.name] = state
         return state
 

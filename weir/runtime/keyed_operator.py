@@ -37,6 +37,7 @@ class KeyedStreamOperator:
         self.name = name
         self.clock = OperatorClock()
         backend.clock = lambda: self.clock.processing_time
+        backend.state_types.owner = name
         self.active_key_groups: Iterable[int] = ()
         self._timers = {}
         self._emit: Emit = None

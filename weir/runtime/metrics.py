@@ -1,9 +1,20 @@
-"""Operator metrics (PyFlink's MetricGroup and Counter), kept beside the records, not in them.
+"""Operator metrics (PyFlink's MetricGroup: counters, gauges, meters, distributions), kept
+beside the records, not in them.
 
-An operator counts into its metric group; after each key group of a micro-batch the engine
-takes the increments (`take_increments`) and reports them once for that micro-batch, so a
-replayed micro-batch replaces its own counts instead of adding to them.
+An operator updates its metric group; after each key group (or routed chunk) of a
+micro-batch the engine takes what changed (`take_increments`) and reports it once for that
+micro-batch, so a replayed micro-batch replaces its own reports instead of adding to them.
+A report is a counter's increment (an int), or a tuple: (GAUGE, value), (METER, time
+span in seconds, events marked), (DISTRIBUTION, count, sum, min, max).
+
+A job's totals (MetricsLog.totals) give a counter's count, a gauge's latest value, a
+meter's rate (events per second over its time span, as Flink's MeterView), and a
+distribution's '<name>.count', '.sum', '.min', '.max' and '.mean'.
 """
+
+import time
+
+GAUGE, METER, DISTRIBUTION = "gauge", "meter", "distribution"
 
 
 class Counter:
@@ -20,30 +31,134 @@ class Counter:
     def get_count(self) -> int:
         return self._count
 
+    def _take(self):
+        change, self._taken = self._count - self._taken, self._count
+        return change or None
 
-class MetricGroup:
-    """`runtime_context.get_metrics_group()`: counters by name."""
+
+class Meter:
+    """Events marked; reported as their rate per second over `time_span_in_seconds`."""
+
+    def __init__(self, time_span_in_seconds: int):
+        self.time_span = time_span_in_seconds
+        self._count = 0
+        self._taken = 0
+
+    def mark_event(self, value: int = 1) -> None:
+        self._count += value
+
+    def get_count(self) -> int:
+        return self._count
+
+    def _take(self):
+        change, self._taken = self._count - self._taken, self._count
+        return (METER, self.time_span, change) if change else None
+
+
+class Distribution:
+    """The count, sum, minimum and maximum of the values it was updated with."""
 
     def __init__(self):
-        self._counters = {}
+        self._pending = None
+
+    def update(self, value) -> None:
+        pending = self._pending
+        if pending is None:
+            self._pending = [1, value, value, value]
+            return
+        pending[0] += 1
+        pending[1] += value
+        pending[2] = min(pending[2], value)
+        pending[3] = max(pending[3], value)
+
+    def _take(self):
+        pending, self._pending = self._pending, None
+        return None if pending is None else (DISTRIBUTION, *pending)
+
+
+class _Gauge:
+    def __init__(self, function):
+        self.function = function
+
+    def _take(self):
+        return (GAUGE, self.function())
+
+
+class MetricGroup:
+    """`runtime_context.get_metrics_group()`: metrics by name; `add_group` names a sub
+    group ('<group>.<metric>', with `extra`: '<group>.<extra>.<metric>')."""
+
+    def __init__(self, prefix: str = "", metrics=None):
+        self._prefix = prefix
+        self._metrics = {} if metrics is None else metrics  # shared with its sub groups
+
+    def add_group(self, name: str, extra: str = None) -> "MetricGroup":
+        scope = self._name(name) + ("" if extra is None else "." + _checked(extra))
+        return MetricGroup(scope + ".", self._metrics)
 
     def counter(self, name: str) -> Counter:
-        if not isinstance(name, str) or not name:
-            raise ValueError("a metric needs a non-empty name")
-        counter = self._counters.get(name)
-        if counter is None:
-            counter = self._counters[name] = Counter()
-        return counter
+        return self._metric(name, Counter, Counter)
+
+    def gauge(self, name: str, obj) -> None:
+        if not callable(obj):
+            raise TypeError(f"gauge '{name}' needs a function giving its value")
+        self._metrics[self._name(name)] = _Gauge(obj)
+
+    def meter(self, name: str, time_span_in_seconds: int = 60) -> Meter:
+        if time_span_in_seconds <= 0:
+            raise ValueError(f"meter '{name}': the time span must be positive")
+        return self._metric(name, Meter, lambda: Meter(time_span_in_seconds))
+
+    def distribution(self, name: str) -> Distribution:
+        return self._metric(name, Distribution, Distribution)
+
+    def _name(self, name: str) -> str:
+        return self._prefix + _checked(name)
+
+    def _metric(self, name: str, kind: type, make):
+        full = self._name(name)
+        metric = self._metrics.get(full)
+        if metric is None:
+            metric = self._metrics[full] = make()
+        elif not isinstance(metric, kind):
+            raise ValueError(f"metric '{full}' is already a {type(metric).__name__}")
+        return metric
 
     def take_increments(self) -> dict:
-        """{name: change since the last call} of the counters that changed."""
-        increments = {}
-        for name, counter in self._counters.items():
-            change = counter._count - counter._taken
-            if change:
-                increments[name] = change
-                counter._taken = counter._count
-        return increments
+        """{name: report} of the metrics that changed since the last call (a gauge
+        always reports its value)."""
+        reports = {}
+        for name, metric in self._metrics.items():
+            report = metric._take()
+            if report is not None:
+                reports[name] = report
+        return reports
+
+
+def _checked(name) -> str:
+    if not isinstance(name, str) or not name:
+        raise ValueError("a metric needs a non-empty name")
+    return name
+
+
+def merge_report(reports: dict, name: str, report) -> None:
+    """Adds `report` to `reports[name]` (the reports of one micro-batch)."""
+    before = reports.get(name)
+    if before is None:
+        reports[name] = report
+    elif isinstance(report, int):
+        reports[name] = before + report
+    elif report[0] == METER:
+        reports[name] = (METER, report[1], before[2] + report[2])
+    elif report[0] == DISTRIBUTION:
+        reports[name] = _merged_distribution(before, report)
+    else:  # a gauge: the value reported last
+        reports[name] = report
+
+
+def _merged_distribution(one, other) -> tuple:
+    return (DISTRIBUTION, one[1] + other[1], one[2] + other[2], min(one[3], other[3]),
+            max(one[4], other[4]))
 
 
 RECORDS_IN = "numRecordsIn"
@@ -62,30 +177,61 @@ def task_io(uid: str, key_group: int, records_in: int, records_out: int) -> dict
 
 
 class MetricsLog:
-    """A job's metric counts per micro-batch: a batch run again (a replay after a failure)
-    replaces its own counts, so the totals count every batch once. Only the last REPLAYABLE
-    batches are kept apart (a replay is of the last batches); older ones are folded into
-    one total, so a long-running job's log does not grow."""
+    """A job's metric reports per micro-batch: a batch run again (a replay after a
+    failure) replaces its own reports, so the totals count every batch once. Only the
+    last REPLAYABLE batches are kept apart (a replay is of the last batches); older ones
+    are folded into one total (and their meters' events kept with their times), so a
+    long-running job's log does not grow."""
 
     REPLAYABLE = 16
 
-    def __init__(self):
+    def __init__(self, clock=time.time):
         self._batches = {}
         self._folded = {}
+        self._meter_events = []  # (time, name, time span, events) of folded batches
+        self.clock = clock
 
-    def record(self, batch_id: int, counts: dict) -> None:
-        self._batches[batch_id] = dict(counts)
+    def record(self, batch_id: int, reports: dict) -> None:
+        self._batches[batch_id] = (self.clock(), dict(reports))
         if len(self._batches) > 2 * self.REPLAYABLE:
             for old in sorted(self._batches)[:-self.REPLAYABLE]:
-                _add(self._folded, self._batches.pop(old))
+                self._fold(*self._batches.pop(old))
+
+    def _fold(self, at: float, reports: dict) -> None:
+        for name, report in reports.items():
+            if isinstance(report, tuple) and report[0] == METER:
+                self._meter_events.append((at, name, report[1], report[2]))
+            else:
+                merge_report(self._folded, name, report)
+        now = self.clock()  # (events older than any time span are of no rate any more)
+        self._meter_events = [event for event in self._meter_events
+                              if event[0] >= now - event[2]]
 
     def totals(self) -> dict:
-        totals = dict(self._folded)
-        for counts in self._batches.values():
-            _add(totals, counts)
+        totals, meters = dict(self._folded), {}
+        now = self.clock()
+        batches = [self._batches[batch_id] for batch_id in sorted(self._batches)]
+        events = self._meter_events + [(at, name, report[1], report[2])
+                                       for at, reports in batches
+                                       for name, report in reports.items()
+                                       if isinstance(report, tuple) and report[0] == METER]
+        for at, name, span, count in events:
+            within = count if at >= now - span else 0
+            meters[name] = (span, meters.get(name, (0, 0))[1] + within)
+        for _, reports in batches:
+            for name, report in reports.items():
+                if not (isinstance(report, tuple) and report[0] == METER):
+                    merge_report(totals, name, report)
+        for name, (span, count) in meters.items():
+            totals[name] = count / span
+        for name in [name for name, value in totals.items() if isinstance(value, tuple)]:
+            totals.update(_flattened(name, totals.pop(name)))
         return totals
 
 
-def _add(totals: dict, counts: dict) -> None:
-    for name, count in counts.items():
-        totals[name] = totals.get(name, 0) + count
+def _flattened(name: str, report: tuple) -> dict:
+    if report[0] == GAUGE:
+        return {name: report[1]}
+    _, count, total, low, high = report
+    return {f"{name}.count": count, f"{name}.sum": total, f"{name}.min": low,
+            f"{name}.max": high, f"{name}.mean": total / count}

@@ -139,6 +139,7 @@ ENDED_PAGE = -5          # the upstream sources whose input has ended (until all
 BROADCAST_PAGE = -6      # the broadcast states of a broadcast process operator
 OPERATOR_STATE_PAGE = -7  # a non-keyed instance's operator state (weir.runtime.non_keyed)
 OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.plan.watermarks)
+TYPES_PAGE = -9          # the declared types of its keyed states (weir.runtime.state.evolution)
 
 
 def encode_pages(pages: dict) -> bytes:

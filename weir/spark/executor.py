@@ -33,7 +33,7 @@ from weir.spark.savepoints import check_savepointable, latest_keyed_value, write
 from weir.spark.session import get_session
 from weir.spark.shipping import ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
-from weir.spark.source import read_announcements
+from weir.spark.source import DRAIN, HOLD, read_announcements
 from weir.spark.translate import query_frame
 
 
@@ -46,7 +46,7 @@ IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle g
 OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
 DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
 MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
-HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets
+HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (or drain)
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
 # Queries start one at a time: a bounded job's start sets a session setting for its query
@@ -292,16 +292,17 @@ class SparkJob(JobClient):
 
     def stop_with_savepoint(self, advance_to_end_of_time=False, savepoint_directory=None):
         """Stops the job between two micro-batches (the current one finishes and commits
-        its sinks) and takes a savepoint of its state then; the job ends FINISHED."""
-        if advance_to_end_of_time:
-            raise NotImplementedError("stop with savepoint and drain (advance to the end "
-                                      "of time) is not supported yet")
+        its sinks) and takes a savepoint of its state then; the job ends FINISHED.
+        `advance_to_end_of_time` (drain): the sources end where they are first, so the
+        watermark reaches the end of time and every timer and window fires before."""
         target = self._target(savepoint_directory)
         check_savepointable(self.plan)
         with self._savepointing:
             self._await_first_batch()
-            atomic_write(self._hold_file(), b"")
+            atomic_write(self._hold_file(), DRAIN if advance_to_end_of_time else HOLD)
             try:
+                if advance_to_end_of_time:
+                    self._await_drained()
                 self._await_between_batches()
                 self.query.stop()
             finally:
@@ -330,6 +331,15 @@ class SparkJob(JobClient):
         deadline = time.time() + timeout_s
         while (last_committed_batch(self.checkpoint_dir) is None and self.query.isActive
                and time.time() < deadline):
+            time.sleep(QUIET_S)
+
+    def _await_drained(self) -> None:
+        """Waits until the micro-batch in which every drained source ended (and which
+        fired every timer and window) has committed."""
+        while self.query.isActive:
+            last, committed = self.last_batch, last_committed_batch(self.checkpoint_dir)
+            if last is not None and committed is not None and committed >= last:
+                return
             time.sleep(QUIET_S)
 
     def _await_between_batches(self) -> None:

@@ -111,10 +111,17 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def prepareForTriggerAvailableNow(self):
         """Bounded readers end by themselves; availableNow is only used for them."""
 
-    def held(self) -> bool:
-        """Whether the driver holds the job's sources (to stop it between micro-batches):
-        they then report no new offsets."""
-        return self.hold_file is not None and os.path.exists(self.hold_file)
+    def held(self):
+        """How the driver holds the job's sources (to stop it between micro-batches):
+        None (it does not), HOLD (they report no new offsets) or DRAIN (they report their
+        end of input where they are, so the watermark reaches the end of time)."""
+        if self.hold_file is None:
+            return None
+        try:
+            with open(self.hold_file, "rb") as held:
+                return DRAIN if held.read() == DRAIN else HOLD
+        except FileNotFoundError:
+            return None
 
     def _named(self, offset: dict) -> dict:
         """`offset` naming its source (a savepoint finds each source's position by it)."""
@@ -126,8 +133,11 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def latestOffset(self, start=None, limit=None):
         start = inner_offset(start) or inner_offset(self.initialOffset())
-        if self.held():
+        held = self.held()
+        if held == HOLD:
             return self._named(start)
+        if held == DRAIN:
+            return self._named({**start, "end": 1})
         return self._named(self.reader.latest_offset(start))
 
     def partitions(self, start, end, extra=()):
@@ -228,6 +238,7 @@ IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's gr
 OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
 TICK_KEY = "weir_tick"  # when the last micro-batch for a due processing-time timer was asked
 SOURCE_KEY = "weir_source"  # the uid of the source whose offset it is
+HOLD, DRAIN = b"", b"drain"  # what the hold file holds: hold the sources, or drain them
 ANNOUNCED = (IDLE_KEY, OWN_KEY, TICK_KEY, SOURCE_KEY)
 TICK_RETRY_MS = 1000  # a timer still reported due this long after its tick asks again
 

@@ -9,6 +9,7 @@ import pickle
 from typing import Callable, Dict, Optional
 
 from weir.runtime.key_groups import stable_key_hash
+from weir.runtime.state.evolution import StateTypes
 
 DEFAULT_PAGES_PER_KEY_GROUP = 1
 LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend remembers
@@ -94,12 +95,21 @@ class KeyedStateBackend:
         self.current_key = None
         self._ref = None  # the current key's _KeyRef, once its state was touched
         self._refs = {}  # key -> _KeyRef, until release()
+        self.state_types = StateTypes("operator")  # (its owner named by the operator)
+
+    def declare_state(self, descriptor) -> None:
+        """A state the operator uses: its declaration is kept with the key groups' state
+        and checked against what they were written with (weir.runtime.state.evolution)."""
+        if self.state_types.declare(descriptor):  # (a state declared after its groups
+            for group in self._groups.values():   # were loaded: they are checked again)
+                self.state_types.check(group)
 
     def key_group_pages(self, key_group: int) -> KeyGroupPages:
         group = self._groups.get(key_group)
         if group is None:
             group = KeyGroupPages(self._store_for_key_group(key_group), self.pages_per_key_group)
             self._groups[key_group] = group
+            self.state_types.check(group)
         return group
 
     def _locate(self, key):
@@ -191,4 +201,6 @@ class KeyedStateBackend:
 
     def flush(self) -> None:
         for group in self._groups.values():
+            if group.dirty:
+                self.state_types.write(group)
             group.flush()

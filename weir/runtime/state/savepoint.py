@@ -27,11 +27,14 @@ another size or checksum, or of an unknown format version is refused with one er
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import time
 import uuid
 
 from weir.runtime.sink_writers import atomic_write
+from weir.runtime.state.evolution import describe
+from weir.runtime.wire import TYPES_PAGE
 
 FORMAT = "weir-savepoint"
 VERSION = 1
@@ -136,6 +139,18 @@ class Savepoint:
         return list(zip(*(table.column(name).to_pylist()
                           for name in ("key_group", "page", "data"))))
 
+    def declared_states(self, uid: str) -> dict:
+        """{state name: its declaration} of operator `uid`'s keyed states, as its key
+        groups recorded them (weir.runtime.state.evolution; none before weir recorded
+        them)."""
+        import pyarrow.parquet as pq
+        table = pq.read_table(self.files_of(KEYED)[uid], columns=["data"],
+                              filters=[("page", "=", TYPES_PAGE)])
+        declared = {}
+        for blob in table.column("data").to_pylist():
+            declared.update(pickle.loads(blob))
+        return {name: describe(signature) for name, signature in sorted(declared.items())}
+
     def operator_states(self) -> dict:
         """{(uid, instance): (checkpoints, pickled Snapshot)} of every non-keyed state."""
         import pyarrow.parquet as pq
@@ -157,6 +172,8 @@ class Savepoint:
             described["rows"] += entry["rows"]
             described["bytes"] += entry["bytes"]
             described["key_groups"] += entry.get("key_groups", 0)
+            if entry["kind"] == KEYED:
+                described["keyed_states"] = self.declared_states(entry["uid"])
         return {key: self.manifest[key] for key in (
             "job_name", "job_id", "batch_id", "timestamp", "max_parallelism", "parallelism",
             "version")} | {"operators": operators, "sources": self.sources}
