@@ -3,12 +3,14 @@ written by hand (no Spark): an operator's metrics and watermarks by Flink's name
 per key group and per subtask, the micro-batch history; the records-per-second rates a
 job's process reports; the keyed tasks' counts; the metrics log folding old batches."""
 
+from types import SimpleNamespace
+
 import pytest
 from fastapi.testclient import TestClient
 
 from weir.jobs.directory import JobRecord
 from weir.jobs.runner import Rates
-from weir.plan.execution import is_task_io
+from weir.plan.execution import result_metrics
 from weir.rest.app import create_app
 from weir.runtime.metrics import MetricsLog, task_io
 
@@ -29,7 +31,8 @@ SNAPSHOT = {
     "metrics": {"events.numRecordsOut": 30, "counts.numRecordsIn": 30,
                 "counts.numRecordsOut": 5, "counts.numLateRecordsDropped": 2,
                 "counts.keyGroup.0.numRecordsIn": 10, "counts.keyGroup.1.numRecordsIn": 4,
-                "counts.keyGroup.3.numRecordsIn": 16, "sink-0.numRecordsIn": 5},
+                "counts.keyGroup.3.numRecordsIn": 16, "counts.keyGroup.3.stateSize": 700,
+                "counts.keyGroup.2.stateSize": 90, "sink-0.numRecordsIn": 5},
     "rates": {"events.numRecordsOut": 6.0, "counts.numRecordsIn": 6.0,
               "counts.numRecordsOut": 1.0, "sink-0.numRecordsIn": 1.0},
     "history": [
@@ -71,7 +74,8 @@ def test_an_operators_metrics_by_flinks_names(job, client):
                         "numRecordsIn,currentInputWatermark,numLateRecordsDropped")
     assert source.json() == [{"id": "numRecordsOut", "value": "30"}]
     fused = client.get(f"/jobs/{job}/vertices/watermark-0/metrics").json()
-    assert fused == []  # a stateless operator is counted with its chain, not alone
+    assert [m["id"] for m in fused] == [  # a fused operator counts its own records
+        "numRecordsIn", "numRecordsInPerSecond", "numRecordsOut", "numRecordsOutPerSecond"]
 
 
 def test_watermarks_per_subtask_behind_an_assigner_only(job, client):
@@ -84,18 +88,20 @@ def test_watermarks_per_subtask_behind_an_assigner_only(job, client):
 def test_records_per_key_group_and_per_subtask(job, client):
     assert client.get(f"/jobs/{job}/vertices/counts/keygroups").json() == {
         "id": "counts", "maxParallelism": 4, "parallelism": 2, "keyed": True,
-        "keyGroups": [{"keyGroup": 0, "subtask": 0, "numRecordsIn": 10},
-                      {"keyGroup": 1, "subtask": 0, "numRecordsIn": 4},
-                      {"keyGroup": 3, "subtask": 1, "numRecordsIn": 16}],
-        "subtasks": [{"subtask": 0, "keyGroups": 2, "numRecordsIn": 14},
-                     {"subtask": 1, "keyGroups": 1, "numRecordsIn": 16}]}
+        "stateSize": 790,
+        "keyGroups": [{"keyGroup": 0, "subtask": 0, "numRecordsIn": 10, "stateSize": 0},
+                      {"keyGroup": 1, "subtask": 0, "numRecordsIn": 4, "stateSize": 0},
+                      {"keyGroup": 2, "subtask": 1, "numRecordsIn": 0, "stateSize": 90},
+                      {"keyGroup": 3, "subtask": 1, "numRecordsIn": 16, "stateSize": 700}],
+        "subtasks": [{"subtask": 0, "keyGroups": 2, "numRecordsIn": 14, "stateSize": 0},
+                     {"subtask": 1, "keyGroups": 2, "numRecordsIn": 16, "stateSize": 790}]}
 
 
 def test_the_micro_batch_history(job, client):
     assert client.get(f"/jobs/{job}/batches").json()["batches"] == [
         {"id": 0, "timestamp": 1_700_000_001_000, "duration": 900, "numInputRows": 10,
-         "inputRowsPerSecond": 0.0, "processedRowsPerSecond": 11.1, "watermark": 0,
-         "watermarkLag": 1_700_000_001_000, "stateSize": None},
+         "inputRowsPerSecond": 0.0, "processedRowsPerSecond": 11.1, "watermark": None,
+         "watermarkLag": None, "stateSize": None},
         {"id": 1, "timestamp": 1_700_000_002_000, "duration": 400, "numInputRows": 20,
          "inputRowsPerSecond": 20.0, "processedRowsPerSecond": 50.0,
          "watermark": 1_700_000_000_500, "watermarkLag": 1500, "stateSize": 2048}]
@@ -142,11 +148,14 @@ def test_a_keyed_tasks_counts_and_the_job_results_filter():
     assert task_io("counts", 7, 3, 2) == {"counts.numRecordsOut": 2, "counts.numRecordsIn": 3,
                                          "counts.keyGroup.7.numRecordsIn": 3}
     assert task_io("counts", 7, 0, 0) == {}
-    keyed = {"counts", "a.b"}
-    assert [is_task_io(name, keyed) for name in (
+    plan = SimpleNamespace(sources=[SimpleNamespace(uid="events")], sinks=["sink-0"])
+    totals = {name: 1 for name in (
         "counts.numRecordsIn", "counts.keyGroup.7.numRecordsIn", "a.b.numRecordsOut",
-        "counts.numLateRecordsDropped", "sink-0.numRecordsIn", "events.numRecordsOut")] == [
-        True, True, True, False, False, False]
+        "counts.numLateRecordsDropped", "sink-0.numRecordsIn", "events.numRecordsOut",
+        "events.numRecordsIn", "map-1.numRecordsInErrors")}
+    assert result_metrics(plan, totals) == {
+        "counts.numLateRecordsDropped": 1, "sink-0.numRecordsIn": 1,
+        "events.numRecordsOut": 1, "map-1.numRecordsInErrors": 1}
 
 
 def test_the_metrics_log_folds_old_batches_and_still_replaces_a_replay():

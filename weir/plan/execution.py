@@ -17,7 +17,8 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.metrics import KEY_GROUP, merge_report, task_io
+from weir.runtime.metrics import (KEY_GROUP, RECORDS_IN, RECORDS_OUT, merge_report,
+                                  task_io)
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
@@ -32,29 +33,26 @@ from weir.runtime.wire import (AFTER_WATERMARK, ANNOUNCE, BEFORE_WATERMARK, COMM
                                bundle_columns, dumps, loads, read_watermark_report)
 
 
-RECORDS_OUT = "numRecordsOut"  # Flink's metric names: what a source read,
-RECORDS_IN = "numRecordsIn"    # and what a sink received
+TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
 
 
 def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
                plan: PhysicalPlan, metrics_log) -> JobExecutionResult:
     """A job's result, with the records its sources read and its sinks received (and the
-    counters operators kept; the keyed tasks' own counts of records are for the REST API)."""
-    keyed = {task.uid for task in plan.keyed}
-    metrics = {name: count for name, count in metrics_log.totals().items()
-               if not is_task_io(name, keyed)}
+    metrics operators kept; the tasks' own counts of records are for the REST API)."""
+    metrics = result_metrics(plan, metrics_log.totals())
     read = sum(metrics.get(f"{task.uid}.{RECORDS_OUT}", 0) for task in plan.sources)
     written = sum(metrics.get(f"{uid}.{RECORDS_IN}", 0) for uid in plan.sinks)
     return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
 
 
-def is_task_io(name: str, keyed_uids) -> bool:
-    """Whether metric `name` is a keyed task's count of records (weir.runtime.metrics)."""
-    for uid in keyed_uids:
-        rest = name[len(uid) + 1:] if name.startswith(uid + ".") else None
-        if rest in (RECORDS_IN, RECORDS_OUT) or (rest or "").startswith(KEY_GROUP + "."):
-            return True
-    return False
+def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
+    """The user's metrics, the records the sources read and those the sinks received;
+    not every operator's records in and out, nor those per key group."""
+    kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
+        f"{uid}.{RECORDS_IN}" for uid in plan.sinks}
+    return {name: value for name, value in totals.items()
+            if name in kept or not (name.endswith(TASK_IO) or f".{KEY_GROUP}." in name)}
 
 
 class SourceRunner:

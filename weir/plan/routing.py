@@ -13,6 +13,7 @@ from weir.plan.physical import Fused, PhysicalPlan, Target
 from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner, first_key_group
+from weir.runtime.metrics import RECORDS_IN, RECORDS_OUT
 from weir.runtime.non_keyed import InstancePartitioning
 from weir.runtime.wire import make_seq
 
@@ -118,6 +119,7 @@ class Router:
                 self.chains[index] = chain
         self.targets = [(edge, target, placement(target, plan))
                         for edge, target in fused.targets]
+        self.counted = [[0, 0] for _ in self.hops]  # records in and out of each hop
 
     def close(self) -> None:
         for chain in self.chains.values():
@@ -139,6 +141,7 @@ class Router:
                 if hop.node.kind == g.WATERMARK:  # a source's side outputs pass through
                     results[index] = {**_side_outputs(results, hop.inputs),
                                       **results[index]}
+            self._count(index, hop, results)
         for edge, target, place in self.targets:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if not values:
@@ -149,14 +152,28 @@ class Router:
         self._report_metrics(bundler)
         return counter
 
+    def _count(self, index, hop, results) -> None:
+        counted = self.counted[index]
+        for edge in hop.inputs:
+            counted[0] += len(results[edge.source].get(edge.tag, ((), ()))[0])
+        for values, _ in results[index].values():
+            counted[1] += len(values)
+
     def _report_metrics(self, bundler) -> None:
-        """What the fused functions' metric groups report, under their operators' uids."""
-        for index, chain in self.chains.items():
-            reports = chain.take_metrics()
+        """What the fused functions' metric groups report, and each fused operator's
+        records in and out, under their operators' uids."""
+        for index, hop in enumerate(self.hops):
+            chain = self.chains.get(index)
+            reports = chain.take_metrics() if chain is not None else {}
+            records_in, records_out = self.counted[index]
+            if records_in:
+                reports[RECORDS_IN] = records_in
+            if records_out:
+                reports[RECORDS_OUT] = records_out
             if reports:
-                uid = self.hops[index].uid
-                bundler.add_metrics({f"{uid}.{name}": report
+                bundler.add_metrics({f"{hop.uid}.{name}": report
                                      for name, report in reports.items()})
+            self.counted[index] = [0, 0]
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:
         chain = self.chains.get(index)

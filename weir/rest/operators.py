@@ -15,12 +15,11 @@ from weir.jobs.directory import JobNotFound, JobRecord
 from weir.runtime.key_groups import operator_index
 
 KEY_GROUP = "keyGroup"
+PER_KEY_GROUP = ("numRecordsIn", "stateSize")  # what is reported per key group
 WATERMARK_NODE = "watermark"
 COUNTERS = ("numRecordsIn", "numRecordsOut")
-# what each kind of operator counts: stateless operators run fused into their chain and
-# are not counted on their own (their records are their chain's)
-COUNTED = {"source": ("numRecordsOut",), "sink": ("numRecordsIn",), "keyed": COUNTERS,
-           "two_input": COUNTERS}
+# what each kind of operator counts (a fused stateless operator counts its own records)
+COUNTED = {"source": ("numRecordsOut",), "sink": ("numRecordsIn",)}
 DROPPING_LATE = ("Window(", "IntervalJoin")  # the operators that count late records dropped
 
 
@@ -29,6 +28,13 @@ def iso_to_millis(text):
     if not text:
         return None
     return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def watermark_millis(text):
+    """A watermark Spark reports, in milliseconds; None before the first (Spark's is then
+    the epoch)."""
+    millis = iso_to_millis(text)
+    return millis if millis else None
 
 
 def _plan_nodes(snapshot: dict) -> list:
@@ -64,7 +70,7 @@ def _kind(nodes: list, uid: str):
 
 def current_watermark(snapshot: dict):
     history = snapshot.get("history") or []
-    return iso_to_millis(history[-1].get("watermark")) if history else None
+    return watermark_millis(history[-1].get("watermark")) if history else None
 
 
 def vertex_metrics(record: JobRecord, uid: str) -> dict:
@@ -77,7 +83,7 @@ def vertex_metrics(record: JobRecord, uid: str) -> dict:
     prefix = uid + "."
     values = {name[len(prefix):]: count for name, count in snapshot.get("metrics", {}).items()
               if name.startswith(prefix) and not name[len(prefix):].startswith(KEY_GROUP)}
-    counted = COUNTED.get(node["operator"], ())
+    counted = COUNTED.get(node["operator"], COUNTERS)
     for name in counted:
         values.setdefault(name, 0)
     if node["description"].startswith(DROPPING_LATE):
@@ -103,25 +109,33 @@ def vertex_watermarks(record: JobRecord, uid: str) -> list:
 
 def key_groups(record: JobRecord, uid: str) -> dict:
     """A keyed operator's records per key group and per subtask (the skew of its keys),
-    counted since the job's process started."""
+    counted since the job's process started, and the size in bytes of each key group's
+    state as its task last wrote it (on Spark; none for a key group not written since)."""
     snapshot = record.snapshot()
     node = vertex(snapshot, record.job_id, uid)
     maximum = snapshot.get("max_parallelism", 128)
     parallelism = node["parallelism"]
     prefix = f"{uid}.{KEY_GROUP}."
-    counts = {}
-    for name, count in snapshot.get("metrics", {}).items():
-        if name.startswith(prefix) and name.endswith(".numRecordsIn"):
-            counts[int(name[len(prefix):].split(".")[0])] = count
+    found = {}
+    for name, value in snapshot.get("metrics", {}).items():
+        if name.startswith(prefix):
+            group, _, metric = name[len(prefix):].partition(".")
+            if metric in PER_KEY_GROUP:
+                found.setdefault(int(group), {})[metric] = value
     groups = [{"keyGroup": group, "subtask": operator_index(group, maximum, parallelism),
-               "numRecordsIn": counts[group]} for group in sorted(counts)]
-    subtasks = [{"subtask": index, "keyGroups": sum(1 for g in groups if g["subtask"] == index),
-                 "numRecordsIn": sum(g["numRecordsIn"] for g in groups
-                                     if g["subtask"] == index)}
+               **{metric: found[group].get(metric, 0) for metric in PER_KEY_GROUP}}
+              for group in sorted(found)]
+    subtasks = [_subtask(index, [g for g in groups if g["subtask"] == index])
                 for index in range(parallelism)]
     return {"id": uid, "maxParallelism": maximum, "parallelism": parallelism,
             "keyed": node["operator"] in ("keyed", "two_input"),
+            "stateSize": sum(g["stateSize"] for g in groups),
             "keyGroups": groups, "subtasks": subtasks}
+
+
+def _subtask(index: int, groups: list) -> dict:
+    return {"subtask": index, "keyGroups": len(groups),
+            **{metric: sum(g[metric] for g in groups) for metric in PER_KEY_GROUP}}
 
 
 def batches(record: JobRecord) -> dict:
@@ -130,7 +144,7 @@ def batches(record: JobRecord) -> dict:
     entries = []
     for batch in record.snapshot().get("history", []):
         end = iso_to_millis(batch.get("timestamp"))
-        watermark = iso_to_millis(batch.get("watermark"))
+        watermark = watermark_millis(batch.get("watermark"))
         entries.append({
             "id": batch["id"], "timestamp": end, "duration": batch.get("duration", 0),
             "numInputRows": batch.get("numInputRows", 0),

@@ -51,6 +51,8 @@ class _JobsCollector:
 def _operator_metric(key: str, names: dict):
     """(operator uid, metric name) of an operator's metric '<uid>.<name>' (a user
     metric's groups joined by '_', as Flink's reporter joins scopes), or (None, None)."""
+    if ".keyGroup." in key:  # (per key group: the REST API's .../keygroups, not series)
+        return None, None
     for uid in sorted(names, key=len, reverse=True):
         if key.startswith(uid + "."):
             return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", key[len(uid) + 1:])

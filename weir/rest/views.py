@@ -6,7 +6,7 @@ import time
 
 from weir.jobs.directory import TERMINAL, JobRecord
 from weir.common.job import JobStatus
-from weir.rest.operators import iso_to_millis
+from weir.rest.operators import watermark_millis
 
 VERSION = "weir 0.1.0"
 
@@ -113,7 +113,7 @@ def job_metrics(record: JobRecord) -> dict:
         "lastCheckpointDuration": last.get("duration", 0),
         "lastCheckpointSize": last.get("size", 0),
         "totalNumberOfCheckpoints": snapshot.get("batches", 0),
-        "currentInputWatermark": iso_to_millis(last.get("watermark")),
+        "currentInputWatermark": watermark_millis(last.get("watermark")),
         "numRecordsIn": sum(metrics.get(f"{uid}.numRecordsOut", 0) for uid in sources),
         "numRecordsOut": sum(metrics.get(f"{uid}.numRecordsIn", 0) for uid in sinks),
         "numRecordsInPerSecond": round(sum(snapshot.get("rates", {}).get(

@@ -164,6 +164,7 @@ def _merged_distribution(one, other) -> tuple:
 RECORDS_IN = "numRecordsIn"
 RECORDS_OUT = "numRecordsOut"
 KEY_GROUP = "keyGroup"  # '<uid>.keyGroup.<key group>.numRecordsIn': one key group's input
+STATE_SIZE = "stateSize"  # '<uid>.keyGroup.<key group>.stateSize': its state's bytes
 
 
 def task_io(uid: str, key_group: int, records_in: int, records_out: int) -> dict:
@@ -174,6 +175,11 @@ def task_io(uid: str, key_group: int, records_in: int, records_out: int) -> dict
         counts[f"{uid}.{RECORDS_IN}"] = records_in
         counts[f"{uid}.{KEY_GROUP}.{key_group}.{RECORDS_IN}"] = records_in
     return counts
+
+
+def key_group_state_size(uid: str, key_group: int, size: int) -> dict:
+    """The size in bytes of one key group's state as its task last wrote it (a gauge)."""
+    return {f"{uid}.{KEY_GROUP}.{key_group}.{STATE_SIZE}": (GAUGE, size)}
 
 
 class MetricsLog:

@@ -18,9 +18,10 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from weir.plan.execution import KeyedRunner
 from weir.plan.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
+from weir.runtime.metrics import key_group_state_size
 from weir.runtime.timers import EVENT_TIME
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
-                               WAKE_PAGE, KeyGroupInput, decode_pages, encode_pages,
+                               WAKE_PAGE, Bundler, KeyGroupInput, decode_pages, encode_pages,
                                engine_watermark_to_flink)
 from weir.spark.frames import STREAM_COLUMNS
 
@@ -63,14 +64,17 @@ class SparkPageStore:
         if self._all().pop(page_id, None) is not None:
             self._changed = True
 
-    def flush(self) -> None:
+    def flush(self):
+        """Writes the pages back if any changed; their size in bytes then (else None)."""
         if not self._changed:
-            return
-        if self._pages:
-            self.value_state.update((encode_pages(self._pages),))
-        else:
-            self.value_state.clear()
+            return None
         self._changed = False
+        if not self._pages:
+            self.value_state.clear()
+            return 0
+        blob = encode_pages(self._pages)
+        self.value_state.update((blob,))
+        return len(blob)
 
 
 class _CurrentTask:
@@ -173,7 +177,11 @@ class StageHost(StatefulProcessor):
         except BaseException:
             RUNNERS.drop(self.run_id, uid)
             raise
-        self.store.flush()
+        size = self.store.flush()
+        if size is not None:  # (the dashboard's state size per key group)
+            reported = Bundler()
+            reported.add_metrics(key_group_state_size(uid, key_group, size))
+            rows = rows + reported.rows()
         return [OutputRow(*row) for row in rows]
 
     def _own_watermark(self, announced) -> int:

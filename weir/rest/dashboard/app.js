@@ -202,9 +202,9 @@ function jobPage(job) {
       enableActions(document.querySelector(`[data-actions="${job}"]`), details.state);
       replace("graph", drawGraph(nodes, (n) => vertexLines(metrics.get(n.id), last)));
       replace("operators", operatorTable(nodes, metrics, last));
-      document.getElementById("state-note").textContent = "State size is reported per " +
-        `checkpoint (last: ${bytes(checkpoints.history[0] && checkpoints.history[0].state_size)}),` +
-        " not yet per operator or key group.";
+      document.getElementById("state-note").textContent = "State size: the checkpoint's " +
+        `(last: ${bytes(checkpoints.history[0] && checkpoints.history[0].state_size)}); ` +
+        "per key group below, as each was last written since the job's process started.";
       replace("plots", plots(batches.batches));
       replace("checkpoints", checkpointTable(checkpoints.history.slice(0, 10)));
       replace("savepoints", savepointList(checkpoints));
@@ -304,20 +304,26 @@ function savepointList(checkpoints) {
 function skewCharts(skews) {
   if (!skews.length) return el("p", { class: "note" }, "The job has no keyed operator.");
   return skews.map((s) => {
-    const byGroup = new Map(s.keyGroups.map((g) => [g.keyGroup, g.numRecordsIn]));
-    const groups = Array.from({ length: s.maxParallelism }, (_, k) =>
-      ({ label: String(k), value: byGroup.get(k) || 0 }));
-    const used = s.keyGroups.length;
-    const values = s.keyGroups.map((g) => g.numRecordsIn);
-    const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, used);
+    const perGroup = (metric) => {
+      const byGroup = new Map(s.keyGroups.map((g) => [g.keyGroup, g[metric]]));
+      return Array.from({ length: s.maxParallelism }, (_, k) =>
+        ({ label: String(k), value: byGroup.get(k) || 0 }));
+    };
+    const perSubtask = (metric) => s.subtasks.map((t) =>
+      ({ label: `#${t.subtask}`, value: t[metric] }));
+    const values = s.keyGroups.map((g) => g.numRecordsIn).filter((v) => v > 0);
+    const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
     return el("div", { class: "skew", "data-vertex": s.id },
-      el("p", {}, el("b", {}, s.id), ` — ${used} of ${s.maxParallelism} key groups have ` +
-        `records; the busiest has ${used ? (Math.max(...values) / mean).toFixed(2) : "–"}× ` +
-        "the mean of those."),
+      el("p", {}, el("b", {}, s.id), ` — ${values.length} of ${s.maxParallelism} key groups ` +
+        `have records; the busiest has ${values.length
+          ? (Math.max(...values) / mean).toFixed(2) : "–"}× the mean of those; ` +
+        `state ${bytes(s.stateSize)}.`),
       el("div", { class: "columns" },
-        barChart("Records in per key group", groups, "key-group", count),
-        barChart("Records in per subtask", s.subtasks.map((t) =>
-          ({ label: `#${t.subtask}`, value: t.numRecordsIn })), "subtask", count)));
+        barChart("Records in per key group", perGroup("numRecordsIn"), "key-group", count),
+        barChart("Records in per subtask", perSubtask("numRecordsIn"), "subtask", count)),
+      el("div", { class: "columns" },
+        barChart("State size per key group", perGroup("stateSize"), "key-group-state", bytes),
+        barChart("State size per subtask", perSubtask("stateSize"), "subtask-state", bytes)));
   });
 }
 

@@ -26,7 +26,8 @@ function fill(node, attrs, children) {
 }
 
 // --- the operator graph: layers by longest path from the sources ------------------
-const BOX_W = 176, BOX_H = 92, GAP_X = 58, GAP_Y = 22, PAD = 14;
+const BOX_W = 196, BOX_H = 106, GAP_X = 62, GAP_Y = 22, PAD = 14;
+const NAME_CHARS = 24, NAME_LINES = 2, LINE = 14;
 
 function layers(nodes) {
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -62,7 +63,8 @@ function layout(nodes) {
 // lines(node) -> [[className, text], ...] shown under the node's name
 function drawGraph(nodes, lines) {
   const { place, width, height } = layout(nodes);
-  const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`,
+  const svg = svgEl("svg", { width: "100%", viewBox: `0 0 ${width} ${height}`,
+                             style: `max-width: ${width}px`,
                              role: "img", "aria-label": "operator graph" });
   svg.append(svgEl("defs", {}, svgEl("marker", {
     id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7,
@@ -87,16 +89,34 @@ function drawGraph(nodes, lines) {
     const keyed = node.operator === "keyed" || node.operator === "two_input";
     const group = svgEl("g", { class: `vertex${keyed ? " keyed" : ""}`, "data-vertex": node.id,
                                transform: `translate(${x},${y})` });
+    const name = wrapped(node.description, NAME_CHARS, NAME_LINES);
     group.append(svgEl("title", {}, node.description),
       svgEl("rect", { width: BOX_W, height: BOX_H }),
-      svgEl("text", { class: "title", x: 8, y: 17 }, clip(node.description, 22)),
-      svgEl("text", { class: "kind", x: 8, y: 31 },
-            `${node.operator} · ${node.id} · p=${node.parallelism}`));
+      svgEl("text", { class: "title", x: 8, y: 17 },
+            name.map((part, i) => svgEl("tspan", { x: 8, dy: i ? LINE : 0 }, part))));
+    const below = 17 + (name.length - 1) * LINE;
+    group.append(svgEl("text", { class: "kind", x: 8, y: below + LINE },
+                       `${node.operator} · ${node.id} · p=${node.parallelism}`));
     lines(node).forEach(([cls, text], i) =>
-      group.append(svgEl("text", { class: cls, x: 8, y: 47 + i * 14 }, text)));
+      group.append(svgEl("text", { class: cls, x: 8, y: below + 30 + i * LINE }, text)));
     svg.append(group);
   }
   return svg;
+}
+
+// `text` in at most `count` lines of `n` characters, broken after ", " or "(" where
+// that keeps a line at least half full; the last line clipped
+function wrapped(text, n, count) {
+  const out = [];
+  let rest = text;
+  while (rest.length > n && out.length < count - 1) {
+    const after = Math.max(rest.lastIndexOf(", ", n - 2) + 2, rest.lastIndexOf("(", n - 1) + 1);
+    const cut = after >= n / 2 ? after : n;
+    out.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut);
+  }
+  out.push(clip(rest, n));
+  return out;
 }
 
 function clip(text, n) {
