@@ -123,7 +123,10 @@ def test_sink_to_accepts_the_sink():
     from weir.datastream import StreamExecutionEnvironment
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     sink = JdbcSink.sink("INSERT INTO people VALUES (?, ?)", ROW, _options())
-    assert env.from_collection([(1, "a")], ROW).sink_to(sink) is not None
+    added = env.from_collection([(1, "a")], ROW).sink_to(sink)
+    assert type(added).__name__ == "DataStreamSink" and added._node.kind == "sink"
+    spec = added._node.params["sink"]
+    assert type(spec).__name__ == "JdbcSinkSpec" and spec.statement == sink.sink_spec().statement
 
 
 def test_a_statement_and_type_info_that_disagree_are_refused_at_once():

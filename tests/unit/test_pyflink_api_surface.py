@@ -3,6 +3,7 @@
 import importlib
 import json
 import os
+import typing
 from typing import Iterable
 
 from weir.common import Types
@@ -48,12 +49,18 @@ class Plain(ProcessFunction):
 
 
 def test_function_and_window_classes_take_pyflinks_type_parameters():
-    assert ProcessAllWindowFunction[int, int, TimeWindow] is not None
-    assert ProcessAllWindowFunction.Context[TimeWindow] is not None
-    assert WindowAssigner[tuple, TimeWindow] is not None
-    assert MergingWindowAssigner[tuple, TimeWindow] is not None
-    assert Trigger[tuple, TimeWindow] is not None
-    assert (ValueState[int], ListState[str], MapState[str, int]) is not None
+    parameterised = {
+        ProcessAllWindowFunction: (ProcessAllWindowFunction[int, int, TimeWindow],
+                                   (int, int, TimeWindow)),
+        ProcessAllWindowFunction.Context: (ProcessAllWindowFunction.Context[TimeWindow],
+                                           (TimeWindow,)),
+        WindowAssigner: (WindowAssigner[tuple, TimeWindow], (tuple, TimeWindow)),
+        MergingWindowAssigner: (MergingWindowAssigner[tuple, TimeWindow], (tuple, TimeWindow)),
+        Trigger: (Trigger[tuple, TimeWindow], (tuple, TimeWindow)),
+        ValueState: (ValueState[int], (int,)), ListState: (ListState[str], (str,)),
+        MapState: (MapState[str, int], (str, int))}
+    for generic, (alias, arguments) in parameterised.items():
+        assert (typing.get_origin(alias), typing.get_args(alias)) == (generic, arguments)
     assert issubclass(CountProcess, ProcessWindowFunction)
 
 
@@ -122,5 +129,6 @@ def _lookup(owner, name, api):
         getattr(owner, name)
         return None
     except NotImplementedError as gap:
-        assert str(gap).startswith(f"PyFlink's {api} is not in weir yet: see 'Limitations")
+        assert str(gap) == f"PyFlink's {api} is not in weir yet: see docs/limitations.md " \
+            "in weir's repository"
         return api

@@ -6,7 +6,7 @@ methods it lacks in `_pyflink_gaps` and inherits `PyFlinkGaps`. Only names weir 
 define reach these hooks, so they cost nothing on the names it has.
 """
 
-LIMITATIONS = "see 'Limitations (not there yet)' in weir's README"
+LIMITATIONS = "see docs/limitations.md in weir's repository"
 
 
 def not_there_yet(api: str):
