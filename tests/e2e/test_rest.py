@@ -149,6 +149,9 @@ def test_a_job_through_the_rest_api(environment, tmp_path):
         records = families["flink_taskmanager_job_task_operator_numRecordsIn"]
         sink = [s for s in records.samples if s.labels["operator_id"] == "sink-0"]
         assert sink[0].labels["job_id"] == job and sink[0].value > 0
+        # per subtask, as Flink's reporter: the rescaled job's instances 0..2
+        assert {s.labels["subtask_index"] for s in sink} <= {"0", "1", "2"}
+        assert len(sink) == len({s.labels["subtask_index"] for s in sink})
         assert families["flink_jobmanager_job_uptime"].samples[0].value > 0
 
         stop = server.call("POST", f"/jobs/{job}/stop", {"targetDirectory": str(tmp_path / "sp")})

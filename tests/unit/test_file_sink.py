@@ -153,6 +153,7 @@ def test_task_rows_carry_committables_and_counts_to_the_driver(tmp_path):
     assert [row[0] for row in out[1:]] == [COMMITS, METRICS]
     committables = loads(out[1][2])["files"]
     assert [os.path.basename(f) for _, f in committables] == ["part-job-files-0000000005-2-0.json"]
-    assert loads(out[2][2]) == {"files.numRecordsIn": 3}
+    assert loads(out[2][2]) == {"files.numRecordsIn": 3, "files.subtask.0.numRecordsIn": 1,
+                                "files.subtask.1.numRecordsIn": 2}
     spec.commit(5, committables)
     assert files_under(tmp_path) == ["part-job-files-0000000005-2-0.json"]

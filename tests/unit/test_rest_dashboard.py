@@ -145,12 +145,15 @@ def test_rates_over_the_last_reports():
 
 
 def test_a_keyed_tasks_counts_and_the_job_results_filter():
-    assert task_io("counts", 7, 3, 2) == {"counts.numRecordsOut": 2, "counts.numRecordsIn": 3,
-                                         "counts.keyGroup.7.numRecordsIn": 3}
-    assert task_io("counts", 7, 0, 0) == {}
+    assert task_io("counts", 7, 1, 3, 2) == {
+        "counts.numRecordsIn": 3, "counts.subtask.1.numRecordsIn": 3,
+        "counts.numRecordsOut": 2, "counts.subtask.1.numRecordsOut": 2,
+        "counts.keyGroup.7.numRecordsIn": 3}
+    assert task_io("counts", 7, 1, 0, 0) == {}
     plan = SimpleNamespace(sources=[SimpleNamespace(uid="events")], sinks=["sink-0"])
     totals = {name: 1 for name in (
         "counts.numRecordsIn", "counts.keyGroup.7.numRecordsIn", "a.b.numRecordsOut",
+        "sink-0.subtask.1.numRecordsIn", "counts.subtask.0.numRecordsOut",
         "counts.numLateRecordsDropped", "sink-0.numRecordsIn", "events.numRecordsOut",
         "events.numRecordsIn", "map-1.numRecordsInErrors")}
     assert result_metrics(plan, totals) == {

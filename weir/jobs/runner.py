@@ -34,7 +34,8 @@ class Rates:
 
     def update(self, now: float, metrics: dict) -> dict:
         counted = {name: count for name, count in metrics.items()
-                   if name.endswith(RATED) and ".keyGroup." not in name}
+                   if name.endswith(RATED) and ".keyGroup." not in name
+                   and ".subtask." not in name}
         self.samples.append((now, counted))
         while len(self.samples) > 2 and now - self.samples[1][0] >= RATE_WINDOW_S:
             self.samples.popleft()

@@ -7,6 +7,7 @@ consumers (Router).
 """
 
 import time
+from collections import Counter
 from typing import List
 
 from weir.common.job import JobExecutionResult
@@ -17,8 +18,8 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.metrics import (KEY_GROUP, RECORDS_IN, RECORDS_OUT, merge_report,
-                                  task_io)
+from weir.runtime.metrics import (KEY_GROUP, RECORDS_IN, RECORDS_OUT, SUBTASK,
+                                  merge_report, records_io, task_io)
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
@@ -52,7 +53,8 @@ def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
     kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
         f"{uid}.{RECORDS_IN}" for uid in plan.sinks}
     return {name: value for name, value in totals.items()
-            if name in kept or not (name.endswith(TASK_IO) or f".{KEY_GROUP}." in name)}
+            if name in kept or not (name.endswith(TASK_IO) or f".{KEY_GROUP}." in name
+                                    or f".{SUBTASK}." in name)}
 
 
 class SourceRunner:
@@ -136,7 +138,7 @@ class SourceRunner:
             bundler.add_control(SPLIT_WATERMARKS, SEEN,
                                 payload=(self.task.uid, bound[0], split_largest))
         if read:
-            bundler.add_metrics({f"{self.task.uid}.{RECORDS_OUT}": read - dead_letters})
+            bundler.add_metrics(records_io(self.task.uid, subtask, 0, read - dead_letters))
         if dead_letters:
             bundler.add_metrics({f"{self.task.uid}.{RECORDS_IN_ERRORS}": dead_letters})
         if bundler.done:
@@ -252,7 +254,8 @@ class KeyedRunner:
                                 payload={(self.task.uid, subtask): snapshot})
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
-                             **task_io(self.task.uid, key_group, len(records), len(outputs))})
+                             **task_io(self.task.uid, key_group, subtask, len(records),
+                                       len(outputs))})
         return bundler.rows()
 
     def _input_ends(self, key_group: int, ended: frozenset) -> bool:
@@ -341,8 +344,8 @@ class JobOutputs:
                 subtasks.extend([subtask] * len(records))
         for uid, writer in self.writers.items():
             values, subtasks, stamps = per_sink[uid]
-            if values:
-                counts[f"{uid}.{RECORDS_IN}"] = len(values)
+            for index, count in Counter(subtasks).items():
+                counts.update(records_io(uid, index, count, 0))
             write_batch(writer, values, batch_id,
                         subtasks if self.plan.parallelism > 1 else None, stamps)
             if isinstance(writer, CheckpointedSink):

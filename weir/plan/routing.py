@@ -13,7 +13,7 @@ from weir.plan.physical import Fused, PhysicalPlan, Target
 from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.key_groups import KeyGroupAssigner, first_key_group
-from weir.runtime.metrics import RECORDS_IN, RECORDS_OUT
+from weir.runtime.metrics import records_io
 from weir.runtime.non_keyed import InstancePartitioning
 from weir.runtime.wire import make_seq
 
@@ -149,7 +149,7 @@ class Router:
             first_seq = make_seq(phase, producer, counter)
             counter += len(values)
             place.add(bundler, target, first_seq, values, stamps, subtask)
-        self._report_metrics(bundler)
+        self._report_metrics(bundler, subtask)
         return counter
 
     def _count(self, index, hop, results) -> None:
@@ -159,20 +159,16 @@ class Router:
         for values, _ in results[index].values():
             counted[1] += len(values)
 
-    def _report_metrics(self, bundler) -> None:
+    def _report_metrics(self, bundler, subtask: int) -> None:
         """What the fused functions' metric groups report, and each fused operator's
         records in and out, under their operators' uids."""
         for index, hop in enumerate(self.hops):
             chain = self.chains.get(index)
             reports = chain.take_metrics() if chain is not None else {}
-            records_in, records_out = self.counted[index]
-            if records_in:
-                reports[RECORDS_IN] = records_in
-            if records_out:
-                reports[RECORDS_OUT] = records_out
-            if reports:
-                bundler.add_metrics({f"{hop.uid}.{name}": report
-                                     for name, report in reports.items()})
+            reported = {f"{hop.uid}.{name}": report for name, report in reports.items()}
+            reported.update(records_io(hop.uid, subtask, *self.counted[index]))
+            if reported:
+                bundler.add_metrics(reported)
             self.counted[index] = [0, 0]
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:

@@ -13,8 +13,8 @@ from datetime import datetime
 
 from weir.jobs.directory import JobNotFound, JobRecord
 from weir.runtime.key_groups import operator_index
+from weir.runtime.metrics import KEY_GROUP, SUBTASK
 
-KEY_GROUP = "keyGroup"
 PER_KEY_GROUP = ("numRecordsIn", "stateSize")  # what is reported per key group
 WATERMARK_NODE = "watermark"
 COUNTERS = ("numRecordsIn", "numRecordsOut")
@@ -73,6 +73,11 @@ def current_watermark(snapshot: dict):
     return watermark_millis(history[-1].get("watermark")) if history else None
 
 
+def _flinks_id(name: str) -> str:
+    """A metric's id as Flink's REST API gives it: '<subtask>.<name>' for one subtask's."""
+    return name[len(SUBTASK) + 1:] if name.startswith(SUBTASK + ".") else name
+
+
 def vertex_metrics(record: JobRecord, uid: str) -> dict:
     """{metric name: value} of one operator: its counters (numRecordsIn, numRecordsOut
     where its kind counts them, numLateRecordsDropped, the user's), their rates per second
@@ -81,7 +86,8 @@ def vertex_metrics(record: JobRecord, uid: str) -> dict:
     snapshot = record.snapshot()
     node = vertex(snapshot, record.job_id, uid)
     prefix = uid + "."
-    values = {name[len(prefix):]: count for name, count in snapshot.get("metrics", {}).items()
+    values = {_flinks_id(name[len(prefix):]): count
+              for name, count in snapshot.get("metrics", {}).items()
               if name.startswith(prefix) and not name[len(prefix):].startswith(KEY_GROUP)}
     counted = COUNTED.get(node["operator"], COUNTERS)
     for name in counted:

@@ -2,7 +2,8 @@
 reporter names them (counters as gauges, as Flink's: they restart with a job):
 job-level `flink_jobmanager_job_<metric>{job_id, job_name}`, operator-level
 `flink_taskmanager_job_task_operator_<metric>{job_id, job_name, operator_id,
-operator_name}` (weir counts per operator, not per subtask: no subtask_index label)."""
+operator_name}`, with `subtask_index` for the records in and out each parallel instance
+counted (as Flink's reporter; the user's metrics are per operator, without it)."""
 
 import re
 
@@ -15,6 +16,8 @@ from weir.rest import views
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 JOB = "flink_jobmanager_job_"
 OPERATOR = "flink_taskmanager_job_task_operator_"
+OPERATOR_LABELS = ["job_id", "job_name", "operator_id", "operator_name"]
+SUBTASK_LABELS = OPERATOR_LABELS + ["subtask_index"]
 JOB_LEVEL = ("uptime", "numRestarts", "lastCheckpointDuration", "lastCheckpointSize",
              "totalNumberOfCheckpoints")
 
@@ -39,24 +42,34 @@ class _JobsCollector:
             job = [record.job_id, info["name"]]
             for name in JOB_LEVEL:
                 family(JOB + name, ["job_id", "job_name"]).add_metric(job, metrics[name])
-            for key, value in metrics.items():
-                uid, name = _operator_metric(key, names)
-                if uid is not None and isinstance(value, (int, float)):
-                    family(OPERATOR + name, ["job_id", "job_name", "operator_id",
-                                             "operator_name"]).add_metric(
+            series = [(*_operator_metric(key, names), value) for key, value in metrics.items()]
+            per_subtask = {(uid, name) for uid, name, subtask, _ in series
+                           if subtask is not None}
+            for uid, name, subtask, value in series:
+                if uid is None or not isinstance(value, (int, float)):
+                    continue
+                if subtask is not None:
+                    family(OPERATOR + name, SUBTASK_LABELS).add_metric(
+                        job + [uid, names[uid], subtask], value)
+                elif (uid, name) not in per_subtask:  # (Flink's: per subtask where counted)
+                    family(OPERATOR + name, OPERATOR_LABELS).add_metric(
                         job + [uid, names[uid]], value)
         return list(families.values())
 
 
 def _operator_metric(key: str, names: dict):
-    """(operator uid, metric name) of an operator's metric '<uid>.<name>' (a user
-    metric's groups joined by '_', as Flink's reporter joins scopes), or (None, None)."""
+    """(operator uid, metric name, subtask index or None) of an operator's metric
+    '<uid>.<name>' or '<uid>.subtask.<i>.<name>' (a user metric's groups joined by '_', as
+    Flink's reporter joins scopes), or (None, None, None)."""
     if ".keyGroup." in key:  # (per key group: the REST API's .../keygroups, not series)
-        return None, None
+        return None, None, None
     for uid in sorted(names, key=len, reverse=True):
         if key.startswith(uid + "."):
-            return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", key[len(uid) + 1:])
-    return None, None
+            name, subtask = key[len(uid) + 1:], None
+            if name.startswith("subtask."):
+                subtask, _, name = name[len("subtask."):].partition(".")
+            return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", name), subtask
+    return None, None, None
 
 
 def exposition(records) -> bytes:

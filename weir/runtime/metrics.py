@@ -165,14 +165,27 @@ RECORDS_IN = "numRecordsIn"
 RECORDS_OUT = "numRecordsOut"
 KEY_GROUP = "keyGroup"  # '<uid>.keyGroup.<key group>.numRecordsIn': one key group's input
 STATE_SIZE = "stateSize"  # '<uid>.keyGroup.<key group>.stateSize': its state's bytes
+SUBTASK = "subtask"  # '<uid>.subtask.<index>.numRecordsIn': one parallel instance's count
 
 
-def task_io(uid: str, key_group: int, records_in: int, records_out: int) -> dict:
+def records_io(uid: str, subtask: int, records_in: int, records_out: int) -> dict:
+    """An operator's records in and out (Flink's names; zero counts left out), in all and
+    of its parallel instance `subtask` ('<uid>.subtask.<i>.<name>', Flink's per-subtask
+    metrics)."""
+    counts = {}
+    for name, count in ((RECORDS_IN, records_in), (RECORDS_OUT, records_out)):
+        if count:
+            counts[f"{uid}.{name}"] = count
+            counts[f"{uid}.{SUBTASK}.{subtask}.{name}"] = count
+    return counts
+
+
+def task_io(uid: str, key_group: int, subtask: int, records_in: int,
+            records_out: int) -> dict:
     """What a keyed operator's task counts of one key group's micro-batch: the operator's
-    records in and out (Flink's names) and the key group's records in (for skew)."""
-    counts = {f"{uid}.{RECORDS_OUT}": records_out} if records_out else {}
+    records in and out (in all and per subtask) and the key group's records in (skew)."""
+    counts = records_io(uid, subtask, records_in, records_out)
     if records_in:
-        counts[f"{uid}.{RECORDS_IN}"] = records_in
         counts[f"{uid}.{KEY_GROUP}.{key_group}.{RECORDS_IN}"] = records_in
     return counts
 

@@ -17,9 +17,8 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
+from weir.runtime.metrics import records_io
 from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
-
-RECORDS_IN = "numRecordsIn"
 
 
 class BatchWriter:
@@ -59,7 +58,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
     `job`; yields the
     other rows, then one row of the committables for the driver's commit, and one metrics
     row with the records each sink received."""
-    writers, committables = {}, {}
+    writers, committables, received = {}, {}, {}  # received: (uid, subtask) -> records
     try:
         for rows in row_batches:
             passed = []
@@ -71,7 +70,9 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
                 writer = writers.get(row[0])
                 if writer is None:
                     writer = writers[row[0]] = sink.batch_writer(row[0], job, batch_id, task)
-                writer.write(*bundle_columns(row[2]))
+                values, stamps = bundle_columns(row[2])
+                writer.write(values, stamps)
+                received[row[0], row[1]] = received.get((row[0], row[1]), 0) + len(values)
             if passed:
                 yield passed
         for uid, writer in writers.items():
@@ -84,7 +85,10 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
         raise
     if committables:
         yield [(COMMITS, 0, dumps(committables))]
-    counts = {f"{uid}.{RECORDS_IN}": w.written for uid, w in writers.items() if w.written}
+    counts = {}
+    for (uid, subtask), count in received.items():
+        for name, n in records_io(uid, subtask, count, 0).items():
+            counts[name] = counts.get(name, 0) + n
     if counts:
         yield [(METRICS, 0, dumps(counts))]
 
