@@ -137,8 +137,10 @@ class SourceRunner:
         if split_largest is not None:
             bundler.add_control(SPLIT_WATERMARKS, SEEN,
                                 payload=(self.task.uid, bound[0], split_largest))
+        metrics = router.take_metrics(subtask)
         if read:
-            bundler.add_metrics(records_io(self.task.uid, subtask, 0, read - dead_letters))
+            metrics.update(records_io(self.task.uid, subtask, 0, read - dead_letters))
+        bundler.add_metrics(metrics)
         if dead_letters:
             bundler.add_metrics({f"{self.task.uid}.{RECORDS_IN_ERRORS}": dead_letters})
         if bundler.done:
@@ -255,7 +257,8 @@ class KeyedRunner:
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
                              **task_io(self.task.uid, key_group, subtask, len(records),
-                                       len(outputs))})
+                                       len(outputs)),
+                             **self.router.take_metrics(subtask)})
         return bundler.rows()
 
     def _input_ends(self, key_group: int, ended: frozenset) -> bool:

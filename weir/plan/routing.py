@@ -149,7 +149,6 @@ class Router:
             first_seq = make_seq(phase, producer, counter)
             counter += len(values)
             place.add(bundler, target, first_seq, values, stamps, subtask)
-        self._report_metrics(bundler, subtask)
         return counter
 
     def _count(self, index, hop, results) -> None:
@@ -159,17 +158,18 @@ class Router:
         for values, _ in results[index].values():
             counted[1] += len(values)
 
-    def _report_metrics(self, bundler, subtask: int) -> None:
+    def take_metrics(self, subtask: int) -> dict:
         """What the fused functions' metric groups report, and each fused operator's
-        records in and out, under their operators' uids."""
+        records in and out (as instance `subtask`), under their operators' uids, since
+        the last call (a runner reports them once per split or key group)."""
+        reported = {}
         for index, hop in enumerate(self.hops):
             chain = self.chains.get(index)
             reports = chain.take_metrics() if chain is not None else {}
-            reported = {f"{hop.uid}.{name}": report for name, report in reports.items()}
+            reported.update({f"{hop.uid}.{name}": report for name, report in reports.items()})
             reported.update(records_io(hop.uid, subtask, *self.counted[index]))
-            if reported:
-                bundler.add_metrics(reported)
             self.counted[index] = [0, 0]
+        return reported
 
     def _run_hop(self, index, hop, values, stamps, seen) -> dict:
         chain = self.chains.get(index)
