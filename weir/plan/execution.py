@@ -348,7 +348,8 @@ class JobOutputs:
         for uid, writer in self.writers.items():
             values, subtasks, stamps = per_sink[uid]
             for index, count in Counter(subtasks).items():
-                counts.update(records_io(uid, index, count, 0))
+                for name, n in records_io(uid, index, count, 0).items():
+                    merge_report(counts, name, n)
             write_batch(writer, values, batch_id,
                         subtasks if self.plan.parallelism > 1 else None, stamps)
             if isinstance(writer, CheckpointedSink):
