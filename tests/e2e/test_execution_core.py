@@ -212,13 +212,17 @@ class LateCounter(KeyedProcessFunction):
         yield value
 
 
-def _late_job(env):
+def _records(env, strategy):
+    """Six (key, timestamp) records, two per micro-batch, some behind the watermark."""
     records = [("a", 5000), ("a", 1000), ("b", 9000), ("b", 2000), ("a", 3000), ("b", 1)]
     batched = DataGeneratorSource(records.__getitem__, count=len(records),
                                   max_records_per_batch=2)
-    source = env.from_source(batched, WatermarkStrategy
-                             .for_bounded_out_of_orderness(Duration.of_millis(0))
-                             .with_timestamp_assigner(lambda r, ts: r[1]), "records")
+    return env.from_source(batched, strategy, "records")
+
+
+def _late_job(env):
+    source = _records(env, WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner(lambda r, ts: r[1]))
     _collect(source.key_by(lambda r: r[0]).process(LateCounter()).uid("late"))
 
 
@@ -272,11 +276,7 @@ class Rates(KeyedProcessFunction):
 
 
 def _user_metrics_job(env):
-    records = [("a", 5000), ("a", 1000), ("b", 9000), ("b", 2000), ("a", 3000), ("b", 1)]
-    batched = DataGeneratorSource(records.__getitem__, count=len(records),
-                                  max_records_per_batch=2)
-    source = env.from_source(batched, WatermarkStrategy.no_watermarks(), "records")
-    mapped = source.map(Timestamps()).uid("timestamps")
+    mapped = _records(env, WatermarkStrategy.no_watermarks()).map(Timestamps()).uid("timestamps")
     _collect(mapped.key_by(lambda r: r[0]).process(Rates()).uid("rates"))
 
 

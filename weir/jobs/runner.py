@@ -18,6 +18,7 @@ from weir.jobs.directory import JobRecord
 from weir.common.job import JobStatus
 from weir.datastream.job_context import JobContext, set_job_context
 from weir.plan.savepoints import IGNORE_UNCLAIMED, SAVEPOINT_PATH
+from weir.runtime.metrics import is_breakdown
 
 POLL_S = 0.1
 SNAPSHOT_EVERY_S = 1.0
@@ -34,8 +35,7 @@ class Rates:
 
     def update(self, now: float, metrics: dict) -> dict:
         counted = {name: count for name, count in metrics.items()
-                   if name.endswith(RATED) and ".keyGroup." not in name
-                   and ".subtask." not in name}
+                   if name.endswith(RATED) and not is_breakdown(name)}
         self.samples.append((now, counted))
         while len(self.samples) > 2 and now - self.samples[1][0] >= RATE_WINDOW_S:
             self.samples.popleft()

@@ -18,8 +18,8 @@ from weir.plan.routing import Router
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
-from weir.runtime.metrics import (KEY_GROUP, RECORDS_IN, RECORDS_OUT, SUBTASK,
-                                  merge_report, records_io, task_io)
+from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, is_breakdown, merge_report,
+                                  records_io, records_received, task_io)
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter
@@ -53,8 +53,7 @@ def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
     kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
         f"{uid}.{RECORDS_IN}" for uid in plan.sinks}
     return {name: value for name, value in totals.items()
-            if name in kept or not (name.endswith(TASK_IO) or f".{KEY_GROUP}." in name
-                                    or f".{SUBTASK}." in name)}
+            if name in kept or not (name.endswith(TASK_IO) or is_breakdown(name))}
 
 
 class SourceRunner:
@@ -347,9 +346,9 @@ class JobOutputs:
                 subtasks.extend([subtask] * len(records))
         for uid, writer in self.writers.items():
             values, subtasks, stamps = per_sink[uid]
-            for index, count in Counter(subtasks).items():
-                for name, n in records_io(uid, index, count, 0).items():
-                    merge_report(counts, name, n)
+            received = {(uid, index): count for index, count in Counter(subtasks).items()}
+            for name, n in records_received(received).items():
+                merge_report(counts, name, n)
             write_batch(writer, values, batch_id,
                         subtasks if self.plan.parallelism > 1 else None, stamps)
             if isinstance(writer, CheckpointedSink):

@@ -12,6 +12,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from weir.rest import views
+from weir.runtime.metrics import KEY_GROUP, SUBTASK
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 JOB = "flink_jobmanager_job_"
@@ -61,13 +62,13 @@ def _operator_metric(key: str, names: dict):
     """(operator uid, metric name, subtask index or None) of an operator's metric
     '<uid>.<name>' or '<uid>.subtask.<i>.<name>' (a user metric's groups joined by '_', as
     Flink's reporter joins scopes), or (None, None, None)."""
-    if ".keyGroup." in key:  # (per key group: the REST API's .../keygroups, not series)
+    if f".{KEY_GROUP}." in key:  # (per key group: the REST API's .../keygroups, not series)
         return None, None, None
     for uid in sorted(names, key=len, reverse=True):
         if key.startswith(uid + "."):
             name, subtask = key[len(uid) + 1:], None
-            if name.startswith("subtask."):
-                subtask, _, name = name[len("subtask."):].partition(".")
+            if name.startswith(SUBTASK + "."):
+                subtask, _, name = name[len(SUBTASK) + 1:].partition(".")
             return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", name), subtask
     return None, None, None
 

@@ -36,23 +36,19 @@ class Counter:
         return change or None
 
 
-class Meter:
+class Meter(Counter):
     """Events marked; reported as their rate per second over `time_span_in_seconds`."""
 
     def __init__(self, time_span_in_seconds: int):
+        super().__init__()
         self.time_span = time_span_in_seconds
-        self._count = 0
-        self._taken = 0
 
     def mark_event(self, value: int = 1) -> None:
-        self._count += value
-
-    def get_count(self) -> int:
-        return self._count
+        self.inc(value)
 
     def _take(self):
-        change, self._taken = self._count - self._taken, self._count
-        return (METER, self.time_span, change) if change else None
+        change = super()._take()
+        return None if change is None else (METER, self.time_span, change)
 
 
 class Distribution:
@@ -180,6 +176,20 @@ def records_io(uid: str, subtask: int, records_in: int, records_out: int) -> dic
     return counts
 
 
+def is_breakdown(name: str) -> bool:
+    """Whether metric `name` is one key group's or one subtask's share of an operator's."""
+    return f".{KEY_GROUP}." in name or f".{SUBTASK}." in name
+
+
+def records_received(received: dict) -> dict:
+    """Sinks' records in, in all and per subtask, of {(sink uid, subtask): records}."""
+    counts = {}
+    for (uid, subtask), count in received.items():
+        for name, n in records_io(uid, subtask, count, 0).items():
+            counts[name] = counts.get(name, 0) + n
+    return counts
+
+
 def task_io(uid: str, key_group: int, subtask: int, records_in: int,
             records_out: int) -> dict:
     """What a keyed operator's task counts of one key group's micro-batch: the operator's
@@ -218,7 +228,7 @@ class MetricsLog:
 
     def _fold(self, at: float, reports: dict) -> None:
         for name, report in reports.items():
-            if isinstance(report, tuple) and report[0] == METER:
+            if _is_meter(report):
                 self._meter_events.append((at, name, report[1], report[2]))
             else:
                 merge_report(self._folded, name, report)
@@ -233,19 +243,23 @@ class MetricsLog:
         events = self._meter_events + [(at, name, report[1], report[2])
                                        for at, reports in batches
                                        for name, report in reports.items()
-                                       if isinstance(report, tuple) and report[0] == METER]
+                                       if _is_meter(report)]
         for at, name, span, count in events:
             within = count if at >= now - span else 0
             meters[name] = (span, meters.get(name, (0, 0))[1] + within)
         for _, reports in batches:
             for name, report in reports.items():
-                if not (isinstance(report, tuple) and report[0] == METER):
+                if not _is_meter(report):
                     merge_report(totals, name, report)
         for name, (span, count) in meters.items():
             totals[name] = count / span
         for name in [name for name, value in totals.items() if isinstance(value, tuple)]:
             totals.update(_flattened(name, totals.pop(name)))
         return totals
+
+
+def _is_meter(report) -> bool:
+    return isinstance(report, tuple) and report[0] == METER
 
 
 def _flattened(name: str, report: tuple) -> dict:

@@ -17,7 +17,7 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
-from weir.runtime.metrics import records_io
+from weir.runtime.metrics import records_received
 from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
 
 
@@ -85,10 +85,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
         raise
     if committables:
         yield [(COMMITS, 0, dumps(committables))]
-    counts = {}
-    for (uid, subtask), count in received.items():
-        for name, n in records_io(uid, subtask, count, 0).items():
-            counts[name] = counts.get(name, 0) + n
+    counts = records_received(received)
     if counts:
         yield [(METRICS, 0, dumps(counts))]
 

@@ -72,8 +72,10 @@ class StateTypes:
 
     def check(self, group) -> None:
         """Checks (and migrates) a key group just loaded against the declarations."""
+        if not self.declared:
+            return
         stored = group.store.load(TYPES_PAGE)
-        if stored is None or not self.declared:
+        if stored is None:
             return
         migrations = self._checked.get(stored)
         if migrations is None:
