@@ -1,6 +1,6 @@
-"""The driver's tracking of idle watermark groups (weir.plan.idleness), without an engine."""
+"""The driver's tracking of idle watermark groups (weir.control.idleness), without an engine."""
 
-from weir.plan.idleness import WatermarkGroupTracker
+from weir.control.idleness import WatermarkGroupTracker
 from weir.plan.physical import WatermarkGroup
 from weir.runtime.wire import END, END_OF_INPUT_TS, IDLE, SEEN
 

@@ -8,7 +8,7 @@ from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
 from weir.datastream.state import ValueStateDescriptor
 from weir.plan import graph as g
 from weir.plan.physical import Edge, compile_plan
-from weir.plan.watermarks import OwnWatermarks
+from weir.control.watermarks import OwnWatermarks
 from weir.runtime import adapters
 from weir.runtime.output_tag import OutputTag
 from weir.testing.harness import KeyedOperatorHarness

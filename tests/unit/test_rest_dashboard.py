@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from weir.jobs.directory import JobRecord
 from weir.jobs.runner import Rates
-from weir.plan.execution import result_metrics
+from weir.task.job_outputs import result_metrics
 from weir.rest.app import create_app
 from weir.runtime.metrics import MetricsLog, task_io
 

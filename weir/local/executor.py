@@ -6,8 +6,8 @@ tasks, then each stage's keyed tasks per (operator, key group), passing on rows 
 stages, and writes the sinks. The watermark of a batch is, as on Spark, the minimum over
 watermark groups of (the largest timestamp seen in earlier batches minus the group's
 delay); a keyed operator that some group does not reach runs with its own, over the groups
-upstream of it (weir.plan.watermarks). Tasks are the same code as on Spark
-(weir.plan.execution).
+upstream of it (weir.control.watermarks). Tasks are the same code as on Spark
+(weir.task).
 """
 
 import time
@@ -15,11 +15,12 @@ import uuid
 from collections import defaultdict
 from functools import partial
 
-from weir.plan.execution import (JobOutputs, KeyedRunner, SourceRunner, chunks_of,
-                                 job_result)
+from weir.task.job_outputs import JobOutputs, job_result
+from weir.task.keyed_runner import KeyedRunner
+from weir.task.source_runner import SourceRunner, chunks_of
 from weir.common.job import JobClient, JobStatus
 from weir.plan.physical import compile_plan
-from weir.plan.watermarks import OwnWatermarks
+from weir.control.watermarks import OwnWatermarks
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
@@ -121,7 +122,7 @@ class LocalJob(JobClient):
 
     def _announce_idle_groups(self) -> None:
         """What the sources of idle groups announce in the next batch, as on Spark (see
-        weir.plan.idleness)."""
+        weir.control.idleness)."""
         for group, timestamp in self.idle_announcements.items():
             self._see(group, IDLE, timestamp)
         tracker = self.outputs.group_tracker
@@ -129,7 +130,7 @@ class LocalJob(JobClient):
                                    ) or {}
 
     def _advance_own_watermarks(self) -> dict:
-        """The operators' own watermarks after the batches so far (weir.plan.watermarks);
+        """The operators' own watermarks after the batches so far (weir.control.watermarks);
         returns those that moved."""
         tracker = self.outputs.group_tracker
         return self.own_watermarks.advance(self.max_seen, tracker.idle if tracker else ())

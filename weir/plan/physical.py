@@ -93,7 +93,7 @@ class WatermarkGroup:
     delay_ms: int            # the watermark trails the largest timestamp by this
     data_watermarks: bool    # whether records' timestamps move it (else only controls)
     idleness_ms: Optional[int] = None  # idle after this long without records (processing
-                                       # time): weir.plan.idleness
+                                       # time): weir.control.idleness
     holds: bool = True  # whether it can hold a watermark back (else only its end moves it,
                         # to +infinity: it has no timestamp before)
 
@@ -131,7 +131,7 @@ class PhysicalPlan:
     def own_watermarks(self) -> List[KeyedTask]:
         """The keyed tasks whose watermark is their own (the minimum over the watermark
         groups upstream of them, as Flink's) rather than the job's: those that some group
-        does not reach (weir.plan.watermarks)."""
+        does not reach (weir.control.watermarks)."""
         if self.batch:
             return []
         holding = {i for i, group in enumerate(self.watermark_groups) if group.holds}

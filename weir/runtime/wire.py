@@ -63,10 +63,10 @@ END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATER
 SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
 ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to WATERMARK
 IDLE = "idle"      # the largest timestamp announced for an idle watermark group (ts), to
-                   # WATERMARK (weir.plan.idleness)
+                   # WATERMARK (weir.control.idleness)
 TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
 OWN = "own"        # the operator's own watermark (ts), to every key group of an operator
-                   # that some watermark group does not reach (weir.plan.watermarks)
+                   # that some watermark group does not reach (weir.control.watermarks)
 METRIC = "metric"  # operator metric increments (payload), to METRICS
 ENDED = "ended"    # source number `kg` read its last record: to every key group of each
                    # keyed operator downstream (ts: the source's number), and to FINISHED
@@ -138,7 +138,7 @@ CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
 ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)
 BROADCAST_PAGE = -6      # the broadcast states of a broadcast process operator
 OPERATOR_STATE_PAGE = -7  # a non-keyed instance's operator state (weir.runtime.non_keyed)
-OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.plan.watermarks)
+OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.control.watermarks)
 TYPES_PAGE = -9          # the declared types of its keyed states (weir.runtime.state.evolution)
 
 

@@ -26,7 +26,8 @@ from pyspark import cloudpickle
 from pyspark.sql import functions as F
 
 from weir.common.job import JobClient, JobExecutionError, JobStatus
-from weir.plan.execution import JobOutputs, KeyedRunner, job_result
+from weir.task.job_outputs import JobOutputs, job_result
+from weir.task.keyed_runner import KeyedRunner
 from weir.plan.physical import PhysicalPlan, compile_plan
 from weir.runtime.errors import marked_message
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc

@@ -11,10 +11,10 @@ from concurrent.futures import Future
 
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
-from weir.plan.execution import JobOutputs, job_result
-from weir.plan.idleness import WatermarkGroupTracker
+from weir.task.job_outputs import JobOutputs, job_result
+from weir.control.idleness import WatermarkGroupTracker
 from weir.plan.physical import compile_plan
-from weir.plan.watermarks import OwnWatermarks
+from weir.control.watermarks import OwnWatermarks
 from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
@@ -43,7 +43,7 @@ NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 END_GRACE_S = 2.0
 IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
-OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.plan.watermarks)
+OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.control.watermarks)
 DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
 MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
 HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (or drain)
@@ -200,7 +200,7 @@ class SparkJob(JobClient):
 
     def _announce(self, moves) -> None:
         """Tells the sources of idle watermark groups what to announce next (see
-        weir.plan.idleness): `moves` is {group index: timestamp} or None."""
+        weir.control.idleness): `moves` is {group index: timestamp} or None."""
         if moves:
             groups = self.plan.watermark_groups
             announced = read_announcements(self._idle_file())
@@ -216,7 +216,7 @@ class SparkJob(JobClient):
 
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
-        micro-batch (weir.plan.watermarks), when one moved."""
+        micro-batch (weir.control.watermarks), when one moved."""
         tracker = self.outputs.group_tracker
         if self.own_watermarks.advance(tracker.largest, tracker.idle):
             self._write_announcements(OWN_FILE, self.own_watermarks.current)

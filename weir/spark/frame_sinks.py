@@ -22,7 +22,7 @@ from pyspark.sql.types import StructField, StructType
 
 from weir.plan import graph as g
 from weir.plan.physical import compile_plan
-from weir.plan.idleness import WatermarkGroupTracker
+from weir.control.idleness import WatermarkGroupTracker
 from weir.runtime.connectors.spark_interop import SparkFrameSink, SparkSink
 from weir.runtime.wire import bundle_values
 

@@ -22,7 +22,7 @@ from pyspark.sql import types as T
 
 from weir.common.row import rows_of_columns, shared_field_names
 from weir.common.typeinfo import Types
-from weir.plan.execution import SourceRunner
+from weir.task.source_runner import SourceRunner
 from weir.runtime.connectors.spark_interop import SPARK_ONLY, SparkFrameReader
 from weir.runtime.sources import FileReader
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch

@@ -15,8 +15,8 @@ from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from weir.plan.execution import KeyedRunner
-from weir.plan.worker_instances import WorkerInstances
+from weir.task.keyed_runner import KeyedRunner
+from weir.task.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
 from weir.runtime.timers import EVENT_TIME
@@ -97,7 +97,7 @@ class StageHost(StatefulProcessor):
     short-lived driver-side Python process, only to learn the state variables, and that
     process need not unpickle the user's functions (and import their modules). A worker
     process keeps the operators it built for the tasks of later micro-batches of the same
-    run (weir.plan.worker_instances), so they are opened once per process, not per task."""
+    run (weir.task.worker_instances), so they are opened once per process, not per task."""
 
     def __init__(self, plan):
         self.plan_blob = cloudpickle.dumps(plan)
@@ -185,7 +185,7 @@ class StageHost(StatefulProcessor):
         return [OutputRow(*row) for row in rows]
 
     def _own_watermark(self, announced) -> int:
-        """The operator's own watermark (weir.plan.watermarks): the one announced in this
+        """The operator's own watermark (weir.control.watermarks): the one announced in this
         batch, kept for the batches that announce none; 0 before the first."""
         stored = self.store.load(OWN_WATERMARK_PAGE)
         own = 0 if stored is None else int(stored)

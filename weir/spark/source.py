@@ -7,7 +7,6 @@ restarted query replays exactly the records of the batches in its offset log.
 import base64
 import functools
 import json
-import os
 import time
 import uuid
 
@@ -16,8 +15,8 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStre
                                     InputPartition)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
-from weir.plan.execution import SourceRunner, chunks_of
-from weir.plan.worker_instances import WorkerInstances
+from weir.task.source_runner import SourceRunner, chunks_of
+from weir.task.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import IDLE, OWN, TICK, WATERMARK, Bundler
@@ -154,10 +153,10 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """A source whose micro-batches also carry what the driver announces: the largest
     timestamp of its watermark group while the group is idle (`idle`: the driver's file
-    and the group's name; weir.plan.idleness), and on one source of the job, the own
+    and the group's name; weir.control.idleness), and on one source of the job, the own
     watermarks of the operators that some watermark group does not reach (`own`: the
     driver's file, the operators' key groups and their uids: announcements for others, of
-    an earlier version of the job, are left out; weir.plan.watermarks), and on one source
+    an earlier version of the job, are left out; weir.control.watermarks), and on one source
     of an unbounded job, a tick when a processing-time timer is due, so that a stream
     without input gets a micro-batch that fires it (`due`: the driver's file of the
     earliest pending timer, the operators' key groups and the uids of the operators that

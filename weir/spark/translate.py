@@ -8,14 +8,14 @@
 
 Every DataFrame is read by exactly one consumer: Spark plans a DataFrame read twice as two
 copies (stateful operators included), so a fan-out in the job never becomes a fan-out in
-the query. Records are routed by their producers instead (weir.plan.execution).
+the query. Records are routed by their producers instead (weir.task).
 """
 
 from functools import reduce
 
 from pyspark.sql import functions as F
 
-from weir.plan.idleness import WatermarkGroupTracker
+from weir.control.idleness import WatermarkGroupTracker
 from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
 from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
@@ -54,7 +54,7 @@ def _sources_frame(spark, plan, announcements):
     idle_file, own_file, due_file, marks_file, hold_file = announcements
     partitioned = plan.partitioned_sources
     # The first of weir's own sources carries the operators' own watermarks
-    # (weir.plan.watermarks) and the ticks for due processing-time timers (None: the job
+    # (weir.control.watermarks) and the ticks for due processing-time timers (None: the job
     # needs neither); a DataFrame's source (weir.spark.frame_sources) carries none.
     first = frame_sources.announcing_source(plan)
     own_source = (own_file, [task.uid for task in plan.own_watermarks]) \

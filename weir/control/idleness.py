@@ -23,7 +23,7 @@ from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, IDLE
 class WatermarkGroupTracker:
     """The driver's view of each watermark group: its largest timestamp, when it last
     produced records, and the watermark announced for it while idle (the operators' own
-    watermarks, weir.plan.watermarks, follow the largest timestamps too)."""
+    watermarks, weir.control.watermarks, follow the largest timestamps too)."""
 
     def __init__(self, groups, now_ms: int):
         self.groups = groups  # [WatermarkGroup], by index
@@ -42,7 +42,7 @@ class WatermarkGroupTracker:
     @staticmethod
     def tracks(plan) -> bool:
         """Whether the driver tracks the groups of `plan`: some can become idle, or some
-        operator has a watermark of its own (weir.plan.watermarks)."""
+        operator has a watermark of its own (weir.control.watermarks)."""
         return WatermarkGroupTracker.needed(plan.watermark_groups) or bool(plan.own_watermarks)
 
     def observe(self, group: int, control: str, timestamp: int) -> None:

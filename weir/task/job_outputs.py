@@ -1,0 +1,128 @@
+"""The driver's end of a job: what each micro-batch's rows bring to it (records for the
+sinks it writes, metrics, operator state snapshots, ends of input, the control plane's
+reports) and the job's result."""
+
+import time
+from collections import Counter
+
+from weir.common.job import JobExecutionResult
+from weir.control.idleness import WatermarkGroupTracker
+from weir.plan.physical import PhysicalPlan
+from weir.runtime.connectors.sink_base import commit_tasks
+from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, is_breakdown, merge_report,
+                                  records_received)
+from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
+from weir.runtime.split_watermarks import SplitMarks
+from weir.runtime.state.operator_state import OperatorStateLog
+from weir.runtime.wire import (COMMITS, FINISHED, METRICS, OPERATOR_STATE, SPLIT_WATERMARKS,
+                               TIMERS, WATERMARK, bundle_columns, loads,
+                               read_watermark_report)
+
+
+TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
+
+
+def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
+               plan: PhysicalPlan, metrics_log) -> JobExecutionResult:
+    """A job's result, with the records its sources read and its sinks received (and the
+    metrics operators kept; the tasks' own counts of records are for the REST API)."""
+    metrics = result_metrics(plan, metrics_log.totals())
+    read = sum(metrics.get(f"{task.uid}.{RECORDS_OUT}", 0) for task in plan.sources)
+    written = sum(metrics.get(f"{uid}.{RECORDS_IN}", 0) for uid in plan.sinks)
+    return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
+
+
+def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
+    """The user's metrics, the records the sources read and those the sinks received;
+    not every operator's records in and out, nor those per key group."""
+    kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
+        f"{uid}.{RECORDS_IN}" for uid in plan.sinks}
+    return {name: value for name, value in totals.items()
+            if name in kept or not (name.endswith(TASK_IO) or is_breakdown(name))}
+
+
+
+class JobOutputs:
+    """The driver's end of every micro-batch: writes the (to, subtask, payload) rows that
+    reach it (records to their sinks, metric increments to `metrics` per batch id, so that
+    a replay replaces them) and keeps every operator state snapshot in `operator_states`
+    (sink functions with operator state are snapshotted here); in a job whose sources can
+    become idle or whose operators have watermarks of their own, the watermark rows go
+    to `group_tracker`."""
+
+    def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog,
+                 written_by_tasks=frozenset()):
+        """`written_by_tasks`: the uids of the sinks the tasks write themselves (their
+        counts still come here, as metrics)."""
+        self.plan = plan
+        self.metrics = metrics
+        self.operator_states = operator_states
+        self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
+                                                   int(time.time() * 1000)) \
+            if WatermarkGroupTracker.tracks(plan) else None
+        partitioned = plan.partitioned_sources
+        self.split_marks = SplitMarks(partitioned, int(time.time() * 1000)) \
+            if partitioned else None
+        # (uid, key group) -> its earliest processing-time timer (None: none), as reported
+        self.processing_timers = {}
+        self.writers = {uid: sink_writer(node.param("sink"), uid, plan,
+                                         operator_states.restored.get(uid))
+                        for uid, node in plan.sinks.items() if uid not in written_by_tasks}
+        self.committers = {uid: plan.sinks[uid].param("sink") for uid in written_by_tasks}
+        self.run_in_tasks = None  # the engine's tasks for work after a commit (None: here)
+
+    def write(self, rows, batch_id: int) -> set:
+        """Writes a micro-batch's rows; returns the numbers of the sources that ended in
+        it."""
+        per_sink = {uid: ([], [], []) for uid in self.writers}
+        counts, finished, prepared = {}, set(), {}
+        now_ms = int(time.time() * 1000)
+        for to, subtask, blob in rows:
+            if to == METRICS:
+                for name, report in loads(blob).items():
+                    merge_report(counts, name, report)
+            elif to == COMMITS:
+                for uid, committables in loads(blob).items():
+                    prepared.setdefault(uid, []).extend(committables)
+            elif to == FINISHED:
+                finished.add(subtask)
+            elif to == OPERATOR_STATE:
+                self.operator_states.record(loads(blob))
+            elif to == WATERMARK:
+                self.group_tracker.observe(subtask, *read_watermark_report(blob))
+            elif to == SPLIT_WATERMARKS:
+                self.split_marks.observe(loads(blob), now_ms)
+            elif to == TIMERS:
+                uid, key_group, earliest = loads(blob)
+                self.processing_timers[uid, key_group] = earliest
+            else:
+                values, subtasks, stamps = per_sink[to]
+                records, times = bundle_columns(blob)
+                values.extend(records)
+                stamps.extend(times or [None] * len(records))
+                subtasks.extend([subtask] * len(records))
+        for uid, writer in self.writers.items():
+            values, subtasks, stamps = per_sink[uid]
+            received = {(uid, index): count for index, count in Counter(subtasks).items()}
+            for name, n in records_received(received).items():
+                merge_report(counts, name, n)
+            write_batch(writer, values, batch_id,
+                        subtasks if self.plan.parallelism > 1 else None, stamps)
+            if isinstance(writer, CheckpointedSink):
+                self.operator_states.record(writer.snapshot())
+        for uid, committables in prepared.items():
+            commit_tasks(self.committers[uid], batch_id, committables, self.run_in_tasks)
+        self.metrics.record(batch_id, counts)
+        return finished
+
+    def next_processing_timer(self):
+        """The earliest processing-time timer pending in any key group, as the key groups
+        last reported (None: none); a stream without input needs a micro-batch then."""
+        return min((t for t in self.processing_timers.values() if t is not None), default=None)
+
+    def all_timers_reported(self) -> bool:
+        """Whether every key group of each operator that may hold processing-time timers
+        has reported them."""
+        plan = self.plan
+        return len(self.processing_timers) >= (len(plan.processing_time_operators)
+                                               * plan.max_parallelism)
