@@ -64,7 +64,8 @@ def per_window(pipeline, seed):
         produced = []
         for kg in range(4):
             group = [r for r in records if backend.key_group_of(r[1][0]) == kg]
-            produced += process_key_group_batch(operator, f.key_of, kg, group, watermark, 0)
+            produced += process_key_group_batch(operator, f.key_of, kg, group, watermark,
+                                               0).records()
             operator.release()
         return sorted(repr((value, ts)) for _, tag, value, ts in produced
                       if tag in (None, LATE.tag_id))

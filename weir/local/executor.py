@@ -95,8 +95,7 @@ class LocalJob(JobClient):
         self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
         self.runners = {}
         for task in plan.keyed:
-            self.runners[task.uid] = KeyedRunner(
-                task, plan, lambda kg, uid=task.uid: self.stores[(uid, kg)])
+            self.runners[task.uid] = KeyedRunner(task, plan)
 
     def _observe(self, group: int, rows) -> list:
         """Takes the watermark rows (largest timestamps, ends, announced watermarks) of a
@@ -147,7 +146,7 @@ class LocalJob(JobClient):
             runner = self.runners[uid]
             batch = KeyGroupInput(groups[(uid, kg)], runner.labelled)
             watermark = engine_watermark_to_flink(self.own_watermarks.of(uid, job_watermark))
-            passed += runner.run(kg, batch.records, watermark, processing_time, batch.ended)
+            passed += runner.run(kg, self.stores[(uid, kg)], batch, watermark, processing_time)
             runner.release()
         return passed
 

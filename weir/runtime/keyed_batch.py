@@ -2,48 +2,73 @@
 
 Records arrive sorted by their order key. Phase-0 records (produced upstream before the
 watermark advance) go first, then timers fire at the new watermark and processing time,
-then phase-1 records. Outputs get order keys of their own: this key group as producer, the
-phase they were produced in, and a running counter.
+then phase-1 records. Outputs are written straight into the columns they leave in: per
+phase, per tag (None: the main output), values and timestamps (a router numbers them).
 
 An operator of one input gets (seq, value, timestamp) records and one key selector; an
 operator of several inputs gets (seq, value, timestamp, input) records and a key selector
 per input, and each record reaches it with its input label.
 """
 
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT
 
 Record = Tuple[int, object, object]  # (seq, value, timestamp)
-Output = Tuple[int, object, object, object]  # (seq, tag_id, value, timestamp)
+Columns = Tuple[list, list]  # (values, timestamps)
 
 
-class _Collector:
-    def __init__(self, key_group: int, convert):
-        self.key_group = key_group
-        self.outputs: List[Output] = []
-        self.convert = convert
+class KeyGroupOutput:
+    """What a key group's batch produced: `phases[phase]` is {tag: (values, timestamps)}
+    (BEFORE_WATERMARK: up to the watermark's timers, AFTER_WATERMARK: after them)."""
+
+    __slots__ = ("phases", "_side", "_values", "_stamps", "_convert")
+
+    def __init__(self, convert):
+        self.phases: Tuple[Dict[object, Columns], ...] = ({}, {})
+        self._convert = convert
         self.start_phase(BEFORE_WATERMARK)
 
     def start_phase(self, phase: int) -> None:
-        self._base = make_seq(phase, self.key_group, 0)  # + the running counter
+        self._side = self.phases[phase]
+        self._values = self._stamps = None  # the main output's columns, made on first use
+
+    @property
+    def count(self) -> int:
+        return sum(len(values) for by_tag in self.phases for values, _ in by_tag.values())
 
     def emit(self, tag_id, value, timestamp) -> None:
-        if tag_id is None and self.convert is not None:
-            value = self.convert(value)
-        out = self.outputs
-        out.append((self._base + len(out), tag_id, value, timestamp))
+        if tag_id is None:
+            if self._values is None:
+                self._values, self._stamps = self._side[None] = ([], [])
+            if self._convert is not None:
+                value = self._convert(value)
+            self._values.append(value)
+            self._stamps.append(timestamp)
+            return
+        columns = self._side.get(tag_id)
+        if columns is None:
+            columns = self._side[tag_id] = ([], [])
+        columns[0].append(value)
+        columns[1].append(timestamp)
+
+    def records(self) -> List[Tuple[int, object, object, object]]:
+        """(phase, tag, value, timestamp) of every output, phase by phase and tag by tag
+        (for tests)."""
+        return [(phase, tag, value, ts) for phase, by_tag in enumerate(self.phases)
+                for tag, (values, stamps) in by_tag.items()
+                for value, ts in zip(values, stamps)]
 
 
 def process_key_group_batch(operator, key_selector, key_group: int,
                             records: Sequence[Record], watermark: int,
                             processing_time: int, convert=None,
-                            end_of_input: bool = False) -> List[Output]:
+                            end_of_input: bool = False) -> KeyGroupOutput:
     """`key_selector`: a callable, or a tuple of one per input for labelled records;
     `convert` converts main outputs to the operator's declared type; `end_of_input`: the
     key group's input ends with these records (Flink's +infinity watermark follows)."""
-    collector = _Collector(key_group, convert)
-    emit = collector.emit
+    output = KeyGroupOutput(convert)
+    emit = output.emit
     operator.active_key_groups = (key_group,)
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
     labelled = isinstance(key_selector, tuple)
@@ -54,7 +79,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
             _process(operator, key_selector, records[:first_after], emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
-        collector.start_phase(AFTER_WATERMARK)
+        output.start_phase(AFTER_WATERMARK)
         if labelled:
             operator.process_labelled(records[first_after:], key_selector, emit)
         else:
@@ -63,7 +88,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
             operator.end_input(emit)
     finally:
         operator.active_key_groups = ()
-    return collector.outputs
+    return output
 
 
 def _process(operator, key_selector, records, emit) -> None:

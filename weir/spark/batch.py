@@ -52,11 +52,11 @@ class StageBatch:
     def __init__(self, plan: PhysicalPlan):
         self.plan_blob = cloudpickle.dumps(plan)
         self.stage_uids = frozenset(task.uid for task in plan.keyed)
-        self.plan, self.runners, self.store = None, {}, None  # built in the Python worker
+        self.plan, self.runners = None, {}  # built in the Python worker
 
     def __getstate__(self):
         return {"plan_blob": self.plan_blob, "stage_uids": self.stage_uids, "plan": None,
-                "runners": {}, "store": None}
+                "runners": {}}
 
     def _runner(self, uid: str) -> KeyedRunner:
         if self.plan is None:
@@ -64,8 +64,7 @@ class StageBatch:
         runner = self.runners.get(uid)
         if runner is None:
             task = next(t for t in self.plan.keyed if t.uid == uid)
-            runner = self.runners[uid] = KeyedRunner(task, self.plan,
-                                                     lambda key_group: self.store)
+            runner = self.runners[uid] = KeyedRunner(task, self.plan)
         return runner
 
     def __call__(self, batches):
@@ -94,12 +93,10 @@ class StageBatch:
 
     def _run(self, uid: str, key_group: int, rows):
         runner = self._runner(uid)
-        self.store = MemoryPageStore()
         batch = KeyGroupInput(rows, runner.labelled)
-        out = runner.run(key_group, batch.records, MIN_WATERMARK, int(time.time() * 1000),
-                         batch.ended)
+        out = runner.run(key_group, MemoryPageStore(), batch, MIN_WATERMARK,
+                         int(time.time() * 1000))
         runner.release()
-        self.store = None
         return to_batch(out)
 
 

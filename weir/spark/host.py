@@ -77,15 +77,7 @@ class SparkPageStore:
         return len(blob)
 
 
-class _CurrentTask:
-    """The page store of the task a worker process runs now: the operators it keeps
-    across tasks (WorkerInstances) read and write their key groups' pages through it."""
-
-    store = None
-
-
 RUNNERS = WorkerInstances()  # this worker process's operators: (run id, uid) -> KeyedRunner
-CURRENT = _CurrentTask()
 
 
 class StageHost(StatefulProcessor):
@@ -109,17 +101,14 @@ class StageHost(StatefulProcessor):
         self.plan = None
 
     def _runner(self, uid):
-        CURRENT.store = None  # an earlier run's operators closed now must not see this task's
-        runner = RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
-        CURRENT.store = self.store
-        return runner
+        return RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
 
     def _build(self, uid) -> KeyedRunner:
         if self.plan is None:  # a task's first operator
             freeze_long_lived()  # here, not in init: the driver-side planner calls init
             self.plan = cloudpickle.loads(self.plan_blob)
         task = next(t for t in self.plan.keyed if t.uid == uid)
-        return KeyedRunner(task, self.plan, lambda key_group: CURRENT.store)
+        return KeyedRunner(task, self.plan)
 
     def handleInputRows(self, key, rows, timerValues):
         uid = key[0]
@@ -168,8 +157,8 @@ class StageHost(StatefulProcessor):
             watermark = self._own_watermark(batch.own_watermark) if runner.own_watermark \
                 else spark_watermark
             processing_time = self._processing_time(timer_values, batch.clock)
-            rows = runner.run(key_group, batch.records, engine_watermark_to_flink(watermark),
-                              processing_time, batch.ended)
+            rows = runner.run(key_group, self.store, batch,
+                              engine_watermark_to_flink(watermark), processing_time)
             # (never at or below Spark's watermark: an own watermark's moves wake the group)
             self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
                                 max(watermark, spark_watermark), expiring)

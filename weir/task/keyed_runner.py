@@ -12,8 +12,8 @@ from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, DUE, ENDED_PAGE,
-                               OPERATOR_STATE, PHASE_SHIFT, SNAPSHOT, TIMERS, Bundler, dumps,
-                               loads)
+                               OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, dumps,
+                               KeyGroupInput, loads)
 from weir.task.routing import Router
 
 
@@ -21,13 +21,15 @@ class KeyedRunner:
     """Runs a keyed operator for one key group at a time, then routes its output. Each
     parallel instance (subtask) of the operator, and of the stateless nodes fused behind
     it, is built and opened on the first key group of its range that runs here, with its
-    own copy of the user's functions, as Flink opens one per subtask."""
+    own copy of the user's functions, as Flink opens one per subtask.
 
-    def __init__(self, task: KeyedTask, plan: PhysicalPlan, pages):
-        """`pages`: key group -> the PageStore of this operator's state in it."""
+    The engine's seam: `run(key_group, store, batch, ...)` with the key group's PageStore
+    (weir.runtime.state.backend), which the operator reads and writes until `release()`."""
+
+    def __init__(self, task: KeyedTask, plan: PhysicalPlan):
         self.task = task
         self.plan = plan
-        self.pages = pages
+        self.store = None  # the PageStore of the key group running now
         self.convert = output_converter(task.node, task.uid)
         self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
             else task.key_selectors
@@ -44,7 +46,7 @@ class KeyedRunner:
         instance = self.subtasks.get(subtask)
         if instance is None:
             task, plan = self.task, self.plan
-            backend = KeyedStateBackend(self.pages, plan.max_parallelism)  # its own clock
+            backend = KeyedStateBackend(self._store_of, plan.max_parallelism)  # own clock
             operator = build_keyed_operator(task.node, task.uid, backend, plan, subtask)
             operator.open()
             instance = self.subtasks[subtask] = (operator, Router(task.fused, plan, subtask))
@@ -56,28 +58,28 @@ class KeyedRunner:
         """Whether records must carry their input label (an operator of several inputs)."""
         return len(self.task.key_selectors) > 1
 
-    def run(self, key_group: int, records, watermark: int, processing_time: int,
-            ended=frozenset()) -> List:
-        """The rows this key group's batch produces (`ended`: the numbers of the sources
-        whose end of input reached it in this batch); the operator's pages stay loaded
-        until `release()` (an engine may still read its timers)."""
+    def _store_of(self, key_group: int):
+        if self.store is None:
+            raise RuntimeError(f"operator '{self.task.uid}': the state of key group "
+                               f"{key_group} is read outside of its run")
+        return self.store
+
+    def run(self, key_group: int, store, batch: KeyGroupInput, watermark: int,
+            processing_time: int) -> List:
+        """The rows key group `key_group` produces from `batch` (its share of a micro-batch)
+        with its state in `store`; the state stays loaded until `release()` (an engine may
+        still read its timers)."""
+        self.store = store
         subtask = self._enter(key_group)
+        records = batch.records
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
                                           watermark, processing_time, self.convert,
-                                          self._input_ends(key_group, ended))
-        by_phase = ({}, {})  # BEFORE_WATERMARK, AFTER_WATERMARK: {tag: (values, stamps)}
-        for seq, tag, value, ts in outputs:
-            by_tag = by_phase[seq >> PHASE_SHIFT]
-            tagged = by_tag.get(tag)
-            if tagged is None:
-                tagged = by_tag[tag] = ([], [])
-            tagged[0].append(value)
-            tagged[1].append(ts)
+                                          self._input_ends(batch.ended))
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
-            if by_phase[phase]:
-                counter = self.router.route(by_phase[phase], phase, producer, counter,
+            if outputs.phases[phase]:
+                counter = self.router.route(outputs.phases[phase], phase, producer, counter,
                                             bundler, None, subtask)
         if self.task.wakes:
             bundler.add_control(TIMERS, DUE, payload=(
@@ -90,16 +92,16 @@ class KeyedRunner:
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
                              **task_io(self.task.uid, key_group, subtask, len(records),
-                                       len(outputs)),
+                                       outputs.count),
                              **self.router.take_metrics(subtask)})
         return bundler.rows()
 
-    def _input_ends(self, key_group: int, ended: frozenset) -> bool:
+    def _input_ends(self, ended: frozenset) -> bool:
         """Whether every upstream source has now ended for this key group (sources that
         end in different batches are remembered in a page until the last one does)."""
         if not ended:
             return False
-        store = self.operator.backend.key_group_pages(key_group).store
+        store = self.store
         stored = store.load(ENDED_PAGE)
         so_far = ended | (frozenset(loads(stored)) if stored is not None else frozenset())
         if so_far >= self.task.sources:
@@ -112,6 +114,7 @@ class KeyedRunner:
     def release(self) -> None:
         if self.operator is not None:
             self.operator.release()
+        self.store = None
 
     def close(self) -> None:
         for operator, router in self.subtasks.values():
