@@ -64,9 +64,9 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     def batch(elements):
         records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
                    for i, (value, ts) in enumerate(elements)]
-        outputs = process_key_group_batch(operator, f.key_of, 0, records, MIN_WATERMARK, 0).records()
+        outputs = process_key_group_batch(operator, f.key_of, 0, records, MIN_WATERMARK, 0)
         operator.release()
-        return outputs
+        return outputs.records()
 
     batch([(("a", 1), ts) for ts in range(0, 1000, 10)])  # 100 open windows of key "a"
     timers = KeyGroupTimers(stores[0])
