@@ -227,13 +227,6 @@ class ReadingClock:
     def now_ms(self):
         return START_MS + 100 * (self.generated // 10)
 
-    def time(self):
-        return (self.now_ms() + 0.5) / 1000.0  # +0.5: int(time() * 1000) is exact
-
-    @staticmethod
-    def sleep(seconds):
-        pass
-
 
 class ClockedReadings:
     def __init__(self, clock):
@@ -244,12 +237,12 @@ class ClockedReadings:
         return sensor_reading(index)
 
 
-def test_increase_alerts_on_a_driven_processing_time_clock(local_env, monkeypatch):
-    """The in-process runner reads its processing time from `time.time()` once per batch:
-    here that clock advances 100 ms per 10 readings, as the readings' own timestamps."""
-    from weir.local import executor as local_runner
+def test_increase_alerts_on_a_driven_processing_time_clock(local_env):
+    """The in-process runner reads its processing time from its clock once per batch:
+    here a clock injected that advances 100 ms per 10 readings, as the readings' own
+    timestamps."""
     clock = ReadingClock()
-    monkeypatch.setattr(local_runner, "time", clock)
+    local_env.set_executor("local", clock=clock.now_ms)
     count = 2000
     source = DataGeneratorSource(ClockedReadings(clock), count=count,
                                  type_info=SENSOR_READING_TYPE, max_records_per_batch=10)

@@ -80,7 +80,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         self.configuration = configuration
         self.spark_session = None
         self.spark_conf = {}
-        self.executor = "spark"
+        self.executor, self.executor_clock = "spark", None
         self.job_parameters = {}
         self.job_id = None  # given by `weir run` (weir.datastream.job_context)
         self.restart_strategy = None
@@ -159,11 +159,16 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         self.spark_conf[key] = str(value)
         return self
 
-    def set_executor(self, name: str) -> "StreamExecutionEnvironment":
-        """'spark' (default) or 'local' (the in-process runner, no Spark; for tests)."""
+    def set_executor(self, name: str, clock=None) -> "StreamExecutionEnvironment":
+        """'spark' (default) or 'local' (the in-process runner, no Spark; for tests).
+        `clock` (local only): a callable giving the processing time in milliseconds that
+        the job runs on (default: the wall clock), so a test can drive it."""
         if name not in EXECUTORS:
             raise ValueError(f"unknown executor '{name}', expected one of {sorted(EXECUTORS)}")
-        self.executor = name
+        if clock is not None and (name != "local" or not callable(clock)):
+            raise ValueError("set_executor(): a clock is a callable giving milliseconds, "
+                             "and only the 'local' executor runs on one")
+        self.executor, self.executor_clock = name, clock
         return self
 
     def set_job_parameters(self, parameters: dict) -> "StreamExecutionEnvironment":

@@ -3,10 +3,9 @@ the Spark executor does.
 
 Each micro-batch reads every source from its last offset to its latest, runs the source
 tasks, then each stage's keyed tasks per (operator, key group), passing on rows for later
-stages, and writes the sinks. The watermark of a batch is, as on Spark, the minimum over
-watermark groups of (the largest timestamp seen in earlier batches minus the group's
-delay); a keyed operator that some group does not reach runs with its own, over the groups
-upstream of it (weir.control.watermarks). Tasks are the same code as on Spark
+stages, and writes the sinks. Its control decisions (the job's watermark, operators' own
+watermarks, idle sources, processing-time ticks) are the control plane's
+(weir.control.plane), on an injected clock, and its tasks are the same code as on Spark
 (weir.task).
 """
 
@@ -15,18 +14,18 @@ import uuid
 from collections import defaultdict
 from functools import partial
 
-from weir.task.job_outputs import JobOutputs, job_result
-from weir.task.keyed_runner import KeyedRunner
-from weir.task.source_runner import SourceRunner, chunks_of
 from weir.common.job import JobClient, JobStatus
+from weir.control.plane import ControlPlane, wall_clock_ms
 from weir.plan.physical import compile_plan
-from weir.control.watermarks import OwnWatermarks
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import MemoryPageStore
 from weir.runtime.wire import (IDLE, TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
                                engine_watermark_to_flink)
+from weir.task.job_outputs import JobOutputs, job_result
+from weir.task.keyed_runner import KeyedRunner
+from weir.task.source_runner import SourceRunner, chunks_of
 
 
 class _Source:
@@ -59,27 +58,22 @@ class _Source:
         return self.reader.processing_time(splits[0]) if splits else None
 
 
-def _marks_now(split_marks, uid: str) -> dict:
-    """The marks of a partitioned source's partitions, as the driver knows them now."""
-    return split_marks.announcement(uid, int(time.time() * 1000))
-
-
 class LocalJob(JobClient):
-    def __init__(self, env, graph, sinks, job_name):
+    def __init__(self, env, graph, sinks, job_name, clock=wall_clock_ms):
+        """`clock`: the processing time (ms) the job runs on."""
         self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.plan = compile_plan(graph.upstream_of(sinks), env)
         self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
         self.status = JobStatus.CREATED
         self.batches = 0
-        self.max_seen = {}  # watermark group index -> largest time its sources announced
-        self.watermark = 0
-        self.clock = None
+        self.scripted_time = None  # a scripted source's processing time, once it has one
         self.idle_announcements = {}  # watermark group index -> timestamp, for the next batch
-        self.own_watermarks = OwnWatermarks(self.plan)
+        self.control = ControlPlane(self.plan, clock)
         self.metrics = MetricsLog()
         self.outputs = JobOutputs(self.plan, self.metrics, OperatorStateLog(
-            parallelism=self.plan.parallelism))  # a job in one process is never restored
+            parallelism=self.plan.parallelism),  # a job in one process is never restored
+            self.control)
         self.started = time.time()
 
     # -- tasks ---------------------------------------------------------------------
@@ -88,9 +82,9 @@ class LocalJob(JobClient):
         group_of = {uid: g for g in plan.watermark_groups for uid in g.sources}
         self.group_index = {uid: plan.watermark_groups.index(g) for uid, g in group_of.items()}
         self.sources = [_Source(task, plan, group_of[task.uid]) for task in plan.sources]
-        marks = self.outputs.split_marks
+        marks = self.control.split_marks
         for source in self.sources:  # (weir.runtime.split_watermarks)
-            source.reader.announced_marks = partial(_marks_now, marks, source.task.uid) \
+            source.reader.announced_marks = partial(self.control.marks_of, source.task.uid) \
                 if marks is not None and source.task.uid in marks.idleness else None
         self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
         self.runners = {}
@@ -103,36 +97,21 @@ class LocalJob(JobClient):
         kept = []
         for row in rows:
             if row[0] == WATERMARK:
-                self._see(group, row[3], row[5])
+                self.control.see(group, row[3], row[5])
             else:
                 kept.append(row)
         return kept
 
-    def _see(self, group: int, control: str, timestamp: int) -> None:
-        self.max_seen[group] = max(self.max_seen.get(group, timestamp), timestamp)
-        if self.outputs.group_tracker is not None:
-            self.outputs.group_tracker.observe(group, control, timestamp)
-
     def _check_idleness(self) -> None:
         """Idleness timeouts run out while no batch runs too."""
-        if self.outputs.group_tracker is not None:
-            moves = self.outputs.group_tracker.announcements(int(time.time() * 1000))
-            self.idle_announcements.update(moves or {})
+        self.idle_announcements.update(self.control.idle_between_batches() or {})
 
     def _announce_idle_groups(self) -> None:
         """What the sources of idle groups announce in the next batch, as on Spark (see
         weir.control.idleness)."""
         for group, timestamp in self.idle_announcements.items():
-            self._see(group, IDLE, timestamp)
-        tracker = self.outputs.group_tracker
-        self.idle_announcements = (tracker and tracker.end_batch(int(time.time() * 1000))
-                                   ) or {}
-
-    def _advance_own_watermarks(self) -> dict:
-        """The operators' own watermarks after the batches so far (weir.control.watermarks);
-        returns those that moved."""
-        tracker = self.outputs.group_tracker
-        return self.own_watermarks.advance(self.max_seen, tracker.idle if tracker else ())
+            self.control.see(group, IDLE, timestamp)
+        self.idle_announcements = self.control.end_batch() or {}
 
     def _run_stage(self, stage, rows, job_watermark, processing_time):
         uids = {task.uid for task in stage}
@@ -145,27 +124,21 @@ class LocalJob(JobClient):
         for uid, kg in sorted(groups):
             runner = self.runners[uid]
             batch = KeyGroupInput(groups[(uid, kg)], runner.labelled)
-            watermark = engine_watermark_to_flink(self.own_watermarks.of(uid, job_watermark))
+            watermark = engine_watermark_to_flink(self.control.watermark_of(uid, job_watermark))
             passed += runner.run(kg, self.stores[(uid, kg)], batch, watermark, processing_time)
             runner.release()
         return passed
 
     # -- batches -------------------------------------------------------------------
-    def _next_watermark(self):
-        if self.max_seen:
-            groups = self.plan.watermark_groups
-            candidate = min(ts - groups[g].delay_ms for g, ts in self.max_seen.items())
-            self.watermark = max(self.watermark, candidate)
-        return self.watermark
-
     def _run_batch(self, batch_id, polled) -> set:
         """Runs a micro-batch; returns the numbers of the sources that ended in it."""
-        watermark = self._next_watermark()
-        self._advance_own_watermarks()
+        watermark = self.control.job_watermark()
+        self.control.advance_own_watermarks()
         clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
                   if c is not None]
-        self.clock = max(clocks) if clocks else self.clock
-        processing_time = self.clock if self.clock is not None else int(time.time() * 1000)
+        self.scripted_time = max(clocks) if clocks else self.scripted_time
+        processing_time = self.scripted_time if self.scripted_time is not None \
+            else self.control.clock()
         rows = []
         for source, new in zip(self.sources, polled):
             if new:
@@ -182,13 +155,12 @@ class LocalJob(JobClient):
     def _processing_timer_due(self) -> bool:
         """Whether a processing-time timer is due while no source has input (never on a
         scripted clock, which only moves with its source)."""
-        due = self.outputs.next_processing_timer()
-        return due is not None and self.clock is None and due <= time.time() * 1000
+        return self.scripted_time is None and self.control.processing_timer_due()
 
     def run(self):
         self.status = JobStatus.RUNNING
         self._open()
-        batch_id, last_watermark, finished = 0, self.watermark, set()
+        batch_id, last_watermark, finished = 0, self.control.watermark, set()
         while len(finished) < len(self.sources):  # a bounded job ends with its last input
             if self.status == JobStatus.CANCELED:  # (from another thread)
                 break
@@ -196,8 +168,8 @@ class LocalJob(JobClient):
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)
             elif self.idle_announcements or (self.runners and (
-                    self._next_watermark() > last_watermark
-                    or self._advance_own_watermarks())):
+                    self.control.job_watermark() > last_watermark
+                    or self.control.advance_own_watermarks())):
                 finished |= self._run_batch(batch_id, polled)
             elif self._processing_timer_due():
                 finished |= self._run_batch(batch_id, polled)  # runs every timer's group
@@ -208,7 +180,7 @@ class LocalJob(JobClient):
                 time.sleep(0.05)
                 self._check_idleness()
                 continue
-            last_watermark = self.watermark
+            last_watermark = self.control.watermark
             batch_id += 1
         self.batches = batch_id
         for runner in self.runners.values():
@@ -237,6 +209,6 @@ class LocalJob(JobClient):
 
 
 def submit(env, graph, sinks, job_name):
-    job = LocalJob(env, graph, sinks, job_name)
+    job = LocalJob(env, graph, sinks, job_name, env.executor_clock or wall_clock_ms)
     job.run()
     return job

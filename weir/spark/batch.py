@@ -26,6 +26,7 @@ from pyspark import cloudpickle
 from pyspark.sql import functions as F
 
 from weir.common.job import JobClient, JobExecutionError, JobStatus
+from weir.control.plane import ControlPlane
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.task.keyed_runner import KeyedRunner
 from weir.plan.physical import PhysicalPlan, compile_plan
@@ -161,7 +162,7 @@ class BatchJob(JobClient):
             shutil.rmtree(snapshots, ignore_errors=True)
         rows = zip(*(column.to_pylist() for column in table.columns))
         JobOutputs(self.plan, self.metrics, OperatorStateLog(),  # no restore
-                   frozenset(sinks)).write(rows, 0)
+                   ControlPlane(self.plan), frozenset(sinks)).write(rows, 0)
         self.runtime_ms = int((time.time() - self.started) * 1000)
         self.status = JobStatus.FINISHED
         return self

@@ -13,8 +13,8 @@ from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.control.idleness import WatermarkGroupTracker
+from weir.control.plane import ControlPlane
 from weir.plan.physical import compile_plan
-from weir.control.watermarks import OwnWatermarks
 from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
@@ -86,25 +86,20 @@ class SparkJob(JobClient):
         self.spark_sinks = spark_sinks(self.plan)  # written by Spark (weir.spark.frame_sinks)
         self.task_sinks = {uid: sink for uid, sink in written_by_tasks(self.plan).items()
                            if uid not in self.spark_sinks}
-        self.outputs = JobOutputs(self.plan, self.metrics, states,
-                                  frozenset(self.task_sinks) | frozenset(self.spark_sinks))
-        self.outputs.run_in_tasks = tasks_of(self.spark)
-        self.own_watermarks = OwnWatermarks(self.plan)
-        self._lock = threading.Lock()
-        self._savepointing = threading.Lock()
-        self.query = None
-        self.canceled = False
-        self.finished = set()  # numbers of the sources whose input has ended
-        self.last_batch = None  # the batch in which the last source ended
         # An unbounded job ticks for due processing-time timers while no input comes (not
         # on a scripted clock: only its source's batches move it)
         self.ticks = (not self.bounded and not self.plan.scripted
                       and bool(self.plan.processing_time_operators))
-        # A restored run ticks at once (and again) until every key group has reported its
-        # timers: the batch Spark replays first may not run them all
-        self.restart_tick = int(time.time() * 1000) \
-            if self.ticks and self.plan.restoring else None
-        self.due = self.restart_tick  # the earliest pending processing-time timer announced
+        self.control = ControlPlane(self.plan, restoring=self.ticks and self.plan.restoring)
+        self.outputs = JobOutputs(self.plan, self.metrics, states, self.control,
+                                  frozenset(self.task_sinks) | frozenset(self.spark_sinks))
+        self.outputs.run_in_tasks = tasks_of(self.spark)
+        self._lock = threading.Lock()
+        self._savepointing = threading.Lock()
+        self.query = None
+        self.canceled = False
+        self.last_batch = None  # the batch in which the last source ended
+        self.due = self.control.next_tick()  # the earliest processing-time tick announced
 
     def _restored_operator_states(self, env):
         """What the run restores beside Spark's state: from its checkpoint, or from the
@@ -124,7 +119,7 @@ class SparkJob(JobClient):
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
         if self.ticks:  # (never an earlier run's announcement)
             self._write_announcements(DUE_FILE, {"due": self.due})
-        marks = self.outputs.split_marks is not None
+        marks = self.control.split_marks is not None
         if marks:  # (the offsets keep the marks an earlier run learnt)
             self._write_announcements(MARKS_FILE, {})
         frame = query_frame(self.spark, self.plan, (
@@ -180,20 +175,19 @@ class SparkJob(JobClient):
             table = frame.toArrow()
         rows = zip(*(column.to_pylist() for column in table.columns))
         with self._lock:
-            self.finished |= self.outputs.write(rows, batch_id)
+            self.outputs.write(rows, batch_id)
             changed = self.outputs.operator_states.take_changed()
             if changed is not None:
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
-            self._announce(self.outputs.group_tracker.end_batch(int(time.time() * 1000))
-                           if self.outputs.group_tracker is not None else None)
+            self._announce(self.control.end_batch())
             self._announce_marks()
             self.batches += 1
-            if self.last_batch is None and len(self.finished) == len(self.plan.sources):
+            if self.last_batch is None and self.control.input_ended():
                 self.last_batch = batch_id
-            if self.own_watermarks and self.last_batch is None:
+            if self.last_batch is None:
                 self._announce_own_watermarks()
             if self.ticks:
-                self._announce_due(self._next_tick())
+                self._announce_due(self.control.next_tick())
 
     def _idle_file(self) -> str:
         return os.path.join(self.checkpoint_dir, IDLE_FILE)
@@ -210,26 +204,15 @@ class SparkJob(JobClient):
     def _announce_marks(self) -> None:
         """Tells partitioned sources their partitions' largest timestamps and which are
         idle (weir.runtime.split_watermarks)."""
-        if self.outputs.split_marks is not None:
-            self._write_announcements(MARKS_FILE, self.outputs.split_marks.announcements(
-                int(time.time() * 1000)))
+        marks = self.control.marks()
+        if marks is not None:
+            self._write_announcements(MARKS_FILE, marks)
 
     def _announce_own_watermarks(self) -> None:
         """Tells the source that carries them the operators' own watermarks for the next
         micro-batch (weir.control.watermarks), when one moved."""
-        tracker = self.outputs.group_tracker
-        if self.own_watermarks.advance(tracker.largest, tracker.idle):
-            self._write_announcements(OWN_FILE, self.own_watermarks.current)
-
-    def _next_tick(self):
-        """When the earliest pending processing-time timer is due (None: none is); on a
-        restored run, at once until every key group has reported."""
-        due = self.outputs.next_processing_timer()
-        if self.restart_tick is not None and self.outputs.all_timers_reported():
-            self.restart_tick = None
-        if self.restart_tick is None or (due is not None and due < self.restart_tick):
-            return due
-        return self.restart_tick
+        if self.control.advance_own_watermarks():
+            self._write_announcements(OWN_FILE, self.control.own_watermarks.current)
 
     def _announce_due(self, due) -> None:
         """Tells the source that ticks for them when the next processing-time timer is
@@ -247,12 +230,11 @@ class SparkJob(JobClient):
     def _watch_idleness(self) -> None:
         """Idleness timeouts run out between micro-batches too: while no batch runs, check
         every so often (a source that reads an announcement starts the next batch)."""
-        timeouts = [g.idleness_ms for g in self.plan.watermark_groups if g.idleness_ms]
-        every_s = min(1.0, max(0.02, min(timeouts) / 4000))
+        every_s = self.control.idleness_check_s()
         while self.query.isActive:
             time.sleep(every_s)
             with self._lock:
-                self._announce(self.outputs.group_tracker.announcements(int(time.time() * 1000)))
+                self._announce(self.control.idle_between_batches())
                 self._announce_marks()
 
     def query_state(self, uid: str, state_name: str, key):

@@ -2,21 +2,17 @@
 sinks it writes, metrics, operator state snapshots, ends of input, the control plane's
 reports) and the job's result."""
 
-import time
 from collections import Counter
 
 from weir.common.job import JobExecutionResult
-from weir.control.idleness import WatermarkGroupTracker
+from weir.control.plane import ControlPlane
 from weir.plan.physical import PhysicalPlan
 from weir.runtime.connectors.sink_base import commit_tasks
 from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, is_breakdown, merge_report,
                                   records_received)
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
-from weir.runtime.split_watermarks import SplitMarks
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.runtime.wire import (COMMITS, FINISHED, METRICS, OPERATOR_STATE, SPLIT_WATERMARKS,
-                               TIMERS, WATERMARK, bundle_columns, loads,
-                               read_watermark_report)
+from weir.runtime.wire import COMMITS, METRICS, OPERATOR_STATE, bundle_columns, loads
 
 
 TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
@@ -46,25 +42,17 @@ class JobOutputs:
     """The driver's end of every micro-batch: writes the (to, subtask, payload) rows that
     reach it (records to their sinks, metric increments to `metrics` per batch id, so that
     a replay replaces them) and keeps every operator state snapshot in `operator_states`
-    (sink functions with operator state are snapshotted here); in a job whose sources can
-    become idle or whose operators have watermarks of their own, the watermark rows go
-    to `group_tracker`."""
+    (sink functions with operator state are snapshotted here); control rows (watermarks,
+    timers, ends of input) go to the control plane (weir.control.plane)."""
 
     def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog,
-                 written_by_tasks=frozenset()):
+                 control: ControlPlane, written_by_tasks=frozenset()):
         """`written_by_tasks`: the uids of the sinks the tasks write themselves (their
         counts still come here, as metrics)."""
         self.plan = plan
         self.metrics = metrics
         self.operator_states = operator_states
-        self.group_tracker = WatermarkGroupTracker(plan.watermark_groups,
-                                                   int(time.time() * 1000)) \
-            if WatermarkGroupTracker.tracks(plan) else None
-        partitioned = plan.partitioned_sources
-        self.split_marks = SplitMarks(partitioned, int(time.time() * 1000)) \
-            if partitioned else None
-        # (uid, key group) -> its earliest processing-time timer (None: none), as reported
-        self.processing_timers = {}
+        self.control = control
         self.writers = {uid: sink_writer(node.param("sink"), uid, plan,
                                          operator_states.restored.get(uid))
                         for uid, node in plan.sinks.items() if uid not in written_by_tasks}
@@ -75,26 +63,19 @@ class JobOutputs:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
         per_sink = {uid: ([], [], []) for uid in self.writers}
-        counts, finished, prepared = {}, set(), {}
-        now_ms = int(time.time() * 1000)
+        counts, prepared = {}, {}
+        control, ended_before = self.control, frozenset(self.control.finished)
         for to, subtask, blob in rows:
+            if control.observe(to, subtask, blob):
+                continue
             if to == METRICS:
                 for name, report in loads(blob).items():
                     merge_report(counts, name, report)
             elif to == COMMITS:
                 for uid, committables in loads(blob).items():
                     prepared.setdefault(uid, []).extend(committables)
-            elif to == FINISHED:
-                finished.add(subtask)
             elif to == OPERATOR_STATE:
                 self.operator_states.record(loads(blob))
-            elif to == WATERMARK:
-                self.group_tracker.observe(subtask, *read_watermark_report(blob))
-            elif to == SPLIT_WATERMARKS:
-                self.split_marks.observe(loads(blob), now_ms)
-            elif to == TIMERS:
-                uid, key_group, earliest = loads(blob)
-                self.processing_timers[uid, key_group] = earliest
             else:
                 values, subtasks, stamps = per_sink[to]
                 records, times = bundle_columns(blob)
@@ -113,16 +94,4 @@ class JobOutputs:
         for uid, committables in prepared.items():
             commit_tasks(self.committers[uid], batch_id, committables, self.run_in_tasks)
         self.metrics.record(batch_id, counts)
-        return finished
-
-    def next_processing_timer(self):
-        """The earliest processing-time timer pending in any key group, as the key groups
-        last reported (None: none); a stream without input needs a micro-batch then."""
-        return min((t for t in self.processing_timers.values() if t is not None), default=None)
-
-    def all_timers_reported(self) -> bool:
-        """Whether every key group of each operator that may hold processing-time timers
-        has reported them."""
-        plan = self.plan
-        return len(self.processing_timers) >= (len(plan.processing_time_operators)
-                                               * plan.max_parallelism)
+        return control.finished - ended_before
