@@ -25,8 +25,8 @@ def files_under(base):
 
 
 def bundle(values):
-    """A data row's payload: (seq, values, timestamps)."""
-    return dumps((0, values, None))
+    """A data row's payload: (seq, values, timestamps, keys)."""
+    return dumps((0, values, None, None))
 
 
 class ByKey:

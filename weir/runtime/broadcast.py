@@ -195,12 +195,13 @@ class BroadcastProcessOperator(KeyedProcessOperator):
         self._output_ts = timestamp
         self._collect(self._process_broadcast, value, ctx)
 
-    def process_labelled(self, records, key_selectors, emit) -> None:
+    def process_labelled(self, records, keys, emit) -> None:
         """The broadcast input's records first, then the others, each in order."""
-        broadcast = [r for r in records if r[3] == BROADCAST_INPUT]
+        broadcast = [i for i, r in enumerate(records) if r[3] == BROADCAST_INPUT]
         if len(broadcast) < len(records):
-            records = broadcast + [r for r in records if r[3] != BROADCAST_INPUT]
-        super().process_labelled(records, key_selectors, emit)
+            order = broadcast + [i for i, r in enumerate(records) if r[3] != BROADCAST_INPUT]
+            records, keys = [records[i] for i in order], [keys[i] for i in order]
+        super().process_labelled(records, keys, emit)
 
     def _keeps_outputs(self, key_group: int) -> bool:
         """Whether `key_group` is the first of its parallel instance's range."""

@@ -63,27 +63,30 @@ class KeyGroupOutput:
 def process_key_group_batch(operator, key_selector, key_group: int,
                             records: Sequence[Record], watermark: int,
                             processing_time: int, convert=None,
-                            end_of_input: bool = False) -> KeyGroupOutput:
-    """`key_selector`: a callable, or a tuple of one per input for labelled records;
+                            end_of_input: bool = False, keys=None) -> KeyGroupOutput:
+    """`keys`: each record's key, as it travelled with the record (None: `key_selector`
+    selects them here, a callable, or a tuple of one per input for labelled records);
     `convert` converts main outputs to the operator's declared type; `end_of_input`: the
     key group's input ends with these records (Flink's +infinity watermark follows)."""
     output = KeyGroupOutput(convert)
     emit = output.emit
+    labelled = isinstance(key_selector, tuple)
+    if keys is None:
+        keys = _select_keys(key_selector, records, labelled)
     operator.active_key_groups = (key_group,)
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
-    labelled = isinstance(key_selector, tuple)
     try:
         if labelled:
-            operator.process_labelled(records[:first_after], key_selector, emit)
+            operator.process_labelled(records[:first_after], keys[:first_after], emit)
         else:
-            _process(operator, key_selector, records[:first_after], emit)
+            _process(operator, records[:first_after], keys, emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         output.start_phase(AFTER_WATERMARK)
         if labelled:
-            operator.process_labelled(records[first_after:], key_selector, emit)
+            operator.process_labelled(records[first_after:], keys[first_after:], emit)
         else:
-            operator.process_batch(records[first_after:], key_selector, emit)
+            operator.process_batch(records[first_after:], keys[first_after:], emit)
         if end_of_input:
             operator.end_input(emit)
     finally:
@@ -91,7 +94,14 @@ def process_key_group_batch(operator, key_selector, key_group: int,
     return output
 
 
-def _process(operator, key_selector, records, emit) -> None:
+def _select_keys(key_selector, records, labelled: bool) -> list:
+    if labelled:
+        return [key_selector[record[3]](record[1]) for record in records]
+    return [key_selector(record[1]) for record in records]
+
+
+def _process(operator, records, keys, emit) -> None:
+    """Records one by one (phase 0: few, produced by upstream timers)."""
     process = operator.process_element
-    for _, value, timestamp in records:
-        process(key_selector(value), value, timestamp, emit)
+    for (_, value, timestamp), key in zip(records, keys):
+        process(key, value, timestamp, emit)

@@ -77,18 +77,19 @@ class KeyedStreamOperator:
     def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
         raise NotImplementedError
 
-    def process_batch(self, records, key_selector, emit: Emit) -> None:
-        """A micro-batch's (seq, value, timestamp) records of one input, in order."""
+    def process_batch(self, records, keys, emit: Emit) -> None:
+        """A micro-batch's (seq, value, timestamp) records of one input, in order, and
+        their keys."""
         process = self.process_element
-        for _, value, timestamp in records:
-            process(key_selector(value), value, timestamp, emit)
+        for (_, value, timestamp), key in zip(records, keys):
+            process(key, value, timestamp, emit)
 
-    def process_labelled(self, records, key_selectors, emit: Emit) -> None:
+    def process_labelled(self, records, keys, emit: Emit) -> None:
         """A micro-batch's (seq, value, timestamp, input) records of several inputs, in
-        order; `key_selectors` has one per input."""
+        order, and their keys."""
         process = self.process_element
-        for _, value, timestamp, input_label in records:
-            process(key_selectors[input_label](value), value, timestamp, emit, input_label)
+        for (_, value, timestamp, input_label), key in zip(records, keys):
+            process(key, value, timestamp, emit, input_label)
 
     def select_key(self, key) -> None:
         """Makes `key` current for state and timers."""

@@ -98,9 +98,9 @@ class NonKeyedOperator(KeyedStreamOperator):
 
     # -- records ---------------------------------------------------------------------
     def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
-        self.process_batch([(None, value, timestamp)], None, emit)
+        self.process_batch([(None, value, timestamp)], (None,), emit)
 
-    def process_batch(self, records, key_selector, emit) -> None:
+    def process_batch(self, records, keys, emit) -> None:
         if not records:
             return
         instance = self._instance()

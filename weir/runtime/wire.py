@@ -14,10 +14,11 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
-    payload  a data row's records as a pickled bundle (seq, values, timestamps): the
-             order key of its first record, then two columns (timestamps None where no
-             record has one); a metrics row's pickled {"<uid>.<metric>": count}; None
-             for other controls
+    payload  a data row's records as a pickled bundle (seq, values, timestamps, keys): the
+             order key of its first record, then three columns (timestamps None where no
+             record has one; keys, for a keyed input, what its key selector gave each
+             record where it was routed, else None); a metrics row's pickled
+             {"<uid>.<metric>": count}; None for other controls
     ts       a data row's largest record timestamp; a control's number (see its kind)
 
 Records are routed by their producer: it knows the consumers of each of its outputs (main
@@ -156,23 +157,23 @@ def decode_pages(blob: bytes) -> dict:
 
 
 # -- building rows ---------------------------------------------------------------------
-def _bundle(seq: int, values: list, stamps):
+def _bundle(seq: int, values: list, stamps, keys=None):
     """A data row's payload and largest timestamp (`stamps` None: no record has one).
     Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record."""
     if stamps is None or stamps.count(None) == len(stamps):
-        return pickle.dumps((seq, values, None), protocol=5), None
+        return pickle.dumps((seq, values, None, keys), protocol=5), None
     largest = max(filter(partial(is_not, None), stamps), default=None)
-    return pickle.dumps((seq, values, stamps), protocol=5), largest
+    return pickle.dumps((seq, values, stamps, keys), protocol=5), largest
 
 
 class _Columns:
-    """A bundle's records before pickling: the first one's order key, values and
-    timestamps (None: no record has one)."""
+    """A bundle's records before pickling: the first one's order key, values, timestamps
+    (None: no record has one) and keys (None: not a keyed input)."""
 
-    __slots__ = ("seq", "values", "stamps")
+    __slots__ = ("seq", "values", "stamps", "keys")
 
-    def __init__(self, seq: int, values: list, stamps):
-        self.seq, self.values, self.stamps = seq, values, stamps
+    def __init__(self, seq: int, values: list, stamps, keys=None):
+        self.seq, self.values, self.stamps, self.keys = seq, values, stamps, keys
 
 
 class _Pickled:
@@ -191,10 +192,10 @@ class Bundler:
         self.done = []
 
     def add_all(self, to: str, input_label: int, key_groups, first_seq: int, values: list,
-                stamps: list, key_group=0) -> None:
+                stamps: list, key_group=0, keys=None) -> None:
         """Adds records for `to` (order keys from `first_seq` on, values and their
         timestamps), each to its key group (key_groups None: all to `key_group`; for a
-        sink, the producing subtask)."""
+        sink, the producing subtask); `keys`: each record's key, for a keyed input."""
         if key_groups is None:
             for start in range(0, len(values), MAX_BUNDLE_RECORDS):
                 end = start + MAX_BUNDLE_RECORDS
@@ -206,9 +207,11 @@ class Bundler:
             positions[group].append(position)
         value_at = values.__getitem__
         stamp_at = None if stamps.count(None) == len(stamps) else stamps.__getitem__
+        key_at = None if keys is None else keys.__getitem__
         self.done.extend((to, input_label, kg, None, _Columns(
             first_seq + at[0], list(map(value_at, at)),
-            None if stamp_at is None else list(map(stamp_at, at))))
+            None if stamp_at is None else list(map(stamp_at, at)),
+            None if key_at is None else list(map(key_at, at))))
             for kg, at in positions.items())
 
     def add_to_every_key_group(self, to: str, input_label: int, key_groups: int,
@@ -246,8 +249,8 @@ class Bundler:
             if type(payload) is _Pickled:
                 rows.append((to, input_label, key_group, None, payload.blob, payload.ts))
             elif control is None:
-                rows.append((to, input_label, key_group, None,
-                             *_bundle(payload.seq, payload.values, payload.stamps)))
+                rows.append((to, input_label, key_group, None, *_bundle(
+                    payload.seq, payload.values, payload.stamps, payload.keys)))
             else:
                 extra, ts = payload
                 blob = None if extra is None else pickle.dumps(extra, protocol=5)
@@ -257,11 +260,11 @@ class Bundler:
 
 class KeyGroupInput:
     """One key group's rows of a micro-batch, read: its records in seq order ((seq, value,
-    ts), or with `labelled` (seq, value, ts, input)), the ticks' scripted clock (or None),
-    the numbers of the sources whose end of input reached it and the operator's own
-    watermark announced (or None)."""
+    ts), or with `labelled` (seq, value, ts, input)) and their keys (None where an input
+    carries none), the ticks' scripted clock (or None), the numbers of the sources whose
+    end of input reached it and the operator's own watermark announced (or None)."""
 
-    __slots__ = ("records", "clock", "ended", "own_watermark")
+    __slots__ = ("records", "keys", "clock", "ended", "own_watermark")
 
     def __init__(self, rows, labelled: bool):
         bundles, clock, ended, own = [], None, (), None
@@ -276,11 +279,12 @@ class KeyGroupInput:
             elif control == OWN:
                 own = ts if own is None else max(own, ts)
         bundles.sort(key=_bundle_seq)
-        records = []
-        for (seq, values, stamps), input_label in bundles:
+        records, keys = [], []
+        for (seq, values, stamps, carried), input_label in bundles:
             columns = (repeat(seq), values, repeat(None) if stamps is None else stamps)
             records.extend(zip(*columns, repeat(input_label)) if labelled else zip(*columns))
-        self.records, self.clock, self.ended = records, clock, frozenset(ended)
+            keys.extend(carried if carried is not None else repeat(None, len(values)))
+        self.records, self.keys, self.clock, self.ended = records, keys, clock, frozenset(ended)
         self.own_watermark = own
 
 
@@ -292,7 +296,7 @@ def bundle_values(blob: bytes) -> list:
 def bundle_columns(blob: bytes):
     """(values, timestamps) of a data row's records, in order (timestamps None: no record
     has one)."""
-    _, values, stamps = loads(blob)
+    _, values, stamps, _ = loads(blob)
     return values, stamps
 
 

@@ -29,18 +29,21 @@ class KeyGrouper:
         self.side = side
         self._assign = None
 
-    def key_groups(self, values) -> list:
+    def keys_and_groups(self, values) -> tuple:
+        """(each record's key, its key group): the key selector runs here only, once."""
         if self._assign is None:
             self._assign = KeyGroupAssigner(self.max_parallelism)
         try:  # an unhashable key fails in key_groups: also the key selector's error
-            return self._assign.key_groups(list(map(self.key_selector, values)))
+            keys = list(map(self.key_selector, values))
+            return keys, self._assign.key_groups(keys)
         except Exception as exc:
             raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
 
     def add(self, bundler, target: Target, first_seq: int, values, stamps,
             subtask: int) -> None:
-        bundler.add_all(target.uid, target.input, self.key_groups(values), first_seq, values,
-                        stamps)
+        keys, groups = self.keys_and_groups(values)
+        bundler.add_all(target.uid, target.input, groups, first_seq, values, stamps,
+                        keys=keys)
 
     def __getstate__(self):
         return {**self.__dict__, "_assign": None}

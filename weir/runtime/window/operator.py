@@ -104,7 +104,7 @@ class WindowOperator(KeyedStreamOperator):
             action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
-    def process_batch(self, records, key_selector, emit):
+    def process_batch(self, records, keys, emit):
         """A micro-batch's (seq, value, ts) records, with the same results as one by one.
 
         With the event-time trigger, an element into a window that the watermark has not
@@ -114,11 +114,10 @@ class WindowOperator(KeyedStreamOperator):
         batch at once (batch_windows, batch_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
-            super().process_batch(records, key_selector, emit)
+            super().process_batch(records, keys, emit)
             return
         self._emit = emit
         values = [record[1] for record in records]
-        keys = self._call(list, map(key_selector, values))
         if self.batch_aggregation is None or not records or \
                 not self._call(self._add_batch_at_once, records, values, keys):
             self._call(self._add_batch_per_window, records, keys)

@@ -1,0 +1,248 @@
+"""Average temperature per sensor in 5 s tumbling windows: weir against native Spark SQL.
+
+One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
+RocksDB state store), one run. The same generated readings (seeded numpy: sensor_id,
+event_time in ms, temperature in quarter degrees, so every sum is exact in floating point)
+in Parquet files read one per micro-batch go through the same job on both engines:
+
+  native  readStream.parquet (maxFilesPerTrigger) -> withWatermark("event_ts", "2 seconds")
+          -> groupBy(window(event_ts, "5 seconds"), sensor_id).avg("temperature"), append
+          mode, availableNow, results collected through foreachBatch (toArrow)
+  weir    FileSource.for_parquet -> bounded out-of-orderness 2 s -> key_by(sensor_id) ->
+          TumblingEventTimeWindows(5 s) -> aggregate(a Python AggregateFunction keeping
+          (sum, count), a ProcessWindowFunction adding the window's bounds), collected by
+          a sink on the driver
+
+Checks (exit status 1 on any mismatch): the average of EVERY (sensor, window), computed
+with numpy from the data. weir must match all of them exactly (it closes every window at
+the end of input); native Spark's append mode leaves the windows still open under its
+final watermark unemitted, so every window it emitted must match, and the ones it did not
+must be exactly those.
+
+Times run from query start to end, after a small warm-up of both; each engine runs
+--repeat times, taking turns, and the table shows the median.
+
+  .venv/bin/python bench/sensors.py --events 20000     # smoke run
+  .venv/bin/python bench/sensors.py                    # 2,000,000 readings, 1,000 sensors
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(ROOT)  # PYTHONPATH wins
+sys.path.append(os.path.join(ROOT, "examples"))
+
+from ad_campaign_counts import write_event_files  # noqa: E402
+from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+from ysb import final_watermark  # noqa: E402
+
+from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
+from weir.datastream import (AggregateFunction, ProcessWindowFunction,  # noqa: E402
+                             StreamExecutionEnvironment)
+from weir.datastream.connectors import FileSource  # noqa: E402
+from weir.datastream.window import TumblingEventTimeWindows  # noqa: E402
+
+BASE_TIMESTAMP = 1_700_000_000_000
+WINDOW_MS = 5_000
+MAX_DELAY_MS = 1_500  # a reading is at most this much older than its slot (< the 2 s bound)
+SCHEMA = "sensor_id long, event_time long, temperature double"
+
+
+def generate(count: int, sensors: int, span_s: float, seed: int = 11) -> pa.Table:
+    rng = np.random.default_rng([seed, sensors, count])
+    slot = BASE_TIMESTAMP + np.arange(count, dtype=np.int64) * int(span_s * 1000) // count
+    return pa.table({
+        "sensor_id": rng.integers(0, sensors, count, dtype=np.int64),
+        "event_time": slot + rng.integers(0, MAX_DELAY_MS, count, dtype=np.int64),
+        "temperature": rng.integers(-80, 160, count).astype(np.float64) / 4.0})
+
+
+def expected_averages(readings: pa.Table) -> dict:
+    """{(sensor_id, window_start): average temperature} of every window."""
+    sensor = readings.column("sensor_id").to_numpy()
+    start = readings.column("event_time").to_numpy()
+    start = start - start % WINDOW_MS
+    temperature = readings.column("temperature").to_numpy()
+    first = int(start.min())
+    slots = int(start.max() - first) // WINDOW_MS + 1
+    combined = sensor * slots + (start - first) // WINDOW_MS
+    keys, inverse, counts = np.unique(combined, return_inverse=True, return_counts=True)
+    sums = np.bincount(inverse, weights=temperature)
+    return {(int(k // slots), first + int(k % slots) * WINDOW_MS): float(s) / int(n)
+            for k, s, n in zip(keys, sums, counts)}
+
+
+# -- the weir job ------------------------------------------------------------------------
+class Average(AggregateFunction):
+    def create_accumulator(self):
+        return (0.0, 0)
+
+    def add(self, value, accumulator):
+        return (accumulator[0] + value.temperature, accumulator[1] + 1)
+
+    def get_result(self, accumulator):
+        return accumulator[0] / accumulator[1]
+
+    def merge(self, a, b):
+        return (a[0] + b[0], a[1] + b[1])
+
+
+class WithWindow(ProcessWindowFunction):
+    def process(self, key, context, elements):
+        window = context.window()
+        return [(key, window.start, window.end, average) for average in elements]
+
+
+def event_time_of(reading, record_timestamp):
+    return reading.event_time
+
+
+def sensor_of(reading):
+    return reading.sensor_id
+
+
+def run_weir(spark, directory, files_per_batch):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    strategy = (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(2))
+                .with_timestamp_assigner(event_time_of))
+    source = FileSource.for_parquet(directory).set_max_files_per_batch(files_per_batch).build()
+    rows = []
+    (env.from_source(source, strategy, "readings").key_by(sensor_of)
+     .window(TumblingEventTimeWindows.of(Time.seconds(5)))
+     .aggregate(Average(), window_function=WithWindow())
+     .add_sink(lambda value, ctx: rows.append(value)))
+    started = time.perf_counter()
+    client = env.execute_async("bench-sensors")
+    client.wait()
+    seconds = time.perf_counter() - started
+    return seconds, client.query.recentProgress if client.query is not None else [], rows
+
+
+# -- native ------------------------------------------------------------------------------
+def run_native(spark, directory, files_per_batch):
+    from pyspark.sql import functions as F
+    checkpoint = tempfile.mkdtemp(prefix="bench-sensors-native-")
+    tables = []
+    try:
+        averages = (spark.readStream.schema(SCHEMA)
+                    .option("maxFilesPerTrigger", files_per_batch).parquet(directory)
+                    .withColumn("event_ts", F.timestamp_millis("event_time"))
+                    .withWatermark("event_ts", "2 seconds")
+                    .groupBy(F.window("event_ts", "5 seconds"), "sensor_id")
+                    .agg(F.avg("temperature").alias("average"))
+                    .select("sensor_id", F.unix_millis(F.col("window.start")).alias("start"),
+                            F.unix_millis(F.col("window.end")).alias("end"), "average"))
+        started = time.perf_counter()
+        query = (averages.writeStream.outputMode("append")
+                 .foreachBatch(lambda frame, batch_id: tables.append(frame.toArrow()))
+                 .option("checkpointLocation", checkpoint)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        seconds = time.perf_counter() - started
+        progress = query.recentProgress
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    rows = [row for table in tables for row in zip(
+        *(table.column(c).to_pylist() for c in ("sensor_id", "start", "end", "average")))]
+    return seconds, progress, rows, final_watermark(progress)
+
+
+# -- checks and driver -------------------------------------------------------------------
+def check(native_rows, native_watermark, weir_rows, expected) -> list:
+    problems = []
+    got = {}
+    for label, rows in (("native", native_rows), ("weir", weir_rows)):
+        windows = got[label] = {}
+        for sensor, start, end, average in rows:
+            if end - start != WINDOW_MS or (sensor, start) in windows:
+                problems.append(f"{label}: window ({sensor}, {start}, {end}) is wrong or twice")
+            windows[(sensor, start)] = average
+        wrong = [(k, v, expected.get(k)) for k, v in windows.items() if expected.get(k) != v]
+        if wrong:
+            problems.append(f"{label}: {len(wrong)} wrong averages, e.g. {wrong[:3]}")
+    if got["weir"].keys() != expected.keys():
+        problems.append(f"weir: {len(expected.keys() - got['weir'].keys())} windows missing")
+    still_open = {k for k in expected if k[1] + WINDOW_MS > native_watermark}
+    if expected.keys() - got["native"].keys() != still_open:
+        problems.append("native: the windows it did not emit are not those still open")
+    return problems
+
+
+def run_case(spark, args, workdir, events, verbose):
+    readings = generate(events, args.sensors, args.span)
+    expected = expected_averages(readings)
+    directory = write_event_files(readings, os.path.join(workdir, f"readings-{events}"),
+                                  args.files)
+    times, problems = {"native": [], "weir": []}, []
+    for _ in range(args.repeat):
+        native_s, native_progress, native_rows, watermark = run_native(
+            spark, directory, args.files_per_batch)
+        weir_s, weir_progress, weir_rows = run_weir(spark, directory, args.files_per_batch)
+        problems += [p for p in check(native_rows, watermark, weir_rows, expected)
+                     if p not in problems]
+        times["native"].append(native_s)
+        times["weir"].append(weir_s)
+        if verbose:
+            for side, seconds, progress in (("native", native_s, native_progress),
+                                            ("weir", weir_s, weir_progress)):
+                text, total = batch_summary(progress)
+                print(f"  {side:6s} {seconds:7.2f} s {events / seconds:>10,.0f} ev/s  "
+                      f"batches(rows@ms): {text} (sum {total} ms)", flush=True)
+    shutil.rmtree(directory, ignore_errors=True)
+    native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
+    return {"events": events, "windows": len(expected), "native": events / native_s,
+            "weir": events / weir_s, "problems": problems}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=2_000_000)
+    parser.add_argument("--sensors", type=int, default=1_000)
+    parser.add_argument("--span", type=float, default=400.0,
+                        help="seconds of event time the readings cover")
+    parser.add_argument("--files", type=int, default=10, help="Parquet files of readings")
+    parser.add_argument("--files-per-batch", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warmup-events", type=int, default=20_000)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    workdir = tempfile.mkdtemp(prefix="bench-sensors-")
+    spark = make_session()
+    try:
+        warmup = run_case(spark, argparse.Namespace(**{**vars(args), "repeat": 1}), workdir,
+                          args.warmup_events, False)
+        row = run_case(spark, args, workdir, args.events, True)
+        problems = warmup["problems"] + row["problems"]
+        print(f"\n{args.events:,} readings of {args.sensors:,} sensors over {args.span:.0f} s "
+              f"of event time, {args.files} files, {args.files_per_batch} per micro-batch, "
+              f"local[2], RocksDB; median of {args.repeat}; weir from {weir_location()}")
+        print("\n| readings | windows | native ev/s | weir ev/s | weir/native | check |")
+        print("|---|---|---|---|---|---|")
+        print(f"| {row['events']:,} | {row['windows']:,} | {row['native']:,.0f} | "
+              f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | "
+              f"{'OK' if not problems else 'FAIL'} |")
+        for problem in problems:
+            print(f"MISMATCH {problem}")
+    finally:
+        spark.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    if problems:
+        print("RESULT CHECK FAILED", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
