@@ -43,7 +43,7 @@ sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import write_event_files  # noqa: E402
 from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
-from ysb import final_watermark  # noqa: E402
+from ysb import final_watermark, run_to_end  # noqa: E402
 
 from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
 from weir.datastream import (AggregateFunction, ProcessWindowFunction,  # noqa: E402
@@ -131,29 +131,15 @@ def run_weir(spark, directory, files_per_batch):
 # -- native ------------------------------------------------------------------------------
 def run_native(spark, directory, files_per_batch):
     from pyspark.sql import functions as F
-    checkpoint = tempfile.mkdtemp(prefix="bench-sensors-native-")
-    tables = []
-    try:
-        averages = (spark.readStream.schema(SCHEMA)
-                    .option("maxFilesPerTrigger", files_per_batch).parquet(directory)
-                    .withColumn("event_ts", F.timestamp_millis("event_time"))
-                    .withWatermark("event_ts", "2 seconds")
-                    .groupBy(F.window("event_ts", "5 seconds"), "sensor_id")
-                    .agg(F.avg("temperature").alias("average"))
-                    .select("sensor_id", F.unix_millis(F.col("window.start")).alias("start"),
-                            F.unix_millis(F.col("window.end")).alias("end"), "average"))
-        started = time.perf_counter()
-        query = (averages.writeStream.outputMode("append")
-                 .foreachBatch(lambda frame, batch_id: tables.append(frame.toArrow()))
-                 .option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True).start())
-        query.awaitTermination()
-        seconds = time.perf_counter() - started
-        progress = query.recentProgress
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
-    rows = [row for table in tables for row in zip(
-        *(table.column(c).to_pylist() for c in ("sensor_id", "start", "end", "average")))]
+    averages = (spark.readStream.schema(SCHEMA)
+                .option("maxFilesPerTrigger", files_per_batch).parquet(directory)
+                .withColumn("event_ts", F.timestamp_millis("event_time"))
+                .withWatermark("event_ts", "2 seconds")
+                .groupBy(F.window("event_ts", "5 seconds"), "sensor_id")
+                .agg(F.avg("temperature").alias("average"))
+                .select("sensor_id", F.unix_millis(F.col("window.start")).alias("start"),
+                        F.unix_millis(F.col("window.end")).alias("end"), "average"))
+    seconds, progress, rows = run_to_end(averages, ("sensor_id", "start", "end", "average"))
     return seconds, progress, rows, final_watermark(progress)
 
 

@@ -35,6 +35,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
 from keyed_state import make_session, weir_location  # noqa: E402
+from ysb import run_to_end  # noqa: E402
 
 from weir.common import Duration, Types, WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
@@ -73,21 +74,10 @@ def run_weir(spark) -> tuple:
 
 def run_native(spark, directory) -> tuple:
     from pyspark.sql import functions as F
-    checkpoint = tempfile.mkdtemp(prefix="bench-small-native-")
-    rows = []
-    try:
-        counts = (spark.readStream.schema("name string, time long").parquet(directory)
-                  .groupBy("name").agg(F.count("*").alias("n"), F.max("time").alias("last")))
-        started = time.perf_counter()
-        query = (counts.writeStream.outputMode("update")
-                 .foreachBatch(lambda frame, _: rows.extend(frame.collect()))
-                 .option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True).start())
-        query.awaitTermination()
-        seconds = time.perf_counter() - started
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
-    return seconds, sorted((row["name"], row["n"]) for row in rows)
+    counts = (spark.readStream.schema("name string, time long").parquet(directory)
+              .groupBy("name").agg(F.count("*").alias("n"), F.max("time").alias("last")))
+    seconds, _, rows = run_to_end(counts, ("name", "n"), output_mode="update")
+    return seconds, sorted(rows)
 
 
 def main(argv=None):

@@ -141,25 +141,16 @@ def lookup_frame(spark, campaign_of_ad, directory):
     return frame
 
 
-def run_native(spark, events_dir, lookup, files_per_batch):
-    """Returns (seconds, progress, rows, final watermark in ms)."""
-    from pyspark.sql import functions as F
-    checkpoint = tempfile.mkdtemp(prefix="bench-ysb-native-ckpt-")
+def run_to_end(frame, columns, output_mode="append"):
+    """Runs streaming `frame` on the availableNow trigger, collecting its rows through
+    foreachBatch (toArrow); returns (seconds from start() to the end, progress, rows as
+    tuples of `columns`)."""
+    checkpoint = tempfile.mkdtemp(prefix="bench-native-ckpt-")
     tables = []
     try:
-        views = (spark.readStream.schema(EVENT_SCHEMA)
-                 .option("maxFilesPerTrigger", files_per_batch).parquet(events_dir)
-                 .filter(F.col("event_type") == "view").select("ad_id", "event_time"))
-        counts = (views.join(F.broadcast(lookup), "ad_id")
-                  .withColumn("event_ts", F.timestamp_millis("event_time"))
-                  .withWatermark("event_ts", "2 seconds")
-                  .groupBy(F.window("event_ts", "10 seconds"), "campaign_id").count()
-                  .select("campaign_id",
-                          F.unix_millis(F.col("window.start")).alias("window_start"),
-                          F.unix_millis(F.col("window.end")).alias("window_end"), "count"))
         started = time.perf_counter()
-        query = (counts.writeStream.outputMode("append")
-                 .foreachBatch(lambda frame, batch_id: tables.append(frame.toArrow()))
+        query = (frame.writeStream.outputMode(output_mode)
+                 .foreachBatch(lambda batch, batch_id: tables.append(batch.toArrow()))
                  .option("checkpointLocation", checkpoint)
                  .trigger(availableNow=True).start())
         query.awaitTermination()
@@ -167,10 +158,26 @@ def run_native(spark, events_dir, lookup, files_per_batch):
         progress = query.recentProgress
     finally:
         shutil.rmtree(checkpoint, ignore_errors=True)
-    rows = []
-    for table in tables:
-        rows.extend(zip(*(table.column(c).to_pylist() for c in
-                          ("campaign_id", "window_start", "window_end", "count"))))
+    rows = [row for table in tables
+            for row in zip(*(table.column(c).to_pylist() for c in columns))]
+    return seconds, progress, rows
+
+
+def run_native(spark, events_dir, lookup, files_per_batch):
+    """Returns (seconds, progress, rows, final watermark in ms)."""
+    from pyspark.sql import functions as F
+    views = (spark.readStream.schema(EVENT_SCHEMA)
+             .option("maxFilesPerTrigger", files_per_batch).parquet(events_dir)
+             .filter(F.col("event_type") == "view").select("ad_id", "event_time"))
+    counts = (views.join(F.broadcast(lookup), "ad_id")
+              .withColumn("event_ts", F.timestamp_millis("event_time"))
+              .withWatermark("event_ts", "2 seconds")
+              .groupBy(F.window("event_ts", "10 seconds"), "campaign_id").count()
+              .select("campaign_id",
+                      F.unix_millis(F.col("window.start")).alias("window_start"),
+                      F.unix_millis(F.col("window.end")).alias("window_end"), "count"))
+    seconds, progress, rows = run_to_end(
+        counts, ("campaign_id", "window_start", "window_end", "count"))
     return seconds, progress, rows, final_watermark(progress)
 
 
