@@ -1,6 +1,7 @@
 """``Row`` and ``RowKind``, mirroring ``pyflink.common.types``."""
 
 from enum import Enum
+from operator import attrgetter
 from typing import Any, Dict, List, Optional
 
 __all__ = ["Row", "RowKind", "FieldNotFoundError"]
@@ -139,7 +140,8 @@ def _batch_row_class(shared_fields: tuple, columns: _LazyColumns, kind):
 
     cls = type("Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
                                  "_fields": _constant("_fields", shared_fields),
-                                 "_row_kind": _constant("_row_kind", kind)})
+                                 "_row_kind": _constant("_row_kind", kind),
+                                 "_batch_columns": columns})
     cls.__module__ = Row.__module__
     for name, position in _FIELD_INDEX[shared_fields].items():
         if isinstance(getattr(plain, name, None), property):
@@ -160,6 +162,63 @@ def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
     rows = []
     append = rows.append
     for index in range(count):
+        row = new(cls)
+        row._index = index
+        append(row)
+    return rows
+
+
+_INDEX, _FIELDS = attrgetter("_index"), attrgetter("_fields")
+_KIND, _VALUES = attrgetter("_row_kind"), attrgetter("_values")
+
+
+class PackedRows:
+    """Named rows of one field list and kind, as columns: pickled as one object of a few
+    lists (a pickled row costs a reduce call, a tuple and a row built again, per row),
+    unpickled as a list of rows again (column-backed, as a source's)."""
+
+    __slots__ = ("fields", "kind", "columns")
+
+    def __init__(self, fields: tuple, kind: RowKind, columns: list):
+        self.fields, self.kind, self.columns = fields, kind, columns
+
+    def __reduce__(self):
+        return _unpack_rows, (self.fields, self.kind, self.columns)
+
+
+def pack_rows(values: list) -> Optional[PackedRows]:
+    """`values` packed as columns, if they are all named rows of one field list and one
+    kind (else None)."""
+    first = values[0] if values else None
+    if not isinstance(first, Row) or first._fields is None:
+        return None
+    fields, kind, cls = first._fields, first._row_kind, type(first)
+    batch = getattr(cls, "_batch_columns", None)
+    if batch is not None and len(set(map(type, values))) == 1:  # rows of one source batch
+        at = list(map(_INDEX, values))
+        return PackedRows(fields, kind, [list(map(batch[p].__getitem__, at))
+                                         for p in range(len(fields))])
+    try:
+        if len(set(map(_FIELDS, values))) != 1 or len(set(map(_KIND, values))) != 1:
+            return None
+        rows = list(map(_VALUES, values))
+    except AttributeError:  # not all rows
+        return None
+    if len(set(map(len, rows))) != 1 or len(rows[0]) != len(fields):
+        return None
+    return PackedRows(fields, kind, list(map(list, zip(*rows))))
+
+
+def _unpack_rows(fields: tuple, kind: RowKind, columns: list) -> list:
+    shared = _shared_fields(fields)
+    lazy = _LazyColumns(None)
+    lazy.update(enumerate(columns))
+    cls = _batch_row_class(shared, lazy, kind)
+    if cls is None:  # names that are not shared
+        return [_create_row(shared, values, kind) for values in zip(*columns)]
+    new, rows = cls.__new__, []
+    append = rows.append
+    for index in range(len(columns[0]) if columns else 0):
         row = new(cls)
         row._index = index
         append(row)

@@ -50,6 +50,8 @@ from functools import partial
 from itertools import repeat
 from operator import is_not
 
+from weir.common.row import pack_rows
+
 # -- rows ------------------------------------------------------------------------------
 WATERMARK = "\x00watermark"
 METRICS = "\x00metrics"
@@ -159,7 +161,9 @@ def decode_pages(blob: bytes) -> dict:
 # -- building rows ---------------------------------------------------------------------
 def _bundle(seq: int, values: list, stamps, keys=None):
     """A data row's payload and largest timestamp (`stamps` None: no record has one).
-    Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record."""
+    Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record; named
+    rows of one kind go as columns too (weir.common.row.pack_rows)."""
+    values = pack_rows(values) or values
     if stamps is None or stamps.count(None) == len(stamps):
         return pickle.dumps((seq, values, None, keys), protocol=5), None
     largest = max(filter(partial(is_not, None), stamps), default=None)
