@@ -57,7 +57,7 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     stores = {}
     backend = RecordingBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 1)
     spec = window_spec(Transcript("t", tumbling_sum, []))
-    spec.batch_aggregation = None  # the per-window path (the at-once path writes the same)
+    spec.batches_at_once = False  # the per-window path (the at-once path writes the same)
     operator = WindowOperator(spec, backend, "w")
     operator.open()
 

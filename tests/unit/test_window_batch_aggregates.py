@@ -83,9 +83,9 @@ def run(pipeline, steps, mode):
     if mode == "one_by_one":
         function.batches_by_window = False
     elif mode == "per_window":
-        function.batch_aggregation = None
+        function.batches_at_once = False
     else:
-        assert function.batch_aggregation is not None
+        assert function.batches_at_once and function.batch_aggregation is not None
     stores = {}
     backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
     operator = WindowOperator(function, backend, "w")

@@ -1,4 +1,5 @@
-"""A micro-batch of elements processed per window gives what one-by-one processing gives."""
+"""A micro-batch of elements processed per window, in Python or cut into (key, window)
+groups at once with numpy, gives what one-by-one processing gives."""
 
 import random
 
@@ -21,6 +22,8 @@ PIPELINES = {
     .allowed_lateness(3).process(f.WindowList()),
     "tumbling_aggregate": lambda ks: ks.window(TumblingEventTimeWindows.of(7))
     .aggregate(f.Average(), window_function=f.WithWindow()),
+    "sliding_in_arrival_order": lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5))
+    .reduce(lambda a, b: (a[0], a[1] * 10 + b[1])),  # the digits in the order they came
 }
 
 
@@ -53,11 +56,17 @@ def one_by_one(pipeline, seed):
     return out
 
 
-def per_window(pipeline, seed):
+def per_window(pipeline, seed, at_once):
     stores = {}
     backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
-    operator = WindowOperator(window_spec(Transcript("t", pipeline, [])), backend, "w")
+    spec = window_spec(Transcript("t", pipeline, []))
+    spec.batches_at_once = at_once
+    operator = WindowOperator(spec, backend, "w")
     operator.open()
+    grouped = []
+    add_at_once = operator._add_batch_at_once
+    operator._add_batch_at_once = lambda *args: grouped.append(add_at_once(*args)) or \
+        grouped[-1]
     out = []
 
     def run(records, watermark):
@@ -75,12 +84,15 @@ def per_window(pipeline, seed):
                    for i, (value, ts) in enumerate(elements)]
         out.append(run(records, watermark))
     out.append(run([], MAX_WATERMARK))
-    return out
+    return out, grouped
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_per_window_batches_equal_one_by_one(name, seed):
+@pytest.mark.parametrize("at_once", [False, True])
+def test_per_window_batches_equal_one_by_one(name, seed, at_once):
     expected = one_by_one(PIPELINES[name], seed)
     assert sum(len(step) for step in expected) > 10  # the case exercises firings
-    assert per_window(PIPELINES[name], seed) == expected
+    out, grouped = per_window(PIPELINES[name], seed, at_once)
+    assert out == expected
+    assert (grouped.count(True) > len(grouped) // 2) if at_once else grouped == []

@@ -53,6 +53,7 @@ class WindowOperator(KeyedStreamOperator):
         self.event_time = spec.event_time
         self.batches_by_window = spec.batches_by_window
         self.batch_aggregation = spec.batch_aggregation
+        self.batches_at_once = spec.batches_at_once
         self.key = None
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
         self.window_contents = NamespaceView(backend, "_weir_window_contents")
@@ -110,16 +111,17 @@ class WindowOperator(KeyedStreamOperator):
         With the event-time trigger, an element into a window that the watermark has not
         passed only adds to the window and registers its timer. A key whose elements all go
         to such windows gets them added per window, in order; other keys go element by
-        element. A built-in aggregation over built-in time windows is computed for the whole
-        batch at once (batch_windows, batch_aggregates): one Python step per window.
+        element. Over built-in event-time windows the batch is cut into (key, window)
+        groups at once (batch_windows), and a built-in aggregation is computed for the
+        whole batch (batch_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
             super().process_batch(records, keys, emit)
             return
         self._emit = emit
         values = [record[1] for record in records]
-        if self.batch_aggregation is None or not records or \
-                not self._call(self._add_batch_at_once, records, values, keys):
+        if not (self.batches_at_once and records
+                and self._call(self._add_batch_at_once, records, values, keys)):
             self._call(self._add_batch_per_window, records, keys)
 
     def _add_batch_per_window(self, records, keys):
@@ -176,11 +178,15 @@ class WindowOperator(KeyedStreamOperator):
         key_ids, unique_keys = key_ids_of(keys)
         groups = group_windows(key_ids, len(unique_keys), assigned, self.assigner.size,
                                self.clock.watermark, self.allowed_lateness)
-        partials = self.batch_aggregation.partials(values, groups)
+        aggregation = self.batch_aggregation
+        if aggregation is not None:
+            partials, combine = aggregation.partials(values, groups), aggregation.combine
+        else:  # the user's functions add each group's elements, in order
+            partials, combine = _group_items(records, groups), self._add_all
         if partials is None:
             return False
         late_items = self._late_items(groups.late_keys, key_ids, records)
-        combine, size = self.batch_aggregation.combine, self.assigner.size
+        size = self.assigner.size
         order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
         starts, index = groups.starts.tolist(), 0
         for key_id, key in enumerate(unique_keys):
@@ -372,3 +378,10 @@ class WindowOperator(KeyedStreamOperator):
             for item in results:
                 tag_id, value = split_side_output(item)
                 self.collect(tag_id, value, timestamp)
+
+
+def _group_items(records, groups) -> list:
+    """The (value, timestamp) items of each (key, window) group, in arrival order."""
+    rows = groups.rows.tolist()
+    return [[(records[i][1], records[i][2]) for i in rows[start:start + size]]
+            for start, size in zip(groups.bounds.tolist(), groups.sizes.tolist())]

@@ -34,6 +34,9 @@ class WindowSpec:
         self.batches_by_window = (self.event_time and not self.merging and evictor is None
                                   and type(trigger) is t.EventTimeTrigger)
         self.batch_aggregation = batch_aggregation(contents) if self.batches_by_window else None
+        # A batch's on-time elements cut into (key, window) groups with numpy, where the
+        # assigner is a built-in event-time one (else, or with this off: per key in Python)
+        self.batches_at_once = self.batches_by_window
         # Only processing-time timers need every key group woken in every micro-batch.
         self.needs_processing_time = not (self.event_time and _event_time_only(trigger))
 
