@@ -158,6 +158,11 @@ def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
     if cls is None:
         return [row_of(shared_fields, values)
                 for values in zip(*(array.to_pylist() for array in arrays))]
+    return _batch_rows(cls, count)
+
+
+def _batch_rows(cls, count: int) -> list:
+    """Rows 0 .. count - 1 of a batch row class (each holds only its index)."""
     new = cls.__new__
     rows = []
     append = rows.append
@@ -216,13 +221,7 @@ def _unpack_rows(fields: tuple, kind: RowKind, columns: list) -> list:
     cls = _batch_row_class(shared, lazy, kind)
     if cls is None:  # names that are not shared
         return [_create_row(shared, values, kind) for values in zip(*columns)]
-    new, rows = cls.__new__, []
-    append = rows.append
-    for index in range(len(columns[0]) if columns else 0):
-        row = new(cls)
-        row._index = index
-        append(row)
-    return rows
+    return _batch_rows(cls, len(columns[0]) if columns else 0)
 
 
 def row_of(shared_fields: tuple, values) -> "Row":

@@ -45,7 +45,8 @@ class ControlPlane:
         partitioned = plan.partitioned_sources
         self.split_marks = SplitMarks(partitioned, now) if partitioned else None
         self.own_watermarks = OwnWatermarks(plan)
-        self.largest: Dict[int, int] = {}  # watermark group index -> largest timestamp
+        # watermark group index -> largest timestamp (the tracker's, where there is one)
+        self.largest: Dict[int, int] = self.groups.largest if self.groups is not None else {}
         self.watermark = 0  # the job's, in engine milliseconds (0: none yet)
         self.finished = set()  # numbers of the sources whose input has ended
         # (uid, key group) -> its earliest processing-time timer (None: none), as reported
@@ -73,9 +74,10 @@ class ControlPlane:
 
     def see(self, group: int, control: str, timestamp: int) -> None:
         """A watermark row of watermark group `group` (its kind and timestamp)."""
-        self.largest[group] = max(self.largest.get(group, timestamp), timestamp)
         if self.groups is not None:
-            self.groups.observe(group, control, timestamp)
+            self.groups.observe(group, control, timestamp)  # (keeps `largest` too)
+        else:
+            self.largest[group] = max(self.largest.get(group, timestamp), timestamp)
 
     # -- what the next micro-batch needs -----------------------------------------------
     def job_watermark(self) -> int:

@@ -5,9 +5,10 @@ watermark advance) go first, then timers fire at the new watermark and processin
 then phase-1 records. Outputs are written straight into the columns they leave in: per
 phase, per tag (None: the main output), values and timestamps (a router numbers them).
 
-An operator of one input gets (seq, value, timestamp) records and one key selector; an
-operator of several inputs gets (seq, value, timestamp, input) records and a key selector
-per input, and each record reaches it with its input label.
+An operator of one input gets (seq, value, timestamp) records; an operator of several
+inputs gets (seq, value, timestamp, input) records, and each record reaches it with its
+input label. Either gets each record's key beside it, as it travelled with the record
+(the harness and tests may give key selectors instead: the keys are selected here).
 """
 
 from typing import Dict, List, Sequence, Tuple

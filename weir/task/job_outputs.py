@@ -37,7 +37,6 @@ def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
             if name in kept or not (name.endswith(TASK_IO) or is_breakdown(name))}
 
 
-
 class JobOutputs:
     """The driver's end of every micro-batch: writes the (to, subtask, payload) rows that
     reach it (records to their sinks, metric increments to `metrics` per batch id, so that

@@ -12,8 +12,8 @@ from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.timers import PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, DUE, ENDED_PAGE,
-                               OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, dumps,
-                               KeyGroupInput, loads)
+                               OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, KeyGroupInput,
+                               dumps, loads)
 from weir.task.routing import Router
 
 
