@@ -28,6 +28,7 @@ sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # 
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
 from keyed_state import CountFn, KeyOf, check_weir, make_session  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import RuntimeExecutionMode, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource  # noqa: E402
@@ -77,22 +78,25 @@ def main(argv=None):
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each side, taking turns; medians are reported")
+    add_record_argument(parser)
     args = parser.parse_args(argv)
     spark = make_session()
     measure(spark, args.warmup_events, min(args.keys, args.warmup_events), args.batch_events)
     runs = [measure(spark, args.events, args.keys, args.batch_events)
             for _ in range(args.repeat)]
     seconds = {side: statistics.median(run[side] for run in runs) for side in runs[0]}
-    print(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
-          f"{args.repeat} runs\n")
-    print("| side | seconds | events/s | runs (s) |")
-    print("|---|---|---|---|")
+    report = Report("batch_mode", "bench/batch_mode.py")
+    report.line(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
+                f"{args.repeat} runs\n")
+    report.line("| side | seconds | events/s | runs (s) |\n|---|---|---|---|")
     for side, value in seconds.items():
         each = ", ".join(f"{run[side]:.2f}" for run in runs)
-        print(f"| {side} | {value:.2f} | {args.events / value:,.0f} | {each} |")
-    print(f"\nweir STREAMING / BATCH time: {seconds['weir-streaming'] / seconds['weir-batch']:.2f}x"
-          f"; weir BATCH / native time: {seconds['weir-batch'] / seconds['native']:.2f}x")
-
+        report.line(f"| {side} | {value:.2f} | {args.events / value:,.0f} | {each} |")
+    report.line(f"\nweir STREAMING / BATCH time: "
+                f"{seconds['weir-streaming'] / seconds['weir-batch']:.2f}x; weir BATCH / "
+                f"native time: {seconds['weir-batch'] / seconds['native']:.2f}x")
+    if args.record:
+        report.record()
 
 if __name__ == "__main__":
     main()

@@ -41,6 +41,7 @@ from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource, FileSource  # noqa: E402
 from weir.datastream.state import ValueStateDescriptor  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 FINAL_TIMER = 2**62  # "end of input": fires only at the +infinity watermark
@@ -244,18 +245,18 @@ def run_sides(spark, sides, events, keys, batches, workdir, verbose, final_timer
     return figures
 
 
-def print_table(rows, sides):
+def table(rows, sides) -> str:
     weir_sides = [s for s in sides if s != "native"]
     header = ["keys"] + [f"{s} ev/s" for s in sides]
     if "native" in sides:
         header += [f"ratio {s}/native" for s in weir_sides]
-    print("\n| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for keys, figures in rows:
         cells = [f"{keys:,}"] + [f"{figures[s]:,.0f}" for s in sides]
         if "native" in sides:
             cells += [f"{figures[s] / figures['native']:.3f}" for s in weir_sides]
-        print("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def weir_location():
@@ -273,6 +274,7 @@ def parse_args(argv=None):
     parser.add_argument("--sides", default="native,weir-datagen,weir-parquet",
                         help="any of native, weir-datagen, weir-parquet, weir-sum")
     parser.add_argument("--quiet", action="store_true", help="only print the table")
+    add_record_argument(parser)
     return parser.parse_args(argv)
 
 
@@ -297,9 +299,13 @@ def main(argv=None):
             figures = run_sides(spark, sides, args.events, keys, args.batches, workdir,
                                 not args.quiet, final_timer)
             rows.append((keys, figures))
-        print(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
-              f"shuffle partitions 2, RocksDB state store, weir from {weir_location()}")
-        print_table(rows, sides)
+        report = Report("keyed_state", "bench/keyed_state.py")
+        report.line(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
+                    f"shuffle partitions 2, RocksDB state store\n")
+        report.line(table(rows, sides))
+        print(f"weir from {weir_location()}")
+        if args.record:
+            report.record()
         print(f"\ntotal wall time: {time.perf_counter() - wall:.1f} s")
     finally:
         spark.stop()

@@ -34,6 +34,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
 from keyed_state import make_session  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 
 from weir.common import Types, WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
@@ -152,22 +153,28 @@ def main():
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--warmup", type=float, default=10)
     parser.add_argument("--cost-events", type=int, default=200_000)
+    add_record_argument(parser)
     args = parser.parse_args()
     spark = make_session()
-    print(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first {args.warmup:.0f} s "
-          "not counted; local[2], shuffle partitions 2, RocksDB state store\n")
-    print("| events/s | side | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
+    report = Report("latency", "bench/latency.py")
+    report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first "
+                f"{args.warmup:.0f} s not counted; local[2], shuffle partitions 2, RocksDB "
+                "state store\n")
+    report.line("| events/s | side | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
     for rate in [int(r) for r in args.rates.split(",")]:
         for side, run in (("native", native_latency), ("weir", weir_latency)):
             figures = run(spark, rate, args.keys, args.seconds, args.warmup)
             cells = " | ".join(f"{f:,.0f}" for f in figures) if figures else "- | - | -"
-            print(f"| {rate:,} | {side} | {cells} |", flush=True)
+            report.line(f"| {rate:,} | {side} | {cells} |")
     single = batch_cost(spark, args.cost_events, args.keys, "single")
     pipeline = batch_cost(spark, args.cost_events, args.keys, "pipeline")
-    print(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median batch): "
-          f"single keyed operator {single:,.0f} ms, key_by->process->key_by->process with a "
-          f"side output to a second sink {pipeline:,.0f} ms, ratio {pipeline / single:.2f}")
+    report.line(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "
+                f"batch): single keyed operator {single:,.0f} ms, key_by->process->key_by->"
+                f"process with a side output to a second sink {pipeline:,.0f} ms, ratio "
+                f"{pipeline / single:.2f}")
     spark.stop()
+    if args.record:
+        report.record()
 
 
 if __name__ == "__main__":

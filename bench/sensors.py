@@ -43,6 +43,7 @@ sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import write_event_files  # noqa: E402
 from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 from ysb import final_watermark, run_to_end  # noqa: E402
 
 from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
@@ -200,6 +201,7 @@ def parse_args(argv=None):
     parser.add_argument("--files-per-batch", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--warmup-events", type=int, default=20_000)
+    add_record_argument(parser)
     return parser.parse_args(argv)
 
 
@@ -212,14 +214,19 @@ def main(argv=None):
                           args.warmup_events, False)
         row = run_case(spark, args, workdir, args.events, True)
         problems = warmup["problems"] + row["problems"]
-        print(f"\n{args.events:,} readings of {args.sensors:,} sensors over {args.span:.0f} s "
-              f"of event time, {args.files} files, {args.files_per_batch} per micro-batch, "
-              f"local[2], RocksDB; median of {args.repeat}; weir from {weir_location()}")
-        print("\n| readings | windows | native ev/s | weir ev/s | weir/native | check |")
-        print("|---|---|---|---|---|---|")
-        print(f"| {row['events']:,} | {row['windows']:,} | {row['native']:,.0f} | "
-              f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | "
-              f"{'OK' if not problems else 'FAIL'} |")
+        report = Report("sensors", "bench/sensors.py")
+        report.line(f"\n{args.events:,} readings of {args.sensors:,} sensors over "
+                    f"{args.span:.0f} s of event time, {args.files} files, "
+                    f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
+                    f"{args.repeat}\n")
+        report.line("| readings | windows | native ev/s | weir ev/s | weir/native | check |\n"
+                    "|---|---|---|---|---|---|\n"
+                    f"| {row['events']:,} | {row['windows']:,} | {row['native']:,.0f} | "
+                    f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | "
+                    f"{'OK' if not problems else 'FAIL'} |")
+        print(f"weir from {weir_location()}")
+        if args.record and not problems:
+            report.record()
         for problem in problems:
             print(f"MISMATCH {problem}")
     finally:

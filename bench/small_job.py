@@ -35,6 +35,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
 from keyed_state import make_session, weir_location  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 from ysb import run_to_end  # noqa: E402
 
 from weir.common import Duration, Types, WatermarkStrategy  # noqa: E402
@@ -83,6 +84,7 @@ def run_native(spark, directory) -> tuple:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    add_record_argument(parser)
     args = parser.parse_args(argv)
     directory = tempfile.mkdtemp(prefix="bench-small-")
     pq.write_table(pa.table({"name": [r[0] for r in RECORDS], "time": [r[1] for r in RECORDS]}),
@@ -104,12 +106,14 @@ def main(argv=None):
         spark.stop()
         shutil.rmtree(directory, ignore_errors=True)
     native, weir = statistics.median(times["native"]), statistics.median(times["weir"])
-    print(f"\nthree records, local[2], RocksDB; median of {args.repeat}; weir from "
-          f"{weir_location()}")
-    print("\n| native s | weir s | weir/native | check |")
-    print("|---|---|---|---|")
-    print(f"| {native:.2f} | {weir:.2f} | {weir / native:.2f} | "
-          f"{'OK' if not problems else 'FAIL'} |")
+    report = Report("small_job", "bench/small_job.py")
+    report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}\n")
+    report.line("| native s | weir s | weir/native | check |\n|---|---|---|---|\n"
+                f"| {native:.2f} | {weir:.2f} | {weir / native:.2f} | "
+                f"{'OK' if not problems else 'FAIL'} |")
+    print(f"weir from {weir_location()}")
+    if args.record and not problems:
+        report.record()
     for problem in problems:
         print(f"MISMATCH {problem}")
     if problems:

@@ -59,6 +59,7 @@ sys.path.append(os.path.join(ROOT, "examples"))
 from ad_campaign_counts import (WINDOW_MS, build, event_source, generate_events,  # noqa: E402
                                 write_event_files)
 from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+from report import Report, add_record_argument  # noqa: E402
 
 from weir.datastream import StreamExecutionEnvironment  # noqa: E402
 
@@ -256,17 +257,17 @@ def run_case(spark, events, campaigns, args, workdir, verbose):
             "problems": problems, **summary}
 
 
-def print_table(rows):
+def table(rows) -> str:
     header = ["campaigns", "events", "native ev/s", "weir ev/s", "weir/native",
               "windows native", "windows weir", "windows expected", "check"]
-    print("\n| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
         cells = [f"{r['campaigns']:,}", f"{r['events']:,}", f"{r['native']:,.0f}",
                  f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}",
                  f"{r['windows_native']:,}", f"{r['windows_weir']:,}",
                  f"{r['windows_expected']:,}", "OK" if not r["problems"] else "FAIL"]
-        print("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def parse_args(argv=None):
@@ -286,6 +287,7 @@ def parse_args(argv=None):
                              "table shows the median time")
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--quiet", action="store_true", help="only print the table")
+    add_record_argument(parser)
     return parser.parse_args(argv)
 
 
@@ -310,12 +312,16 @@ def main(argv=None):
             row = run_case(spark, args.events, campaigns, args, workdir, not args.quiet)
             failed |= bool(row["problems"])
             rows.append(row)
-        print(f"\n{args.events:,} events over {args.span:.0f} s of event time, {args.files} "
-              f"files, {args.files_per_batch} per micro-batch, local[2], shuffle partitions 2, "
-              f"RocksDB state store, weir from {weir_location()}")
-        print_table(rows)
-        print("\nwindows = (campaign, 10 s window) counts emitted; native leaves the windows "
-              "still open under its final watermark unemitted")
+        report = Report("ysb", "bench/ysb.py")
+        report.line(f"\n{args.events:,} events over {args.span:.0f} s of event time, "
+                    f"{args.files} files, {args.files_per_batch} per micro-batch, median of "
+                    f"{args.repeat}, local[2], shuffle partitions 2, RocksDB state store\n")
+        report.line(table(rows))
+        report.line("\nwindows = (campaign, 10 s window) counts emitted; native leaves the "
+                    "windows still open under its final watermark unemitted")
+        print(f"weir from {weir_location()}")
+        if args.record and not failed:
+            report.record()
         print(f"total wall time: {time.perf_counter() - wall:.1f} s")
     finally:
         spark.stop()
