@@ -15,11 +15,9 @@ from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from weir.task.keyed_runner import KeyedRunner
 from weir.task.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
-from weir.runtime.timers import EVENT_TIME
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
                                WAKE_PAGE, Bundler, KeyGroupInput, decode_pages, encode_pages,
                                engine_watermark_to_flink)
@@ -103,7 +101,10 @@ class StageHost(StatefulProcessor):
     def _runner(self, uid):
         return RUNNERS.get(self.run_id, uid, lambda: self._build(uid))
 
-    def _build(self, uid) -> KeyedRunner:
+    def _build(self, uid):
+        # Imported here, not at the top: Spark's driver-side process that calls `init`
+        # imports this module too, and starts ~70 ms sooner without the operators' code.
+        from weir.task.keyed_runner import KeyedRunner
         if self.plan is None:  # a task's first operator
             freeze_long_lived()  # here, not in init: the driver-side planner calls init
             self.plan = cloudpickle.loads(self.plan_blob)
@@ -160,7 +161,7 @@ class StageHost(StatefulProcessor):
             rows = runner.run(key_group, self.store, batch,
                               engine_watermark_to_flink(watermark), processing_time)
             # (never at or below Spark's watermark: an own watermark's moves wake the group)
-            self._schedule_wake(runner.operator.timers_of(key_group).earliest(EVENT_TIME),
+            self._schedule_wake(runner.earliest_event_timer(key_group),
                                 max(watermark, spark_watermark), expiring)
             runner.release()
         except BaseException:

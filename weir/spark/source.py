@@ -15,7 +15,6 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStre
                                     InputPartition)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
-from weir.task.source_runner import SourceRunner, chunks_of
 from weir.task.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
@@ -319,6 +318,9 @@ def read_split(reader, encoded_task: str, partition, run_key=None):
     (py-spy on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the
     worker process keeps the task, and the functions fused behind it open, for the
     splits of later micro-batches of the run."""
+    # Imported here: the driver-side Python processes that plan the source (offsets,
+    # partitions) need none of the task's code, and start ~40 ms sooner without it.
+    from weir.task.source_runner import SourceRunner, chunks_of
     freeze_long_lived()
     with paused_gc():
         if run_key is None:

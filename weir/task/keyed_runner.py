@@ -10,7 +10,7 @@ from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
-from weir.runtime.timers import PROCESSING_TIME
+from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, DUE, ENDED_PAGE,
                                OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, KeyGroupInput,
                                dumps, loads)
@@ -110,6 +110,11 @@ class KeyedRunner:
             return True
         store.store(ENDED_PAGE, dumps(sorted(so_far)))
         return False
+
+    def earliest_event_timer(self, key_group: int):
+        """The key group's earliest event-time timer (None without one), read before
+        `release()`: an engine wakes the key group then."""
+        return self.operator.timers_of(key_group).earliest(EVENT_TIME)
 
     def release(self) -> None:
         if self.operator is not None:
