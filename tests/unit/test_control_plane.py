@@ -80,6 +80,7 @@ def test_an_operator_some_group_does_not_reach_follows_its_own_groups():
     assert control.advance_own_watermarks() == {"a-only": 1989}
     assert control.watermark_of("a-only", 5) == 1989 and control.watermark_of("both", 5) == 5
     assert control.advance_own_watermarks() == {}  # nothing moved
+    assert control.own_watermarks_so_far() == {"a-only": 1989}  # what the executor announces
 
 
 def test_an_idle_group_is_announced_on_the_clock_during_and_between_batches():

@@ -99,6 +99,10 @@ class ControlPlane:
         idle = self.groups.idle if self.groups is not None else ()
         return self.own_watermarks.advance(self.largest, idle)
 
+    def own_watermarks_so_far(self) -> Dict[str, int]:
+        """Every operator's own watermark so far ({uid: watermark}), moved or not."""
+        return dict(self.own_watermarks.current)
+
     def end_batch(self) -> Optional[Dict[int, int]]:
         """After a micro-batch: what idle groups announce in the next ({group index:
         timestamp}, those that move) or None."""

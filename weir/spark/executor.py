@@ -212,7 +212,7 @@ class SparkJob(JobClient):
         """Tells the source that carries them the operators' own watermarks for the next
         micro-batch (weir.control.watermarks), when one moved."""
         if self.control.advance_own_watermarks():
-            self._write_announcements(OWN_FILE, self.control.own_watermarks.current)
+            self._write_announcements(OWN_FILE, self.control.own_watermarks_so_far())
 
     def _announce_due(self, due) -> None:
         """Tells the source that ticks for them when the next processing-time timer is
