@@ -28,7 +28,7 @@ sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # 
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
 from keyed_state import CountFn, KeyOf, check_weir, make_session  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_table  # noqa: E402
 from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import RuntimeExecutionMode, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource  # noqa: E402
@@ -88,15 +88,15 @@ def main(argv=None):
     report = Report("batch_mode", "bench/batch_mode.py")
     report.line(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
                 f"{args.repeat} runs\n")
-    report.line("| side | seconds | events/s | runs (s) |\n|---|---|---|---|")
-    for side, value in seconds.items():
-        each = ", ".join(f"{run[side]:.2f}" for run in runs)
-        report.line(f"| {side} | {value:.2f} | {args.events / value:,.0f} | {each} |")
+    report.line(markdown_table(["side", "seconds", "events/s", "runs (s)"], [
+        [side, f"{value:.2f}", f"{args.events / value:,.0f}",
+         ", ".join(f"{run[side]:.2f}" for run in runs)] for side, value in seconds.items()]))
     report.line(f"\nweir STREAMING / BATCH time: "
                 f"{seconds['weir-streaming'] / seconds['weir-batch']:.2f}x; weir BATCH / "
                 f"native time: {seconds['weir-batch'] / seconds['native']:.2f}x")
     if args.record:
         report.record()
+
 
 if __name__ == "__main__":
     main()

@@ -41,7 +41,7 @@ from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource, FileSource  # noqa: E402
 from weir.datastream.state import ValueStateDescriptor  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_table  # noqa: E402
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 FINAL_TIMER = 2**62  # "end of input": fires only at the +infinity watermark
@@ -250,13 +250,12 @@ def table(rows, sides) -> str:
     header = ["keys"] + [f"{s} ev/s" for s in sides]
     if "native" in sides:
         header += [f"ratio {s}/native" for s in weir_sides]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    cells = []
     for keys, figures in rows:
-        cells = [f"{keys:,}"] + [f"{figures[s]:,.0f}" for s in sides]
+        cells.append([f"{keys:,}"] + [f"{figures[s]:,.0f}" for s in sides])
         if "native" in sides:
-            cells += [f"{figures[s] / figures['native']:.3f}" for s in weir_sides]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            cells[-1] += [f"{figures[s] / figures['native']:.3f}" for s in weir_sides]
+    return markdown_table(header, cells)
 
 
 def weir_location():

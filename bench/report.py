@@ -16,6 +16,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs", "benchmarks.md")
 
 
+def markdown_table(header: list, rows: list) -> str:
+    """A Markdown table of `header` and `rows` (lists of cells, already formatted)."""
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
 def add_record_argument(parser):
     parser.add_argument("--record", action="store_true",
                         help="write this run's table into docs/benchmarks.md")

@@ -43,7 +43,7 @@ sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import write_event_files  # noqa: E402
 from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import final_watermark, run_to_end  # noqa: E402
 
 from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
@@ -219,11 +219,11 @@ def main(argv=None):
                     f"{args.span:.0f} s of event time, {args.files} files, "
                     f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
                     f"{args.repeat}\n")
-        report.line("| readings | windows | native ev/s | weir ev/s | weir/native | check |\n"
-                    "|---|---|---|---|---|---|\n"
-                    f"| {row['events']:,} | {row['windows']:,} | {row['native']:,.0f} | "
-                    f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | "
-                    f"{'OK' if not problems else 'FAIL'} |")
+        report.line(markdown_table(
+            ["readings", "windows", "native ev/s", "weir ev/s", "weir/native", "check"],
+            [[f"{row['events']:,}", f"{row['windows']:,}", f"{row['native']:,.0f}",
+              f"{row['weir']:,.0f}", f"{row['weir'] / row['native']:.3f}",
+              "OK" if not problems else "FAIL"]]))
         print(f"weir from {weir_location()}")
         if args.record and not problems:
             report.record()

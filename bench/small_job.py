@@ -35,7 +35,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
 from keyed_state import make_session, weir_location  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import run_to_end  # noqa: E402
 
 from weir.common import Duration, Types, WatermarkStrategy  # noqa: E402
@@ -108,9 +108,9 @@ def main(argv=None):
     native, weir = statistics.median(times["native"]), statistics.median(times["weir"])
     report = Report("small_job", "bench/small_job.py")
     report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}\n")
-    report.line("| native s | weir s | weir/native | check |\n|---|---|---|---|\n"
-                f"| {native:.2f} | {weir:.2f} | {weir / native:.2f} | "
-                f"{'OK' if not problems else 'FAIL'} |")
+    report.line(markdown_table(["native s", "weir s", "weir/native", "check"], [
+        [f"{native:.2f}", f"{weir:.2f}", f"{weir / native:.2f}",
+         "OK" if not problems else "FAIL"]]))
     print(f"weir from {weir_location()}")
     if args.record and not problems:
         report.record()

@@ -59,7 +59,7 @@ sys.path.append(os.path.join(ROOT, "examples"))
 from ad_campaign_counts import (WINDOW_MS, build, event_source, generate_events,  # noqa: E402
                                 write_event_files)
 from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_table  # noqa: E402
 
 from weir.datastream import StreamExecutionEnvironment  # noqa: E402
 
@@ -260,14 +260,11 @@ def run_case(spark, events, campaigns, args, workdir, verbose):
 def table(rows) -> str:
     header = ["campaigns", "events", "native ev/s", "weir ev/s", "weir/native",
               "windows native", "windows weir", "windows expected", "check"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        cells = [f"{r['campaigns']:,}", f"{r['events']:,}", f"{r['native']:,.0f}",
-                 f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}",
-                 f"{r['windows_native']:,}", f"{r['windows_weir']:,}",
-                 f"{r['windows_expected']:,}", "OK" if not r["problems"] else "FAIL"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return markdown_table(header, [
+        [f"{r['campaigns']:,}", f"{r['events']:,}", f"{r['native']:,.0f}",
+         f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}", f"{r['windows_native']:,}",
+         f"{r['windows_weir']:,}", f"{r['windows_expected']:,}",
+         "OK" if not r["problems"] else "FAIL"] for r in rows])
 
 
 def parse_args(argv=None):

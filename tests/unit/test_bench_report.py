@@ -38,3 +38,8 @@ def test_the_docs_hold_one_recorded_block_per_bench():
     for name in ("ysb", "keyed_state", "sensors", "small_job", "latency", "batch_mode"):
         assert text.count(f"<!-- bench:{name} -->") == 1, name
         assert text.count(f"<!-- /bench:{name} -->") == 1, name
+
+
+def test_a_table_is_a_header_a_separator_and_a_line_per_row():
+    assert report.markdown_table(["a", "b"], [["1", "2"], ["3", "4"]]) == \
+        "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
