@@ -49,9 +49,21 @@ MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per
 HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (or drain)
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
+# What a micro-batch's sink work raises when cancel() interrupted it. Spark recognises a
+# stop's interruption in a foreachBatch error by matching its message against a pattern
+# (StreamExecution.PROXY_ERROR: this prefix, anything, an interruption's class name) whose
+# matcher recurses once per character: on the ~12,000 characters of the Py4JJavaError
+# an interrupted toArrow raises, it overflowed the stack and printed a thousand-line
+# StackOverflowError on every cancel that came mid-batch.
+CANCELLED_MID_BATCH = ("py4j.protocol.Py4JJavaError: An error occurred while calling the "
+                       "sinks: java.lang.InterruptedException (the job was cancelled)")
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
+
+
+class JobCancelled(Exception):
+    """A micro-batch's sink work interrupted by cancel() (its batch does not commit)."""
 
 
 class SparkJob(JobClient):
@@ -166,6 +178,14 @@ class SparkJob(JobClient):
                         conf.set(key, value)
 
     def _write_batch(self, batch_frame, batch_id):
+        try:
+            self._write_outputs(batch_frame, batch_id)
+        except Exception:
+            if not self.canceled:
+                raise
+            raise JobCancelled(CANCELLED_MID_BATCH) from None
+
+    def _write_outputs(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
             return  # a batch Spark starts for its watermark after every input has ended
         frame = batch_frame.select(*COLUMNS)
