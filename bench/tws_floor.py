@@ -9,6 +9,8 @@ through
               row-based form, as weir's keyed operators use it
   tws-2calls  ... reading and updating one ValueState per group and batch
   tws-4calls  ... and also replacing its event-time timer (list, delete, register)
+  pandas-state groupBy(k).applyInPandasWithState doing what tws-4calls does (its state and
+              event-time timeout travel with the group's rows: no calls back to the JVM)
 and prints the median steady batch time (batches after the first, before the last) of each.
 
 Run: `.venv/bin/python bench/tws_floor.py [keys] [rows per file]` (default 68 500).
@@ -28,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from keyed_state import make_session  # noqa: E402
 
 FILES = 6
-KINDS = ("native", "tws-0calls", "tws-2calls", "tws-4calls")
+KINDS = ("native", "tws-0calls", "tws-2calls", "tws-4calls", "pandas-state")
 
 
 def write_files(directory, keys, rows):
@@ -69,6 +71,23 @@ def processor(calls):
     return Calls()
 
 
+def with_pandas_state(frame):
+    import pandas as pd
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    def count(key, frames, state):
+        if state.hasTimedOut:
+            state.remove()
+            return
+        total = sum(len(f) for f in frames)
+        old = state.get if state.exists else (0,)
+        state.update((old[0] + total,))
+        state.setTimeoutTimestamp(state.getCurrentWatermarkMs() + 10_000)
+        yield pd.DataFrame({"k": [key[0]]}).iloc[:0]
+    return frame.groupBy("k").applyInPandasWithState(
+        count, "k long", "n long", "append", GroupStateTimeout.EventTimeTimeout)
+
+
 def steady_batch_ms(spark, source, kind):
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StructField, StructType, TimestampType
@@ -77,6 +96,8 @@ def steady_batch_ms(spark, source, kind):
              .withWatermark("ts", "2 seconds"))
     if kind == "native":
         out = frame.groupBy(F.window("ts", "10 seconds"), "k").count()
+    elif kind == "pandas-state":
+        out = with_pandas_state(frame)
     else:
         out = frame.groupBy("k").transformWithState(
             statefulProcessor=processor(int(kind.split("-")[1][0])), outputStructType="k long",
