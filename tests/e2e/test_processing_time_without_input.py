@@ -1,14 +1,12 @@
 """A processing-time timer fires when it is due even while no input comes at all: the
 engine runs a micro-batch for it (as Flink's timer service fires on the wall clock)."""
 
-import threading
 import time
 import types
 
 from tests.e2e.jobs.silent_alert import InactivityAlert, TwoThenSilence
 from weir.common import WatermarkStrategy
 from weir.common.job import JobStatus
-from weir.local.executor import LocalJob
 
 
 def _job(env, results):
@@ -42,16 +40,13 @@ def test_a_due_timer_fires_on_spark_while_the_stream_has_no_input(spark_env):
 def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
     results = []
     _job(local_env, results)
-    job = LocalJob(local_env, local_env._graph, local_env._pending_sinks(), "quiet")
-    runs = threading.Thread(target=job.run)
-    runs.start()
+    client = local_env.execute_async("quiet")
     try:
         _wait_for(results, 3)
         time.sleep(0.5)
     finally:
-        job.cancel()
-        runs.join(timeout=30)
-    assert job.get_job_status() == JobStatus.CANCELED
+        client.cancel()
+    assert client.wait(30) == JobStatus.CANCELED
     assert sorted(results, key=str) == sorted(EXPECTED, key=str)
 
 

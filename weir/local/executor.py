@@ -9,6 +9,7 @@ watermarks, idle sources, processing-time ticks) are the control plane's
 (weir.task).
 """
 
+import threading
 import time
 import uuid
 from collections import defaultdict
@@ -75,6 +76,24 @@ class LocalJob(JobClient):
             parallelism=self.plan.parallelism),  # a job in one process is never restored
             self.control)
         self.started = time.time()
+        self.failure = None  # what ended the run, if it failed
+        self._thread = None
+
+    def start(self) -> "LocalJob":
+        """Runs the job on a thread of its own, as a cluster runs a submitted job: the client
+        returns at once, and can wait for the job or cancel it."""
+        self._thread = threading.Thread(target=self._run_to_end, daemon=True,
+                                        name=f"weir-local-{self.job_id[:8]}")
+        self.status = JobStatus.RUNNING
+        self._thread.start()
+        return self
+
+    def _run_to_end(self) -> None:
+        try:
+            self.run()
+        except BaseException as error:  # raised to the client by wait()
+            self.failure = error
+            self.status = JobStatus.FAILED
 
     # -- tasks ---------------------------------------------------------------------
     def _open(self):
@@ -158,7 +177,8 @@ class LocalJob(JobClient):
         return self.scripted_time is None and self.control.processing_timer_due()
 
     def run(self):
-        self.status = JobStatus.RUNNING
+        if self.status == JobStatus.CREATED:  # (start() sets it: a cancel may follow)
+            self.status = JobStatus.RUNNING
         self._open()
         batch_id, last_watermark, finished = 0, self.control.watermark, set()
         while len(finished) < len(self.sources):  # a bounded job ends with its last input
@@ -198,17 +218,28 @@ class LocalJob(JobClient):
         return self.status
 
     def cancel(self):
-        self.status = JobStatus.CANCELED
+        """Stops the job after its current micro-batch."""
+        if not self.status.is_globally_terminal_state():
+            self.status = JobStatus.CANCELED
 
     def wait(self, timeout_s=None):
+        """The job's status once it has ended (or `timeout_s` has passed); raises the
+        error a failed job failed with. Interrupted (Ctrl-C), it cancels the job."""
+        if self._thread is not None:
+            try:
+                self._thread.join(timeout_s)
+            except KeyboardInterrupt:
+                self.cancel()
+                raise
+        if self.failure is not None:
+            raise self.failure
         return self.status
 
     def get_job_execution_result(self):
+        self.wait()
         return job_result(self.job_id, self.job_name, int((time.time() - self.started) * 1000),
                           self.batches, self.plan, self.metrics)
 
 
 def submit(env, graph, sinks, job_name):
-    job = LocalJob(env, graph, sinks, job_name, env.executor_clock or wall_clock_ms)
-    job.run()
-    return job
+    return LocalJob(env, graph, sinks, job_name, env.executor_clock or wall_clock_ms).start()

@@ -1,0 +1,49 @@
+"""The in-process executor's job client behaves as a cluster's: execute_async returns while
+the job runs, cancel() stops it, wait() returns its end status or raises its failure."""
+
+import time
+
+import pytest
+
+from weir.common import Types, WatermarkStrategy
+from weir.common.job import JobStatus
+from weir.datastream import StreamExecutionEnvironment
+from weir.datastream.connectors import DataGeneratorSource
+from weir.runtime.errors import UserFunctionError
+
+SLOW_RECORDS, RATE = 600, 20  # 30 s of input: far longer than the test waits
+
+
+def slow_job(results, function=lambda i: i):
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    source = DataGeneratorSource(function, count=SLOW_RECORDS, records_per_second=RATE)
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow", Types.LONG()) \
+        .map(lambda i: i * 10, Types.LONG()).add_sink(lambda value, ctx: results.append(value))
+    return env
+
+
+def test_execute_async_returns_while_the_job_runs_and_cancel_stops_it():
+    results = []
+    client = slow_job(results).execute_async("slow")
+    assert client.get_job_status() == JobStatus.RUNNING
+    deadline = time.time() + 20
+    while len(results) < 3 and time.time() < deadline:
+        time.sleep(0.02)
+    client.cancel()
+    assert client.wait(20) == JobStatus.CANCELED
+    seen = len(results)
+    assert 3 <= seen < SLOW_RECORDS and results == [i * 10 for i in range(seen)]
+    time.sleep(0.3)
+    assert len(results) == seen  # nothing runs after the end
+    assert client.get_job_execution_result().get_job_id() == client.get_job_id()
+
+
+def test_wait_raises_the_failure_of_a_job_running_on():
+    def fail_at_two(i):
+        if i == 2:
+            raise ValueError("no two")
+        return i
+    client = slow_job([], fail_at_two).execute_async("failing")
+    with pytest.raises(UserFunctionError, match="no two"):
+        client.wait(20)
+    assert client.get_job_status() == JobStatus.FAILED
