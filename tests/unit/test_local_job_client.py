@@ -29,7 +29,8 @@ def test_execute_async_returns_while_the_job_runs_and_cancel_stops_it():
     deadline = time.time() + 20
     while len(results) < 3 and time.time() < deadline:
         time.sleep(0.02)
-    client.cancel()
+    client.cancel()  # returns once the job has stopped
+    assert client.get_job_status() == JobStatus.CANCELED
     assert client.wait(20) == JobStatus.CANCELED
     seen = len(results)
     assert 3 <= seen < SLOW_RECORDS and results == [i * 10 for i in range(seen)]
@@ -47,3 +48,31 @@ def test_wait_raises_the_failure_of_a_job_running_on():
     with pytest.raises(UserFunctionError, match="no two"):
         client.wait(20)
     assert client.get_job_status() == JobStatus.FAILED
+
+
+class InterruptedOnce:
+    """A job's end event whose first wait is interrupted, as Ctrl-C interrupts it."""
+
+    def __init__(self, ended):
+        self.ended, self.interrupted = ended, False
+
+    def wait(self, timeout=None):
+        if not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return self.ended.wait(timeout)
+
+    def set(self):
+        self.ended.set()
+
+
+def test_ctrl_c_while_waiting_cancels_the_job_before_it_is_raised():
+    results = []
+    client = slow_job(results).execute_async("interrupted")
+    client._ended = InterruptedOnce(client._ended)
+    with pytest.raises(KeyboardInterrupt):
+        client.wait()
+    assert client.get_job_status() == JobStatus.CANCELED
+    seen = len(results)
+    time.sleep(0.3)
+    assert len(results) == seen < SLOW_RECORDS

@@ -77,12 +77,15 @@ class LocalJob(JobClient):
             self.control)
         self.started = time.time()
         self.failure = None  # what ended the run, if it failed
+        self._cancel = threading.Event()  # asked to stop
+        self._ended = threading.Event()  # the run has ended (started jobs)
         self._thread = None
 
     def start(self) -> "LocalJob":
         """Runs the job on a thread of its own, as a cluster runs a submitted job: the client
-        returns at once, and can wait for the job or cancel it."""
-        self._thread = threading.Thread(target=self._run_to_end, daemon=True,
+        returns at once, and can wait for the job or cancel it. The thread is not a
+        daemon: a script that ends first still lets its job end (or be cancelled)."""
+        self._thread = threading.Thread(target=self._run_to_end,
                                         name=f"weir-local-{self.job_id[:8]}")
         self.status = JobStatus.RUNNING
         self._thread.start()
@@ -94,6 +97,8 @@ class LocalJob(JobClient):
         except BaseException as error:  # raised to the client by wait()
             self.failure = error
             self.status = JobStatus.FAILED
+        finally:
+            self._ended.set()
 
     # -- tasks ---------------------------------------------------------------------
     def _open(self):
@@ -177,12 +182,13 @@ class LocalJob(JobClient):
         return self.scripted_time is None and self.control.processing_timer_due()
 
     def run(self):
-        if self.status == JobStatus.CREATED:  # (start() sets it: a cancel may follow)
-            self.status = JobStatus.RUNNING
+        self.status = JobStatus.RUNNING
         self._open()
         batch_id, last_watermark, finished = 0, self.control.watermark, set()
+        canceled = False
         while len(finished) < len(self.sources):  # a bounded job ends with its last input
-            if self.status == JobStatus.CANCELED:  # (from another thread)
+            if self._cancel.is_set():  # (from another thread)
+                canceled = True
                 break
             polled = [s.poll() for s in self.sources]
             if any(polled):
@@ -207,8 +213,7 @@ class LocalJob(JobClient):
             runner.close()
         for source in self.sources:
             source.runner.close()
-        if self.status != JobStatus.CANCELED:
-            self.status = JobStatus.FINISHED
+        self.status = JobStatus.CANCELED if canceled else JobStatus.FINISHED
 
     # -- JobClient -----------------------------------------------------------------
     def get_job_id(self):
@@ -218,16 +223,19 @@ class LocalJob(JobClient):
         return self.status
 
     def cancel(self):
-        """Stops the job after its current micro-batch."""
-        if not self.status.is_globally_terminal_state():
-            self.status = JobStatus.CANCELED
+        """Stops the job after its current micro-batch; returns once it has stopped (as a
+        Spark job's cancel returns once its query has), unless called from the job."""
+        self._cancel.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._ended.wait()
 
     def wait(self, timeout_s=None):
         """The job's status once it has ended (or `timeout_s` has passed); raises the
-        error a failed job failed with. Interrupted (Ctrl-C), it cancels the job."""
+        error a failed job failed with. Interrupted (Ctrl-C), it cancels the job and
+        raises KeyboardInterrupt once the job has stopped."""
         if self._thread is not None:
             try:
-                self._thread.join(timeout_s)
+                self._ended.wait(timeout_s)
             except KeyboardInterrupt:
                 self.cancel()
                 raise

@@ -49,21 +49,23 @@ MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per
 HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (or drain)
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
-# What a micro-batch's sink work raises when cancel() interrupted it. Spark recognises a
+# What a micro-batch's sink work raises when weir stopped the query meanwhile (cancel(),
+# the end of a bounded job). Spark recognises a
 # stop's interruption in a foreachBatch error by matching its message against a pattern
 # (StreamExecution.PROXY_ERROR: this prefix, anything, an interruption's class name) whose
 # matcher recurses once per character: on the ~12,000 characters of the Py4JJavaError
 # an interrupted toArrow raises, it overflowed the stack and printed a thousand-line
 # StackOverflowError on every cancel that came mid-batch.
-CANCELLED_MID_BATCH = ("py4j.protocol.Py4JJavaError: An error occurred while calling the "
-                       "sinks: java.lang.InterruptedException (the job was cancelled)")
+STOPPED_MID_BATCH = ("py4j.protocol.Py4JJavaError: An error occurred while calling the "
+                     "sinks: java.lang.InterruptedException (weir stopped the query)")
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
 
 
-class JobCancelled(Exception):
-    """A micro-batch's sink work interrupted by cancel() (its batch does not commit)."""
+class BatchInterrupted(Exception):
+    """A micro-batch's sink work interrupted by weir stopping the query (the batch does
+    not commit)."""
 
 
 class SparkJob(JobClient):
@@ -110,6 +112,7 @@ class SparkJob(JobClient):
         self._savepointing = threading.Lock()
         self.query = None
         self.canceled = False
+        self.stopping = False  # weir is stopping the query (_stop_query)
         self.last_batch = None  # the batch in which the last source ended
         self.due = self.control.next_tick()  # the earliest processing-time tick announced
 
@@ -181,9 +184,9 @@ class SparkJob(JobClient):
         try:
             self._write_outputs(batch_frame, batch_id)
         except Exception:
-            if not self.canceled:
+            if not self.stopping:
                 raise
-            raise JobCancelled(CANCELLED_MID_BATCH) from None
+            raise BatchInterrupted(STOPPED_MID_BATCH) from None
 
     def _write_outputs(self, batch_frame, batch_id):
         if self.last_batch is not None and batch_id > self.last_batch:
@@ -282,6 +285,10 @@ class SparkJob(JobClient):
 
     def cancel(self):
         self.canceled = True
+        self._stop_query()
+
+    def _stop_query(self) -> None:
+        self.stopping = True
         self.query.stop()
 
     def trigger_savepoint(self, savepoint_directory=None):
@@ -306,7 +313,7 @@ class SparkJob(JobClient):
                 if advance_to_end_of_time:
                     self._await_drained()
                 self._await_between_batches()
-                self.query.stop()
+                self._stop_query()
             finally:
                 os.remove(self._hold_file())
             return _done(write_savepoint(self.spark, self, target))
@@ -380,7 +387,7 @@ class SparkJob(JobClient):
                 done_at = time.time()
             grace = 0 if self.pausing else END_GRACE_S  # (nothing else would end it)
             if done_at is not None and time.time() >= done_at + grace:
-                self.query.stop()
+                self._stop_query()
                 return
             if deadline is not None and time.time() >= deadline:
                 return
