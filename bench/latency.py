@@ -34,7 +34,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
 from keyed_state import make_session  # noqa: E402
-from report import Report, add_record_argument  # noqa: E402
+from report import Report, add_record_argument, markdown_row, markdown_table  # noqa: E402
 
 from weir.common import Types, WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
@@ -160,12 +160,12 @@ def main():
     report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first "
                 f"{args.warmup:.0f} s not counted; local[2], shuffle partitions 2, RocksDB "
                 "state store\n")
-    report.line("| events/s | side | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
+    report.line(markdown_table(["events/s", "side", "p50 ms", "p90 ms", "p99 ms"], []))
     for rate in [int(r) for r in args.rates.split(",")]:
         for side, run in (("native", native_latency), ("weir", weir_latency)):
             figures = run(spark, rate, args.keys, args.seconds, args.warmup)
-            cells = " | ".join(f"{f:,.0f}" for f in figures) if figures else "- | - | -"
-            report.line(f"| {rate:,} | {side} | {cells} |")
+            cells = [f"{f:,.0f}" for f in figures] if figures else ["-", "-", "-"]
+            report.line(markdown_row([f"{rate:,}", side, *cells]))
     single = batch_cost(spark, args.cost_events, args.keys, "single")
     pipeline = batch_cost(spark, args.cost_events, args.keys, "pipeline")
     report.line(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "

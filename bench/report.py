@@ -16,10 +16,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs", "benchmarks.md")
 
 
+def markdown_row(cells: list) -> str:
+    """One line of a Markdown table (cells already formatted)."""
+    return "| " + " | ".join(cells) + " |"
+
+
 def markdown_table(header: list, rows: list) -> str:
-    """A Markdown table of `header` and `rows` (lists of cells, already formatted)."""
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                     + ["| " + " | ".join(cells) + " |" for cells in rows])
+    """A Markdown table of `header` and `rows` (lists of cells, already formatted); a bench
+    that prints rows as they come prints the table of none, then each `markdown_row`."""
+    return "\n".join([markdown_row(header), "|" + "---|" * len(header)]
+                     + [markdown_row(cells) for cells in rows])
 
 
 def add_record_argument(parser):

@@ -1,7 +1,8 @@
 """A job whose query weir stops in the middle of a micro-batch (a cancel, the end of a
-bounded job): its sink work's error reaches Spark as an interruption Spark recognises, in a message short enough for Spark's matcher (on the
-~12,000 characters of the Py4JJavaError an interrupted toArrow raises, Spark's matcher
-overflowed the JVM's stack and printed a StackOverflowError on cancel)."""
+bounded job): its sink work's error reaches Spark as an interruption Spark recognises, in
+a message short enough for Spark's matcher (on the ~12,000 characters of the
+Py4JJavaError an interrupted toArrow raises, Spark's matcher overflowed the JVM's stack and
+printed a StackOverflowError on cancel)."""
 
 import re
 import traceback

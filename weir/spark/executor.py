@@ -50,12 +50,11 @@ HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (o
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
 # What a micro-batch's sink work raises when weir stopped the query meanwhile (cancel(),
-# the end of a bounded job). Spark recognises a
-# stop's interruption in a foreachBatch error by matching its message against a pattern
-# (StreamExecution.PROXY_ERROR: this prefix, anything, an interruption's class name) whose
-# matcher recurses once per character: on the ~12,000 characters of the Py4JJavaError
-# an interrupted toArrow raises, it overflowed the stack and printed a thousand-line
-# StackOverflowError on every cancel that came mid-batch.
+# the end of a bounded job, stop-with-savepoint). Spark recognises a stop's interruption in
+# a foreachBatch error by matching its message against a pattern (StreamExecution.
+# PROXY_ERROR: this prefix, anything, an interruption's class name) whose matcher recurses
+# once per character: on the ~12,000 characters of the Py4JJavaError an interrupted
+# toArrow raises, it overflowed the stack and printed a thousand-line StackOverflowError.
 STOPPED_MID_BATCH = ("py4j.protocol.Py4JJavaError: An error occurred while calling the "
                      "sinks: java.lang.InterruptedException (weir stopped the query)")
 # Queries start one at a time: a bounded job's start sets a session setting for its query
