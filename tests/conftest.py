@@ -12,7 +12,8 @@ os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
 @pytest.fixture(scope="session")
 def spark():
     from pyspark.sql import SparkSession
-    from weir.spark.session import CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, ROCKSDB
+    from weir.spark.session import (CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER,
+                                    DRIVER_JAVA_OPTIONS, ROCKSDB)
     session = (SparkSession.builder.master("local[2]").appName("weir-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -21,6 +22,7 @@ def spark():
                .config("spark.driver.memory", "2g")
                .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
                .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
+               .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session

@@ -29,6 +29,16 @@ CHECKPOINT_FILE_MANAGER = ("spark.sql.streaming.checkpointFileManagerClass",
 # it on or off across restarts (weir's tests run with it on throughout, as here). A session
 # handed to weir (or spark-submit's) keeps its own configuration: set it there too.
 CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+# The embedded JVM compiles with C1 only (no C2). Its own work in a weir job is small
+# (moving record bundles, state calls), but Spark plans every micro-batch and C2 kept
+# compiling Catalyst's planner: 1.3-3.4 s of CPU per 2M-event job in the compiler threads
+# against ~0.5 s in the task threads, on 2 cores shared with the Python workers. With C1
+# only, weir's jobs ran 7-22% faster (bench/keyed_state.py, ysb, sensors), its p99
+# latency at 20,000 ev/s ~20% lower and the README's job ~9% faster. Native Spark SQL's
+# per-record work runs in the JVM, and C1 slowed it by up to 30%: the benches keep the
+# JVM's default for both sides. Java options a job sets for the driver come after these,
+# so theirs win (`-XX:TieredStopAtLevel=4` brings C2 back).
+DRIVER_JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
 DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -37,6 +47,7 @@ DEFAULTS = {
     "spark.driver.memory": "2g",
     CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
     CHANGELOG_CHECKPOINTING: "true",
+    DRIVER_JAVA_OPTIONS[0]: DRIVER_JAVA_OPTIONS[1],
 }
 _registered = set()
 # Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
@@ -73,6 +84,19 @@ def _under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+def embedded_conf(settings: dict, parallelism: int, under_spark_submit: bool) -> dict:
+    """The configuration of a session weir creates: its defaults, then the job's settings
+    (`settings`; Java options for the driver are added after weir's), on a local master
+    unless spark-submit or the job names one."""
+    conf = dict(DEFAULTS)
+    conf["spark.sql.shuffle.partitions"] = str(parallelism)
+    for key, value in settings.items():
+        conf[key] = f"{conf[key]} {value}" if key == DRIVER_JAVA_OPTIONS[0] else value
+    if not under_spark_submit and "spark.master" not in conf:
+        conf["spark.master"] = "local[*]"
+    return conf
+
+
 def get_session(env) -> SparkSession:
     if env.spark_session is not None:
         spark = env.spark_session
@@ -80,11 +104,7 @@ def get_session(env) -> SparkSession:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         builder = SparkSession.builder.appName("weir")
-        conf = dict(DEFAULTS)
-        conf["spark.sql.shuffle.partitions"] = str(env.parallelism)
-        conf.update(env.spark_conf)
-        if not _under_spark_submit() and "spark.master" not in conf:
-            conf["spark.master"] = "local[*]"
+        conf = embedded_conf(env.spark_conf, env.parallelism, _under_spark_submit())
         for key, value in conf.items():
             builder = builder.config(key, value)
         if not _under_spark_submit():
