@@ -18,7 +18,8 @@ def test_a_jobs_settings_win_and_its_java_options_come_after_weirs():
     assert conf["spark.master"] == "spark://host:7077"
     assert conf["spark.driver.memory"] == "8g"
     # (the JVM takes the last of a repeated option: the job's brings C2 back)
-    assert conf[JAVA_OPTIONS] == "-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -Downer=me"
+    assert conf[JAVA_OPTIONS] == ("-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 "
+                                  "-Downer=me")
 
 
 def test_under_spark_submit_the_master_is_spark_submits():
