@@ -242,3 +242,25 @@ def test_column_rows_take_writes_and_new_names():
         rows[1].missing
     with pytest.raises(AttributeError):
         rows[1].id = 5
+
+
+def test_column_rows_index_from_their_columns_and_stay_column_backed():
+    from weir.common.row import PackedRows, pack_rows
+    arrays, rows = _column_rows()
+    batch_class = type(rows[0])
+    assert [row[0] for row in rows] == [1, 2, 3]  # a key selector's read
+    assert (rows[1][-1], rows[1][-3], rows[2]["name"], rows[0]["two words"]) == (1.5, 2, "c", 0.5)
+    assert [a.conversions for a in arrays] == [1, 1, 1]
+    assert all(type(row) is batch_class for row in rows)
+    packed = pack_rows([rows[2], rows[0]])  # still the batch's columns, by row index
+    assert isinstance(packed, PackedRows) and packed.columns == [[3, 1], ["c", "a"], [2.5, 0.5]]
+    assert rows[1][1:] == ["b", 1.5]  # a slice reads the row's values (now plain)
+    assert type(rows[1]) is not batch_class
+    assert rows[1] == Row(id=2, name="b", **{"two words": 1.5})
+    with pytest.raises(IndexError):
+        rows[0][3]
+    with pytest.raises(IndexError):
+        rows[2][-4]
+    with pytest.raises(FieldNotFoundError):
+        rows[0]["missing"]
+    assert rows[0][True] == "a"  # as a list does: True is 1

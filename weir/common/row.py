@@ -141,12 +141,32 @@ def _batch_row_class(shared_fields: tuple, columns: _LazyColumns, kind):
     cls = type("Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
                                  "_fields": _constant("_fields", shared_fields),
                                  "_row_kind": _constant("_row_kind", kind),
-                                 "_batch_columns": columns})
+                                 "_batch_columns": columns,
+                                 "__getitem__": _column_getitem(plain, shared_fields, columns)})
     cls.__module__ = Row.__module__
     for name, position in _FIELD_INDEX[shared_fields].items():
         if isinstance(getattr(plain, name, None), property):
             setattr(cls, name, _lazy_field(cls, name, columns, position))
     return cls
+
+
+def _column_getitem(plain, shared_fields: tuple, columns: _LazyColumns):
+    """`row[i]` and `row["name"]` of a batch's row, read from the batch's columns: the row
+    stays column-backed (a key selector's `row[0]` would otherwise turn every row plain,
+    and the rows would leave in bundles row by row instead of as the batch's columns).
+    Anything else (slices, unknown names, out-of-range positions) goes through the plain
+    row's own `__getitem__`."""
+    arity = len(shared_fields)
+    index = _FIELD_INDEX[shared_fields]
+
+    def getitem(row, item):
+        if type(item) is int and -arity <= item < arity:
+            return columns[item % arity][row._index]
+        position = index.get(item) if type(item) is str else None
+        if position is not None:
+            return columns[position][row._index]
+        return plain.__getitem__(row, item)
+    return getitem
 
 
 def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
