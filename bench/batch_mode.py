@@ -1,6 +1,7 @@
 """A bounded keyed job in BATCH mode, beside the same job in STREAMING mode and native Spark.
 
-One process, one SparkSession, one run. Every side counts N events with key = i % K:
+One run; each engine in its own process with its own SparkSession, as it ships
+(bench/engines.py). Every side counts N events with key = i % K:
 
   weir-batch      DataGeneratorSource(i -> i % K) -> key_by -> CountFn (ValueState read and
                   update per event; an event-time timer per key emits the count at the end
@@ -27,7 +28,8 @@ import time
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH wins
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
-from keyed_state import CountFn, KeyOf, check_weir, make_session  # noqa: E402
+from engines import Engines  # noqa: E402
+from keyed_state import CountFn, KeyOf, check_weir  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import RuntimeExecutionMode, StreamExecutionEnvironment  # noqa: E402
@@ -61,12 +63,12 @@ def run_native(spark, events, keys):
     return seconds
 
 
-def measure(spark, events, keys, batch_events):
-    return {"weir-batch": run_weir(spark, RuntimeExecutionMode.BATCH, events, keys,
-                                   batch_events),
-            "weir-streaming": run_weir(spark, RuntimeExecutionMode.STREAMING, events, keys,
+def measure(engines, events, keys, batch_events):
+    return {"weir-batch": engines.weir(run_weir, RuntimeExecutionMode.BATCH, events, keys,
                                        batch_events),
-            "native": run_native(spark, events, keys)}
+            "weir-streaming": engines.weir(run_weir, RuntimeExecutionMode.STREAMING, events,
+                                           keys, batch_events),
+            "native": engines.native(run_native, events, keys)}
 
 
 def main(argv=None):
@@ -80,14 +82,19 @@ def main(argv=None):
                         help="runs of each side, taking turns; medians are reported")
     add_record_argument(parser)
     args = parser.parse_args(argv)
-    spark = make_session()
-    measure(spark, args.warmup_events, min(args.keys, args.warmup_events), args.batch_events)
-    runs = [measure(spark, args.events, args.keys, args.batch_events)
-            for _ in range(args.repeat)]
+    engines = Engines()
+    try:
+        measure(engines, args.warmup_events, min(args.keys, args.warmup_events),
+                args.batch_events)
+        runs = [measure(engines, args.events, args.keys, args.batch_events)
+                for _ in range(args.repeat)]
+    finally:
+        engines.close()
     seconds = {side: statistics.median(run[side] for run in runs) for side in runs[0]}
     report = Report("batch_mode", "bench/batch_mode.py")
     report.line(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
-                f"{args.repeat} runs\n")
+                f"{args.repeat} runs; each engine in its own process, as it ships "
+                "(bench/engines.py)\n")
     report.line(markdown_table(["side", "seconds", "events/s", "runs (s)"], [
         [side, f"{value:.2f}", f"{args.events / value:,.0f}",
          ", ".join(f"{run[side]:.2f}" for run in runs)] for side, value in seconds.items()]))

@@ -1,7 +1,8 @@
 """Keyed counting: weir (KeyedProcessFunction + ValueState) against native Spark groupBy().count().
 
-One process, one SparkSession, one run. Both sides count N events with key = i % K (an int),
-split into the same number of micro-batches:
+One run; each side in its own process with its own SparkSession, as it ships
+(bench/engines.py), taking turns. Both sides count N events with key = i % K (an int), split
+into the same number of micro-batches:
 
   native        Parquet files (one per micro-batch) -> groupBy("key").count(), update mode,
                 noop sink, RocksDB state store, availableNow
@@ -41,6 +42,7 @@ from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource, FileSource  # noqa: E402
 from weir.datastream.state import ValueStateDescriptor  # noqa: E402
+from engines import Engines  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -220,20 +222,20 @@ def probe_final_timer(spark):
     return SAFE_FINAL_TIMER
 
 
-def run_sides(spark, sides, events, keys, batches, workdir, verbose, final_timer):
+def run_sides(engines, sides, events, keys, batches, workdir, verbose, final_timer):
     parquet_dir = write_parquet(os.path.join(workdir, f"in-{events}-{keys}"),
                                 events, keys, batches)
     figures = {}
     for side in sides:
         if side == "native":
-            seconds, progress = run_native(spark, parquet_dir)
+            seconds, progress = engines.native(run_native, parquet_dir)
             check_native(progress, events, keys)
         elif side == "weir-sum":
-            seconds, progress, results = run_weir_sum(spark, events, keys, batches)
+            seconds, progress, results = engines.weir(run_weir_sum, events, keys, batches)
             check_weir(results, events, keys, side)
         else:
-            seconds, progress, results = run_weir(
-                spark, events, keys, batches, parquet_dir if side == "weir-parquet" else None,
+            seconds, progress, results = engines.weir(
+                run_weir, events, keys, batches, parquet_dir if side == "weir-parquet" else None,
                 final_timer)
             check_weir(results, events, keys, side)
         figures[side] = events / seconds
@@ -283,31 +285,33 @@ def main(argv=None):
     sides = [s.strip() for s in args.sides.split(",")]
     workdir = tempfile.mkdtemp(prefix="bench-keyed-state-")
     wall = time.perf_counter()
-    spark = make_session()
+    engines = Engines()
     try:
         warmup_keys = min(100, args.warmup_events)
         started = time.perf_counter()
-        final_timer = probe_final_timer(spark) if sides != ["native"] else FINAL_TIMER
-        run_sides(spark, sides, args.warmup_events, warmup_keys, args.batches, workdir, False,
-                  final_timer)
+        final_timer = (engines.weir(probe_final_timer) if sides != ["native"]
+                       else FINAL_TIMER)
+        run_sides(engines, sides, args.warmup_events, warmup_keys, args.batches, workdir,
+                  False, final_timer)
         print(f"session + warm-up ({args.warmup_events:,} events): "
               f"{time.perf_counter() - wall:.1f} s (warm-up {time.perf_counter() - started:.1f} s)",
               flush=True)
         rows = []
         for keys in keys_list:
-            figures = run_sides(spark, sides, args.events, keys, args.batches, workdir,
+            figures = run_sides(engines, sides, args.events, keys, args.batches, workdir,
                                 not args.quiet, final_timer)
             rows.append((keys, figures))
         report = Report("keyed_state", "bench/keyed_state.py")
         report.line(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
-                    f"shuffle partitions 2, RocksDB state store\n")
+                    f"shuffle partitions 2, RocksDB state store; each side in its own "
+                    f"process, as it ships (bench/engines.py)\n")
         report.line(table(rows, sides))
         print(f"weir from {weir_location()}")
         if args.record:
             report.record()
         print(f"\ntotal wall time: {time.perf_counter() - wall:.1f} s")
     finally:
-        spark.stop()
+        engines.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -1,8 +1,8 @@
 """Event-to-result latency of a keyed job, weir against native Spark, and what a richer
 pipeline costs per micro-batch.
 
-One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
-RocksDB state store).
+Each side in its own process with its own SparkSession (bench/keyed_state.py's: local[2],
+shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py).
 
 Latency, per rate (events/s), each side running unbounded for --seconds:
   weir    a rate-limited source (record i is due at t0 + i/rate, and carries that time)
@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
-from keyed_state import make_session  # noqa: E402
+from engines import Engines  # noqa: E402
 from report import Report, add_record_argument, markdown_row, markdown_table  # noqa: E402
 
 from weir.common import Types, WatermarkStrategy  # noqa: E402
@@ -155,26 +155,34 @@ def main():
     parser.add_argument("--cost-events", type=int, default=200_000)
     add_record_argument(parser)
     args = parser.parse_args()
-    spark = make_session()
+    engines = Engines()
+    try:
+        report = measure(engines, args)
+    finally:
+        engines.close()
+    if args.record:
+        report.record()
+
+
+def measure(engines, args) -> Report:
     report = Report("latency", "bench/latency.py")
     report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first "
                 f"{args.warmup:.0f} s not counted; local[2], shuffle partitions 2, RocksDB "
-                "state store\n")
+                "state store; each side in its own process, as it ships (bench/engines.py)\n")
     report.line(markdown_table(["events/s", "side", "p50 ms", "p90 ms", "p99 ms"], []))
     for rate in [int(r) for r in args.rates.split(",")]:
-        for side, run in (("native", native_latency), ("weir", weir_latency)):
-            figures = run(spark, rate, args.keys, args.seconds, args.warmup)
+        for side, engine, run in (("native", engines.native, native_latency),
+                                  ("weir", engines.weir, weir_latency)):
+            figures = engine(run, rate, args.keys, args.seconds, args.warmup)
             cells = [f"{f:,.0f}" for f in figures] if figures else ["-", "-", "-"]
             report.line(markdown_row([f"{rate:,}", side, *cells]))
-    single = batch_cost(spark, args.cost_events, args.keys, "single")
-    pipeline = batch_cost(spark, args.cost_events, args.keys, "pipeline")
+    single = engines.weir(batch_cost, args.cost_events, args.keys, "single")
+    pipeline = engines.weir(batch_cost, args.cost_events, args.keys, "pipeline")
     report.line(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "
                 f"batch): single keyed operator {single:,.0f} ms, key_by->process->key_by->"
                 f"process with a side output to a second sink {pipeline:,.0f} ms, ratio "
                 f"{pipeline / single:.2f}")
-    spark.stop()
-    if args.record:
-        report.record()
+    return report
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Average temperature per sensor in 5 s tumbling windows: weir against native Spark SQL.
 
-One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
-RocksDB state store), one run. The same generated readings (seeded numpy: sensor_id,
+One run; each side in its own process with its own SparkSession (bench/keyed_state.py's:
+local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py). The same generated readings (seeded numpy: sensor_id,
 event_time in ms, temperature in quarter degrees, so every sum is exact in floating point)
 in Parquet files read one per micro-batch go through the same job on both engines:
 
@@ -42,7 +42,8 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import write_event_files  # noqa: E402
-from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+from engines import Engines  # noqa: E402
+from keyed_state import batch_summary, weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import final_watermark, run_to_end  # noqa: E402
 
@@ -165,16 +166,17 @@ def check(native_rows, native_watermark, weir_rows, expected) -> list:
     return problems
 
 
-def run_case(spark, args, workdir, events, verbose):
+def run_case(engines, args, workdir, events, verbose):
     readings = generate(events, args.sensors, args.span)
     expected = expected_averages(readings)
     directory = write_event_files(readings, os.path.join(workdir, f"readings-{events}"),
                                   args.files)
     times, problems = {"native": [], "weir": []}, []
     for _ in range(args.repeat):
-        native_s, native_progress, native_rows, watermark = run_native(
-            spark, directory, args.files_per_batch)
-        weir_s, weir_progress, weir_rows = run_weir(spark, directory, args.files_per_batch)
+        native_s, native_progress, native_rows, watermark = engines.native(
+            run_native, directory, args.files_per_batch)
+        weir_s, weir_progress, weir_rows = engines.weir(run_weir, directory,
+                                                        args.files_per_batch)
         problems += [p for p in check(native_rows, watermark, weir_rows, expected)
                      if p not in problems]
         times["native"].append(native_s)
@@ -208,17 +210,18 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     workdir = tempfile.mkdtemp(prefix="bench-sensors-")
-    spark = make_session()
+    engines = Engines()
     try:
-        warmup = run_case(spark, argparse.Namespace(**{**vars(args), "repeat": 1}), workdir,
+        warmup = run_case(engines, argparse.Namespace(**{**vars(args), "repeat": 1}), workdir,
                           args.warmup_events, False)
-        row = run_case(spark, args, workdir, args.events, True)
+        row = run_case(engines, args, workdir, args.events, True)
         problems = warmup["problems"] + row["problems"]
         report = Report("sensors", "bench/sensors.py")
         report.line(f"\n{args.events:,} readings of {args.sensors:,} sensors over "
                     f"{args.span:.0f} s of event time, {args.files} files, "
                     f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
-                    f"{args.repeat}\n")
+                    f"{args.repeat}; each side in its own process, as it ships "
+                    "(bench/engines.py)\n")
         report.line(markdown_table(
             ["readings", "windows", "native ev/s", "weir ev/s", "weir/native", "check"],
             [[f"{row['events']:,}", f"{row['windows']:,}", f"{row['native']:,.0f}",
@@ -230,7 +233,7 @@ def main(argv=None):
         for problem in problems:
             print(f"MISMATCH {problem}")
     finally:
-        spark.stop()
+        engines.close()
         shutil.rmtree(workdir, ignore_errors=True)
     if problems:
         print("RESULT CHECK FAILED", file=sys.stderr)

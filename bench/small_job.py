@@ -1,7 +1,8 @@
 """A small bounded job's fixed cost: weir against a native PySpark streaming query.
 
-One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
-RocksDB state store), one run, the same three records on both sides:
+One run; each side in its own process with its own SparkSession (bench/keyed_state.py's:
+local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py); the
+same three records on both sides:
 
   weir    the README's job: from_collection of three (name, time) records -> timestamps
           and watermarks -> key_by(name) -> a KeyedProcessFunction counting in a
@@ -34,7 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
-from keyed_state import make_session, weir_location  # noqa: E402
+from engines import Engines  # noqa: E402
+from keyed_state import weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import run_to_end  # noqa: E402
 
@@ -89,25 +91,26 @@ def main(argv=None):
     directory = tempfile.mkdtemp(prefix="bench-small-")
     pq.write_table(pa.table({"name": [r[0] for r in RECORDS], "time": [r[1] for r in RECORDS]}),
                    os.path.join(directory, "part-0.parquet"))
-    spark = make_session()
+    engines = Engines()
     times, problems = {"native": [], "weir": []}, []
     try:
-        run_native(spark, directory)  # warm-up
-        run_weir(spark)
+        engines.native(run_native, directory)  # warm-up
+        engines.weir(run_weir)
         for _ in range(args.repeat):
-            for side, run in (("native", lambda: run_native(spark, directory)),
-                              ("weir", lambda: run_weir(spark))):
+            for side, run in (("native", lambda: engines.native(run_native, directory)),
+                              ("weir", lambda: engines.weir(run_weir))):
                 seconds, out = run()
                 times[side].append(seconds)
                 if out != EXPECTED:
                     problems.append(f"{side}: {out}, expected {EXPECTED}")
                 print(f"  {side:6s} {seconds:6.2f} s", flush=True)
     finally:
-        spark.stop()
+        engines.close()
         shutil.rmtree(directory, ignore_errors=True)
     native, weir = statistics.median(times["native"]), statistics.median(times["weir"])
     report = Report("small_job", "bench/small_job.py")
-    report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}\n")
+    report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}; each side in "
+                "its own process, as it ships (bench/engines.py)\n")
     report.line(markdown_table(["native s", "weir s", "weir/native", "check"], [
         [f"{native:.2f}", f"{weir:.2f}", f"{weir / native:.2f}",
          "OK" if not problems else "FAIL"]]))

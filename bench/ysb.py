@@ -1,7 +1,7 @@
 """YSB-shaped windowed count: weir (PyFlink-style job) against native Spark SQL.
 
-One process, one SparkSession (bench/keyed_state.py's: local[2], shuffle partitions 2,
-RocksDB state store), one run. For each campaign count, the same generated ad events
+One run; each side in its own process with its own SparkSession (bench/keyed_state.py's:
+local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py). For each campaign count, the same generated ad events
 (examples/ad_campaign_counts.py: seeded numpy, Parquet files read one per micro-batch) go
 through the Yahoo Streaming Benchmark's job on both engines:
 
@@ -58,7 +58,8 @@ sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import (WINDOW_MS, build, event_source, generate_events,  # noqa: E402
                                 write_event_files)
-from keyed_state import batch_summary, make_session, weir_location  # noqa: E402
+from engines import Engines  # noqa: E402
+from keyed_state import batch_summary, weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 
 from weir.datastream import StreamExecutionEnvironment  # noqa: E402
@@ -132,14 +133,25 @@ def check(native_rows, native_watermark, weir_rows, expected) -> tuple:
 
 
 # -- native -----------------------------------------------------------------------------------
-def lookup_frame(spark, campaign_of_ad, directory):
-    """The static ad_id -> campaign_id DataFrame, cached before any query is timed."""
+def write_lookup(campaign_of_ad, directory) -> str:
+    """The static ad_id -> campaign_id table, as a Parquet file for the native side."""
     path = os.path.join(directory, "lookup.parquet")
     pq.write_table(pa.table({"ad_id": np.arange(len(campaign_of_ad), dtype=np.int64),
                              "campaign_id": campaign_of_ad.astype(np.int64)}), path)
-    frame = spark.read.parquet(path).cache()
+    return path
+
+
+_LOOKUPS = {}  # the native side's cached lookup DataFrames, by path
+
+
+def cache_lookup(spark, path) -> None:
+    """Caches the lookup DataFrame before any query is timed."""
+    frame = _LOOKUPS[path] = spark.read.parquet(path).cache()
     frame.count()
-    return frame
+
+
+def uncache_lookup(spark, path) -> None:
+    _LOOKUPS.pop(path).unpersist()
 
 
 def run_to_end(frame, columns, output_mode="append"):
@@ -164,9 +176,10 @@ def run_to_end(frame, columns, output_mode="append"):
     return seconds, progress, rows
 
 
-def run_native(spark, events_dir, lookup, files_per_batch):
+def run_native(spark, events_dir, lookup_path, files_per_batch):
     """Returns (seconds, progress, rows, final watermark in ms)."""
     from pyspark.sql import functions as F
+    lookup = _LOOKUPS[lookup_path]
     views = (spark.readStream.schema(EVENT_SCHEMA)
              .option("maxFilesPerTrigger", files_per_batch).parquet(events_dir)
              .filter(F.col("event_type") == "view").select("ad_id", "event_time"))
@@ -206,14 +219,15 @@ def run_weir(spark, events_dir, campaign_of_ad, files_per_batch):
 
 
 # -- driver -----------------------------------------------------------------------------------
-def run_case(spark, events, campaigns, args, workdir, verbose):
+def run_case(engines, events, campaigns, args, workdir, verbose):
     """Both engines on one generated data set; returns the row of the table."""
     generated = time.perf_counter()
     data, campaign_of_ad = generate_events(events, campaigns, span_s=args.span)
     expected = expected_counts(data, campaign_of_ad)
     events_dir = write_event_files(data, os.path.join(workdir, f"events-{events}-{campaigns}"),
                                    args.files)
-    lookup = lookup_frame(spark, campaign_of_ad, workdir)
+    lookup = write_lookup(campaign_of_ad, workdir)
+    engines.native(cache_lookup, lookup)
     del data
     if verbose:
         print(f"  data: {events:,} events, {campaigns:,} campaigns, {len(campaign_of_ad):,} ads, "
@@ -222,10 +236,10 @@ def run_case(spark, events, campaigns, args, workdir, verbose):
     times = {"native": [], "weir": []}
     problems = []
     for _ in range(args.repeat):  # the engines take turns, so both see the same machine
-        native_s, native_progress, native_rows, watermark = run_native(
-            spark, events_dir, lookup, args.files_per_batch)
-        weir_s, weir_progress, weir_rows = run_weir(spark, events_dir, campaign_of_ad,
-                                                    args.files_per_batch)
+        native_s, native_progress, native_rows, watermark = engines.native(
+            run_native, events_dir, lookup, args.files_per_batch)
+        weir_s, weir_progress, weir_rows = engines.weir(run_weir, events_dir, campaign_of_ad,
+                                                        args.files_per_batch)
         run_problems, summary = check(native_rows, watermark, weir_rows, expected)
         problems += [p for p in run_problems if p not in problems]
         times["native"].append(native_s)
@@ -237,7 +251,7 @@ def run_case(spark, events, campaigns, args, workdir, verbose):
                 print(f"  {side:6s} C={campaigns:>9,}  {seconds:8.2f} s  "
                       f"{events / seconds:>10,.0f} ev/s  batches(rows@ms): {text}  "
                       f"(sum {batch_ms} ms)", flush=True)
-    lookup.unpersist()
+    engines.native(uncache_lookup, lookup)
     native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
     if verbose:
         print(f"  median of {args.repeat}: native {native_s:.2f} s, weir {weir_s:.2f} s",
@@ -293,11 +307,11 @@ def main(argv=None):
     campaigns_list = [int(c) for c in args.campaigns.split(",")]
     workdir = tempfile.mkdtemp(prefix="bench-ysb-")
     wall = time.perf_counter()
-    spark = make_session()
+    engines = Engines()
     failed = False
     try:
         started = time.perf_counter()
-        warmup = run_case(spark, args.warmup_events, 100, argparse.Namespace(
+        warmup = run_case(engines, args.warmup_events, 100, argparse.Namespace(
             **{**vars(args), "repeat": 1}), workdir, False)
         failed |= bool(warmup["problems"])
         mismatch = "; ".join(warmup["problems"])
@@ -306,13 +320,14 @@ def main(argv=None):
               f"{', MISMATCH: ' + mismatch if mismatch else ''})", flush=True)
         rows = []
         for campaigns in campaigns_list:
-            row = run_case(spark, args.events, campaigns, args, workdir, not args.quiet)
+            row = run_case(engines, args.events, campaigns, args, workdir, not args.quiet)
             failed |= bool(row["problems"])
             rows.append(row)
         report = Report("ysb", "bench/ysb.py")
         report.line(f"\n{args.events:,} events over {args.span:.0f} s of event time, "
                     f"{args.files} files, {args.files_per_batch} per micro-batch, median of "
-                    f"{args.repeat}, local[2], shuffle partitions 2, RocksDB state store\n")
+                    f"{args.repeat}, local[2], shuffle partitions 2, RocksDB state store; each "
+                    "side in its own process, as it ships (bench/engines.py)\n")
         report.line(table(rows))
         report.line("\nwindows = (campaign, 10 s window) counts emitted; native leaves the "
                     "windows still open under its final watermark unemitted")
@@ -321,7 +336,7 @@ def main(argv=None):
             report.record()
         print(f"total wall time: {time.perf_counter() - wall:.1f} s")
     finally:
-        spark.stop()
+        engines.close()
         shutil.rmtree(workdir, ignore_errors=True)
     if failed:
         print("RESULT CHECK FAILED", file=sys.stderr)
