@@ -1,9 +1,10 @@
 """Average temperature per sensor in 5 s tumbling windows: weir against native Spark SQL.
 
 One run; each side in its own process with its own SparkSession (bench/keyed_state.py's:
-local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py). The same generated readings (seeded numpy: sensor_id,
-event_time in ms, temperature in quarter degrees, so every sum is exact in floating point)
-in Parquet files read one per micro-batch go through the same job on both engines:
+local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py).
+The same generated readings (seeded numpy: sensor_id, event_time in ms, temperature in
+quarter degrees, so every sum is exact in floating point) in Parquet files read one per
+micro-batch go through the same job on both engines:
 
   native  readStream.parquet (maxFilesPerTrigger) -> withWatermark("event_ts", "2 seconds")
           -> groupBy(window(event_ts, "5 seconds"), sensor_id).avg("temperature"), append

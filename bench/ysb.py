@@ -1,9 +1,10 @@
 """YSB-shaped windowed count: weir (PyFlink-style job) against native Spark SQL.
 
 One run; each side in its own process with its own SparkSession (bench/keyed_state.py's:
-local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py). For each campaign count, the same generated ad events
-(examples/ad_campaign_counts.py: seeded numpy, Parquet files read one per micro-batch) go
-through the Yahoo Streaming Benchmark's job on both engines:
+local[2], shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py).
+For each campaign count, the same generated ad events (examples/ad_campaign_counts.py:
+seeded numpy, Parquet files read one per micro-batch) go through the Yahoo Streaming
+Benchmark's job on both engines:
 
   keep event_type == "view" -> ad_id -> campaign_id through a lookup table -> count per
   campaign in 10 s tumbling event-time windows, watermark 2 s behind the largest event time
