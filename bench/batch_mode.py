@@ -28,7 +28,7 @@ import time
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH wins
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
-from engines import Engines  # noqa: E402
+from engines import AS_SHIPPED, Engines  # noqa: E402
 from keyed_state import CountFn, KeyOf, check_weir  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from weir.common import WatermarkStrategy  # noqa: E402
@@ -96,8 +96,7 @@ def main(argv=None):
     seconds = {side: statistics.median(run[side] for run in runs) for side in runs[0]}
     report = Report("batch_mode", "bench/batch_mode.py")
     report.line(f"\n{args.events:,} events, {args.keys:,} keys, 2 cores, median of "
-                f"{args.repeat} runs; each engine in its own process, as it ships "
-                "(bench/engines.py)\n")
+                f"{args.repeat} runs; {AS_SHIPPED}\n")
     report.line(markdown_table(["side", "seconds", "events/s", "runs (s)"], [
         [side, f"{value:.2f}", f"{args.events / value:,.0f}",
          ", ".join(f"{run[side]:.2f}" for run in runs)] for side, value in seconds.items()]))

@@ -26,6 +26,7 @@ import traceback
 from weir.spark.session import CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, DEFAULTS, \
     DRIVER_JAVA_OPTIONS
 
+AS_SHIPPED = "each side in its own process, as it ships (bench/engines.py)"  # for headers
 SPARK_SETTINGS = {CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
                   CHANGELOG_CHECKPOINTING: DEFAULTS[CHANGELOG_CHECKPOINTING]}
 NATIVE_CONF = dict(SPARK_SETTINGS)

@@ -42,7 +42,7 @@ from weir.common import WatermarkStrategy  # noqa: E402
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.connectors import DataGeneratorSource, FileSource  # noqa: E402
 from weir.datastream.state import ValueStateDescriptor  # noqa: E402
-from engines import Engines  # noqa: E402
+from engines import AS_SHIPPED, Engines  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -303,8 +303,7 @@ def main(argv=None):
             rows.append((keys, figures))
         report = Report("keyed_state", "bench/keyed_state.py")
         report.line(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
-                    f"shuffle partitions 2, RocksDB state store; each side in its own "
-                    f"process, as it ships (bench/engines.py)\n")
+                    f"shuffle partitions 2, RocksDB state store; {AS_SHIPPED}\n")
         report.line(table(rows, sides))
         print(f"weir from {weir_location()}")
         if args.record:

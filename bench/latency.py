@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
-from engines import Engines  # noqa: E402
+from engines import AS_SHIPPED, Engines  # noqa: E402
 from report import Report, add_record_argument, markdown_row, markdown_table  # noqa: E402
 
 from weir.common import Types, WatermarkStrategy  # noqa: E402
@@ -168,7 +168,7 @@ def measure(engines, args) -> Report:
     report = Report("latency", "bench/latency.py")
     report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first "
                 f"{args.warmup:.0f} s not counted; local[2], shuffle partitions 2, RocksDB "
-                "state store; each side in its own process, as it ships (bench/engines.py)\n")
+                f"state store; {AS_SHIPPED}\n")
     report.line(markdown_table(["events/s", "side", "p50 ms", "p90 ms", "p99 ms"], []))
     for rate in [int(r) for r in args.rates.split(",")]:
         for side, engine, run in (("native", engines.native, native_latency),

@@ -43,7 +43,7 @@ sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "examples"))
 
 from ad_campaign_counts import write_event_files  # noqa: E402
-from engines import Engines  # noqa: E402
+from engines import AS_SHIPPED, Engines  # noqa: E402
 from keyed_state import batch_summary, weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import final_watermark, run_to_end  # noqa: E402
@@ -221,8 +221,7 @@ def main(argv=None):
         report.line(f"\n{args.events:,} readings of {args.sensors:,} sensors over "
                     f"{args.span:.0f} s of event time, {args.files} files, "
                     f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
-                    f"{args.repeat}; each side in its own process, as it ships "
-                    "(bench/engines.py)\n")
+                    f"{args.repeat}; {AS_SHIPPED}\n")
         report.line(markdown_table(
             ["readings", "windows", "native ev/s", "weir ev/s", "weir/native", "check"],
             [[f"{row['events']:,}", f"{row['windows']:,}", f"{row['native']:,.0f}",

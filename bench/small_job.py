@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)  # PYTHONPATH wins
 sys.path.append(os.path.join(ROOT, "bench"))
 
-from engines import Engines  # noqa: E402
+from engines import AS_SHIPPED, Engines  # noqa: E402
 from keyed_state import weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import run_to_end  # noqa: E402
@@ -109,8 +109,7 @@ def main(argv=None):
         shutil.rmtree(directory, ignore_errors=True)
     native, weir = statistics.median(times["native"]), statistics.median(times["weir"])
     report = Report("small_job", "bench/small_job.py")
-    report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}; each side in "
-                "its own process, as it ships (bench/engines.py)\n")
+    report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}; {AS_SHIPPED}\n")
     report.line(markdown_table(["native s", "weir s", "weir/native", "check"], [
         [f"{native:.2f}", f"{weir:.2f}", f"{weir / native:.2f}",
          "OK" if not problems else "FAIL"]]))

@@ -35,9 +35,9 @@ CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheck
 # against ~0.5 s in the task threads, on 2 cores shared with the Python workers. With C1
 # only, weir's side of the benches ran 7-28% faster (13-25% on most; docs/benchmarks.md),
 # its p99 latency at 20,000 ev/s ~20% lower and the README's job ~9% faster. Native Spark
-# SQL's per-record work runs in the JVM, and C1 slowed it by up to 30%: the benches keep
-# the JVM's default for both sides. Java options a job sets for the driver come after these,
-# so theirs win (`-XX:TieredStopAtLevel=4` brings C2 back).
+# SQL's per-record work runs in the JVM, and C1 slowed it by up to 30%: the benches run it
+# in a JVM of its own on the default compilers (bench/engines.py). Java options a job sets
+# for the driver come after these, so theirs win (`-XX:TieredStopAtLevel=4` brings C2 back).
 DRIVER_JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
 DEFAULTS = {
     "spark.ui.enabled": "false",
