@@ -128,3 +128,56 @@ def test_a_process_function_timer_has_no_namespace():
     assert sorted(t.queues[EVENT_TIME].entries()[0][0] for t in timers if t.count()) == \
         [(10, "a"), (10, "b")]
     assert harness.process_watermark(10).extract_values() == [("a", 10), ("b", 10)]
+
+
+class CountPerKey:
+    def open(self, runtime_context):
+        from weir.datastream.state import ValueStateDescriptor
+        self.count = runtime_context.get_state(ValueStateDescriptor("count"))
+
+    def process_element(self, value, ctx):
+        self.count.update((self.count.value() or 0) + 1)
+        ctx.timer_service().register_event_time_timer(100)
+
+    def on_timer(self, timestamp, ctx):
+        yield ctx.get_current_key(), self.count.value()
+
+
+def test_a_key_group_run_places_its_keys_without_hashing_them_again(monkeypatch):
+    """Keys reach a key group's run routed there by their hash: the state backend and the
+    timers place them in that key group without hashing them a second time, in the same
+    pages the hash places them in."""
+    from weir.runtime import key_groups
+    from weir.runtime.state import backend as backend_module
+    max_parallelism = 8
+    keys = [f"key-{i}" for i in range(40)]
+    by_group = {}
+    for key in keys:
+        by_group.setdefault(key_groups.assign_to_key_group(key, max_parallelism), []).append(key)
+    stores = {}
+    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()),
+                                max_parallelism)
+    operator = create_keyed_operator(KeyedProcess(CountPerKey()), backend, "p")
+    operator.open()
+
+    hashed = []
+    monkeypatch.setattr(backend_module, "stable_key_hash",
+                        lambda key: hashed.append(key) or key_groups.stable_key_hash(key))
+    fired = []
+    for key_group, group_keys in sorted(by_group.items()):
+        records = [(make_seq(AFTER_WATERMARK, 0, i), key, 1) for i, key in
+                   enumerate(group_keys + group_keys[:1])]
+        keys_of = [record[1] for record in records]
+        outputs = process_key_group_batch(operator, None, key_group, records, MIN_WATERMARK,
+                                          0, end_of_input=True, keys=keys_of)
+        fired += [value for _, _, value, _ in outputs.records()]
+        operator.release()
+    assert hashed == []
+    assert sorted(fired) == sorted((key, 2 if key == by_group[kg][0] else 1)
+                                   for kg, group_keys in by_group.items() for key in group_keys)
+    # outside a run (queryable state, restored savepoints) a key is placed by its hash
+    reader = KeyedStateBackend(lambda kg: stores[kg], max_parallelism)
+    for key in keys:
+        reader.set_current_key(key)
+        assert reader.key_group_of(key) == key_groups.assign_to_key_group(key, max_parallelism)
+    assert len(hashed) == len(keys)

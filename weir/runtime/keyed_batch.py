@@ -75,6 +75,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
     if keys is None:
         keys = _select_keys(key_selector, records, labelled)
     operator.active_key_groups = (key_group,)
+    operator.backend.running_key_group = key_group
     first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
     try:
         if labelled:
@@ -92,6 +93,7 @@ def process_key_group_batch(operator, key_selector, key_group: int,
             operator.end_input(emit)
     finally:
         operator.active_key_groups = ()
+        operator.backend.running_key_group = None
     return output
 
 

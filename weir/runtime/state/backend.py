@@ -92,6 +92,9 @@ class KeyedStateBackend:
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
         self._locations = {}
+        # the key group an engine runs now (None: keys are placed by their hash): every key
+        # it selects was routed to it by the same hash, so no key is hashed a second time
+        self.running_key_group = None
         self.current_key = None
         self._ref = None  # the current key's _KeyRef, once its state was touched
         self._refs = {}  # key -> _KeyRef, until release()
@@ -113,7 +116,10 @@ class KeyedStateBackend:
         return group
 
     def _locate(self, key):
-        """(key group, page id) of `key`, remembered for the recent keys."""
+        """(key group, page id) of `key`: in the running key group (its one page), or from
+        its hash, remembered for the recent keys."""
+        if self.running_key_group is not None and self.pages_per_key_group == 1:
+            return self.running_key_group, 0
         location = self._locations.get(key)
         if location is None:
             key_hash = stable_key_hash(key)
