@@ -13,7 +13,7 @@ from weir.runtime.keyed_process import KeyedProcessOperator
 from weir.runtime.operator_factory import create_keyed_operator, wakes_every_batch
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.timers import EVENT_TIME, KeyGroupTimers
-from weir.runtime.wire import AFTER_WATERMARK, MIN_WATERMARK, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, MIN_WATERMARK, RecordColumns, make_seq
 from weir.runtime.window.operator import WindowOperator
 from weir.testing.harness import KeyedOperatorHarness
 
@@ -64,7 +64,8 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     def batch(elements):
         records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
                    for i, (value, ts) in enumerate(elements)]
-        outputs = process_key_group_batch(operator, f.key_of, 0, records, MIN_WATERMARK, 0)
+        outputs = process_key_group_batch(operator, f.key_of, 0, RecordColumns.of(records),
+                                          MIN_WATERMARK, 0)
         operator.release()
         return outputs.records()
 
@@ -168,8 +169,9 @@ def test_a_key_group_run_places_its_keys_without_hashing_them_again(monkeypatch)
         records = [(make_seq(AFTER_WATERMARK, 0, i), key, 1) for i, key in
                    enumerate(group_keys + group_keys[:1])]
         keys_of = [record[1] for record in records]
-        outputs = process_key_group_batch(operator, None, key_group, records, MIN_WATERMARK,
-                                          0, end_of_input=True, keys=keys_of)
+        outputs = process_key_group_batch(operator, None, key_group,
+                                          RecordColumns.of(records, keys_of), MIN_WATERMARK,
+                                          0, end_of_input=True)
         fired += [value for _, _, value, _ in outputs.records()]
         operator.release()
     assert hashed == []

@@ -13,7 +13,7 @@ from weir.datastream.aggregations import Avg, Count, Max, Min, Sum
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.window.operator import WindowOperator
-from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, RecordColumns, make_seq
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.testing.harness import KeyedOperatorHarness
 
@@ -100,8 +100,8 @@ def run(pipeline, steps, mode):
         produced = []
         for kg in range(4):
             group = [r for r in records if backend.key_group_of(key_of(r[1])) == kg]
-            produced += process_key_group_batch(operator, key_of, kg, group, watermark,
-                                               0).records()
+            produced += process_key_group_batch(operator, key_of, kg, RecordColumns.of(group),
+                                               watermark, 0).records()
             operator.release()
         return [(tag or "", type(value).__name__, repr(value), ts) for _, tag, value, ts in produced
                 if tag in (None, LATE.tag_id)]

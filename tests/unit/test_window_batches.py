@@ -11,7 +11,7 @@ from tests.transcripts.windows import LATE, Transcript
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.window.operator import WindowOperator
-from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, make_seq
+from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, RecordColumns, make_seq
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.testing.harness import KeyedOperatorHarness
 
@@ -73,8 +73,8 @@ def per_window(pipeline, seed, at_once):
         produced = []
         for kg in range(4):
             group = [r for r in records if backend.key_group_of(r[1][0]) == kg]
-            produced += process_key_group_batch(operator, f.key_of, kg, group, watermark,
-                                               0).records()
+            produced += process_key_group_batch(operator, f.key_of, kg, RecordColumns.of(group),
+                                               watermark, 0).records()
             operator.release()
         return sorted(repr((value, ts)) for _, tag, value, ts in produced
                       if tag in (None, LATE.tag_id))

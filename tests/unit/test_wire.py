@@ -3,7 +3,7 @@
 import random
 
 from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, MAX_BUNDLE_RECORDS,
-                               PHASE_SHIFT, Bundler, KeyGroupInput, bundle_values, make_seq)
+                               Bundler, KeyGroupInput, bundle_values, make_seq)
 
 
 def _route(bundler, producer, phase, counter, values, stamps, key_groups):
@@ -34,8 +34,10 @@ def test_a_key_group_reads_each_producers_records_in_order_phase_0_first():
     for group, records in expected.items():
         read = KeyGroupInput([r for r in rows if r[2] == group], labelled=False).records
         want = sorted(records, key=lambda r: (r[0], r[1], r[2]))
-        assert [(value, stamp) for _, value, stamp in read] == [r[3:] for r in want]
-        assert [seq >> PHASE_SHIFT for seq, _, _ in read] == [r[0] for r in want]
+        assert list(zip(read.values, read.stamps)) == [r[3:] for r in want]
+        phases = [r[0] for r in want]
+        assert read.after == phases.count(BEFORE_WATERMARK)  # phase 1 from there on
+        assert phases == sorted(phases)
 
 
 def test_a_bundle_row_has_its_largest_timestamp_and_no_column_of_none():
@@ -45,8 +47,9 @@ def test_a_bundle_row_has_its_largest_timestamp_and_no_column_of_none():
     with_stamps, without = bundler.rows()
     assert with_stamps[5] == 9 and without[5] is None
     assert bundle_values(with_stamps[4]) == ["a", "b", "c"]
-    assert KeyGroupInput([with_stamps, without], labelled=False).records == [
-        (0, "a", 5), (0, "b", None), (0, "c", 9), (3, "d", None)]
+    read = KeyGroupInput([with_stamps, without], labelled=False).records
+    assert (read.values, read.stamps, read.keys, read.inputs, read.after) == (
+        ["a", "b", "c", "d"], [5, None, 9, None], [None] * 4, None, 4)
 
 
 def test_long_outputs_are_cut_into_bundles_that_read_back_in_order():
@@ -58,7 +61,7 @@ def test_long_outputs_are_cut_into_bundles_that_read_back_in_order():
     assert len(rows) == 3
     assert [v for row in rows for v in bundle_values(row[4])] == values
     read = KeyGroupInput(rows[::-1], labelled=False).records
-    assert [value for _, value, _ in read] == values
+    assert read.values == values and read.after == 0
 
 
 def test_labelled_records_carry_their_input_and_controls_are_read():
@@ -68,7 +71,8 @@ def test_labelled_records_carry_their_input_and_controls_are_read():
     second.add_all("op", 1, [0], make_seq(AFTER_WATERMARK, 1, 0), ["r1"], [7])
     second.add_ends("op", 1, source=4)
     read = KeyGroupInput(second.rows() + first.rows(), labelled=True)
-    assert [(value, stamp, label) for _, value, stamp, label in read.records] == [
+    records = read.records
+    assert list(zip(records.values, records.stamps, records.inputs)) == [
         ("l1", None, 0), ("l2", None, 0), ("r1", 7, 1)]
     assert read.ended == frozenset({4})
 

@@ -195,13 +195,14 @@ class BroadcastProcessOperator(KeyedProcessOperator):
         self._output_ts = timestamp
         self._collect(self._process_broadcast, value, ctx)
 
-    def process_labelled(self, records, keys, emit) -> None:
+    def process_labelled(self, values, stamps, inputs, keys, emit) -> None:
         """The broadcast input's records first, then the others, each in order."""
-        broadcast = [i for i, r in enumerate(records) if r[3] == BROADCAST_INPUT]
-        if len(broadcast) < len(records):
-            order = broadcast + [i for i, r in enumerate(records) if r[3] != BROADCAST_INPUT]
-            records, keys = [records[i] for i in order], [keys[i] for i in order]
-        super().process_labelled(records, keys, emit)
+        broadcast = [i for i, label in enumerate(inputs) if label == BROADCAST_INPUT]
+        if len(broadcast) < len(inputs):
+            order = broadcast + [i for i, label in enumerate(inputs) if label != BROADCAST_INPUT]
+            values, stamps, inputs, keys = ([column[i] for i in order]
+                                            for column in (values, stamps, inputs, keys))
+        super().process_labelled(values, stamps, inputs, keys, emit)
 
     def _keeps_outputs(self, key_group: int) -> bool:
         """Whether `key_group` is the first of its parallel instance's range."""

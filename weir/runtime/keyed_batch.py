@@ -5,17 +5,15 @@ watermark advance) go first, then timers fire at the new watermark and processin
 then phase-1 records. Outputs are written straight into the columns they leave in: per
 phase, per tag (None: the main output), values and timestamps (a router numbers them).
 
-An operator of one input gets (seq, value, timestamp) records; an operator of several
-inputs gets (seq, value, timestamp, input) records, and each record reaches it with its
-input label. Either gets each record's key beside it, as it travelled with the record
-(the harness and tests may give key selectors instead: the keys are selected here).
+An operator gets the records as columns: values, timestamps and keys (as each travelled
+with its record; the harness and tests may give key selectors instead: the keys are
+selected here), and for an operator of several inputs each record's input label.
 """
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Tuple
 
-from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, PHASE_SHIFT
+from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, RecordColumns
 
-Record = Tuple[int, object, object]  # (seq, value, timestamp)
 Columns = Tuple[list, list]  # (values, timestamps)
 
 
@@ -61,34 +59,37 @@ class KeyGroupOutput:
                 for value, ts in zip(values, stamps)]
 
 
-def process_key_group_batch(operator, key_selector, key_group: int,
-                            records: Sequence[Record], watermark: int,
-                            processing_time: int, convert=None,
-                            end_of_input: bool = False, keys=None) -> KeyGroupOutput:
-    """`keys`: each record's key, as it travelled with the record (None: `key_selector`
-    selects them here, a callable, or a tuple of one per input for labelled records);
-    `convert` converts main outputs to the operator's declared type; `end_of_input`: the
-    key group's input ends with these records (Flink's +infinity watermark follows)."""
+def process_key_group_batch(operator, key_selector, key_group: int, records: RecordColumns,
+                            watermark: int, processing_time: int, convert=None,
+                            end_of_input: bool = False) -> KeyGroupOutput:
+    """`records`: the key group's records, with the keys they travelled with (keys None:
+    `key_selector` selects them here, a callable, or a tuple of one per input for labelled
+    records); `convert` converts main outputs to the operator's declared type;
+    `end_of_input`: the key group's input ends with these records (Flink's +infinity
+    watermark follows)."""
     output = KeyGroupOutput(convert)
     emit = output.emit
-    labelled = isinstance(key_selector, tuple)
+    values, stamps, inputs, after = records.values, records.stamps, records.inputs, records.after
+    keys = records.keys
     if keys is None:
-        keys = _select_keys(key_selector, records, labelled)
+        keys = _select_keys(key_selector, values, inputs)
     operator.active_key_groups = (key_group,)
     operator.backend.running_key_group = key_group
-    first_after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
     try:
-        if labelled:
-            operator.process_labelled(records[:first_after], keys[:first_after], emit)
+        if inputs is not None:
+            operator.process_labelled(values[:after], stamps[:after], inputs[:after],
+                                      keys[:after], emit)
         else:
-            _process(operator, records[:first_after], keys, emit)
+            _process(operator, values[:after], stamps[:after], keys, emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         output.start_phase(AFTER_WATERMARK)
-        if labelled:
-            operator.process_labelled(records[first_after:], keys[first_after:], emit)
+        if inputs is not None:
+            operator.process_labelled(*(_from(column, after) for column in
+                                        (values, stamps, inputs, keys)), emit)
         else:
-            operator.process_batch(records[first_after:], keys[first_after:], emit)
+            operator.process_batch(*(_from(column, after) for column in
+                                     (values, stamps, keys)), emit)
         if end_of_input:
             operator.end_input(emit)
     finally:
@@ -97,14 +98,19 @@ def process_key_group_batch(operator, key_selector, key_group: int,
     return output
 
 
-def _select_keys(key_selector, records, labelled: bool) -> list:
-    if labelled:
-        return [key_selector[record[3]](record[1]) for record in records]
-    return [key_selector(record[1]) for record in records]
+def _from(column: list, start: int) -> list:
+    """The column from `start` on (itself from 0: no copy)."""
+    return column if start == 0 else column[start:]
 
 
-def _process(operator, records, keys, emit) -> None:
+def _select_keys(key_selector, values, inputs) -> list:
+    if inputs is not None:
+        return [key_selector[label](value) for value, label in zip(values, inputs)]
+    return [key_selector(value) for value in values]
+
+
+def _process(operator, values, stamps, keys, emit) -> None:
     """Records one by one (phase 0: few, produced by upstream timers)."""
     process = operator.process_element
-    for (_, value, timestamp), key in zip(records, keys):
+    for value, timestamp, key in zip(values, stamps, keys):
         process(key, value, timestamp, emit)

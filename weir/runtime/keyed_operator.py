@@ -77,18 +77,18 @@ class KeyedStreamOperator:
     def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
         raise NotImplementedError
 
-    def process_batch(self, records, keys, emit: Emit) -> None:
-        """A micro-batch's (seq, value, timestamp) records of one input, in order, and
-        their keys."""
+    def process_batch(self, values, stamps, keys, emit: Emit) -> None:
+        """A micro-batch's records of one input, in order: their values, timestamps and
+        keys (parallel columns)."""
         process = self.process_element
-        for (_, value, timestamp), key in zip(records, keys):
+        for value, timestamp, key in zip(values, stamps, keys):
             process(key, value, timestamp, emit)
 
-    def process_labelled(self, records, keys, emit: Emit) -> None:
-        """A micro-batch's (seq, value, timestamp, input) records of several inputs, in
-        order, and their keys."""
+    def process_labelled(self, values, stamps, inputs, keys, emit: Emit) -> None:
+        """A micro-batch's records of several inputs, in order: their values, timestamps,
+        input labels and keys (parallel columns)."""
         process = self.process_element
-        for (_, value, timestamp, input_label), key in zip(records, keys):
+        for value, timestamp, input_label, key in zip(values, stamps, inputs, keys):
             process(key, value, timestamp, emit, input_label)
 
     def select_key(self, key) -> None:

@@ -43,14 +43,14 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self._emit, self._output_ts = emit, timestamp
         self._collect(self._processes[input_label], value, ctx)
 
-    def process_batch(self, records, keys, emit: Emit) -> None:
-        """process_element for each (seq, value, timestamp) record of one input and its key,
-        in one loop (a keyed job's hottest path: one call level less per record)."""
+    def process_batch(self, values, stamps, keys, emit: Emit) -> None:
+        """process_element for each record of one input (values, timestamps and keys as
+        columns), in one loop (a keyed job's hottest path: one call level less per record)."""
         select, ctx, method = self.backend.set_current_key, self.ctx, self._processes[0]
         collect = self._collect
         ctx.current_time_domain = None
         self._emit = emit
-        for (_, value, timestamp), key in zip(records, keys):
+        for value, timestamp, key in zip(values, stamps, keys):
             select(key)
             ctx.current_key = key
             ctx.current_timestamp = self._output_ts = timestamp

@@ -98,14 +98,13 @@ class NonKeyedOperator(KeyedStreamOperator):
 
     # -- records ---------------------------------------------------------------------
     def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
-        self.process_batch([(None, value, timestamp)], (None,), emit)
+        self.process_batch([value], [timestamp], (None,), emit)
 
-    def process_batch(self, records, keys, emit) -> None:
-        if not records:
+    def process_batch(self, values, stamps, keys, emit) -> None:
+        if not values:
             return
         instance = self._instance()
-        values, stamps, side = instance.chain.run_columns(
-            [r[1] for r in records], [r[2] for r in records])
+        values, stamps, side = instance.chain.run_columns(values, stamps)
         for value, timestamp in zip(values, stamps):
             emit(None, value, timestamp)
         for tag, value, timestamp in side:

@@ -262,13 +262,40 @@ class Bundler:
         return rows
 
 
-class KeyGroupInput:
-    """One key group's rows of a micro-batch, read: its records in seq order ((seq, value,
-    ts), or with `labelled` (seq, value, ts, input)) and their keys (None where an input
-    carries none), the ticks' scripted clock (or None), the numbers of the sources whose
-    end of input reached it and the operator's own watermark announced (or None)."""
+class RecordColumns:
+    """A key group's records of one micro-batch in order, as columns: values, timestamps,
+    keys (None where an input carries none; `keys` None: not given, a key selector picks
+    them), input labels (None: an operator of one input), and `after`, the index of the
+    first record its producer emitted after the watermark's advance (phase 1)."""
 
-    __slots__ = ("records", "keys", "clock", "ended", "own_watermark")
+    __slots__ = ("values", "stamps", "keys", "inputs", "after")
+
+    def __init__(self, values: list, stamps: list, keys=None, inputs=None, after: int = 0):
+        self.values, self.stamps, self.keys, self.inputs = values, stamps, keys, inputs
+        self.after = after
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @classmethod
+    def of(cls, records, keys=None, labelled: bool = False) -> "RecordColumns":
+        """From (seq, value, timestamp) records, or (seq, value, timestamp, input) ones
+        (`labelled`), in order (tests, and single records)."""
+        records = list(records)
+        after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
+        return cls([r[1] for r in records], [r[2] for r in records],
+                   None if keys is None else list(keys),
+                   [r[3] for r in records] if labelled else None, after)
+
+
+class KeyGroupInput:
+    """One key group's rows of a micro-batch, read: its records (RecordColumns, in seq
+    order, with the keys they carried), the ticks' scripted clock (or None), the numbers
+    of the sources whose end of input reached it and the operator's own watermark
+    announced (or None). A bundle's columns are appended as they are: no record becomes
+    a tuple of its own."""
+
+    __slots__ = ("records", "clock", "ended", "own_watermark")
 
     def __init__(self, rows, labelled: bool):
         bundles, clock, ended, own = [], None, (), None
@@ -283,13 +310,26 @@ class KeyGroupInput:
             elif control == OWN:
                 own = ts if own is None else max(own, ts)
         bundles.sort(key=_bundle_seq)
-        records, keys = [], []
-        for (seq, values, stamps, carried), input_label in bundles:
-            columns = (repeat(seq), values, repeat(None) if stamps is None else stamps)
-            records.extend(zip(*columns, repeat(input_label)) if labelled else zip(*columns))
-            keys.extend(carried if carried is not None else repeat(None, len(values)))
-        self.records, self.keys, self.clock, self.ended = records, keys, clock, frozenset(ended)
-        self.own_watermark = own
+        self.records = _columns(bundles, labelled)
+        self.clock, self.ended, self.own_watermark = clock, frozenset(ended), own
+
+
+def _columns(bundles, labelled: bool) -> RecordColumns:
+    """The records of `bundles` (sorted by order key) as one RecordColumns; the phase is
+    a bundle's (its records are numbered in one phase)."""
+    values, stamps, keys = [], [], []
+    inputs = [] if labelled else None
+    after = None
+    for (seq, bundle_values, bundle_stamps, carried), input_label in bundles:
+        if after is None and seq >> PHASE_SHIFT:
+            after = len(values)
+        count = len(bundle_values)
+        values.extend(bundle_values)
+        stamps.extend(repeat(None, count) if bundle_stamps is None else bundle_stamps)
+        keys.extend(repeat(None, count) if carried is None else carried)
+        if labelled:
+            inputs.extend(repeat(input_label, count))
+    return RecordColumns(values, stamps, keys, inputs, len(values) if after is None else after)
 
 
 def bundle_values(blob: bytes) -> list:

@@ -74,7 +74,7 @@ class KeyedRunner:
         records = batch.records
         outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
                                           watermark, processing_time, self.convert,
-                                          self._input_ends(batch.ended), batch.keys)
+                                          self._input_ends(batch.ended))
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):

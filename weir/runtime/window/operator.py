@@ -105,8 +105,9 @@ class WindowOperator(KeyedStreamOperator):
             action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
-    def process_batch(self, records, keys, emit):
-        """A micro-batch's (seq, value, ts) records, with the same results as one by one.
+    def process_batch(self, values, stamps, keys, emit):
+        """A micro-batch's records (values, timestamps and keys as columns), with the same
+        results as one by one.
 
         With the event-time trigger, an element into a window that the watermark has not
         passed only adds to the window and registers its timer. A key whose elements all go
@@ -116,17 +117,16 @@ class WindowOperator(KeyedStreamOperator):
         whole batch (batch_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
-            super().process_batch(records, keys, emit)
+            super().process_batch(values, stamps, keys, emit)
             return
         self._emit = emit
-        values = [record[1] for record in records]
-        if not (self.batches_at_once and records
-                and self._call(self._add_batch_at_once, records, values, keys)):
-            self._call(self._add_batch_per_window, records, keys)
+        if not (self.batches_at_once and values
+                and self._call(self._add_batch_at_once, values, stamps, keys)):
+            self._call(self._add_batch_per_window, values, stamps, keys)
 
-    def _add_batch_per_window(self, records, keys):
+    def _add_batch_per_window(self, values, stamps, keys):
         by_key = {}
-        for key, (_, value, timestamp) in zip(keys, records):
+        for key, value, timestamp in zip(keys, values, stamps):
             items = by_key.get(key)
             if items is None:
                 by_key[key] = [(value, timestamp)]
@@ -169,10 +169,10 @@ class WindowOperator(KeyedStreamOperator):
         for value, timestamp in items:
             self._process_element(value, timestamp)
 
-    def _add_batch_at_once(self, records, values, keys) -> bool:
+    def _add_batch_at_once(self, values, stamps, keys) -> bool:
         """The batch through batch_windows/batch_aggregates; False (nothing done) where
         those cannot give the element-by-element results."""
-        assigned = assign_batch_windows(self.assigner, [record[2] for record in records])
+        assigned = assign_batch_windows(self.assigner, stamps)
         if assigned is None:
             return False
         key_ids, unique_keys = key_ids_of(keys)
@@ -182,10 +182,10 @@ class WindowOperator(KeyedStreamOperator):
         if aggregation is not None:
             partials, combine = aggregation.partials(values, groups), aggregation.combine
         else:  # the user's functions add each group's elements, in order
-            partials, combine = _group_items(records, groups), self._add_all
+            partials, combine = _group_items(values, stamps, groups), self._add_all
         if partials is None:
             return False
-        late_items = self._late_items(groups.late_keys, key_ids, records)
+        late_items = self._late_items(groups.late_keys, key_ids, values, stamps)
         size = self.assigner.size
         order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
         starts, index = groups.starts.tolist(), 0
@@ -203,13 +203,13 @@ class WindowOperator(KeyedStreamOperator):
         return True
 
     @staticmethod
-    def _late_items(late_keys, key_ids, records):
+    def _late_items(late_keys, key_ids, values, stamps):
         """{key id: its (value, timestamp) items} of the keys that met a passed window."""
         if not late_keys.any():
             return {}
         late_items = {}
-        for key_id, late, (_, value, timestamp) in zip(key_ids.tolist(),
-                                                      late_keys[key_ids].tolist(), records):
+        for key_id, late, value, timestamp in zip(key_ids.tolist(), late_keys[key_ids].tolist(),
+                                                  values, stamps):
             if late:
                 late_items.setdefault(key_id, []).append((value, timestamp))
         return late_items
@@ -380,8 +380,8 @@ class WindowOperator(KeyedStreamOperator):
                 self.collect(tag_id, value, timestamp)
 
 
-def _group_items(records, groups) -> list:
+def _group_items(values, stamps, groups) -> list:
     """The (value, timestamp) items of each (key, window) group, in arrival order."""
     rows = groups.rows.tolist()
-    return [[(records[i][1], records[i][2]) for i in rows[start:start + size]]
+    return [[(values[i], stamps[i]) for i in rows[start:start + size]]
             for start, size in zip(groups.bounds.tolist(), groups.sizes.tolist())]
