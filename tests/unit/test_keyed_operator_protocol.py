@@ -1,6 +1,8 @@
 """The keyed operator protocol: the keyed process operator and the window operator are
 siblings; a window's state and timers are namespaced by the window (as Flink's)."""
 
+import pytest
+
 from tests.transcripts import functions as f
 from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import Transcript
@@ -64,7 +66,7 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     def batch(elements):
         records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
                    for i, (value, ts) in enumerate(elements)]
-        outputs = process_key_group_batch(operator, f.key_of, 0, RecordColumns.of(records),
+        outputs = process_key_group_batch(operator, 0, RecordColumns.of(records, f.key_of),
                                           MIN_WATERMARK, 0)
         operator.release()
         return outputs.records()
@@ -168,18 +170,34 @@ def test_a_key_group_run_places_its_keys_without_hashing_them_again(monkeypatch)
     for key_group, group_keys in sorted(by_group.items()):
         records = [(make_seq(AFTER_WATERMARK, 0, i), key, 1) for i, key in
                    enumerate(group_keys + group_keys[:1])]
-        keys_of = [record[1] for record in records]
-        outputs = process_key_group_batch(operator, None, key_group,
-                                          RecordColumns.of(records, keys_of), MIN_WATERMARK,
-                                          0, end_of_input=True)
+        outputs = process_key_group_batch(operator, key_group,
+                                          RecordColumns.of(records, lambda key: key),
+                                          MIN_WATERMARK, 0, end_of_input=True)
         fired += [value for _, _, value, _ in outputs.records()]
         operator.release()
     assert hashed == []
-    assert sorted(fired) == sorted((key, 2 if key == by_group[kg][0] else 1)
-                                   for kg, group_keys in by_group.items() for key in group_keys)
-    # outside a run (queryable state, restored savepoints) a key is placed by its hash
+    first_keys = {group_keys[0] for group_keys in by_group.values()}
+    assert sorted(fired) == sorted((key, 2 if key in first_keys else 1) for key in keys)
+    # outside a run (queryable state, restored savepoints) a key is placed by its hash, and
+    # finds the state its run wrote
     reader = KeyedStateBackend(lambda kg: stores[kg], max_parallelism)
     for key in keys:
         reader.set_current_key(key)
         assert reader.key_group_of(key) == key_groups.assign_to_key_group(key, max_parallelism)
+        assert reader.get_entry("count") == (2 if key in first_keys else 1)
     assert len(hashed) == len(keys)
+
+
+class Failing:
+    def process_element(self, value, ctx):
+        raise ValueError("no")
+
+
+def test_a_failing_run_leaves_no_key_group_running():
+    backend = KeyedStateBackend(lambda kg: MemoryPageStore(), 8)
+    operator = create_keyed_operator(KeyedProcess(Failing()), backend, "p")
+    operator.open()
+    records = RecordColumns.of([(make_seq(AFTER_WATERMARK, 0, 0), "a", 1)], lambda key: key)
+    with pytest.raises(Exception, match="no"):
+        process_key_group_batch(operator, 3, records, MIN_WATERMARK, 0)
+    assert backend.running_key_group is None and operator.active_key_groups == ()

@@ -94,7 +94,7 @@ def _operator(store, run_id="run-1", restored=None, parallelism=2, restoring=Fal
 def _run(operator, key_group, values):
     out = []
     operator.active_key_groups = (key_group,)
-    operator.process_batch(list(values), [None] * len(values), None,
+    operator.process_batch(list(values), [None] * len(values), [None] * len(values),
                            lambda tag, value, ts: out.append(value))
     operator.active_key_groups = ()
     snapshot = operator.snapshot_operator_state(key_group)

@@ -100,7 +100,7 @@ def run(pipeline, steps, mode):
         produced = []
         for kg in range(4):
             group = [r for r in records if backend.key_group_of(key_of(r[1])) == kg]
-            produced += process_key_group_batch(operator, key_of, kg, RecordColumns.of(group),
+            produced += process_key_group_batch(operator, kg, RecordColumns.of(group, key_of),
                                                watermark, 0).records()
             operator.release()
         return [(tag or "", type(value).__name__, repr(value), ts) for _, tag, value, ts in produced

@@ -73,7 +73,7 @@ def per_window(pipeline, seed, at_once):
         produced = []
         for kg in range(4):
             group = [r for r in records if backend.key_group_of(r[1][0]) == kg]
-            produced += process_key_group_batch(operator, f.key_of, kg, RecordColumns.of(group),
+            produced += process_key_group_batch(operator, kg, RecordColumns.of(group, f.key_of),
                                                watermark, 0).records()
             operator.release()
         return sorted(repr((value, ts)) for _, tag, value, ts in produced

@@ -36,7 +36,7 @@ def test_a_key_group_reads_each_producers_records_in_order_phase_0_first():
         want = sorted(records, key=lambda r: (r[0], r[1], r[2]))
         assert list(zip(read.values, read.stamps)) == [r[3:] for r in want]
         phases = [r[0] for r in want]
-        assert read.after == phases.count(BEFORE_WATERMARK)  # phase 1 from there on
+        assert read.first_after_watermark == phases.count(BEFORE_WATERMARK)  # then phase 1
         assert phases == sorted(phases)
 
 
@@ -48,7 +48,8 @@ def test_a_bundle_row_has_its_largest_timestamp_and_no_column_of_none():
     assert with_stamps[5] == 9 and without[5] is None
     assert bundle_values(with_stamps[4]) == ["a", "b", "c"]
     read = KeyGroupInput([with_stamps, without], labelled=False).records
-    assert (read.values, read.stamps, read.keys, read.inputs, read.after) == (
+    assert (read.values, read.stamps, read.keys, read.inputs,
+            read.first_after_watermark) == (
         ["a", "b", "c", "d"], [5, None, 9, None], [None] * 4, None, 4)
 
 
@@ -61,7 +62,7 @@ def test_long_outputs_are_cut_into_bundles_that_read_back_in_order():
     assert len(rows) == 3
     assert [v for row in rows for v in bundle_values(row[4])] == values
     read = KeyGroupInput(rows[::-1], labelled=False).records
-    assert read.values == values and read.after == 0
+    assert read.values == values and read.first_after_watermark == 0
 
 
 def test_labelled_records_carry_their_input_and_controls_are_read():

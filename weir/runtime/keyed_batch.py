@@ -6,8 +6,7 @@ then phase-1 records. Outputs are written straight into the columns they leave i
 phase, per tag (None: the main output), values and timestamps (a router numbers them).
 
 An operator gets the records as columns: values, timestamps and keys (as each travelled
-with its record; the harness and tests may give key selectors instead: the keys are
-selected here), and for an operator of several inputs each record's input label.
+with its record), and for an operator of several inputs each record's input label.
 """
 
 from typing import Dict, List, Tuple
@@ -59,37 +58,30 @@ class KeyGroupOutput:
                 for value, ts in zip(values, stamps)]
 
 
-def process_key_group_batch(operator, key_selector, key_group: int, records: RecordColumns,
-                            watermark: int, processing_time: int, convert=None,
+def process_key_group_batch(operator, key_group: int, records: RecordColumns, watermark: int,
+                            processing_time: int, convert=None,
                             end_of_input: bool = False) -> KeyGroupOutput:
-    """`records`: the key group's records, with the keys they travelled with (keys None:
-    `key_selector` selects them here, a callable, or a tuple of one per input for labelled
-    records); `convert` converts main outputs to the operator's declared type;
-    `end_of_input`: the key group's input ends with these records (Flink's +infinity
-    watermark follows)."""
+    """`records`: the key group's records, with the keys they travelled with; `convert`
+    converts main outputs to the operator's declared type; `end_of_input`: the key group's
+    input ends with these records (Flink's +infinity watermark follows)."""
     output = KeyGroupOutput(convert)
     emit = output.emit
-    values, stamps, inputs, after = records.values, records.stamps, records.inputs, records.after
-    keys = records.keys
-    if keys is None:
-        keys = _select_keys(key_selector, values, inputs)
-    operator.active_key_groups = (key_group,)
-    operator.backend.running_key_group = key_group
+    split = records.first_after_watermark
+    labelled = records.inputs is not None
     try:
-        if inputs is not None:
-            operator.process_labelled(values[:after], stamps[:after], inputs[:after],
-                                      keys[:after], emit)
+        operator.backend.running_key_group = key_group
+        operator.active_key_groups = (key_group,)
+        if labelled:
+            operator.process_labelled(*_columns(records, 0, split), emit)
         else:
-            _process(operator, values[:after], stamps[:after], keys, emit)
+            _process(operator, *_columns(records, 0, split), emit)
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         output.start_phase(AFTER_WATERMARK)
-        if inputs is not None:
-            operator.process_labelled(*(_from(column, after) for column in
-                                        (values, stamps, inputs, keys)), emit)
+        if labelled:
+            operator.process_labelled(*_columns(records, split, len(records)), emit)
         else:
-            operator.process_batch(*(_from(column, after) for column in
-                                     (values, stamps, keys)), emit)
+            operator.process_batch(*_columns(records, split, len(records)), emit)
         if end_of_input:
             operator.end_input(emit)
     finally:
@@ -98,15 +90,14 @@ def process_key_group_batch(operator, key_selector, key_group: int, records: Rec
     return output
 
 
-def _from(column: list, start: int) -> list:
-    """The column from `start` on (itself from 0: no copy)."""
-    return column if start == 0 else column[start:]
-
-
-def _select_keys(key_selector, values, inputs) -> list:
-    if inputs is not None:
-        return [key_selector[label](value) for value, label in zip(values, inputs)]
-    return [key_selector(value) for value in values]
+def _columns(records: RecordColumns, start: int, stop: int) -> tuple:
+    """records[start:stop] as the columns an operator takes: values, timestamps, input
+    labels (an operator of several inputs) and keys; all of them without a copy."""
+    columns = (records.values, records.stamps, records.keys) if records.inputs is None \
+        else (records.values, records.stamps, records.inputs, records.keys)
+    if start == 0 and stop == len(records):
+        return columns
+    return tuple(column[start:stop] for column in columns)
 
 
 def _process(operator, values, stamps, keys, emit) -> None:

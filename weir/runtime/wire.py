@@ -264,28 +264,28 @@ class Bundler:
 
 class RecordColumns:
     """A key group's records of one micro-batch in order, as columns: values, timestamps,
-    keys (None where an input carries none; `keys` None: not given, a key selector picks
-    them), input labels (None: an operator of one input), and `after`, the index of the
-    first record its producer emitted after the watermark's advance (phase 1)."""
+    keys (None where an input carries none) and input labels (None: an operator of one
+    input); records before `first_after_watermark` are phase 0 (produced before the
+    watermark's advance), the others phase 1."""
 
-    __slots__ = ("values", "stamps", "keys", "inputs", "after")
+    __slots__ = ("values", "stamps", "keys", "inputs", "first_after_watermark")
 
-    def __init__(self, values: list, stamps: list, keys=None, inputs=None, after: int = 0):
+    def __init__(self, values: list, stamps: list, keys: list, inputs=None,
+                 first_after_watermark: int = 0):
         self.values, self.stamps, self.keys, self.inputs = values, stamps, keys, inputs
-        self.after = after
+        self.first_after_watermark = first_after_watermark
 
     def __len__(self) -> int:
         return len(self.values)
 
     @classmethod
-    def of(cls, records, keys=None, labelled: bool = False) -> "RecordColumns":
-        """From (seq, value, timestamp) records, or (seq, value, timestamp, input) ones
-        (`labelled`), in order (tests, and single records)."""
+    def of(cls, records, key_selector) -> "RecordColumns":
+        """From (seq, value, timestamp) records of one input in order, their keys selected
+        by `key_selector` (for tests: an engine's records carry their keys)."""
         records = list(records)
-        after = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
+        split = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
         return cls([r[1] for r in records], [r[2] for r in records],
-                   None if keys is None else list(keys),
-                   [r[3] for r in records] if labelled else None, after)
+                   [key_selector(r[1]) for r in records], None, split)
 
 
 class KeyGroupInput:
@@ -319,17 +319,17 @@ def _columns(bundles, labelled: bool) -> RecordColumns:
     a bundle's (its records are numbered in one phase)."""
     values, stamps, keys = [], [], []
     inputs = [] if labelled else None
-    after = None
+    split = None
     for (seq, bundle_values, bundle_stamps, carried), input_label in bundles:
-        if after is None and seq >> PHASE_SHIFT:
-            after = len(values)
+        if split is None and seq >> PHASE_SHIFT:
+            split = len(values)
         count = len(bundle_values)
         values.extend(bundle_values)
         stamps.extend(repeat(None, count) if bundle_stamps is None else bundle_stamps)
         keys.extend(repeat(None, count) if carried is None else carried)
         if labelled:
             inputs.extend(repeat(input_label, count))
-    return RecordColumns(values, stamps, keys, inputs, len(values) if after is None else after)
+    return RecordColumns(values, stamps, keys, inputs, len(values) if split is None else split)
 
 
 def bundle_values(blob: bytes) -> list:

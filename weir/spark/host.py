@@ -26,7 +26,6 @@ from weir.spark.frames import STREAM_COLUMNS
 PAGES_VALUE = StructType([StructField("pages", BinaryType())])
 FORWARD = "\x00forward"  # the grouping key of rows that only pass through a stage
 OutputRow = Row(*STREAM_COLUMNS)
-NO_INPUT = KeyGroupInput((), labelled=False)  # a key group woken by its timer
 
 
 class SparkPageStore:
@@ -133,8 +132,9 @@ class StageHost(StatefulProcessor):
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         with paused_gc():
-            return self._run(key[0], self._runner(key[0]), int(key[1]), NO_INPUT, timerValues,
-                             expiring=expiredTimerInfo.getExpiryTimeInMs())
+            runner = self._runner(key[0])  # (woken by its timer: no input)
+            return self._run(key[0], runner, int(key[1]), KeyGroupInput((), runner.labelled),
+                             timerValues, expiring=expiredTimerInfo.getExpiryTimeInMs())
 
     def _processing_time(self, timer_values, clock):
         """Spark's batch time, unless a scripted source runs the job on its test clock."""

@@ -31,8 +31,6 @@ class KeyedRunner:
         self.plan = plan
         self.store = None  # the PageStore of the key group running now
         self.convert = output_converter(task.node, task.uid)
-        self.selectors = task.key_selectors[0] if len(task.key_selectors) == 1 \
-            else task.key_selectors
         self.producer_base = task.index * plan.max_parallelism
         self.max_parallelism, self.parallelism = plan.max_parallelism, plan.parallelism
         # whether it runs with a watermark of its own (weir.control.watermarks)
@@ -72,8 +70,8 @@ class KeyedRunner:
         self.store = store
         subtask = self._enter(key_group)
         records = batch.records
-        outputs = process_key_group_batch(self.operator, self.selectors, key_group, records,
-                                          watermark, processing_time, self.convert,
+        outputs = process_key_group_batch(self.operator, key_group, records, watermark,
+                                          processing_time, self.convert,
                                           self._input_ends(batch.ended))
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group

@@ -92,8 +92,9 @@ class KeyedStateBackend:
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
         self._locations = {}
-        # the key group an engine runs now (None: keys are placed by their hash): every key
-        # it selects was routed to it by the same hash, so no key is hashed a second time
+        # the key group an engine runs now (None: keys are placed by their hash): its keys
+        # are the ones routed to it (a keyed input's by the same hash; None for broadcast
+        # and instance inputs), so they are placed there without hashing them again
         self.running_key_group = None
         self.current_key = None
         self._ref = None  # the current key's _KeyRef, once its state was touched
