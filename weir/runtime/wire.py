@@ -310,11 +310,11 @@ class KeyGroupInput:
             elif control == OWN:
                 own = ts if own is None else max(own, ts)
         bundles.sort(key=_bundle_seq)
-        self.records = _columns(bundles, labelled)
+        self.records = _record_columns(bundles, labelled)
         self.clock, self.ended, self.own_watermark = clock, frozenset(ended), own
 
 
-def _columns(bundles, labelled: bool) -> RecordColumns:
+def _record_columns(bundles, labelled: bool) -> RecordColumns:
     """The records of `bundles` (sorted by order key) as one RecordColumns; the phase is
     a bundle's (its records are numbered in one phase)."""
     values, stamps, keys = [], [], []
