@@ -9,6 +9,7 @@ from tests.transcripts.windows import Transcript
 from weir.datastream.window import (SlidingEventTimeWindows, TimeWindow, Trigger,
                                     TriggerResult, TumblingEventTimeWindows)
 from weir.runtime.adapters import KeyedProcess
+from weir.runtime.errors import UserFunctionError
 from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.keyed_process import KeyedProcessOperator
@@ -198,6 +199,7 @@ def test_a_failing_run_leaves_no_key_group_running():
     operator = create_keyed_operator(KeyedProcess(Failing()), backend, "p")
     operator.open()
     records = RecordColumns.of([(make_seq(AFTER_WATERMARK, 0, 0), "a", 1)], lambda key: key)
-    with pytest.raises(Exception, match="no"):
+    with pytest.raises(UserFunctionError, match="operator 'p' failed in user function "
+                                                "Failing.process_element"):
         process_key_group_batch(operator, 3, records, MIN_WATERMARK, 0)
     assert backend.running_key_group is None and operator.active_key_groups == ()
