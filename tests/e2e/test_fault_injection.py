@@ -11,10 +11,10 @@ the seed is printed). FAULT_INJECTION_SPARK_CONF="key=value,..." passes Spark se
 the job (a diagnostic knob; the test runs without it).
 
 Tansu, the test broker, shows records of aborted transactions to read_committed consumers,
-so the Kafka output's exactly-once is asserted apart, as a strict xfail naming that gap;
-what is asserted of it here holds on Tansu too: no update lost, nothing foreign, and no
-update written twice by one life (the gap's copies come from a killed life's open
-transaction, written again by a later life).
+so the Kafka output's exactly-once is asserted apart, an expected failure in a run where
+that gap shows; what is asserted of it here holds on Tansu too: no update lost, nothing
+foreign, and no update written twice by one life (the gap's copies come from a killed
+life's open transaction, written again by a later life).
 """
 
 import os
@@ -90,8 +90,14 @@ def test_kafka_has_every_update_and_no_copy_but_the_brokers_gap_explains(run):
         assert final_life not in lives[:-1], f"{update} copied by the last life: {lives}"
 
 
-@pytest.mark.xfail(strict=True, reason="Tansu 0.6 gap: records of aborted transactions "
-                   "reach read_committed consumers (the first kill leaves one open)")
 def test_kafka_holds_exactly_the_uninterrupted_output(run):
+    """Exactly the uninterrupted output, unless Tansu's gap shows in this run: then the only
+    difference is copies (the test above checks that each comes from a killed life's
+    aborted transaction), an expected failure. Whether it shows depends on where the first
+    kill lands in the transaction, so a strict xfail failed the suite when it did not."""
     expected, actual, _ = run
-    assert fi.difference(expected["kafka"], fi.without_life(actual["kafka"])).exact
+    diff = fi.difference(expected["kafka"], fi.without_life(actual["kafka"]))
+    if diff.duplicated and not diff.lost and not diff.foreign:
+        pytest.xfail("Tansu 0.6 gap: records of aborted transactions reach read_committed "
+                     f"consumers ({len(diff.duplicated)} copies)")
+    assert diff.exact, diff
