@@ -14,7 +14,10 @@ Tansu, the test broker, shows records of aborted transactions to read_committed 
 so the Kafka output's exactly-once is asserted apart, an expected failure in a run where
 that gap shows; what is asserted of it here holds on Tansu too: no update lost, nothing
 foreign, and no update written twice by one life (the gap's copies come from a killed
-life's open transaction, written again by a later life).
+life's open transaction, written again by a later life). Tansu 0.6 can also stop
+read_committed consumers at an offset that later committed transactions do not move (seen
+in one run of many): a run where updates are missing from the read_committed output but
+all are in the topic's log is an expected failure of that gap, with what was missing.
 """
 
 import os
@@ -81,6 +84,7 @@ def test_kafka_has_every_update_and_no_copy_but_the_brokers_gap_explains(run):
     """On Tansu: every update there, nothing else, and an update found twice only as
     records of a killed life's aborted transaction written again by a later life."""
     expected, actual, _ = run
+    _xfail_if_held_back_by_the_broker(expected, actual)
     diff = fi.difference(expected["kafka"], fi.without_life(actual["kafka"]))
     assert not diff.lost, f"{len(diff.lost)} lost, e.g. {diff.lost[:5]}"
     assert not diff.foreign, f"unexpected {diff.foreign[:5]}"
@@ -96,8 +100,16 @@ def test_kafka_holds_exactly_the_uninterrupted_output(run):
     aborted transaction), an expected failure. Whether it shows depends on where the first
     kill lands in the transaction, so a strict xfail failed the suite when it did not."""
     expected, actual, _ = run
+    _xfail_if_held_back_by_the_broker(expected, actual)
     diff = fi.difference(expected["kafka"], fi.without_life(actual["kafka"]))
     if diff.duplicated and not diff.lost and not diff.foreign:
         pytest.xfail("Tansu 0.6 gap: records of aborted transactions reach read_committed "
                      f"consumers ({len(diff.duplicated)} copies)")
     assert diff.exact, diff
+
+
+def _xfail_if_held_back_by_the_broker(expected, actual) -> None:
+    if fi.held_back_by_the_broker(expected["kafka"], actual["kafka"], actual["kafka_log"]):
+        lost = fi.difference(expected["kafka"], fi.without_life(actual["kafka"])).lost
+        pytest.xfail(f"Tansu 0.6 gap: read_committed stopped short, {len(lost)} updates "
+                     f"in the log beyond where it stopped, e.g. {lost[:3]}")
