@@ -76,3 +76,18 @@ def test_ctrl_c_while_waiting_cancels_the_job_before_it_is_raised():
     seen = len(results)
     time.sleep(0.3)
     assert len(results) == seen < SLOW_RECORDS
+
+
+def test_the_collector_is_paused_while_a_batch_runs_and_on_again_after_the_job():
+    """As on Spark's workers (weir.runtime.gc_pause): a batch's records are freed by
+    reference counting, and collections while it runs would only scan them."""
+    import gc
+    seen = []
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    env.from_collection([1, 2, 3], Types.LONG()) \
+        .map(lambda i: (i, gc.isenabled()), Types.TUPLE([Types.LONG(), Types.BOOLEAN()])) \
+        .add_sink(lambda value, ctx: seen.append(value))
+    assert gc.isenabled()
+    env.execute("collector")
+    assert sorted(seen) == [(1, False), (2, False), (3, False)]
+    assert gc.isenabled()

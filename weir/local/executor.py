@@ -18,6 +18,7 @@ from functools import partial
 from weir.common.job import JobClient, JobStatus
 from weir.control.plane import ControlPlane, wall_clock_ms
 from weir.plan.physical import compile_plan
+from weir.runtime.gc_pause import paused_gc
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
@@ -163,12 +164,13 @@ class LocalJob(JobClient):
         self.scripted_time = max(clocks) if clocks else self.scripted_time
         processing_time = self.scripted_time if self.scripted_time is not None \
             else self.control.clock()
-        rows = []
-        for source, new in zip(self.sources, polled):
-            if new:
-                rows += self._observe(self.group_index[source.task.uid], source.read())
-        for stage in self.plan.stages:
-            rows = self._run_stage(stage, rows, watermark, processing_time)
+        with paused_gc():  # as Spark's tasks do (weir.runtime.gc_pause)
+            rows = []
+            for source, new in zip(self.sources, polled):
+                if new:
+                    rows += self._observe(self.group_index[source.task.uid], source.read())
+            for stage in self.plan.stages:
+                rows = self._run_stage(stage, rows, watermark, processing_time)
         finished = self.outputs.write([(row[0], row[2], row[4]) for row in rows], batch_id)
         for source, new in zip(self.sources, polled):
             if new:
