@@ -65,7 +65,7 @@ from weir.datastream.connectors import DataGeneratorSource  # noqa: E402
 
 LOOPBACK = "127.0.0.1"
 TARGET = 50_000  # results/s
-CHUNK = 20_000  # records per call of the operator (weir.runtime.wire.MAX_BUNDLE_RECORDS)
+CHUNK = 100_000  # records per call of the operator (weir.runtime.wire.MAX_BUNDLE_RECORDS)
 
 
 # -- the service (its own process) ------------------------------------------------------

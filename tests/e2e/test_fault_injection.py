@@ -17,7 +17,9 @@ foreign, and no update written twice by one life (the gap's copies come from a k
 life's open transaction, written again by a later life). Tansu 0.6 can also stop
 read_committed consumers at an offset that later committed transactions do not move (seen
 in one run of many): a run where updates are missing from the read_committed output but
-all are in the topic's log is an expected failure of that gap, with what was missing.
+all are in the topic's log beyond the offset where that read stopped is an expected
+failure of that gap (after the checks for foreign records and copies), with what was
+missing and the lives that wrote the held-back copies.
 """
 
 import os
@@ -84,14 +86,14 @@ def test_kafka_has_every_update_and_no_copy_but_the_brokers_gap_explains(run):
     """On Tansu: every update there, nothing else, and an update found twice only as
     records of a killed life's aborted transaction written again by a later life."""
     expected, actual, _ = run
-    _xfail_if_held_back_by_the_broker(expected, actual)
     diff = fi.difference(expected["kafka"], fi.without_life(actual["kafka"]))
-    assert not diff.lost, f"{len(diff.lost)} lost, e.g. {diff.lost[:5]}"
     assert not diff.foreign, f"unexpected {diff.foreign[:5]}"
     final_life = max(r["life"] for r in actual["kafka"])
     for update, lives in fi.kafka_duplicate_lives(actual["kafka"]).items():
         assert len(set(lives)) == len(lives), f"{update} written twice by one life: {lives}"
         assert final_life not in lives[:-1], f"{update} copied by the last life: {lives}"
+    _xfail_if_held_back_by_the_broker(expected, actual)
+    assert not diff.lost, f"{len(diff.lost)} lost, e.g. {diff.lost[:5]}"
 
 
 def test_kafka_holds_exactly_the_uninterrupted_output(run):
@@ -100,8 +102,9 @@ def test_kafka_holds_exactly_the_uninterrupted_output(run):
     aborted transaction), an expected failure. Whether it shows depends on where the first
     kill lands in the transaction, so a strict xfail failed the suite when it did not."""
     expected, actual, _ = run
-    _xfail_if_held_back_by_the_broker(expected, actual)
     diff = fi.difference(expected["kafka"], fi.without_life(actual["kafka"]))
+    assert not diff.foreign, f"unexpected {diff.foreign[:5]}"
+    _xfail_if_held_back_by_the_broker(expected, actual)
     if diff.duplicated and not diff.lost and not diff.foreign:
         pytest.xfail("Tansu 0.6 gap: records of aborted transactions reach read_committed "
                      f"consumers ({len(diff.duplicated)} copies)")
@@ -109,7 +112,13 @@ def test_kafka_holds_exactly_the_uninterrupted_output(run):
 
 
 def _xfail_if_held_back_by_the_broker(expected, actual) -> None:
-    if fi.held_back_by_the_broker(expected["kafka"], actual["kafka"], actual["kafka_log"]):
+    """An expected failure if every update missing from the read_committed output is in
+    the log beyond where that read stopped; the lives that wrote those copies are named
+    (a copy only in a killed life's aborted transaction would be a real loss that this
+    cannot tell apart; the other sinks are checked exactly)."""
+    beyond = actual["kafka_beyond"]
+    if fi.held_back_by_the_broker(expected["kafka"], actual["kafka"], beyond):
         lost = fi.difference(expected["kafka"], fi.without_life(actual["kafka"])).lost
         pytest.xfail(f"Tansu 0.6 gap: read_committed stopped short, {len(lost)} updates "
-                     f"in the log beyond where it stopped, e.g. {lost[:3]}")
+                     f"in the log beyond where it stopped (copies by life: "
+                     f"{fi.held_back_lives(lost, beyond)}), e.g. {lost[:3]}")

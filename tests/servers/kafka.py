@@ -72,6 +72,11 @@ class Broker:
     def consume(self, topic: str, count: int, seconds: float = 30, committed=True) -> list:
         """The values of `count` records of `topic` (all partitions), by partition and
         offset; waits up to `seconds`, then a little more for records beyond `count`."""
+        return [value for _, _, value in self.consume_at(topic, count, seconds, committed)]
+
+    def consume_at(self, topic: str, count: int, seconds: float = 30,
+                   committed=True) -> list:
+        """As consume(), with each value's place: (partition, offset, value) triples."""
         from confluent_kafka import Consumer, TopicPartition
         consumer = Consumer({"bootstrap.servers": self.bootstrap,
                              "group.id": f"reader-{uuid.uuid4().hex[:8]}",
@@ -88,4 +93,4 @@ class Broker:
             if len(got) >= count and extra is None:
                 extra = time.time() + 1.0
         consumer.close()
-        return [value for _, _, value in sorted(got)]
+        return sorted(got)
