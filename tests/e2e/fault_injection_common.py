@@ -454,6 +454,11 @@ def _text(record) -> str:
     return json.dumps(record, sort_keys=True)
 
 
+def _update_text(record: dict) -> str:
+    """A Kafka record's update (its life left out), as difference() compares it."""
+    return _text({k: v for k, v in record.items() if k != "life"})
+
+
 @dataclass
 class Difference:
     """One sink's contents against the expected ones, as multisets."""
@@ -467,22 +472,20 @@ class Difference:
         return not (self.lost or self.duplicated or self.foreign)
 
 
-def held_back_by_the_broker(expected: list, kafka: list, beyond: list) -> bool:
-    """Whether every update a read_committed consumer misses is in the topic's log beyond
-    the offset where that consumer stopped (`beyond`: those records, read_uncommitted).
-    Tansu 0.6 can stop read_committed consumers at an offset that committed transactions
-    no longer move: see docs/connectors.md."""
-    missing = collections.Counter(difference(expected, without_life(kafka)).lost)
-    held = collections.Counter(map(_text, without_life(beyond)))
-    return bool(missing) and not missing - held
+def held_back_by_the_broker(missing: List[str], beyond: list) -> bool:
+    """Whether every update a read_committed consumer misses (`missing`: a Difference's
+    lost) is in the topic's log beyond the offset where that consumer stopped (`beyond`:
+    those records, read_uncommitted). Tansu 0.6 can stop read_committed consumers at an
+    offset that committed transactions no longer move: see docs/connectors.md."""
+    held = collections.Counter(map(_update_text, beyond))
+    return bool(missing) and not collections.Counter(missing) - held
 
 
 def held_back_lives(missing: List[str], beyond: list) -> Dict[int, int]:
     """{life: how many of the missing updates' held-back copies it wrote}."""
     wanted = set(missing)
-    return dict(collections.Counter(
-        record["life"] for record in beyond
-        if _text({k: v for k, v in record.items() if k != "life"}) in wanted))
+    return dict(collections.Counter(record["life"] for record in beyond
+                                    if _update_text(record) in wanted))
 
 
 def difference(expected: list, actual: list) -> Difference:
@@ -505,7 +508,7 @@ def kafka_duplicate_lives(records: List[dict]) -> Dict[str, List[int]]:
     """The lives that wrote each update found more than once in the Kafka output."""
     lives = collections.defaultdict(list)
     for record in records:
-        lives[_text({k: v for k, v in record.items() if k != "life"})].append(record["life"])
+        lives[_update_text(record)].append(record["life"])
     return {update: found for update, found in lives.items() if len(found) > 1}
 
 
