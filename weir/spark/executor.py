@@ -27,10 +27,11 @@ from weir.plan.savepoints import apply_savepoint, restore_settings
 from weir.runtime.state.savepoint import load_savepoint
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states, resumes_checkpoint,
-                                save_operator_states)
+                                save_operator_states, state_layout)
 from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import check_savepointable, latest_keyed_value, write_savepoint
 from weir.spark.session import get_session
+from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
 from weir.spark.source import DRAIN, HOLD, read_announcements
@@ -140,7 +141,7 @@ class SparkJob(JobClient):
             self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
             os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
             os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
-            self._hold_file()))
+            self._hold_file()), self._shard_layout())
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -160,11 +161,7 @@ class SparkJob(JobClient):
         reads the end of its last input fires every end-of-input timer and window, so
         Spark's batch for its watermark after it would only be stopped half-way. A job
         restored from a savepoint starts a new checkpoint at its own parallelism."""
-        settings = {}
-        if self.bounded:
-            settings[NO_DATA_BATCHES] = "false"
-        if self.plan.start_offsets or self.plan.savepoint_files:
-            settings[SHUFFLE_PARTITIONS] = str(self.plan.parallelism)
+        settings = self._query_settings()
         with _STARTING:
             conf = self.spark.conf
             before = {key: conf.get(key, None) for key in settings}
@@ -178,6 +175,22 @@ class SparkJob(JobClient):
                         conf.unset(key)
                     else:
                         conf.set(key, value)
+
+    def _query_settings(self) -> dict:
+        settings = {}
+        if self.bounded:
+            settings[NO_DATA_BATCHES] = "false"
+        if self.plan.start_offsets or self.plan.savepoint_files:
+            settings[SHUFFLE_PARTITIONS] = str(self.plan.parallelism)
+        return settings
+
+    def _shard_layout(self) -> ShardLayout:
+        """How the query groups keyed work: by the shuffle partitions it starts with, or
+        those of the checkpoint it resumes (Spark keeps them)."""
+        partitions = self._query_settings().get(SHUFFLE_PARTITIONS) \
+            or self.spark.conf.get(SHUFFLE_PARTITIONS)
+        return ShardLayout(self.plan.max_parallelism,
+                           state_layout(self.checkpoint_dir, int(partitions)))
 
     def _write_batch(self, batch_frame, batch_id):
         try:

@@ -18,7 +18,8 @@ from weir.runtime.sink_writers import atomic_write
 
 DIRECTORY = "weir-operator-state"
 KEEP = 2
-JOB_FILE = "weir-job.json"  # what a restore must keep: the max parallelism
+JOB_FILE = "weir-job.json"  # what a restore must keep: max parallelism, state layout
+SHARDED = "shards-1"  # the state layout: keyed state grouped by shard (weir.spark.shards)
 IDENTITY_FILE = "weir-identity"  # the job's identity (checkpoint_identity)
 
 
@@ -59,6 +60,39 @@ def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
             f"and cannot be restored with max parallelism {max_parallelism}: keyed state is "
             f"split into max-parallelism key groups (set_max_parallelism({written}) to "
             "restore it, or start from a new checkpoint directory)")
+
+
+def state_layout(checkpoint_dir: str, partitions: int) -> int:
+    """The shuffle partitions the query's keyed state is laid out by (weir.spark.shards):
+    those of the checkpoint's run, or `partitions` (what a new query starts with) for a
+    checkpoint with no micro-batch yet. Refuses a checkpoint an earlier weir wrote with
+    one Spark group per key group."""
+    job = _job_file(checkpoint_dir)
+    if last_committed_batch(checkpoint_dir) is None:
+        partitions = _offset_log_partitions(checkpoint_dir) or partitions
+        _update_job_file(checkpoint_dir, state_layout=SHARDED, shuffle_partitions=partitions)
+        return partitions
+    if job.get("state_layout") != SHARDED:
+        raise ValueError(
+            f"the checkpoint in {checkpoint_dir} was written by an earlier weir, which kept "
+            "keyed state in one Spark group per key group; this weir groups it by shard and "
+            "cannot resume it: take a savepoint with the earlier weir and start this job "
+            "from it, or start from a new checkpoint directory")
+    return job["shuffle_partitions"]
+
+
+def _offset_log_partitions(checkpoint_dir: str):
+    """The shuffle partitions in the newest offset log entry of a checkpoint (Spark runs
+    a restarted query with those, whatever the session says), or None."""
+    batches = _batch_ids(os.path.join(checkpoint_dir, "offsets"))
+    if not batches:
+        return None
+    path = os.path.join(checkpoint_dir, "offsets", str(batches[-1]))
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    metadata = json.loads(lines[1]) if len(lines) > 1 else {}
+    value = metadata.get("conf", {}).get("spark.sql.shuffle.partitions")
+    return None if value is None else int(value)
 
 
 def resumes_checkpoint(checkpoint_dir: str, savepoint: str) -> bool:

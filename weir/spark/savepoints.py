@@ -17,12 +17,13 @@ from pyspark.sql import functions as F
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, loads
 from weir.runtime.state.savepoint import SavepointError, SavepointWriter, savepoint_path
-from weir.runtime.wire import decode_pages
+from weir.runtime.wire import WAKE_PAGE, decode_pages
 from weir.spark.frame_sources import is_frame_source
+from weir.spark.host import decode_wakes
 from weir.spark.restore import last_committed_batch, load_operator_states
 from weir.spark.source import SOURCE_KEY, inner_offset
 
-PAGES = "pages"  # the host's state variable (weir.spark.host)
+PAGES, WAKES = "pages", "wakes"  # the host's state variables (weir.spark.host)
 
 
 def check_savepointable(plan) -> None:
@@ -59,7 +60,8 @@ def write_savepoint(spark, job, target_directory: str) -> str:
 
 
 def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
-    """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`."""
+    """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`, the
+    page of each key group's Spark timer included (weir.spark.host)."""
     pages = {}
     for operator in _operators(spark, checkpoint):
         table = _pages(spark, checkpoint, operator, batch).toArrow()
@@ -67,7 +69,12 @@ def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
             rows = pages.setdefault(uid, [])
             rows.extend((key_group, page, data)
                         for page, data in sorted(decode_pages(blob).items()))
-    return pages
+        table = _wakes(spark, checkpoint, operator, batch).toArrow()
+        for uid, blob in zip(*(column.to_pylist() for column in table.columns)):
+            pages.setdefault(uid, []).extend(
+                (key_group, WAKE_PAGE, str(at).encode())
+                for key_group, at in sorted(decode_wakes(blob).items()))
+    return {uid: sorted(rows) for uid, rows in pages.items()}
 
 
 def latest_keyed_value(spark, checkpoint: str, plan, uid: str, state_name: str, key):
@@ -101,12 +108,24 @@ def _operators(spark, checkpoint: str) -> list:
             spark.read.format("state-metadata").load(checkpoint).collect()]
 
 
-def _pages(spark, checkpoint: str, operator: int, batch: int):
-    """The (uid, key_group, pages) rows of one stateful operator at micro-batch `batch`."""
+def _state(spark, checkpoint: str, operator: int, batch: int, name: str):
     return (spark.read.format("statestore").option("operatorId", operator)
-            .option("stateVarName", PAGES).option("batchId", batch).load(checkpoint)
-            .select(F.col("key._g").alias("uid"), F.col("key._gk").alias("key_group"),
-                    F.col("value.pages").alias("pages")))
+            .option("stateVarName", name).option("batchId", batch).load(checkpoint))
+
+
+def _pages(spark, checkpoint: str, operator: int, batch: int):
+    """The (uid, key_group, pages) rows of one stateful operator at micro-batch `batch`:
+    the entries of each shard's map of key groups' pages."""
+    return _state(spark, checkpoint, operator, batch, PAGES).select(
+        F.col("key._g").alias("uid"), F.col("user_map_key.kg").alias("key_group"),
+        F.col("user_map_value.pages").alias("pages"))
+
+
+def _wakes(spark, checkpoint: str, operator: int, batch: int):
+    """The (uid, wakes) rows of one stateful operator: each shard's key groups' wake
+    times (weir.spark.host)."""
+    return _state(spark, checkpoint, operator, batch, WAKES).select(
+        F.col("key._g").alias("uid"), F.col("value.wakes").alias("wakes"))
 
 
 def source_positions(checkpoint: str, batch: int, plan) -> dict:
@@ -127,13 +146,17 @@ def source_positions(checkpoint: str, batch: int, plan) -> dict:
     return positions
 
 
-def initial_state(spark, stage, plan):
+def initial_state(spark, stage, plan, layout):
     """The grouped frame of the savepoint's keyed state of `stage`'s operators (None: the
-    stage restores none): one row per (operator uid, key group, page)."""
+    stage restores none): one row per (operator uid, key group, page), grouped as the
+    stage's input is (weir.spark.shards)."""
     paths = [plan.savepoint_files[task.uid] for task in stage
              if task.uid in plan.savepoint_files]
     if not paths:
         return None
     frame = spark.read.parquet(*paths).select(
-        F.col("uid").alias("_g"), F.col("key_group").alias("_gk"), "page", "data")
-    return frame.groupBy("_g", "_gk")
+        F.col("uid").alias("_g"), F.col("key_group").cast("int").alias("key_group"),
+        "page", "data")
+    number = layout.number_column(F.col("_g"), F.col("key_group"),
+                                  [task.uid for task in stage])
+    return frame.withColumn("_gk", number).groupBy("_g", "_gk")

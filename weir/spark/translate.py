@@ -2,7 +2,7 @@
 
     source frames (each with the stateless operators fused behind it)
       -> withWatermark per watermark group -> union
-      -> stage 1: transformWithState grouped by (operator uid, key group)
+      -> stage 1: transformWithState grouped by (operator uid, shard)
       -> stage 2: ...
       -> the rows of every sink (and the operators' metrics)
 
@@ -21,6 +21,7 @@ from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
 from weir.spark.savepoints import initial_state
+from weir.spark.shards import ShardLayout
 
 
 def union_all(frames):
@@ -77,37 +78,42 @@ def _sources_frame(spark, plan, announcements):
     return union_all(groups)
 
 
-def _stage_groups(frame, stage, plan):
-    """`frame` grouped for one stage: by (operator uid, key group) for the stage's keyed
-    operators; rows for later stages and sinks in a few FORWARD groups (by key group and
-    Spark partition), which pass them through."""
-    here = F.col("_to").isin([task.uid for task in stage])
+def _stage_groups(frame, stage, plan, layout):
+    """`frame` grouped for one stage: by (operator uid, shard number) for the stage's
+    keyed operators (weir.spark.shards); rows for later stages and sinks in a few FORWARD
+    groups (by key group and Spark partition), which pass them through."""
+    uids = [task.uid for task in stage]
+    here = F.col("_to").isin(uids)
     buckets = F.lit(max(1, plan.parallelism))
+    number = layout.number_column(F.col("_to"), F.col("_kg"), uids)
     frame = (frame.withColumn("_g", F.when(here, F.col("_to")).otherwise(F.lit(FORWARD)))
-             .withColumn("_gk", F.when(here, F.col("_kg")).otherwise(
+             .withColumn("_gk", F.when(here, number).otherwise(
                  F.pmod(F.col("_kg") + F.spark_partition_id(), buckets))))
     return frame.groupBy("_g", "_gk")
 
 
-def _stage_frame(spark, frame, stage, plan):
+def _stage_frame(spark, frame, stage, plan, layout):
     """One transformWithState for every keyed operator of `stage` (which in a job restored
     from a savepoint starts with the savepoint's keyed state)."""
     # Spark's row-based form: a group's input and output are a few bundle rows, for which
     # pandas frames cost more than the rows themselves (~0.5 ms per key group).
-    return _stage_groups(frame, stage, plan).transformWithState(
+    return _stage_groups(frame, stage, plan, layout).transformWithState(
         statefulProcessor=StageHost(plan.subset(keyed=stage)),
         outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime",
-        initialState=initial_state(spark, stage, plan))
+        initialState=initial_state(spark, stage, plan, layout))
 
 
-def query_frame(spark, plan, announcements=(None, None, None, None, None)):
+def query_frame(spark, plan, announcements=(None, None, None, None, None), layout=None):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
     a job whose driver tracks watermark groups, their watermark rows; `announcements`:
     the files where the driver announces the watermarks of idle groups to their sources,
     the operators' own watermarks, the earliest pending processing-time timer (None
     where a job has no ticks for them), the marks of partitioned sources' partitions
-    (weir.runtime.split_watermarks) and the file that holds the sources while it exists)."""
+    (weir.runtime.split_watermarks) and the file that holds the sources while it exists).
+    `layout` groups keyed work by shard (weir.spark.shards); None, by key group: a query
+    the user starts (to_spark()) may restart with other shuffle partitions."""
     frame = _sources_frame(spark, plan, announcements)
+    layout = layout or ShardLayout(plan.max_parallelism)
     for stage in plan.stages:
-        frame = _stage_frame(spark, frame, stage, plan)
+        frame = _stage_frame(spark, frame, stage, plan, layout)
     return frame
