@@ -167,7 +167,8 @@ def read_pages(spark, checkpoint, batch):
                  spark.read.format("state-metadata").load(checkpoint).collect()]
     return [spark.read.format("statestore").option("operatorId", operator)
             .option("stateVarName", savepoints.PAGES).option("batchId", batch)
-            .load(checkpoint).select("value.pages").toArrow() for operator in operators]
+            .load(checkpoint).select("user_map_value.pages").toArrow()
+            for operator in operators]
 
 
 def restore(spark, path, keys, parallelism, checkpoint):
