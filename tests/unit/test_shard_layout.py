@@ -79,5 +79,14 @@ def test_a_checkpoint_of_the_key_group_layout_is_refused_naming_the_way_out(tmp_
     (tmp_path / JOB_FILE).write_text(json.dumps({"max_parallelism": 128}))
     _committed(tmp_path)
     with pytest.raises(ValueError, match="written by an earlier weir.*take a savepoint with "
-                       "the earlier weir.*or start from a new checkpoint directory"):
+                       "the earlier weir and start this job from it in a new checkpoint "
+                       "directory, or start from a new checkpoint directory"):
         state_layout(str(tmp_path), 2)
+
+
+def test_a_job_without_keyed_state_resumes_a_checkpoint_of_the_key_group_layout(tmp_path):
+    (tmp_path / JOB_FILE).write_text(json.dumps({"max_parallelism": 128}))
+    _committed(tmp_path)
+    _offsets(tmp_path, 0, 2)
+    assert state_layout(str(tmp_path), 5, keyed=False) == 2
+    assert json.loads((tmp_path / JOB_FILE).read_text())["state_layout"] == "shards-1"

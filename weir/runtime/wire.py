@@ -139,7 +139,7 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
 # 2: timers (timestamp, key[, namespace]); window state in (window entry, window) slots.
 PAGE_FORMAT_VERSION = 2
 TIMER_PAGE = -1          # a key group's timers
-WAKE_PAGE = -2           # the engine timer registered for the key group (Spark)
+WAKE_PAGE = -2           # in a savepoint: when Spark's timer wakes the key group (weir.spark.host)
 TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer
 CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
 ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)

@@ -137,11 +137,12 @@ class SparkJob(JobClient):
         marks = self.control.split_marks is not None
         if marks:  # (the offsets keep the marks an earlier run learnt)
             self._write_announcements(MARKS_FILE, {})
+        self.layout = self._shard_layout()
         frame = query_frame(self.spark, self.plan, (
             self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
             os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
             os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
-            self._hold_file()), self._shard_layout())
+            self._hold_file()), self.layout)
         writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
                   .foreachBatch(self._write_batch)
                   .option("checkpointLocation", self.checkpoint_dir))
@@ -180,17 +181,21 @@ class SparkJob(JobClient):
         settings = {}
         if self.bounded:
             settings[NO_DATA_BATCHES] = "false"
-        if self.plan.start_offsets or self.plan.savepoint_files:
-            settings[SHUFFLE_PARTITIONS] = str(self.plan.parallelism)
+        # The partitions keyed work is grouped by (a resumed query's are its checkpoint's)
+        settings[SHUFFLE_PARTITIONS] = str(self.layout.partitions)
         return settings
 
     def _shard_layout(self) -> ShardLayout:
-        """How the query groups keyed work: by the shuffle partitions it starts with, or
-        those of the checkpoint it resumes (Spark keeps them)."""
-        partitions = self._query_settings().get(SHUFFLE_PARTITIONS) \
-            or self.spark.conf.get(SHUFFLE_PARTITIONS)
-        return ShardLayout(self.plan.max_parallelism,
-                           state_layout(self.checkpoint_dir, int(partitions)))
+        """How the query groups keyed work: by the shuffle partitions it starts with (the
+        session's, or the job's parallelism where it restores a savepoint), or those of
+        the checkpoint it resumes, which Spark keeps."""
+        if self.plan.start_offsets or self.plan.savepoint_files:
+            partitions = self.plan.parallelism
+        else:
+            with _STARTING:  # (not a value another job sets while it starts)
+                partitions = int(self.spark.conf.get(SHUFFLE_PARTITIONS))
+        return ShardLayout(self.plan.max_parallelism, state_layout(
+            self.checkpoint_dir, partitions, keyed=bool(self.plan.stages)))
 
     def _write_batch(self, batch_frame, batch_id):
         try:

@@ -136,8 +136,8 @@ RUNNERS = WorkerInstances()  # this worker process's operators: (run id, uid) ->
 
 class StageHost(StatefulProcessor):
     """Hosts every keyed operator of one stage; Spark calls it per (operator uid, shard)
-    and micro-batch, and it runs each key group of the shard with input or a due timer. Rows for later stages and sinks arrive in a few FORWARD groups
-    and leave unchanged.
+    and micro-batch, and it runs each key group of the shard with input or a due timer.
+    Rows for later stages and sinks arrive in a few FORWARD groups and leave unchanged.
 
     Operators are built on first use, not in `init`: Spark also calls `init` in a
     short-lived driver-side Python process, only to learn the state variables, and that
@@ -203,12 +203,12 @@ class StageHost(StatefulProcessor):
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         """The shard's timer: runs every key group whose wake time has come."""
         with paused_gc():
-            runner = self._runner(key[0])  # (woken by its timer: no input)
             expiring = expiredTimerInfo.getExpiryTimeInMs()
             self.wakes.begin()
+            due = self.wakes.due(max(expiring, timerValues.getCurrentWatermarkInMs()))
+            runner = self._runner(key[0]) if due else None  # (woken by its timer: no input)
             out = []
-            for key_group in self.wakes.due(max(expiring,
-                                                timerValues.getCurrentWatermarkInMs())):
+            for key_group in due:
                 out += self._run(key[0], runner, key_group,
                                  KeyGroupInput((), runner.labelled), timerValues)
             self.wakes.finish(expiring)

@@ -62,23 +62,24 @@ def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
             "restore it, or start from a new checkpoint directory)")
 
 
-def state_layout(checkpoint_dir: str, partitions: int) -> int:
+def state_layout(checkpoint_dir: str, partitions: int, keyed: bool = True) -> int:
     """The shuffle partitions the query's keyed state is laid out by (weir.spark.shards):
-    those of the checkpoint's run, or `partitions` (what a new query starts with) for a
-    checkpoint with no micro-batch yet. Refuses a checkpoint an earlier weir wrote with
-    one Spark group per key group."""
+    those of the checkpoint's run, or those its offset log names, or `partitions` (what
+    a new query starts with). Refuses a checkpoint with keyed state that an earlier weir
+    wrote with one Spark group per key group (`keyed`: the job has keyed stages)."""
     job = _job_file(checkpoint_dir)
-    if last_committed_batch(checkpoint_dir) is None:
-        partitions = _offset_log_partitions(checkpoint_dir) or partitions
-        _update_job_file(checkpoint_dir, state_layout=SHARDED, shuffle_partitions=partitions)
-        return partitions
-    if job.get("state_layout") != SHARDED:
+    committed = last_committed_batch(checkpoint_dir) is not None
+    if committed and job.get("state_layout") == SHARDED:
+        return job["shuffle_partitions"]
+    if committed and keyed:
         raise ValueError(
             f"the checkpoint in {checkpoint_dir} was written by an earlier weir, which kept "
             "keyed state in one Spark group per key group; this weir groups it by shard and "
             "cannot resume it: take a savepoint with the earlier weir and start this job "
-            "from it, or start from a new checkpoint directory")
-    return job["shuffle_partitions"]
+            "from it in a new checkpoint directory, or start from a new checkpoint directory")
+    partitions = _offset_log_partitions(checkpoint_dir) or partitions
+    _update_job_file(checkpoint_dir, state_layout=SHARDED, shuffle_partitions=partitions)
+    return partitions
 
 
 def _offset_log_partitions(checkpoint_dir: str):

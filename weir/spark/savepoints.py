@@ -60,8 +60,8 @@ def write_savepoint(spark, job, target_directory: str) -> str:
 
 
 def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
-    """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`, the
-    page of each key group's Spark timer included (weir.spark.host)."""
+    """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`, with
+    a WAKE_PAGE for each key group's wake time (kept per shard: weir.spark.host)."""
     pages = {}
     for operator in _operators(spark, checkpoint):
         table = _pages(spark, checkpoint, operator, batch).toArrow()
