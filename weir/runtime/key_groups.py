@@ -15,13 +15,13 @@ def stable_key_hash(key) -> int:
 
     Python's `hash()` is salted per process for str and bytes, so it cannot place keys.
     """
-    return _mix(zlib.crc32(_key_bytes(key)))
+    return murmur3_finish(zlib.crc32(_key_bytes(key)))
 
 
 def stable_key_hashes(keys: list) -> list:
     """stable_key_hash of each key, mixed together (~3x faster for many keys)."""
     h = np.array([zlib.crc32(_key_bytes(key)) for key in keys], dtype=np.uint32)
-    h ^= h >> 16  # _mix, in uint32 arithmetic
+    h ^= h >> 16  # murmur3_finish, in uint32 arithmetic
     h *= np.uint32(_MIX_1)
     h ^= h >> 13
     h *= np.uint32(_MIX_2)
@@ -66,8 +66,8 @@ class KeyGroupAssigner:
         return learned
 
 
-def _mix(h: int) -> int:
-    """murmur3's 32-bit finaliser: spreads crc32's low bits over the whole word."""
+def murmur3_finish(h: int) -> int:
+    """murmur3's 32-bit finaliser (fmix32): spreads crc32's low bits over the whole word."""
     h ^= h >> 16
     h = (h * _MIX_1) & 0xFFFFFFFF
     h ^= h >> 13

@@ -41,6 +41,7 @@ from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
 from weir.spark.session import get_session
+from weir.spark.shards import key_group_range
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import union_all
 
@@ -126,7 +127,7 @@ def _by_key_group_range(frame, stage, plan, partitions: int):
     subtask, Flink's ranges), each sorted by (operator uid, key group); rows for later
     stages and sinks stay spread."""
     here = F.col("_to").isin([task.uid for task in stage])
-    partition = F.when(here, F.floor(F.col("_kg") * partitions / plan.max_parallelism)) \
+    partition = F.when(here, key_group_range(F.col("_kg"), plan.max_parallelism, partitions)) \
         .otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(partitions)))
     return frame.repartitionById(partitions, partition.cast("int")) \
         .sortWithinPartitions("_to", "_kg")

@@ -17,6 +17,8 @@ import functools
 
 from pyspark.sql import functions as F
 
+from weir.runtime.key_groups import murmur3_finish, operator_index
+
 _MASK = 0xFFFFFFFF
 SEED = 42  # Spark's seed for the hash of a row's first column
 
@@ -33,15 +35,6 @@ def _mix_h1(h1: int, k1: int) -> int:
     return (h1 * 5 + 0xE6546B64) & _MASK
 
 
-def _finish(h1: int, length: int) -> int:
-    h1 ^= length
-    h1 ^= h1 >> 16
-    h1 = (h1 * 0x85EBCA6B) & _MASK
-    h1 ^= h1 >> 13
-    h1 = (h1 * 0xC2B2AE35) & _MASK
-    return h1 ^ (h1 >> 16)
-
-
 def hash_string(text: str, seed: int) -> int:
     """Spark's Murmur3 of a string column (Murmur3_x86_32.hashUnsafeBytes: the bytes
     after the last whole word are mixed one by one, as signed bytes), unsigned."""
@@ -52,12 +45,12 @@ def hash_string(text: str, seed: int) -> int:
         h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[start:start + 4], "little")))
     for byte in data[whole:]:
         h1 = _mix_h1(h1, _mix_k1((byte - 256 if byte > 127 else byte) & _MASK))
-    return _finish(h1, len(data))
+    return murmur3_finish(h1 ^ len(data))
 
 
 def hash_int(value: int, seed: int) -> int:
     """Spark's Murmur3 of an int column, unsigned."""
-    return _finish(_mix_h1(seed, _mix_k1(value & _MASK)), 4)
+    return murmur3_finish(_mix_h1(seed, _mix_k1(value & _MASK)) ^ 4)
 
 
 def spark_partition(uid: str, number: int, partitions: int) -> int:
@@ -78,6 +71,12 @@ def shard_numbers(uid: str, partitions: int) -> tuple:
     return tuple(found[p] for p in range(partitions))
 
 
+def key_group_range(key_group, max_parallelism: int, ranges: int):
+    """operator_index as a column: which of `ranges` contiguous key-group ranges the
+    key group (an int column) falls in."""
+    return F.floor(key_group * F.lit(ranges) / F.lit(max_parallelism)).cast("int")
+
+
 class ShardLayout:
     """A stage's grouping keys: (uid, the number of the key group's shard), for a query
     whose shuffle has `partitions` partitions (None: one group per key group, the key
@@ -89,7 +88,7 @@ class ShardLayout:
         self.shards = None if partitions is None else min(partitions, max_parallelism)
 
     def shard_of(self, key_group: int) -> int:
-        return key_group * self.shards // self.max_parallelism
+        return operator_index(key_group, self.max_parallelism, self.shards)
 
     def number(self, uid: str, key_group: int) -> int:
         """The grouping number of `key_group` in operator `uid`."""
@@ -102,11 +101,11 @@ class ShardLayout:
         `uid` and `key_group`); null for rows of any other operator."""
         if self.shards is None:
             return key_group
-        shard = F.floor(key_group * F.lit(self.shards) / F.lit(self.max_parallelism))
+        shard = key_group_range(key_group, self.max_parallelism, self.shards)
         number = None
         for name in uids:
             numbers = F.array(*(F.lit(n) for n in shard_numbers(name, self.partitions)))
-            mapped = F.element_at(numbers, shard.cast("int") + 1)
+            mapped = F.element_at(numbers, shard + 1)
             number = (F.when(uid == F.lit(name), mapped) if number is None
                       else number.when(uid == F.lit(name), mapped))
         return number
