@@ -94,6 +94,24 @@ def test_run_detached_list_savepoint_rescale_stop_and_restore(weir, tmp_path):
         {assign_to_key_group(f"k{i}", 128) for i in range(7)})
     assert set(described["sources"]) == {"events"}
 
+    # Refused or failed operations leave the job running with its state (its output at the
+    # end is an uninterrupted run's): a stop or savepoint to a directory it cannot write,
+    # a parallelism beyond the max parallelism
+    for refused in (weir("stop", job_id, "-p", "/proc/nope", check=False),
+                    weir("savepoint", job_id, "/proc/nope", check=False)):
+        assert refused.returncode == 1
+        assert refused.stderr.endswith(
+            f"job {job_id}: SavepointError: cannot write a savepoint to /proc/nope: No such "
+            "file or directory; the job was left as it was\n")
+    too_many = weir("modify", job_id, "-p", "1000", check=False)
+    assert too_many.returncode == 1 and too_many.stdout == ""
+    assert too_many.stderr.endswith("parallelism must be in 1..128 (the job's max "
+                                    "parallelism: its keyed state is split into 128 key "
+                                    "groups), got 1000\n")
+    assert running(weir, job_id)
+    before = len(read_part_files(out))
+    wait_until(lambda: len(read_part_files(out)) > before, "writing after the refusals")
+
     assert weir("modify", job_id, "-p", "3").stdout.endswith(
         f"Rescaled job {job_id}. Its new parallelism is 3.\n")
     wait_until(lambda: running(weir, job_id), "running again")

@@ -37,14 +37,15 @@ def test_parquet_files_in_keyed_sum_parquet_files_out(spark_env, tmp_path):
 
 def test_bad_json_lines_go_to_the_file_sources_dead_letter_output(spark_env, tmp_path):
     from weir.datastream import OutputTag
-    (tmp_path / "a.json").write_text('{"n": 1}\n{"n": \n{"n": 3}\n')
+    (tmp_path / "a.json").write_bytes(b'{"n": 1}\n{"n": \n{"n": 3}\n{"n": "\xff"}\n{"n": 5}\n')
     dead = OutputTag("dead", Types.PICKLED_BYTE_ARRAY())
     source = FileSource.for_json_lines(str(tmp_path)).set_dead_letter_output(dead).build()
     numbers = spark_env.from_source(source, None, "lines")
     letters = numbers.get_side_output(dead).map(lambda r: (r.position, r.record))
     out = numbers.map(lambda r: r.n).union(letters).execute_and_collect()
-    assert sorted(map(str, out)) == sorted(map(str, [1, 3, (f"{tmp_path}/a.json:2",
-                                                            b'{"n": \n')]))
+    assert sorted(map(str, out)) == sorted(map(str, [
+        1, 3, 5, (f"{tmp_path}/a.json:2", b'{"n": \n'),
+        (f"{tmp_path}/a.json:4", b'{"n": "\xff"}\n')]))
 
 
 def test_print_writes_each_record_on_the_driver_stdout(spark_env, capsys):

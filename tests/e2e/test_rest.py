@@ -82,6 +82,20 @@ def run_detached(environment, *args):
     return submitted(done.stdout)
 
 
+def zombies(parent: int) -> list:
+    """The pids of `parent`'s children that ended and were not reaped."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == "Z" and int(fields[1]) == parent:
+            found.append(int(name))
+    return found
+
+
 def completed(server, path):
     """The operation of a trigger, once completed."""
     found = {}
@@ -136,6 +150,17 @@ def test_a_job_through_the_rest_api(environment, tmp_path):
         assert server.get(f"/jobs/{job}/state/running-count/count?key=x&key_type=int") == (
             400, {"errors": ["key 'x' is not a int"]})
 
+        failing = server.call("POST", f"/jobs/{job}/stop", {"targetDirectory": "/proc/nope"})
+        assert failing[0] == 202
+        failed = completed(server, f"/jobs/{job}/savepoints/{failing[1]['request-id']}")
+        assert failed == {"failure-cause": {"class": "SavepointError", "stack-trace": (
+            "SavepointError: cannot write a savepoint to /proc/nope: No such file or "
+            "directory; the job was left as it was")}}
+        assert server.call("PATCH", f"/jobs/{job}/rescaling?parallelism=129") == (400, {
+            "errors": ["parallelism must be in 1..128 (the job's max parallelism: its keyed "
+                       "state is split into 128 key groups), got 129"]})
+        assert server.get(f"/jobs/{job}")[1]["state"] == "RUNNING"
+
         rescaled = server.call("PATCH", f"/jobs/{job}/rescaling?parallelism=3")
         assert rescaled[0] == 202
         completed(server, f"/jobs/{job}/rescaling/{rescaled[1]['request-id']}")
@@ -159,6 +184,11 @@ def test_a_job_through_the_rest_api(environment, tmp_path):
         stopped = completed(server, f"/jobs/{job}/savepoints/{stop[1]['request-id']}")
         assert stopped["location"].startswith(str(tmp_path / "sp"))
         wait_until(lambda: server.get(f"/jobs/{job}")[1]["state"] == "FINISHED", "finished")
+        # the run the server started (the rescaled one) has ended: reaped, no zombie
+        server_started = json.loads((tmp_path / "home" / "jobs" / job / "job.json")
+                                    .read_text())["pid"]
+        wait_until(lambda: server_started not in zombies(server.process.pid)
+                   and not os.path.exists(f"/proc/{server_started}"), "the run reaped", 30)
 
         assert server.call("POST", f"/jobs/{job}/stop", {}) == (
             409, {"errors": [f"Job {job} is FINISHED, not RUNNING"]})

@@ -50,9 +50,9 @@ def environment(spark, tmp_path, run, parallelism, settings):
 
 
 def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
-              extra_operator=False, counter=RunningCount):
+              extra_operator=False, counter=RunningCount, rate=RATE):
     env = environment(spark, tmp_path, run, parallelism, settings)
-    source = DataGeneratorSource(event, count=EVENTS, records_per_second=RATE,
+    source = DataGeneratorSource(event, count=EVENTS, records_per_second=rate,
                                  max_records_per_batch=PER_BATCH)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
@@ -107,6 +107,38 @@ def test_stop_with_savepoint_and_restore_at_another_parallelism_as_if_never_stop
     restored = start_job(spark, tmp_path, "second", parallelism,
                          {"execution.savepoint.path": path})
     restored.get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
+        sorted(expected_records(), key=order)
+
+
+def test_a_stop_whose_savepoint_fails_leaves_the_job_running_and_its_state_whole(
+        spark, tmp_path, monkeypatch):
+    """The savepoint is written before the query stops: a write that fails half-way (here
+    after its first file, as a full disk would) leaves no partial savepoint and the job
+    RUNNING; a later stop's savepoint restores to an uninterrupted run's output."""
+    import weir.runtime.state.savepoint as savepoints
+    client = start_job(spark, tmp_path, "first", rate=30)  # 20 s: running throughout
+    wait_for_records(str(tmp_path / "out"), 100)
+    real_write = savepoints.SavepointWriter._write
+
+    def full_disk(writer, *args):  # a file written, then the disk is full
+        real_write(writer, *args)
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(savepoints.SavepointWriter, "_write", full_disk)
+    with pytest.raises(OSError, match="No space left on device"):
+        client.stop_with_savepoint(False, str(tmp_path / "savepoints"))
+    assert client.get_job_status() == JobStatus.RUNNING
+    assert os.listdir(tmp_path / "savepoints") == []
+    with pytest.raises(SavepointError, match="cannot write a savepoint to /proc/nope"):
+        client.stop_with_savepoint(False, "/proc/nope")
+    assert client.get_job_status() == JobStatus.RUNNING
+    before = len(read_part_files(str(tmp_path / "out")))
+    wait_for_records(str(tmp_path / "out"), before + 20)  # it goes on
+    monkeypatch.undo()
+    path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
+    assert client.wait(60) == JobStatus.FINISHED
+    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path}) \
+        .get_job_execution_result()
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
         sorted(expected_records(), key=order)
 

@@ -6,7 +6,8 @@ import os
 import sys
 
 from weir.jobs.directory import TERMINAL, JobRecord
-from weir.jobs.lifecycle import answered, await_end, rescale, running, start_detached
+from weir.jobs.lifecycle import (answered, await_end, check_parallelism, max_parallelism_of,
+                                 rescale, running, start_detached)
 from weir.jobs.runner import run_job
 from weir.rest.server import DEFAULT_PORT, dashboard_url, serve, serving
 from weir.common.job import JobStatus
@@ -37,8 +38,10 @@ def run(arguments) -> int:
         raise CommandError(f"Job program {arguments.program} does not exist")
     if arguments.parallelism is not None and arguments.parallelism < 1:
         raise CommandError(f"parallelism must be at least 1, got {arguments.parallelism}")
-    if arguments.savepoint:
-        load_savepoint(arguments.savepoint)  # refused here, before a job exists
+    if arguments.savepoint:  # refused here, before a job exists
+        restored = load_savepoint(_local(arguments.savepoint))
+        if arguments.parallelism is not None:
+            check_parallelism(arguments.parallelism, restored.max_parallelism)
     record = JobRecord.create(os.path.basename(arguments.program), arguments.program,
                               arguments.args, parallelism=arguments.parallelism,
                               savepoint=arguments.savepoint,
@@ -130,6 +133,7 @@ def savepoint(arguments) -> int:
 def modify(arguments) -> int:
     """Rescales a running job (weir.jobs.lifecycle.rescale)."""
     record = running(arguments.job_id)
+    check_parallelism(arguments.parallelism, max_parallelism_of(record))
     print(f"Modify job {record.job_id}.")
     rescale(record, arguments.parallelism)
     print(f"Rescaled job {record.job_id}. Its new parallelism is {arguments.parallelism}.")

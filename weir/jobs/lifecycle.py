@@ -3,7 +3,9 @@ the REST API share."""
 
 import os
 import subprocess
+import signal
 import sys
+import threading
 import time
 
 from weir.jobs.directory import TERMINAL, JobRecord
@@ -25,6 +27,9 @@ def start_detached(record: JobRecord) -> int:
             env=dict(os.environ, PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON",
                                                                   sys.executable)))
     record.write(pid=process.pid)
+    # Reaped once it ends, so that a long-lived starter (`weir server`) leaves no zombie
+    threading.Thread(target=process.wait, daemon=True,
+                     name=f"weir-reap-{process.pid}").start()
     return process.pid
 
 
@@ -53,17 +58,85 @@ def await_end(record: JobRecord, timeout_s: float = 600) -> None:
         time.sleep(0.1)
 
 
+class InvalidParallelism(LifecycleError):
+    """A parallelism a job cannot take (not an integer in 1..its max parallelism)."""
+
+
+def check_parallelism(parallelism, max_parallelism) -> int:
+    """`parallelism` where it is an integer in 1..`max_parallelism`; refused otherwise, before
+    anything is done to a job (Flink refuses a parallelism above the max parallelism: keyed
+    state lives in max-parallelism key groups)."""
+    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+        raise InvalidParallelism(f"parallelism must be an integer, got {parallelism!r}")
+    if not 1 <= parallelism <= max_parallelism:
+        raise InvalidParallelism(
+            f"parallelism must be in 1..{max_parallelism} (the job's max parallelism: its "
+            f"keyed state is split into {max_parallelism} key groups), got {parallelism}")
+    return parallelism
+
+
+def max_parallelism_of(record: JobRecord) -> int:
+    """The running job's max parallelism, as its process reports it."""
+    reported = record.snapshot().get("max_parallelism")
+    if not isinstance(reported, int):
+        raise LifecycleError(f"Job {record.job_id} has not reported its max parallelism yet; "
+                             "try again once it has run a micro-batch")
+    return reported
+
+
 def rescale(record: JobRecord, parallelism: int) -> str:
     """Stops the running job with a savepoint, then runs it again from the savepoint at
-    `parallelism`, as its own process, under the same job id; returns the savepoint."""
-    if parallelism < 1:
-        raise LifecycleError(f"parallelism must be at least 1, got {parallelism}")
+    `parallelism`, as its own process, under the same job id; returns the savepoint. A
+    parallelism the job cannot take is refused before the job is touched; a restart that
+    fails puts the job back on the savepoint at its old parallelism (the error says so, and
+    names the savepoint)."""
+    check_parallelism(parallelism, max_parallelism_of(record))
+    before = record.read().get("parallelism")
     answer = answered(record, "stop", target=None)
     await_end(record)
-    record.write(parallelism=parallelism, savepoint=answer["path"], allow_non_restored=False,
+    path = answer["path"]
+    failure = _restart(record, parallelism, path)
+    if failure is None:
+        return path
+    back = _restart(record, before, path)
+    if back is None:
+        raise LifecycleError(
+            f"Job {record.job_id} could not run at parallelism {parallelism} ({failure}); it "
+            f"runs again at its old parallelism from savepoint {path}")
+    raise LifecycleError(
+        f"Job {record.job_id} could not run at parallelism {parallelism} ({failure}) nor "
+        f"again at its old parallelism ({back}); its state is in savepoint {path}: "
+        f"`weir run -s {path}` restores it")
+
+
+def _restart(record: JobRecord, parallelism, savepoint: str):
+    """Runs the job again from `savepoint` at `parallelism`; None once it has committed a
+    micro-batch (or ended FINISHED), else why it did not."""
+    record.write(parallelism=parallelism, savepoint=savepoint, allow_non_restored=False,
                  status=JobStatus.CREATED.value, pid=None)
+    started = time.time()
     start_detached(record)
-    deadline = time.time() + START_TIMEOUT_S
-    while record.status() == JobStatus.CREATED.value and time.time() < deadline:
+    deadline = started + START_TIMEOUT_S
+    while time.time() < deadline:
+        info = record.read()
+        if info["status"] == JobStatus.FINISHED.value:
+            return None
+        if info["status"] in TERMINAL:
+            return f"it ended {info['status']}: {info.get('failure') or 'see its log'}"
+        snapshot = record.snapshot()
+        if (info["status"] == JobStatus.RUNNING.value and snapshot.get("batches", 0) >= 1
+                and snapshot.get("time", 0) >= started * 1000):
+            return None
         time.sleep(0.2)
-    return answer["path"]
+    _kill(record)
+    return f"it did not run a micro-batch within {START_TIMEOUT_S} s"
+
+
+def _kill(record: JobRecord) -> None:
+    """Ends the job's process (and the Spark it started) for good."""
+    pid = record.read().get("pid")
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (OSError, TypeError):
+        pass
+    record.write(status=JobStatus.FAILED.value, pid=None)

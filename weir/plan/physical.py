@@ -296,6 +296,12 @@ def _key_selectors(node: g.Node) -> tuple:
 
 def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
     """The physical plan of `nodes` (every node the job's sinks depend on)."""
+    if env.parallelism > env.max_parallelism:
+        raise ValueError(
+            f"the job's parallelism {env.parallelism} is larger than its max parallelism "
+            f"{env.max_parallelism}: keyed state is split into max-parallelism key groups, "
+            "so no more subtasks than that can own them (lower the parallelism, or raise "
+            "set_max_parallelism before the job first runs)")
     planner = _Planner(nodes)
     sources, keyed = [], []
     for node in nodes:

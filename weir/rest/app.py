@@ -3,8 +3,10 @@ them), over the job directory: it manages the jobs any `weir` process started. F
 serves it, with its OpenAPI description at /openapi.json.
 
 Errors have Flink's shape, {"errors": [...]}, with a 4xx status: an unknown job (404), a
-request the job's state does not allow (409), a malformed body or parameter (400), a
-request without the token where one is required (401, logged).
+request the job's state does not allow (409), a malformed body or parameter (400, a
+parallelism outside 1..the job's max parallelism included), a request without the token
+where one is required (401, logged), an unknown path (404) or a method the path does not
+take (405).
 """
 
 import logging
@@ -13,14 +15,16 @@ import threading
 import uuid
 from typing import Optional
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from weir.jobs.directory import JobNotFound, JobRecord
-from weir.jobs.lifecycle import LifecycleError, rescale, running
+from weir.jobs.lifecycle import (InvalidParallelism, LifecycleError, check_parallelism,
+                                 max_parallelism_of, rescale, running)
 from weir.jobs.queryable import StateNotFound, query_state
 from weir.rest import operators, prometheus, views
 
@@ -86,7 +90,18 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.exception_handler(LifecycleError)
     async def conflict(request, error):
-        return _errors(409, str(error))
+        return _errors(400 if isinstance(error, InvalidParallelism) else 409, str(error))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def routing(request, error):
+        """Routing errors (no such path: 404, a method the path does not take: 405), in
+        Flink's shape as every other error."""
+        known = {404: "Not found: /{}", 405: "Method {} is not allowed on /{}"}
+        path = request.url.path.lstrip("/")
+        text = known.get(error.status_code)
+        message = (text.format(path) if error.status_code == 404 else
+                   text.format(request.method, path) if text else str(error.detail))
+        return _errors(error.status_code, message)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request, error):
@@ -138,9 +153,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.patch("/jobs/{job_id}/rescaling", status_code=202)
     def rescaling(job_id: str, parallelism: int):
-        if parallelism < 1:
-            return _errors(400, f"parallelism must be at least 1, got {parallelism}")
-        return {"request-id": rescalings.start(running(job_id), parallelism)}
+        record = running(job_id)
+        check_parallelism(parallelism, max_parallelism_of(record))
+        return {"request-id": rescalings.start(record, parallelism)}
 
     @app.get("/jobs/{job_id}/rescaling/{trigger_id}")
     def rescaling_status(job_id: str, trigger_id: str):
@@ -203,9 +218,10 @@ def create_app(token: Optional[str] = None) -> FastAPI:
         return operators.key_groups(JobRecord.find(job_id), vertex_id)
 
     @app.get("/jobs/{job_id}/batches")
-    def batches(job_id: str):
-        """weir's: the job's recent micro-batches (durations, rates, watermark and lag)."""
-        return operators.batches(JobRecord.find(job_id))
+    def batches(job_id: str, limit: Optional[int] = Query(None, ge=1)):
+        """weir's: the job's recent micro-batches (durations, rates, watermark and lag);
+        `limit`: only the last so many."""
+        return operators.batches(JobRecord.find(job_id), limit)
 
     @app.get("/", include_in_schema=False)
     def dashboard():

@@ -144,11 +144,13 @@ def _subtask(index: int, groups: list) -> dict:
             **{metric: sum(g[metric] for g in groups) for metric in PER_KEY_GROUP}}
 
 
-def batches(record: JobRecord) -> dict:
-    """The recent micro-batches: id, end time (ms), duration, input rows and rates, the
-    watermark after it (ms) and its lag behind the batch's end, the checkpoint size."""
+def batches(record: JobRecord, limit=None) -> dict:
+    """The recent micro-batches (the last `limit` of them): id, end time (ms), duration,
+    input rows and rates, the watermark after it (ms) and its lag behind the batch's end,
+    the checkpoint size."""
     entries = []
-    for batch in record.snapshot().get("history", []):
+    history = record.snapshot().get("history", [])
+    for batch in history[-limit:] if limit else history:
         end = iso_to_millis(batch.get("timestamp"))
         watermark = watermark_millis(batch.get("watermark"))
         entries.append({

@@ -37,9 +37,27 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token=None,
     if host not in LOOPBACK and not token:
         raise ServerError(f"the REST API bound to {host} needs a token: pass --token, or "
                           f"set {TOKEN} (clients then send 'Authorization: Bearer <token>')")
+    listening = _bind(host, port)
     address = dashboard_url(host, port) if what == "dashboard" else f"http://{host}:{port}"
     print(f"weir {what} on {address} (jobs in {_jobs_root()})", flush=True)
-    uvicorn.run(create_app(token), host=host, port=port, log_level="warning")
+    config = uvicorn.Config(create_app(token), host=host, port=port, log_level="warning")
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound before anything says it serves: a port in use
+    is one clear error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        raise ServerError(f"cannot serve on {host}:{port}: {error.strerror or error} (is "
+                          "another `weir server` or dashboard running there? pass --port)")
+    listening.listen(2048)
+    return listening
 
 
 def _jobs_root() -> str:

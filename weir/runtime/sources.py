@@ -407,21 +407,41 @@ def _json_object(line: str, path: str, number: int) -> dict:
 
 
 def _read_text_file(path: str, fmt: str, dead_letters: bool = False):
+    """A text file's values, line by line: each line is decoded on its own, so a line that
+    is not UTF-8 is that line's failure (a dead letter where the source has a dead-letter
+    output), named by file and line."""
     from weir.common.row import Row
-    with open(path, "r", encoding="utf-8", newline="") as handle:
-        if fmt == "text":
-            for line in handle:
-                yield line.rstrip("\n").rstrip("\r")
-        elif fmt == "json":
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        yield Row(**_json_object(line, path, number))
-                    except ValueError as exc:
-                        if not dead_letters:
-                            raise
-                        yield DeadLetter(f"{path}:{number}", str(exc).partition(": ")[2],
-                                         line.encode())
-        else:
-            for record in csv.DictReader(io.StringIO(handle.read())):
-                yield Row(**record)
+    if fmt == "csv":
+        yield from (Row(**record) for record in csv.DictReader(
+            io.StringIO(_decoded_file(path), newline="")))
+        return
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = _decoded_line(raw, path, number)
+                if fmt == "text":
+                    yield line.rstrip("\n").rstrip("\r")
+                elif line.strip():
+                    yield Row(**_json_object(line, path, number))
+            except ValueError as exc:
+                if not dead_letters:
+                    raise
+                yield DeadLetter(f"{path}:{number}", str(exc).partition(": ")[2], raw)
+
+
+def _decoded_line(raw: bytes, path: str, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}:{number}: not UTF-8: byte 0x{raw[exc.start]:02x} at "
+                         f"column {exc.start + 1}") from None
+
+
+def _decoded_file(path: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}:{line}: not UTF-8: byte 0x{data[exc.start]:02x}") from None

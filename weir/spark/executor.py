@@ -24,12 +24,13 @@ from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.plan.describe import describe_plan
 from weir.plan.savepoints import apply_savepoint, restore_settings
-from weir.runtime.state.savepoint import load_savepoint
+from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states, resumes_checkpoint,
                                 save_operator_states, state_layout)
 from weir.spark.progress import job_snapshot
-from weir.spark.savepoints import check_savepointable, latest_keyed_value, write_savepoint
+from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
+                                   saved_batch, write_savepoint)
 from weir.spark.session import get_session
 from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_user_modules
@@ -150,6 +151,7 @@ class SparkJob(JobClient):
             writer = writer.trigger(availableNow=True)
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
+        self._writer = writer
         self.query = self._start(writer)
         if WatermarkGroupTracker.needed(self.plan.watermark_groups):
             threading.Thread(target=self._watch_idleness, daemon=True,
@@ -312,28 +314,51 @@ class SparkJob(JobClient):
         """Takes a savepoint as of the last committed micro-batch; the job goes on.
         Returns a completed future of the savepoint's path (PyFlink's JobClient)."""
         target = self._target(savepoint_directory)
+        prove_writable(target)
         with self._savepointing:
             self._await_first_batch()
             return _done(write_savepoint(self.spark, self, target))
 
     def stop_with_savepoint(self, advance_to_end_of_time=False, savepoint_directory=None):
         """Stops the job between two micro-batches (the current one finishes and commits
-        its sinks) and takes a savepoint of its state then; the job ends FINISHED.
+        its sinks) with a savepoint of its state then; the job ends FINISHED.
         `advance_to_end_of_time` (drain): the sources end where they are first, so the
-        watermark reaches the end of time and every timer and window fires before."""
+        watermark reaches the end of time and every timer and window fires before.
+
+        The savepoint is written while the query is held, before it stops: should it fail
+        (a target that cannot be written, a full disk), the sources are let go and the
+        job runs on, RUNNING, and the error says why. A micro-batch that commits between
+        the savepoint and the stop (one without data) gets a savepoint of its own."""
         target = self._target(savepoint_directory)
         check_savepointable(self.plan)
+        prove_writable(target)
         with self._savepointing:
             self._await_first_batch()
             atomic_write(self._hold_file(), DRAIN if advance_to_end_of_time else HOLD)
+            query = self.query
             try:
                 if advance_to_end_of_time:
                     self._await_drained()
                 self._await_between_batches()
+                path = write_savepoint(self.spark, self, target)
                 self._stop_query()
-            finally:
+            except BaseException:
                 os.remove(self._hold_file())
-            return _done(write_savepoint(self.spark, self, target))
+                self._resume_held(query)
+                raise
+            os.remove(self._hold_file())
+            if last_committed_batch(self.checkpoint_dir) != saved_batch(path):
+                newer = write_savepoint(self.spark, self, target)
+                dispose_savepoint(path)
+                path = newer
+            return _done(path)
+
+    def _resume_held(self, query) -> None:
+        """A query on Spark's availableNow trigger ends by itself once its held sources
+        report nothing new: where a stop's savepoint then failed, the job runs on in a new
+        query on the same checkpoint (from the micro-batch it ended at)."""
+        if not query.isActive and query.exception() is None and not self.stopping:
+            self.query = self._start(self._writer)
 
     def _target(self, savepoint_directory):
         configuration = self.env.configuration
@@ -399,7 +424,7 @@ class SparkJob(JobClient):
         source still report new offsets then, the query is stopped after END_GRACE_S."""
         deadline = None if timeout_s is None else time.time() + timeout_s
         done_at = None
-        while not self.query.awaitTermination(POLL_S):
+        while not self._ended():
             if done_at is None and self._inputs_done():
                 done_at = time.time()
             grace = 0 if self.pausing else END_GRACE_S  # (nothing else would end it)
@@ -408,6 +433,15 @@ class SparkJob(JobClient):
                 return
             if deadline is not None and time.time() >= deadline:
                 return
+
+    def _ended(self) -> bool:
+        """Whether the job's query has ended (POLL_S at most): a stop-with-savepoint under
+        way decides first, as it may run the job on in a new query (_resume_held)."""
+        query = self.query
+        if not query.awaitTermination(POLL_S):
+            return False
+        with self._savepointing:
+            return self.query is query
 
     def _inputs_done(self) -> bool:
         """Whether the batch in which the last source ended has committed. A restored

@@ -11,12 +11,15 @@ once, in the new query's first batch (transformWithState's `initialState`).
 import json
 import os
 import pickle
+import shutil
+import uuid
 
 from pyspark.sql import functions as F
 
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, loads
-from weir.runtime.state.savepoint import SavepointError, SavepointWriter, savepoint_path
+from weir.runtime.state.savepoint import (MANIFEST, SavepointError, SavepointWriter,
+                                         savepoint_path)
 from weir.runtime.wire import WAKE_PAGE, decode_pages
 from weir.spark.frame_sources import is_frame_source
 from weir.spark.host import decode_wakes
@@ -36,16 +39,46 @@ def check_savepointable(plan) -> None:
             "checkpoint only")
 
 
+def prove_writable(target_directory: str) -> None:
+    """Refuses a savepoint target this process cannot write, before anything is done to the
+    job: the directory is created where missing, and a probe file written and removed."""
+    probe = os.path.join(target_directory, f".weir-probe-{uuid.uuid4().hex[:12]}")
+    try:
+        os.makedirs(target_directory, exist_ok=True)
+        with open(probe, "wb") as handle:
+            handle.write(b"weir")
+        os.remove(probe)
+    except OSError as error:
+        raise SavepointError(f"cannot write a savepoint to {target_directory}: "
+                             f"{error.strerror or error}; the job was left as it was") from None
+
+
+def saved_batch(path: str) -> int:
+    """The micro-batch the savepoint at `path` is of."""
+    with open(os.path.join(path, MANIFEST), encoding="utf-8") as handle:
+        return json.load(handle)["batch_id"]
+
+
 def write_savepoint(spark, job, target_directory: str) -> str:
     """Writes a savepoint of `job` (a weir.spark.executor.SparkJob) as of its last committed
-    micro-batch into a new directory in `target_directory`; returns its path."""
+    micro-batch into a new directory in `target_directory`; returns its path. A savepoint
+    whose writing fails leaves nothing behind (its new directory is removed)."""
     check_savepointable(job.plan)
     checkpoint = job.checkpoint_dir
     batch = last_committed_batch(checkpoint)
     if batch is None:
         raise SavepointError(f"job {job.job_id} has not completed a micro-batch yet: there is "
                              "no state to save; try again once it has")
-    writer = SavepointWriter(savepoint_path(target_directory, job.job_id))
+    path = savepoint_path(target_directory, job.job_id)
+    try:
+        return _write(spark, job, SavepointWriter(path), batch)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)  # a new directory of its own (a unique name)
+        raise
+
+
+def _write(spark, job, writer: SavepointWriter, batch: int) -> str:
+    checkpoint = job.checkpoint_dir
     for uid, rows in sorted(keyed_pages(spark, checkpoint, batch).items()):
         writer.write_keyed(uid, rows)
     saved = load_operator_states(checkpoint, batch)

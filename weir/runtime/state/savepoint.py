@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import pickle
-import shutil
 import time
 import uuid
 
@@ -184,6 +183,9 @@ def load_savepoint(path: str) -> Savepoint:
     file checked; a SavepointError names what is wrong."""
     if path.startswith("file:"):
         path = "/" + path[len("file:"):].lstrip("/")
+    if os.path.isfile(path):
+        raise SavepointError(f"savepoint {path} is a file: a savepoint is a directory (the "
+                             f"one holding its {MANIFEST} file)")
     if not os.path.isdir(path):
         raise SavepointError(f"savepoint {path} does not exist")
     manifest_path = os.path.join(path, MANIFEST)
@@ -216,6 +218,20 @@ def _check_manifest(path: str, manifest) -> None:
                                "batch_id", "job_id", "job_name") if key not in manifest]
     if missing:
         raise SavepointError(f"savepoint {path}: its manifest lacks {', '.join(missing)}")
+    files = manifest["files"]
+    if not isinstance(files, dict) or not all(
+            _plain_name(name) and isinstance(entry, dict)
+            and {"uid", "kind", "bytes", "sha256"} <= set(entry)
+            for name, entry in files.items()):
+        raise SavepointError(f"savepoint {path}: its manifest's files are not a weir "
+                             "savepoint's (each a plain file name with its uid, kind, size "
+                             "and checksum)")
+
+
+def _plain_name(name) -> bool:
+    """A file name of the savepoint's own directory (no path, no parent)."""
+    return (isinstance(name, str) and name not in ("", ".", "..", MANIFEST)
+            and os.path.basename(name) == name and "\\" not in name)
 
 
 def _check_file(path: str, name: str, entry: dict) -> None:
@@ -230,8 +246,16 @@ def _check_file(path: str, name: str, entry: dict) -> None:
 
 
 def dispose_savepoint(path: str) -> None:
-    """Removes a savepoint (`weir savepoint -d`); refuses a directory that is not one."""
-    if not os.path.exists(os.path.join(path, MANIFEST)):
-        raise SavepointError(f"{path} is not a savepoint (it has no {MANIFEST} file); "
-                             "nothing was removed")
-    shutil.rmtree(path)
+    """Removes a savepoint (`weir savepoint -d`): only a directory whose manifest validates
+    (a weir savepoint of a known version, every file it lists there, of its size and
+    checksum), only the files that manifest lists and the manifest itself, then the
+    directory where that left it empty. Anything else is refused, nothing removed."""
+    try:
+        savepoint = load_savepoint(path)
+    except SavepointError as error:
+        raise SavepointError(f"{error}; nothing was removed") from None
+    for name in savepoint.files:
+        os.remove(os.path.join(savepoint.path, name))
+    os.remove(os.path.join(savepoint.path, MANIFEST))
+    if not os.listdir(savepoint.path):
+        os.rmdir(savepoint.path)
