@@ -212,3 +212,33 @@ def test_without_a_dead_letter_output_the_error_names_file_and_line(tmp_path, fm
     with pytest.raises(ValueError) as failed:
         list(read_file(str(path), fmt))
     assert str(failed.value).startswith(f"{path}:{line}: not UTF-8: byte 0x")
+
+
+@pytest.mark.parametrize("restarts, why", [
+    ([None], None),
+    (["it ended FAILED: boom", None],
+     "could not run at parallelism 3 (it ended FAILED: boom); it runs again at its old "
+     "parallelism from savepoint /sp/savepoint-1"),
+    (["it ended FAILED: boom", "it ended FAILED: again"],
+     "could not run at parallelism 3 (it ended FAILED: boom) nor again at its old "
+     "parallelism (it ended FAILED: again); its state is in savepoint /sp/savepoint-1: "
+     "`weir run -s /sp/savepoint-1` restores it")])
+def test_a_rescale_whose_restart_fails_goes_back_to_the_old_parallelism(
+        job, monkeypatch, restarts, why):
+    import weir.jobs.lifecycle as lifecycle
+    tried = []
+
+    def restart(record, parallelism, savepoint):
+        tried.append((parallelism, savepoint))
+        return restarts[len(tried) - 1]
+    monkeypatch.setattr(lifecycle, "answered", lambda record, action, **_: {
+        "path": "/sp/savepoint-1"} if action == "stop" else None)
+    monkeypatch.setattr(lifecycle, "await_end", lambda record: None)
+    monkeypatch.setattr(lifecycle, "_restart", restart)
+    if why is None:
+        assert rescale(job, 3) == "/sp/savepoint-1"
+    else:
+        with pytest.raises(lifecycle.LifecycleError) as failed:
+            rescale(job, 3)
+        assert str(failed.value) == f"Job {job.job_id} {why}"
+    assert tried == [(3, "/sp/savepoint-1"), (2, "/sp/savepoint-1")][:len(restarts)]
