@@ -9,6 +9,9 @@ into the same number of micro-batches:
   weir-datagen  DataGeneratorSource(i -> i % K) -> key_by -> CountFn (ValueState read+update
                 per event; one event-time timer per key emits the final count at end of input)
   weir-parquet  the same Parquet files through FileSource.for_parquet, one file per batch
+  weir-dataclass (optional) the weir-datagen job with records that are instances of a
+                dataclass of this script, Event(key=i % K): in Spark's workers the class
+                cannot be found by name, so its records travel by value (cloudpickle)
   weir-sum      (optional) DataGeneratorSource(i -> (i % K, 1)) -> key_by -> rolling sum(1):
                 one output per event, all shipped to the driver's sink
 
@@ -26,6 +29,7 @@ To measure a fixed weir while the tree changes, run a snapshot from outside /wor
 """
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -113,6 +117,23 @@ class CountFn(KeyedProcessFunction):
         yield ctx.get_current_key(), self.count.value()
 
 
+@dataclasses.dataclass
+class Event:
+    """A record as users model one: a dataclass of the job's script."""
+    key: int
+
+
+class EventOf(KeyOf):
+    """gen_fn of the dataclass variant: record i is Event(i % keys)."""
+
+    def __call__(self, index):
+        return Event(index % self.keys)
+
+
+def event_key(event):
+    return event.key
+
+
 class PairOf(KeyOf):
     """gen_fn of the rolling-sum variant: record i is (i % keys, 1)."""
 
@@ -128,14 +149,15 @@ def identity(value):
     return value
 
 
-def run_weir(spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_TIMER):
+def run_weir(spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_TIMER,
+             records=KeyOf):
     """Runs the job; returns (seconds, per-batch durations, collected (key, count) pairs)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
     if parquet_dir is None:
-        source = DataGeneratorSource(KeyOf(keys), count=events, num_splits=2,
+        source = DataGeneratorSource(records(keys), count=events, num_splits=2,
                                      max_records_per_batch=-(-events // batches))
-        key_selector = identity
+        key_selector = event_key if records is EventOf else identity
     else:
         source = FileSource.for_parquet(parquet_dir).set_max_files_per_batch(1).build()
         key_selector = row_key
@@ -236,7 +258,7 @@ def run_sides(engines, sides, events, keys, batches, workdir, verbose, final_tim
         else:
             seconds, progress, results = engines.weir(
                 run_weir, events, keys, batches, parquet_dir if side == "weir-parquet" else None,
-                final_timer)
+                final_timer, EventOf if side == "weir-dataclass" else KeyOf)
             check_weir(results, events, keys, side)
         figures[side] = events / seconds
         if verbose:
@@ -273,7 +295,8 @@ def parse_args(argv=None):
     parser.add_argument("--batches", type=int, default=4)
     parser.add_argument("--warmup-events", type=int, default=20_000)
     parser.add_argument("--sides", default="native,weir-datagen,weir-parquet",
-                        help="any of native, weir-datagen, weir-parquet, weir-sum")
+                        help="any of native, weir-datagen, weir-parquet, weir-dataclass, "
+                        "weir-sum")
     parser.add_argument("--quiet", action="store_true", help="only print the table")
     add_record_argument(parser)
     return parser.parse_args(argv)

@@ -126,6 +126,9 @@ class PhysicalPlan:
     # {keyed operator uid: the file of its keyed state}
     start_offsets: dict = field(default_factory=dict)
     savepoint_files: dict = field(default_factory=dict)
+    # what user functions print in tasks goes to the driver's standard output (a local
+    # run on an engine whose workers are processes of their own: weir.task.printing)
+    forward_prints: bool = False
 
     @property
     def own_watermarks(self) -> List[KeyedTask]:

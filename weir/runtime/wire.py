@@ -9,8 +9,9 @@ Rows. Everything that moves between tasks is a row of six fields, in this order:
              METRICS for operator metrics, FINISHED for ends of
              input, OPERATOR_STATE for operator state snapshots, TIMERS for pending
              processing-time timers, COMMITS for what tasks that write sinks
-             prepared for the driver's commit and SPLIT_WATERMARKS for the largest
-             timestamps of a partitioned source's splits (all for the driver)
+             prepared for the driver's commit, SPLIT_WATERMARKS for the largest
+             timestamps of a partitioned source's splits and PRINTED for what user
+             functions printed (all for the driver)
     input    the target operator's input label (its position among the operator's inputs)
     kg       the target key group (keyed operators; 0 otherwise)
     control  None for a bundle of data records, else one of the control kinds below
@@ -51,12 +52,16 @@ from itertools import repeat
 from operator import is_not
 
 from weir.common.row import pack_rows
+from weir.runtime import pickling
+from weir.runtime.errors import MARKER, UserFunctionError
 
 # -- rows ------------------------------------------------------------------------------
 WATERMARK = "\x00watermark"
 METRICS = "\x00metrics"
 FINISHED = "\x00finished"
 OPERATOR_STATE = "\x00operator_state"
+PRINTED = "\x00printed"  # what user functions printed in a task (payload: the text), for the
+                         # driver's standard output in a local run (weir.task.printing)
 TIMERS = "\x00timers"
 COMMITS = "\x00commits"  # {sink uid: committables} a task prepared for the driver
 SPLIT_WATERMARKS = "\x00split_watermarks"  # (source uid, partition, largest timestamp) of
@@ -76,6 +81,7 @@ ENDED = "ended"    # source number `kg` read its last record: to every key group
 DUE = "due"        # a key group's earliest processing-time timer after the batch (payload
                    # (uid, key group, time or None)), to TIMERS: a stream without input
                    # still gets a micro-batch when it is due
+PRINT = "print"    # printed text (payload), to PRINTED
 SNAPSHOT = "snapshot"  # an operator state snapshot (payload {(uid, instance index):
                       # (checkpoints, snapshot)}), to OPERATOR_STATE: kept for a restart
 
@@ -86,7 +92,7 @@ COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
 # and micro-batch with 20,000 in bench/keyed_state.py; 3 with 100,000, ~6% faster there).
 MAX_BUNDLE_RECORDS = 100_000
 
-dumps = pickle.dumps
+dumps = pickling.dumps  # any object (weir.runtime.pickling); pickle reads what it writes
 loads = pickle.loads
 
 # -- time --------------------------------------------------------------------------------
@@ -169,9 +175,9 @@ def _bundle(seq: int, values: list, stamps, keys=None):
     rows of one kind go as columns too (weir.common.row.pack_rows)."""
     values = pack_rows(values) or values
     if stamps is None or stamps.count(None) == len(stamps):
-        return pickle.dumps((seq, values, None, keys), protocol=5), None
+        return pickling.dumps((seq, values, None, keys)), None
     largest = max(filter(partial(is_not, None), stamps), default=None)
-    return pickle.dumps((seq, values, stamps, keys), protocol=5), largest
+    return pickling.dumps((seq, values, stamps, keys)), largest
 
 
 class _Columns:
@@ -257,13 +263,23 @@ class Bundler:
             if type(payload) is _Pickled:
                 rows.append((to, input_label, key_group, None, payload.blob, payload.ts))
             elif control is None:
-                rows.append((to, input_label, key_group, None, *_bundle(
-                    payload.seq, payload.values, payload.stamps, payload.keys)))
+                rows.append((to, input_label, key_group, None, *_record_bundle(to, payload)))
             else:
                 extra, ts = payload
-                blob = None if extra is None else pickle.dumps(extra, protocol=5)
+                blob = None if extra is None else pickling.dumps(extra)
                 rows.append((to, input_label, key_group, control, blob, ts))
         return rows
+
+
+def _record_bundle(to: str, columns: _Columns):
+    """A data row's payload and largest timestamp; records that cannot be pickled fail
+    with one error naming the operator they were for and their types."""
+    try:
+        return _bundle(columns.seq, columns.values, columns.stamps, columns.keys)
+    except pickling.NotSerializable as exc:
+        raise UserFunctionError(
+            f"{MARKER}: records for operator '{to}' cannot be serialized (record types: "
+            f"{pickling.describe_types(columns.values)}): {exc}") from None
 
 
 class RecordColumns:

@@ -84,6 +84,8 @@ class SparkJob(JobClient):
         self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
         states = OperatorStateLog(self._restored_operator_states(env), self.plan.parallelism)
         self.plan.run_id = self.job_id
+        # a local run shows what functions print on its standard output (weir.task.printing)
+        self.plan.forward_prints = self.spark.conf.get("spark.master", "").startswith("local")
         self.plan.sink_job_id = checkpoint_identity(self.checkpoint_dir)
         self.plan.restored = states.restored
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)

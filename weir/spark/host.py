@@ -17,6 +17,7 @@ from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
+from weir.task.printing import PrintCapture
 from weir.task.worker_instances import WorkerInstances
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
@@ -179,11 +180,12 @@ class StageHost(StatefulProcessor):
                 by_key_group.setdefault(row[2], []).append(row[:6])
             self.wakes.begin()
             out = []
-            for key_group, group_rows in sorted(by_key_group.items()):
-                out += self._run(uid, runner, key_group,
-                                 KeyGroupInput(group_rows, runner.labelled), timerValues)
+            with PrintCapture(runner.plan.forward_prints) as printed:
+                for key_group, group_rows in sorted(by_key_group.items()):
+                    out += self._run(uid, runner, key_group,
+                                     KeyGroupInput(group_rows, runner.labelled), timerValues)
             self.wakes.finish()
-            return out
+            return out + [OutputRow(*row) for row in printed.rows()]
 
     def handleInitialState(self, key, initialState, timerValues):
         """A page of a key group's state in a job restored from a savepoint (Spark hands
@@ -208,11 +210,12 @@ class StageHost(StatefulProcessor):
             due = self.wakes.due(max(expiring, timerValues.getCurrentWatermarkInMs()))
             runner = self._runner(key[0]) if due else None  # (woken by its timer: no input)
             out = []
-            for key_group in due:
-                out += self._run(key[0], runner, key_group,
-                                 KeyGroupInput((), runner.labelled), timerValues)
+            with PrintCapture(bool(due) and runner.plan.forward_prints) as printed:
+                for key_group in due:
+                    out += self._run(key[0], runner, key_group,
+                                     KeyGroupInput((), runner.labelled), timerValues)
             self.wakes.finish(expiring)
-            return out
+            return out + [OutputRow(*row) for row in printed.rows()]
 
     def _processing_time(self, timer_values, clock):
         """Spark's batch time, unless a scripted source runs the job on its test clock."""

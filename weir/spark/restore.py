@@ -14,6 +14,7 @@ import os
 import pickle
 import uuid
 
+from weir.runtime import pickling
 from weir.runtime.sink_writers import atomic_write
 
 DIRECTORY = "weir-operator-state"
@@ -139,6 +140,6 @@ def load_operator_states(checkpoint_dir: str, batch_id=None):
 def save_operator_states(checkpoint_dir: str, batch_id: int, latest: dict) -> None:
     """Keeps `latest` as of `batch_id`, and the newest files before it only."""
     directory = os.path.join(checkpoint_dir, DIRECTORY)
-    atomic_write(os.path.join(directory, str(batch_id)), pickle.dumps(latest))
+    atomic_write(os.path.join(directory, str(batch_id)), pickling.dumps(latest))
     for old in [b for b in _batch_ids(directory) if b < batch_id][:-(KEEP - 1) or None]:
         os.remove(os.path.join(directory, str(old)))

@@ -10,12 +10,12 @@ once, in the new query's first batch (transformWithState's `initialState`).
 
 import json
 import os
-import pickle
 import shutil
 import uuid
 
 from pyspark.sql import functions as F
 
+from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, loads
 from weir.runtime.state.savepoint import (MANIFEST, SavepointError, SavepointWriter,
@@ -84,7 +84,7 @@ def _write(spark, job, writer: SavepointWriter, batch: int) -> str:
     saved = load_operator_states(checkpoint, batch)
     by_uid = {}
     for (uid, index), (count, snapshot) in (saved or {}).get("snapshots", {}).items():
-        by_uid.setdefault(uid, []).append((index, count, pickle.dumps(snapshot, protocol=5)))
+        by_uid.setdefault(uid, []).append((index, count, pickling.dumps(snapshot)))
     for uid, instances in sorted(by_uid.items()):
         writer.write_operator_state(uid, sorted(instances))
     parallelism = saved["parallelism"] if saved else job.plan.parallelism

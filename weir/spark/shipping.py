@@ -10,6 +10,8 @@ import sys
 
 from pyspark import cloudpickle
 
+from weir.runtime.pickling import register_by_value
+
 _INSTALLED = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix,
                                                          sys.exec_prefix})
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
@@ -31,3 +33,4 @@ def ship_user_modules() -> None:
         _checked.add(name)
         if _is_user_module(module):
             cloudpickle.register_pickle_by_value(module)
+            register_by_value(module)  # (records of its classes, too)

@@ -320,6 +320,7 @@ def read_split(reader, encoded_task: str, partition, run_key=None):
     splits of later micro-batches of the run."""
     # Imported here: the driver-side Python processes that plan the source (offsets,
     # partitions) need none of the task's code, and start ~40 ms sooner without it.
+    from weir.task.printing import PrintCapture
     from weir.task.source_runner import SourceRunner, chunks_of
     freeze_long_lived()
     with paused_gc():
@@ -328,11 +329,16 @@ def read_split(reader, encoded_task: str, partition, run_key=None):
         else:
             runner = SOURCES.get(*run_key, lambda: SourceRunner(*decode(encoded_task)))
         try:
-            for index, split in enumerate(partition.splits):
-                chunks = chunks_of(reader, split) if split != END_SPLIT else ()
-                for rows in runner.read(split, partition.first and index == 0, chunks):
-                    if rows:
-                        yield to_batch(rows)
+            with PrintCapture(runner.plan.forward_prints) as printed:
+                for index, split in enumerate(partition.splits):
+                    chunks = chunks_of(reader, split) if split != END_SPLIT else ()
+                    for rows in runner.read(split, partition.first and index == 0, chunks):
+                        rows = printed.rows() + rows
+                        if rows:
+                            yield to_batch(rows)
+                rows = printed.rows()
+            if rows:
+                yield to_batch(rows)
         except BaseException:
             if run_key is not None:
                 SOURCES.drop(*run_key)

@@ -12,7 +12,9 @@ from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, is_breakdown, merge_r
                                   records_received)
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.runtime.wire import COMMITS, METRICS, OPERATOR_STATE, bundle_columns, loads
+from weir.runtime.wire import (COMMITS, METRICS, OPERATOR_STATE, PRINTED, bundle_columns,
+                               loads)
+from weir.task.printing import show_printed
 
 
 TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
@@ -75,6 +77,8 @@ class JobOutputs:
                     prepared.setdefault(uid, []).extend(committables)
             elif to == OPERATOR_STATE:
                 self.operator_states.record(loads(blob))
+            elif to == PRINTED:
+                show_printed(loads(blob))
             else:
                 values, subtasks, stamps = per_sink[to]
                 records, times = bundle_columns(blob)

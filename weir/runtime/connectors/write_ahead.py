@@ -15,6 +15,7 @@ import os
 import pickle
 import time
 
+from weir.runtime import pickling
 from weir.runtime.connectors.sink_base import BatchWriter
 from weir.runtime.errors import call_user
 
@@ -91,7 +92,7 @@ class _LogWriter(BatchWriter):
     def write(self, values: list, timestamps=None) -> None:
         if self.handle is None:
             self.handle = open(self.hidden, "wb")
-        pickle.dump(values, self.handle, protocol=5)
+        self.handle.write(pickling.dumps(values))
         self.written += len(values)
 
     def finish(self) -> list:

@@ -8,6 +8,7 @@ then costs one load per touched page and one store per changed page, never one c
 import pickle
 from typing import Callable, Dict, Optional
 
+from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.evolution import StateTypes
 
@@ -32,7 +33,7 @@ class MemoryPageStore:
 
 
 def dumps(value) -> bytes:
-    return pickle.dumps(value, protocol=5)
+    return pickling.dumps(value)
 
 
 def loads(blob: bytes):

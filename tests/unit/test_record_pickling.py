@@ -1,0 +1,60 @@
+"""Records and state as bytes (weir.runtime.pickling), without Spark: the standard pickle
+where it works (the same bytes), classes it cannot find by name (defined in a function,
+or of a module a worker cannot import) carried by value and read back by plain
+pickle.loads in a process that never saw them, and a value nothing can pickle refused with
+its type and why, naming the operator its records were for."""
+
+import dataclasses
+import pickle
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from weir.runtime import pickling
+from weir.runtime.errors import UserFunctionError
+from weir.runtime.wire import Bundler
+
+
+def test_what_pickle_can_pickle_is_pickled_by_pickle():
+    value = [("a", 1, 2.5), {"k": [1, 2]}, None]
+    assert pickling.dumps(value) == pickle.dumps(value, protocol=5)
+
+
+def local_records():
+    @dataclasses.dataclass
+    class Reading:
+        sensor: str
+        value: int
+
+        def doubled(self):
+            return self.value * 2
+    return [Reading("a", 1), Reading("b", 2)]
+
+
+def test_a_class_defined_in_a_function_travels_by_value_to_another_process():
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(local_records())
+    blob = pickling.dumps(local_records())
+    code = ("import pickle, sys; records = pickle.loads(sys.stdin.buffer.read()); "
+            "print([(type(r).__name__, r.sensor, r.doubled()) for r in records])")
+    read = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True,
+                          check=True).stdout.decode()
+    assert read == "[('Reading', 'a', 2), ('Reading', 'b', 4)]\n"
+
+
+def test_a_value_nothing_can_pickle_is_refused_with_its_type_and_why():
+    with pytest.raises(pickling.NotSerializable) as refused:
+        pickling.dumps([1, threading.Lock()])
+    assert str(refused.value) == "TypeError: cannot pickle '_thread.lock' object"
+
+
+def test_records_that_cannot_be_pickled_name_the_operator_they_were_for():
+    bundler = Bundler()
+    bundler.add_all("counts", 0, [3, 3], 0, [("a", threading.Lock()), ("b", 1)], [None, None])
+    with pytest.raises(UserFunctionError) as failed:
+        bundler.rows()
+    assert str(failed.value) == (
+        "WeirUserFunctionError: records for operator 'counts' cannot be serialized (record "
+        "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object")
