@@ -114,3 +114,45 @@ def test_a_record_nothing_can_serialize_fails_the_job_with_one_error(spark_env):
     assert str(failed.value) == (
         "job 'locks' failed: records for operator 'after-lock' cannot be serialized (record "
         "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object")
+
+
+def test_a_module_added_with_add_python_file_is_imported_in_sparks_workers(
+        run_program, tmp_path):
+    """The function imports the module only when it runs (in a worker): only the file
+    Spark shipped with addPyFile can give it there."""
+    package = tmp_path / "deps" / "shipped_helpers_for_weir"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def shout(word):\n    return word.upper() + '!'\n")
+    program = tmp_path / "job.py"
+    program.write_text(
+        "from weir.datastream import StreamExecutionEnvironment\n"
+        "def shout(word):\n"
+        "    from shipped_helpers_for_weir import shout as helper\n"
+        "    return helper(word)\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        f"env.add_python_file({str(package)!r})\n"
+        "env.from_collection(['a', 'b']).map(shout).print()\n"
+        "env.execute('shipped')\n")
+    assert sorted(lines_of(run_program(str(program)))) == ["A!", "B!"]
+
+
+def test_workers_whose_interpreter_lacks_weir_fail_the_job_with_one_line(tmp_path):
+    """PYSPARK_PYTHON set globally (as on many Spark installations) to an interpreter
+    without weir: one error naming it and what it lacks, not a Spark trace."""
+    import subprocess
+    import sys
+    bare = tmp_path / "bare-python"
+    base = os.path.join(sys.base_prefix, "bin", "python3")
+    bare.write_text(f"#!/bin/sh\nexec {base} -S \"$@\"\n")
+    bare.chmod(0o755)
+    environment = dict(os.environ, PYSPARK_PYTHON=str(bare))
+    environment.pop("PYTHONPATH", None)  # (weir is installed in the driver's interpreter)
+    done = subprocess.run([sys.executable, PROGRAM], env=environment, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.endswith(
+        f"weir.common.job.JobExecutionError: job 'readings' failed: Spark's Python workers "
+        f"run {bare} (PYSPARK_PYTHON), which cannot import weir, pyspark, pyarrow, pandas, "
+        f"cloudpickle: set PYSPARK_PYTHON to an interpreter with weir installed (this job's "
+        f"driver runs {sys.executable})\n")
+    assert "Traceback" in done.stderr and "py4j" not in done.stderr.split("Traceback")[1]

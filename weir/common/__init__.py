@@ -1,6 +1,7 @@
 """Common types of the API, mirroring ``pyflink.common``."""
 
 from weir.common.configuration import Configuration
+from weir.common.execution_config import ExecutionConfig
 from weir.common.row import Row, RowKind
 from weir.common.serialization import (
     DeserializationSchema,
@@ -19,6 +20,7 @@ __all__ = [
     "DeserializationSchema",
     "Duration",
     "Encoder",
+    "ExecutionConfig",
     "JobClient",
     "JobExecutionResult",
     "JobStatus",
@@ -38,5 +40,5 @@ __all__ = [
 from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.common", [
-    "ByteArraySchema", "ConfigOption", "ConfigOptions", "ExecutionConfig", "Instant",
+    "ByteArraySchema", "ConfigOption", "ConfigOptions", "Instant",
     "JobID", "TypeSerializer"])

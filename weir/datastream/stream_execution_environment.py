@@ -8,11 +8,13 @@ from weir.datastream.data_stream import DataStream
 from weir.plan import graph as g
 from weir.common.gaps import PyFlinkGaps
 from weir.common.configuration import Configuration
+from weir.common.execution_config import ExecutionConfig
 from weir.common.job import JobExecutionError
 from weir.common.restart_strategy import (FallbackRestartStrategyConfiguration,
                                           NoRestartStrategyConfiguration,
                                           RestartStrategyConfiguration, restart_strategy_of)
 from weir.datastream.job_context import job_context
+from weir.datastream.python_dependencies import PythonDependencies, note_jars
 from weir.datastream.restarts import RestartingJob
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
 from weir.runtime.sources import CollectionReader
@@ -58,17 +60,16 @@ class CheckpointConfig:
 class StreamExecutionEnvironment(PyFlinkGaps):
     _pyflink_class = "StreamExecutionEnvironment"
     _pyflink_gaps = frozenset([
-        "add_classpaths", "add_jars", "add_python_archive", "add_python_file", "add_source",
-        "configure", "create_input", "disable_operator_chaining",
+        "add_source", "create_input", "disable_operator_chaining",
         "enable_changelog_state_backend", "get_buffer_timeout",
-        "get_checkpointing_consistency_mode", "get_checkpointing_mode", "get_config",
+        "get_checkpointing_consistency_mode", "get_checkpointing_mode",
         "get_default_local_parallelism", "get_default_savepoint_directory",
         "get_execution_plan", "is_chaining_enabled",
         "is_chaining_of_operators_with_different_max_parallelism_enabled",
         "is_changelog_state_backend_enabled", "is_force_unaligned_checkpoints",
         "is_unaligned_checkpoints_enabled", "register_cached_file",
         "register_slot_sharing_group", "set_buffer_timeout", "set_default_local_parallelism",
-        "set_default_savepoint_directory", "set_python_executable", "set_python_requirements"])
+        "set_default_savepoint_directory"])
 
     def __init__(self, configuration=None):
         self._graph = g.JobGraph()
@@ -84,7 +85,12 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         self.job_parameters = {}
         self.job_id = None  # given by `weir run` (weir.datastream.job_context)
         self.restart_strategy = None
+        self.jars = []  # Flink jars: accepted, not needed (weir.datastream.python_dependencies)
+        self.python_dependencies = PythonDependencies()
+        self._config = ExecutionConfig(self)
         self._apply_job_context()
+        if configuration is not None:  # (the program's settings win over `weir run`'s)
+            self._apply_configuration(configuration)
 
     def _apply_job_context(self) -> None:
         """Takes what `weir run` gives (none outside it): the job's id, its checkpoint
@@ -106,6 +112,61 @@ class StreamExecutionEnvironment(PyFlinkGaps):
     @staticmethod
     def get_execution_environment(configuration=None) -> "StreamExecutionEnvironment":
         return StreamExecutionEnvironment(configuration)
+
+    def configure(self, configuration) -> None:
+        """Takes `configuration`'s settings (over the ones the environment has): those
+        weir reads (savepoints, restart strategies, parallelism.default,
+        pipeline.max-parallelism, python.executable, python.files) and any other, kept."""
+        merged = Configuration(self.configuration) if self.configuration is not None \
+            else Configuration()
+        merged.add_all(configuration)
+        self.configuration = merged
+        self._apply_configuration(configuration)
+
+    def _apply_configuration(self, configuration) -> None:
+        parallelism = configuration.get_integer("parallelism.default")
+        if parallelism is not None and parallelism > 0:
+            self.set_parallelism(parallelism)
+        max_parallelism = configuration.get_integer("pipeline.max-parallelism")
+        if max_parallelism is not None and max_parallelism > 0:
+            self.set_max_parallelism(max_parallelism)
+        if configuration.get_string("python.executable"):
+            self.set_python_executable(configuration.get_string("python.executable"))
+        for path in filter(None, (configuration.get_string("python.files") or "").split(",")):
+            self.add_python_file(path.strip())
+
+    def get_config(self) -> ExecutionConfig:
+        """PyFlink's ExecutionConfig of this environment: global job parameters,
+        parallelism, object reuse, the auto-watermark interval."""
+        return self._config
+
+    # -- what the job's Python needs, and Flink's jars ---------------------------------
+    def add_jars(self, *jars_path: str) -> None:
+        """Flink's connector and format jars: accepted; weir's are Python and need none."""
+        self.jars += note_jars("add_jars", jars_path)
+
+    def add_classpaths(self, *classpaths: str) -> None:
+        self.jars += note_jars("add_classpaths", classpaths)
+
+    def add_python_file(self, file_path: str) -> None:
+        """A Python file, package or directory the job's functions import: on the
+        driver's path, and shipped to the engine's workers (Spark: addPyFile)."""
+        self.python_dependencies.add_file(file_path)
+
+    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None:
+        """An archive extracted for the workers (Spark: addArchive, as `target_dir`)."""
+        self.python_dependencies.add_archive(archive_path, target_dir)
+
+    def set_python_requirements(self, requirements_file_path: str,
+                                requirements_cache_dir: str = None) -> None:
+        """Packages the functions need: those the interpreter lacks are installed with pip
+        into a directory of their own and shipped (offline from the cache directory)."""
+        self.python_dependencies.set_requirements(requirements_file_path,
+                                                  requirements_cache_dir)
+
+    def set_python_executable(self, python_exec: str) -> None:
+        """The interpreter of the engine's Python workers (Spark: PYSPARK_PYTHON)."""
+        self.python_dependencies.set_executable(python_exec)
 
     # -- settings ------------------------------------------------------------------
     def set_parallelism(self, parallelism: int) -> "StreamExecutionEnvironment":
@@ -223,6 +284,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         if not sinks:
             raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
                                "before execute()")
+        self.python_dependencies.apply_to_driver()
         executor = importlib.import_module(EXECUTORS[self.executor])
         graph, name = self._graph, job_name or "weir job"
         strategy = self._effective_restart_strategy()
@@ -262,9 +324,8 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         """Runs the job to its end; writes its one-line summary to stderr. A failed job
         raises one JobExecutionError naming the operator, the user's line and the cause
         (without weir's own frames)."""
-        client = self.execute_async(job_name)
         try:
-            result = client.get_job_execution_result()
+            result = self.execute_async(job_name).get_job_execution_result()
         except JobExecutionError as error:
             raise error.with_traceback(None) from None
         print(result.summary(), file=sys.stderr, flush=True)

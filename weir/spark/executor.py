@@ -31,9 +31,9 @@ from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
 from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
                                    saved_batch, write_savepoint)
-from weir.spark.session import get_session
+from weir.spark.session import get_session, worker_python_error
 from weir.spark.shards import ShardLayout
-from weir.spark.shipping import ship_user_modules
+from weir.spark.shipping import ship_python_dependencies, ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
 from weir.spark.source import DRAIN, HOLD, read_announcements
 from weir.spark.translate import query_frame
@@ -132,6 +132,7 @@ class SparkJob(JobClient):
 
     def start(self) -> "SparkJob":
         ship_user_modules()
+        ship_python_dependencies(self.spark, getattr(self.env, "python_dependencies", None))
         if os.path.exists(self._hold_file()):  # left by a run killed while stopping
             os.remove(self._hold_file())
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
@@ -476,9 +477,15 @@ def _done(path: str) -> Future:
 
 
 def submit(env, graph, sinks, job_name):
-    if env.is_batch_mode():
-        return BatchJob(env, graph, sinks, job_name).run()
-    return SparkJob(env, graph, sinks, job_name).start()
+    job = BatchJob(env, graph, sinks, job_name) if env.is_batch_mode() \
+        else SparkJob(env, graph, sinks, job_name)
+    try:
+        return job.run() if env.is_batch_mode() else job.start()
+    except Exception as error:
+        unusable = worker_python_error(job.spark, error)
+        if unusable is None:
+            raise
+        raise JobExecutionError(f"job '{job_name}' failed: {unusable}") from None
 
 
 def _every_source_ended(progress: dict) -> bool:

@@ -2,6 +2,7 @@
 
 import logging
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -101,6 +102,9 @@ def get_session(env) -> SparkSession:
     if env.spark_session is not None:
         spark = env.spark_session
     else:
+        python = getattr(getattr(env, "python_dependencies", None), "executable", None)
+        if python:  # (set_python_executable: the workers' interpreter)
+            os.environ["PYSPARK_PYTHON"] = python
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         builder = SparkSession.builder.appName("weir")
@@ -117,3 +121,29 @@ def get_session(env) -> SparkSession:
         spark_source.register(spark)
         _registered.add(id(spark))
     return spark
+
+
+WORKER_NEEDS = ("weir", "pyspark", "pyarrow", "pandas", "cloudpickle")
+
+
+def worker_python_error(spark, error: BaseException):
+    """Why Spark's Python workers cannot run weir, where `error` says a module was missing
+    and their interpreter (PYSPARK_PYTHON) indeed lacks one of what weir needs: one line
+    naming the interpreter and what it lacks. None otherwise."""
+    if "No module named" not in str(error):
+        return None
+    python = spark.sparkContext.pythonExec
+    check = ("import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] "
+             "if importlib.util.find_spec(n) is None))")
+    try:
+        done = subprocess.run([python, "-c", check, *WORKER_NEEDS], capture_output=True,
+                              text=True, timeout=60, cwd=tempfile.gettempdir())
+    except OSError as cannot:
+        return (f"Spark's Python workers' interpreter {python} (PYSPARK_PYTHON) cannot be "
+                f"started: {cannot.strerror or cannot}")
+    lacking = done.stdout.split()
+    if done.returncode != 0 or not lacking:
+        return None
+    return (f"Spark's Python workers run {python} (PYSPARK_PYTHON), which cannot import "
+            f"{', '.join(lacking)}: set PYSPARK_PYTHON to an interpreter with weir installed "
+            f"(this job's driver runs {sys.executable})")

@@ -34,3 +34,30 @@ def ship_user_modules() -> None:
         if _is_user_module(module):
             cloudpickle.register_pickle_by_value(module)
             register_by_value(module)  # (records of its classes, too)
+
+
+_shipped = {}  # id(SparkContext) -> the files and archives already added to it
+
+
+def ship_python_dependencies(spark, dependencies) -> None:
+    """The job's declared Python (weir.datastream.python_dependencies) to Spark's workers,
+    as Spark ships Python: files with addPyFile, archives with addArchive (extracted as
+    their target directory), once per session."""
+    if not dependencies:
+        return
+    context = spark.sparkContext
+    done = _shipped.setdefault(id(context), set())
+    added = [path for path in dependencies.shipped_files() if path not in done]
+    for path in added:
+        context.addPyFile(path)
+        done.add(path)
+    if added:  # a Python data source's workers get the files of its registration
+        from weir.spark.source import register
+        register(spark)
+    for path, target in dependencies.archives:
+        name = f"{path}#{target}" if target else path
+        if name not in done:
+            context.addArchive(name)
+            done.add(name)
+    if dependencies.executable:
+        context.pythonExec = dependencies.executable
