@@ -20,8 +20,9 @@ def tansu_binary() -> str:
 
 
 class Broker:
-    def __init__(self, log_path: str):
-        self.port = free_port()
+    def __init__(self, log_path: str, port: int = None):
+        """`port`: where to listen (a free one if None)."""
+        self.port = port or free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
         url = f"tcp://{self.bootstrap}"
         self.log = open(log_path, "wb")

@@ -4,6 +4,7 @@ from weir.common.configuration import Configuration
 from weir.common.execution_config import ExecutionConfig
 from weir.common.row import Row, RowKind
 from weir.common.serialization import (
+    ByteArraySchema,
     DeserializationSchema,
     Encoder,
     SerializationSchema,
@@ -16,6 +17,7 @@ from weir.common.typeinfo import TypeInformation, Types
 from weir.common.watermark_strategy import TimestampAssigner, WatermarkStrategy
 
 __all__ = [
+    "ByteArraySchema",
     "Configuration",
     "DeserializationSchema",
     "Duration",
@@ -40,5 +42,5 @@ __all__ = [
 from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.common", [
-    "ByteArraySchema", "ConfigOption", "ConfigOptions", "Instant",
+    "ConfigOption", "ConfigOptions", "Instant",
     "JobID", "TypeSerializer"])

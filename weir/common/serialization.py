@@ -87,5 +87,45 @@ class Encoder:
         return "Encoder.simple_string_encoder(%r)" % (self._charset,)
 
 
-__getattr__ = module_gaps(__name__, "pyflink.common.serialization", [
-    "BulkWriterFactory", "ByteArraySchema", "RowFieldExtractorSchema"])
+class ByteArraySchema(SerializationSchema, DeserializationSchema):
+    """Records that are bytes, as they are (PyFlink's ByteArraySchema)."""
+
+    def serialize(self, element) -> bytes:
+        if not isinstance(element, (bytes, bytearray, memoryview)):
+            raise TypeError("ByteArraySchema.serialize expects bytes, got %s %r"
+                            % (type(element).__name__, element))
+        return bytes(element)
+
+    def deserialize(self, message: bytes) -> bytes:
+        return bytes(message)
+
+    def __repr__(self) -> str:
+        return "ByteArraySchema()"
+
+
+class RowFieldExtractorSchema(SerializationSchema):
+    """One field of a Row, which must be bytes, as the record's bytes (e.g. a Kafka key
+    from field 0 and the value from field 1)."""
+
+    def __init__(self, field_index: int) -> None:
+        if not isinstance(field_index, int) or field_index < 0:
+            raise ValueError("field_index must be a non-negative int, got %r" % (field_index,))
+        self.field_index = field_index
+
+    def serialize(self, element) -> bytes:
+        try:
+            field = element[self.field_index]
+        except (IndexError, TypeError):
+            raise ValueError("RowFieldExtractorSchema(%d): the record %r has no field %d"
+                             % (self.field_index, element, self.field_index)) from None
+        if not isinstance(field, (bytes, bytearray, memoryview)):
+            raise TypeError("RowFieldExtractorSchema(%d) expects the field to be bytes, got "
+                            "%s %r" % (self.field_index, type(field).__name__, field))
+        return bytes(field)
+
+    def __repr__(self) -> str:
+        return "RowFieldExtractorSchema(%d)" % (self.field_index,)
+
+
+__all__ += ["ByteArraySchema", "RowFieldExtractorSchema"]
+__getattr__ = module_gaps(__name__, "pyflink.common.serialization", ["BulkWriterFactory"])

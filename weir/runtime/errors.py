@@ -53,9 +53,43 @@ def describe_function(function) -> str:
 
 def marked_message(text: str) -> str:
     """The user-facing cause in an engine's error text: weir's marked message (the first
-    line after MARKER), or the whole text."""
+    line after MARKER); else the exception the last Python traceback in it ends with (a
+    failure inside weir or the engine), the whole text kept in a log file the message
+    names; else the text's first line."""
     match = re.search(re.escape(MARKER) + r": (.*)", text)
-    return match.group(1).strip() if match else text
+    if match:
+        return match.group(1).strip()
+    causes = _traceback_ends(text)
+    first = text.strip().splitlines()[0] if text.strip() else text
+    if not causes and len(text) <= MAX_CAUSE:
+        return text
+    kept = _keep(text)
+    return f"{causes[-1] if causes else first[:MAX_CAUSE]} (the full trace: {kept})"
+
+
+MAX_CAUSE = 500  # a cause longer than this is cut (the whole text is kept in a file)
+
+
+def _traceback_ends(text: str) -> list:
+    """The exception line ending each Python traceback in `text`."""
+    ends, lines = [], text.splitlines()
+    for index, line in enumerate(lines):
+        if line.strip() != "Traceback (most recent call last):":
+            continue
+        for later in lines[index + 1:]:
+            if later and not later[0].isspace():
+                ends.append(later.strip()[:MAX_CAUSE])
+                break
+    return ends
+
+
+def _keep(text: str) -> str:
+    """Writes `text` to a file of its own in the temporary directory; returns its path."""
+    import tempfile
+    handle, path = tempfile.mkstemp(prefix="weir-failure-", suffix=".log")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    return path
 
 
 def source_error(exc: BaseException, source: str) -> UserFunctionError:

@@ -90,6 +90,12 @@ class KafkaSource:
     def __init__(self, config: KafkaSourceConfig):
         self._config = config
 
+    @property
+    def type_info(self):
+        """The records' type: what the deserializer produces, where it says (a row
+        format's row type), as PyFlink's source takes it from the deserializer."""
+        return getattr(self._config.deserializer, "type_info", None)
+
     @staticmethod
     def builder() -> "KafkaSourceBuilder":
         return KafkaSourceBuilder()
@@ -168,8 +174,13 @@ class KafkaSourceBuilder:
 
     def build(self) -> KafkaSource:
         settings = dict(self._settings)
+        properties = settings["properties"]  # (Kafka's own names, as Flink takes them)
+        settings.setdefault("bootstrap_servers", properties.get("bootstrap.servers"))
+        if properties.get("group.id") and not settings.get("group_id"):
+            settings["group_id"] = properties["group.id"]
         if not settings.get("bootstrap_servers"):
-            raise ValueError("KafkaSource needs set_bootstrap_servers(...)")
+            raise ValueError("KafkaSource needs set_bootstrap_servers(...) or the "
+                             "'bootstrap.servers' property")
         if len(self._subscriptions) != 1:
             raise ValueError("KafkaSource needs exactly one of set_topics, set_topic_pattern "
                              f"and set_partitions (got: {', '.join(self._subscriptions) or 'none'})")

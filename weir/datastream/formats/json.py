@@ -77,10 +77,13 @@ class JsonRowSerializationSchema(SerializationSchema):
 
     def serialize(self, element) -> bytes:
         self.type_info.validate(element)
-        values = element.as_dict() if hasattr(element, "as_dict") else \
-            dict(zip(self.field_names, element))
+        named = getattr(element, "get_field_names", lambda: None)() is not None
+        values = element.as_dict() if named else dict(zip(self.field_names, element))
         return json.dumps({name: values[name] for name in self.field_names},
                           separators=(",", ":")).encode()
+
+
+JsonRowDeserializationSchema.Builder = JsonRowDeserializationSchemaBuilder  # PyFlink's names
 
 
 class JsonRowSerializationSchemaBuilder:
@@ -96,3 +99,6 @@ class JsonRowSerializationSchemaBuilder:
             raise ValueError("JsonRowSerializationSchema needs a row type: "
                              ".with_type_info(Types.ROW_NAMED([...], [...]))")
         return JsonRowSerializationSchema(self._type_info)
+
+
+JsonRowSerializationSchema.Builder = JsonRowSerializationSchemaBuilder
