@@ -156,3 +156,14 @@ def test_workers_whose_interpreter_lacks_weir_fail_the_job_with_one_line(tmp_pat
         f"cloudpickle: set PYSPARK_PYTHON to an interpreter with weir installed (this job's "
         f"driver runs {sys.executable})\n")
     assert "Traceback" in done.stderr and "py4j" not in done.stderr.split("Traceback")[1]
+
+
+def test_a_failure_inside_weir_is_one_line_naming_the_operator(spark_env):
+    from weir.common import Encoder
+    spark_env.from_collection(["a", "b"]).sink_to(FileSink.for_row_format(
+        "/proc/nope/out", Encoder.simple_string_encoder()).build())
+    with pytest.raises(JobExecutionError) as failed:
+        spark_env.execute("unwritable")
+    assert str(failed.value) == ("job 'unwritable' failed: sink 'sink-0' failed: "
+                                 "FileNotFoundError: [Errno 2] No such file or directory: "
+                                 "'/proc/nope'")

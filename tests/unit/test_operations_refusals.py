@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -242,3 +243,27 @@ def test_a_rescale_whose_restart_fails_goes_back_to_the_old_parallelism(
             rescale(job, 3)
         assert str(failed.value) == f"Job {job.job_id} {why}"
     assert tried == [(3, "/sp/savepoint-1"), (2, "/sp/savepoint-1")][:len(restarts)]
+
+
+def test_cancel_of_a_job_not_running_yet_ends_its_process(tmp_path):
+    """A CREATED job (its program has not submitted it yet: here one that sleeps first)
+    is cancelled as Flink cancels one: its process ends and it reads CANCELED."""
+    program = tmp_path / "slow.py"
+    program.write_text("import time\ntime.sleep(120)\n")
+    done = weir_command(tmp_path, "run", "-d", str(program))
+    job_id = done.stdout.split()[-1]
+    record_path = tmp_path / "home" / "jobs" / job_id / "job.json"
+    deadline = time.time() + 30
+    while not json.loads(record_path.read_text()).get("started"):
+        assert time.time() < deadline, "the job's process did not start"
+        time.sleep(0.1)
+    pid = json.loads(record_path.read_text())["pid"]
+    cancelled = weir_command(tmp_path, "cancel", job_id)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout == f"Cancelling job {job_id}.\nCancelled job {job_id}.\n"
+    assert json.loads(record_path.read_text())["status"] == "CANCELED"
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(
+        ")", 1)[1].split()[0] == "Z"
+    again = weir_command(tmp_path, "cancel", job_id)
+    assert again.returncode == 1 and again.stdout == ""
+    assert again.stderr.endswith(f"Job {job_id} is CANCELED, not RUNNING\n")

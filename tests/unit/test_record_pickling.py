@@ -5,6 +5,7 @@ pickle.loads in a process that never saw them, and a value nothing can pickle re
 its type and why, naming the operator its records were for."""
 
 import dataclasses
+import os
 import pickle
 import subprocess
 import sys
@@ -58,3 +59,26 @@ def test_records_that_cannot_be_pickled_name_the_operator_they_were_for():
     assert str(failed.value) == (
         "WeirUserFunctionError: records for operator 'counts' cannot be serialized (record "
         "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object")
+
+
+SPARK_TEXT = """[STREAM_FAILED] Query [id = 5ac6] terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function in foreach batch sink. Reason: An exception was raised by the Python Proxy. Return Message: Traceback (most recent call last):
+  File "/x/py4j/clientserver.py", line 644, in _call_proxy
+    return_value = getattr(self.pool[obj_id], method)(*params)
+ValueError: Kafka sink 'sink-0': record Row(1, 'hi') cannot be serialized
+	at org.apache.spark.sql.execution.streaming.MicroBatchExecution.run(MicroBatchExecution.scala:1)
+== Logical Plan ==
+~WriteToMicroBatchDataSourceV1 ForeachBatchSink
+"""  # noqa: E501
+
+
+def test_an_engine_failure_is_its_last_python_exception_with_the_trace_kept():
+    from weir.runtime.errors import MARKER, marked_message
+    message = marked_message(SPARK_TEXT)
+    cause, _, kept = message.partition(" (the full trace: ")
+    assert cause == "ValueError: Kafka sink 'sink-0': record Row(1, 'hi') cannot be serialized"
+    with open(kept.rstrip(")"), encoding="utf-8") as handle:
+        assert handle.read() == SPARK_TEXT
+    os.remove(kept.rstrip(")"))
+    assert marked_message(f"noise\n{MARKER}: sink 's' failed: OSError: x\nmore") == \
+        "sink 's' failed: OSError: x"
+    assert marked_message("short and plain") == "short and plain"

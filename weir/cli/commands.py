@@ -8,6 +8,7 @@ import sys
 from weir.jobs.directory import TERMINAL, JobRecord
 from weir.jobs.lifecycle import (answered, await_end, check_parallelism, max_parallelism_of,
                                  rescale, running, start_detached)
+from weir.jobs.lifecycle import cancel as cancel_job
 from weir.jobs.runner import run_job
 from weir.rest.server import DEFAULT_PORT, dashboard_url, serve, serving
 from weir.common.job import JobStatus
@@ -94,10 +95,11 @@ def _section(title: str, jobs: list, empty: str) -> None:
 
 
 def cancel(arguments) -> int:
-    record = running(arguments.job_id)
+    record = JobRecord.find(arguments.job_id)
+    if record.status() != JobStatus.CREATED.value:
+        running(arguments.job_id)  # (refuses a job that has ended, before saying anything)
     print(f"Cancelling job {record.job_id}.")
-    answered(record, "cancel")
-    await_end(record)
+    cancel_job(record)
     print(f"Cancelled job {record.job_id}.")
     return 0
 

@@ -42,6 +42,50 @@ def running(job_id: str) -> JobRecord:
     return record
 
 
+def cancel(record: JobRecord) -> None:
+    """Cancels a running job through its process, or a job not running yet (CREATED: its
+    program has not submitted it) by ending its process, as Flink cancels a CREATED job;
+    refuses one that has ended."""
+    status = record.status()
+    if status == JobStatus.CREATED.value and record.read().get("pid"):
+        _end_process(record)
+        record.write(status=JobStatus.CANCELED.value, ended=int(time.time() * 1000),
+                     failure=None)
+        return
+    if status != JobStatus.RUNNING.value:
+        raise LifecycleError(f"Job {record.job_id} is {status}, not RUNNING")
+    answered(record, "cancel")
+    await_end(record)
+
+
+def _end_process(record: JobRecord, grace_s: float = 10) -> None:
+    """Ends the job's process group (its Spark with it): SIGTERM, then SIGKILL."""
+    pid = record.read().get("pid")
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sent)
+        except OSError:
+            return
+        deadline = time.time() + grace_s
+        while time.time() < deadline:
+            try:
+                os.killpg(pid, 0)
+            except OSError:
+                return
+            if not _running_process(pid):
+                return
+            time.sleep(0.1)
+
+
+def _running_process(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def answered(record: JobRecord, action: str, **arguments) -> dict:
     """The job's answer to `action`; refuses an answer that is an error."""
     answer = record.request(action, **arguments)
@@ -134,9 +178,6 @@ def _restart(record: JobRecord, parallelism, savepoint: str):
 
 def _kill(record: JobRecord) -> None:
     """Ends the job's process (and the Spark it started) for good."""
-    pid = record.read().get("pid")
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (OSError, TypeError):
-        pass
+    if record.read().get("pid"):
+        _end_process(record)
     record.write(status=JobStatus.FAILED.value, pid=None)

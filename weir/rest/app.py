@@ -23,6 +23,8 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from weir.jobs.directory import JobNotFound, JobRecord
+from weir.common.job import JobStatus
+from weir.jobs.lifecycle import cancel as cancel_job
 from weir.jobs.lifecycle import (InvalidParallelism, LifecycleError, check_parallelism,
                                  max_parallelism_of, rescale, running)
 from weir.jobs.queryable import StateNotFound, query_state
@@ -128,7 +130,11 @@ def create_app(token: Optional[str] = None) -> FastAPI:
     def cancel(job_id: str, mode: str = "cancel"):
         if mode != "cancel":
             return _errors(400, f"mode must be 'cancel', got {mode!r}")
-        _ask(running(job_id), "cancel")
+        record = JobRecord.find(job_id)
+        if record.status() == JobStatus.CREATED.value:
+            cancel_job(record)  # (not running yet: its process ends, as Flink cancels)
+        else:
+            _ask(running(job_id), "cancel")
         return {}
 
     @app.post("/jobs/{job_id}/stop", status_code=202)

@@ -74,7 +74,7 @@ def _traceback_ends(text: str) -> list:
     """The exception line ending each Python traceback in `text`."""
     ends, lines = [], text.splitlines()
     for index, line in enumerate(lines):
-        if line.strip() != "Traceback (most recent call last):":
+        if not line.rstrip().endswith("Traceback (most recent call last):"):
             continue
         for later in lines[index + 1:]:
             if later and not later[0].isspace():

@@ -17,6 +17,7 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
+from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.metrics import records_received
 from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
 
@@ -59,6 +60,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
     other rows, then one row of the committables for the driver's commit, and one metrics
     row with the records each sink received."""
     writers, committables, received = {}, {}, {}  # received: (uid, subtask) -> records
+    uid = None  # the sink being written (an error names it)
     try:
         for rows in row_batches:
             passed = []
@@ -67,6 +69,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
                 if sink is None:
                     passed.append(row)
                     continue
+                uid = row[0]
                 writer = writers.get(row[0])
                 if writer is None:
                     writer = writers[row[0]] = sink.batch_writer(row[0], job, batch_id, task)
@@ -79,10 +82,13 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
             prepared = writer.finish()
             if prepared:
                 committables[uid] = prepared
-    except BaseException:
+    except BaseException as error:
         for writer in writers.values():
             writer.abort()
-        raise
+        if isinstance(error, UserFunctionError) or not isinstance(error, Exception):
+            raise
+        raise UserFunctionError(f"{MARKER}: sink '{uid}' failed: {type(error).__name__}: "
+                                f"{error}") from error
     if committables:
         yield [(COMMITS, 0, dumps(committables))]
     counts = records_received(received)
