@@ -65,6 +65,9 @@ def tally_counter():
             self.tally = runtime_context.get_state(ValueStateDescriptor("tally"))
 
         def process_element(self, value, ctx):
+            # the classes the records and the state come back as are the function's own
+            assert isinstance(value, Reading), (type(value), Reading)
+            assert self.tally.value() is None or isinstance(self.tally.value(), Tally)
             tally = self.tally.value() or Tally()
             tally = Tally(tally.count + 1, value)
             self.tally.update(tally)
@@ -79,8 +82,13 @@ def tally_counter():
     return TallyCount, Reading
 
 
+# The classes once, as a program defines them once (a class defined again is another class,
+# and state restored from a savepoint holds instances of the class it was written with)
+TALLIES = tally_counter()
+
+
 def start_tallies(spark, tmp_path, run, parallelism, settings=None, rate=200.0):
-    counter, reading = tally_counter()
+    counter, reading = TALLIES
     env = environment(spark, tmp_path, run, parallelism, settings)
     source = DataGeneratorSource(event, count=600, records_per_second=rate,
                                  max_records_per_batch=40)

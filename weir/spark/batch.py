@@ -22,7 +22,7 @@ import tempfile
 import time
 import uuid
 
-from pyspark import cloudpickle
+import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql import functions as F
 
 from weir.common.job import JobClient, JobExecutionError, JobStatus

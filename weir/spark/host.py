@@ -12,7 +12,7 @@ whatever the number of keys or records.
 import pickle
 import uuid
 
-from pyspark import cloudpickle
+import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType

@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 
-from pyspark import cloudpickle
+import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
                                     InputPartition)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
