@@ -110,11 +110,8 @@ class RowTypeInfo(TypeInformation):
         row = Row(*[t._convert(v) for t, v in zip(self._types, value)])
         if isinstance(value, Row):
             row.set_row_kind(value.get_row_kind())
-            names = value.get_field_names()
-            if names is not None:
-                row.set_field_names(names)
-        if self._named:
-            row.set_field_names(self._names)
+        # as PyFlink's rows of a row type: its field names (f0, f1, ... where unnamed)
+        row.set_field_names(self._names)
         return row
 
     def _key(self) -> tuple:

@@ -28,8 +28,17 @@ def _bad_value(setter: str, expected: str, key: str, value) -> TypeError:
 class Configuration:
     """A string-to-string map of settings with typed getters and setters."""
 
-    def __init__(self, other: Optional["Configuration"] = None) -> None:
+    def __init__(self, other: Optional["Configuration"] = None,
+                 j_configuration: Optional["Configuration"] = None) -> None:
+        """`j_configuration` (PyFlink's): a configuration this one writes through to (the
+        environment's, from weir.util.java_utils.get_j_env_configuration)."""
         self._data: Dict[str, str] = {}
+        if j_configuration is not None:
+            if not isinstance(j_configuration, Configuration):
+                raise TypeError("Configuration(j_configuration=...) expects the "
+                                "configuration get_j_env_configuration gives, got %r"
+                                % (j_configuration,))
+            self._data = j_configuration._data
         if other is not None:
             if not isinstance(other, Configuration):
                 raise TypeError("Configuration(other) expects a Configuration, got %s %r"

@@ -158,6 +158,8 @@ class WatermarkStrategy:
         """The assigner's timestamp for ``value`` (``record_timestamp`` if none)."""
         if self._timestamp_assigner is None:
             return record_timestamp
+        if record_timestamp is None:  # (Flink's: Long.MIN_VALUE for a record without one)
+            record_timestamp = NO_TIMESTAMP
         ts = self._timestamp_assigner.extract_timestamp(value, record_timestamp)
         if type(ts) is int:
             return ts
@@ -178,7 +180,7 @@ class WatermarkStrategy:
             return list(timestamps)
         extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
             else assigner.extract_timestamp
-        stamps = list(map(extract, values, timestamps))
+        stamps = list(map(extract, values, _record_timestamps(timestamps, len(values))))
         if not set(map(type, stamps)) <= {int}:
             stamps = list(map(self._checked_timestamp, stamps, values))
         return stamps
@@ -211,3 +213,17 @@ class WatermarkStrategy:
         if self._idleness_ms is not None:
             text += ".with_idleness(%r)" % (Duration.of_millis(self._idleness_ms),)
         return text
+
+
+NO_TIMESTAMP = -(2**63)  # what a timestamp assigner gets for a record without one (Flink's)
+
+
+def _record_timestamps(timestamps, count: int) -> list:
+    """The records' timestamps as an assigner gets them: NO_TIMESTAMP where one has none."""
+    timestamps = list(timestamps)
+    missing = timestamps.count(None)
+    if missing == 0:
+        return timestamps
+    if missing == count:
+        return [NO_TIMESTAMP] * count
+    return [NO_TIMESTAMP if ts is None else ts for ts in timestamps]

@@ -135,6 +135,14 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         for path in filter(None, (configuration.get_string("python.files") or "").split(",")):
             self.add_python_file(path.strip())
 
+    @property
+    def _j_stream_execution_environment(self) -> "StreamExecutionEnvironment":
+        """PyFlink's Java environment, which programs hand to
+        weir.util.java_utils.get_j_env_configuration: here the environment itself."""
+        if self.configuration is None:
+            self.configuration = Configuration()
+        return self
+
     def get_config(self) -> ExecutionConfig:
         """PyFlink's ExecutionConfig of this environment: global job parameters,
         parallelism, object reuse, the auto-watermark interval."""
@@ -274,6 +282,17 @@ class StreamExecutionEnvironment(PyFlinkGaps):
     def _pending_sinks(self):
         return [n for n in self._graph.sinks() if n.id not in self._executed_sinks]
 
+    def _discarding_leaves(self) -> list:
+        """A job without sinks still runs every operator, as Flink runs every
+        transformation (their prints, metrics and side effects happen): each stream
+        nothing consumes ends in a sink that keeps nothing (filtered before it leaves
+        its task)."""
+        consumed = {i for node in self._graph.nodes.values() for i in node.inputs}
+        for node in list(self._graph.nodes.values()):
+            if node.id not in consumed and node.kind != g.SINK:
+                DataStream(self, node.id).filter(_nothing).add_sink(_discard)
+        return self._pending_sinks()
+
     def execute_async(self, job_name: str = None):
         sinks = self._pending_sinks()
         if self.is_batch_mode() and not all(
@@ -281,6 +300,8 @@ class StreamExecutionEnvironment(PyFlinkGaps):
                 if n.kind == "source"):
             raise ValueError("BATCH mode needs bounded sources; an unbounded source "
                              "(e.g. a monitoring FileSource) only runs in STREAMING mode")
+        if not sinks and not self._executed_sinks:
+            sinks = self._discarding_leaves()
         if not sinks:
             raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
                                "before execute()")
@@ -334,3 +355,11 @@ class StreamExecutionEnvironment(PyFlinkGaps):
     def close(self) -> None:
         """PyFlink releases cached intermediate results here; weir caches none (a Spark
         session it started stays for the process's next job)."""
+
+
+def _nothing(value) -> bool:
+    return False
+
+
+def _discard(value, context) -> None:
+    """The sink of a stream nothing consumes (see _discarding_leaves)."""

@@ -147,6 +147,19 @@ class MapState(KeyedState, Generic[K, V]):
     def __iter__(self):
         return iter(self.keys())
 
+    # PyFlink's MapState is a mapping too: state[key], state[key] = v, del, in
+    def __getitem__(self, key):
+        return self.get(key)
+
+    def __setitem__(self, key, value) -> None:
+        self.put(key, value)
+
+    def __delitem__(self, key) -> None:
+        self.remove(key)
+
+    def __contains__(self, key) -> bool:
+        return self.contains(key)
+
 
 class ReducingState(KeyedState, Generic[T]):
     def __init__(self, backend, descriptor):
