@@ -47,6 +47,36 @@ class _Options:
                 "escapechar": self.escape_character, "lineterminator": "\n"}
 
 
+class _Builder:
+    """The settings both of PyFlink's CSV builders take."""
+
+    _schema = ""  # the schema it builds, for errors
+
+    def __init__(self, type_info):
+        self._type_info = _row_type(type_info, self._schema)
+        self._options = _Options()
+
+    def set_field_delimiter(self, c: str):
+        self._options.field_delimiter = c
+        return self
+
+    def set_quote_character(self, c: str):
+        self._options.quote_character = c
+        return self
+
+    def set_escape_character(self, c: str):
+        self._options.escape_character = c
+        return self
+
+    def set_null_literal(self, s: str):
+        self._options.null_literal = s
+        return self
+
+    def set_array_element_delimiter(self, delimiter: str):
+        self._options.array_element_delimiter = delimiter
+        return self
+
+
 class CsvRowSerializationSchema(SerializationSchema):
     """A Row -> its fields as one CSV line (without a line separator)."""
 
@@ -70,35 +100,13 @@ class CsvRowSerializationSchema(SerializationSchema):
             return self.options.array_element_delimiter.join(map(self._text, value))
         return str(value)
 
-    class Builder:
+    class Builder(_Builder):
         """PyFlink's CsvRowSerializationSchema.Builder(type_info)."""
 
-        def __init__(self, type_info):
-            self._type_info = _row_type(type_info, "CsvRowSerializationSchema")
-            self._options = _Options()
-
-        def set_field_delimiter(self, c: str):
-            self._options.field_delimiter = c
-            return self
+        _schema = "CsvRowSerializationSchema"
 
         def enable_quote_character(self, enabled: bool):
             self._options.quoting = bool(enabled)
-            return self
-
-        def set_quote_character(self, c: str):
-            self._options.quote_character = c
-            return self
-
-        def set_escape_character(self, c: str):
-            self._options.escape_character = c
-            return self
-
-        def set_null_literal(self, s: str):
-            self._options.null_literal = s
-            return self
-
-        def set_array_element_delimiter(self, delimiter: str):
-            self._options.array_element_delimiter = delimiter
             return self
 
         def build(self) -> "CsvRowSerializationSchema":
@@ -141,35 +149,13 @@ class CsvRowDeserializationSchema(DeserializationSchema):
             return None
         return parse(field)
 
-    class Builder:
+    class Builder(_Builder):
         """PyFlink's CsvRowDeserializationSchema.Builder(type_info)."""
 
-        def __init__(self, type_info):
-            self._type_info = _row_type(type_info, "CsvRowDeserializationSchema")
-            self._options = _Options()
-
-        def set_field_delimiter(self, c: str):
-            self._options.field_delimiter = c
-            return self
+        _schema = "CsvRowDeserializationSchema"
 
         def set_allow_comments(self, allow_comments: bool):
             self._options.allow_comments = bool(allow_comments)
-            return self
-
-        def set_array_element_delimiter(self, delimiter: str):
-            self._options.array_element_delimiter = delimiter
-            return self
-
-        def set_quote_character(self, c: str):
-            self._options.quote_character = c
-            return self
-
-        def set_escape_character(self, c: str):
-            self._options.escape_character = c
-            return self
-
-        def set_null_literal(self, null_literal: str):
-            self._options.null_literal = null_literal
             return self
 
         def set_ignore_parse_errors(self, ignore_parse_errors: bool):
