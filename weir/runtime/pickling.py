@@ -12,6 +12,7 @@ open file) is refused with one error naming its type and why.
 import copyreg
 import io
 import pickle
+import types
 
 import cloudpickle
 
@@ -29,6 +30,17 @@ def dumps(value, protocol: int = PROTOCOL) -> bytes:
         return _by_value(value, protocol)
 
 
+def _code_keeping_its_file(code):
+    """cloudpickle's reduction of a code object, with its file name kept (cloudpickle 3.1.3
+    writes "<dynamic-code>" instead, and an error could no longer name the user's file)."""
+    constructor, arguments = _CODE_REDUCE(code)
+    return constructor, tuple(code.co_filename if argument == "<dynamic-code>" else argument
+                              for argument in arguments)
+
+
+_CODE_REDUCE = cloudpickle.Pickler._dispatch_table[types.CodeType]
+
+
 class _Pickler(cloudpickle.Pickler):
     """cloudpickle's pickler with its reducers in one dict: cloudpickle looks each object's
     type up in a ChainMap (a Python call per record; ~1.1 against ~2.0 us a dataclass
@@ -37,7 +49,8 @@ class _Pickler(cloudpickle.Pickler):
     def __init__(self, file, protocol):
         # (before the pickler's own __init__, which reads it)
         self.dispatch_table = {**copyreg.dispatch_table,
-                               **cloudpickle.Pickler._dispatch_table}
+                               **cloudpickle.Pickler._dispatch_table,
+                               types.CodeType: _code_keeping_its_file}
         super().__init__(file, protocol=protocol)
 
 
@@ -48,6 +61,13 @@ def _by_value(value, protocol: int) -> bytes:
     except Exception as exc:
         raise NotSerializable(f"{type(exc).__name__}: {exc}") from None
     return buffer.getvalue()
+
+
+def dumps_by_value(value) -> bytes:
+    """`value` pickled with cloudpickle throughout (functions and classes of the job by
+    value where they cannot be imported): what weir ships a job's plan and tasks with, so
+    that the classes a worker rebuilds are the ones its records and state come back as."""
+    return _by_value(value, PROTOCOL)
 
 
 def register_by_value(module) -> None:

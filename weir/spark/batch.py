@@ -17,12 +17,12 @@ lives only while it runs. The rows between stages are the streaming job's
 (weir.runtime.wire).
 """
 
+import pickle
 import shutil
 import tempfile
 import time
 import uuid
 
-import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql import functions as F
 
 from weir.common.job import JobClient, JobExecutionError, JobStatus
@@ -30,6 +30,7 @@ from weir.control.plane import ControlPlane
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.task.keyed_runner import KeyedRunner
 from weir.plan.physical import PhysicalPlan, compile_plan
+from weir.runtime.pickling import dumps_by_value
 from weir.runtime.errors import marked_message
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import MetricsLog
@@ -52,7 +53,7 @@ class StageBatch:
     through)."""
 
     def __init__(self, plan: PhysicalPlan):
-        self.plan_blob = cloudpickle.dumps(plan)
+        self.plan_blob = dumps_by_value(plan)
         self.stage_uids = frozenset(task.uid for task in plan.keyed)
         self.plan, self.runners = None, {}  # built in the Python worker
 
@@ -62,7 +63,7 @@ class StageBatch:
 
     def _runner(self, uid: str) -> KeyedRunner:
         if self.plan is None:
-            self.plan = cloudpickle.loads(self.plan_blob)
+            self.plan = pickle.loads(self.plan_blob)
         runner = self.runners.get(uid)
         if runner is None:
             task = next(t for t in self.plan.keyed if t.uid == uid)

@@ -12,13 +12,13 @@ whatever the number of keys or records.
 import pickle
 import uuid
 
-import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql import Row
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from weir.task.printing import PrintCapture
 from weir.task.worker_instances import WorkerInstances
+from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
@@ -147,7 +147,7 @@ class StageHost(StatefulProcessor):
     run (weir.task.worker_instances), so they are opened once per process, not per task."""
 
     def __init__(self, plan):
-        self.plan_blob = cloudpickle.dumps(plan)
+        self.plan_blob = dumps_by_value(plan)
         self.run_id = plan.run_id or uuid.uuid4().hex  # a run of its own, if none is named
 
     def init(self, handle):
@@ -165,7 +165,7 @@ class StageHost(StatefulProcessor):
         from weir.task.keyed_runner import KeyedRunner
         if self.plan is None:  # a task's first operator
             freeze_long_lived()  # here, not in init: the driver-side planner calls init
-            self.plan = cloudpickle.loads(self.plan_blob)
+            self.plan = pickle.loads(self.plan_blob)
         task = next(t for t in self.plan.keyed if t.uid == uid)
         return KeyedRunner(task, self.plan)
 

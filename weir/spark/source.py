@@ -7,15 +7,16 @@ restarted query replays exactly the records of the batches in its offset log.
 import base64
 import functools
 import json
+import pickle
 import time
 import uuid
 
-import cloudpickle  # (weir.runtime.pickling's: one tracker of classes shipped by value)
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
                                     InputPartition)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.task.worker_instances import WorkerInstances
+from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.wire import IDLE, OWN, TICK, WATERMARK, Bundler
@@ -26,11 +27,11 @@ PAUSE_S = 0.05  # how often a BATCH job asks a pausing source again for its last
 
 
 def encode(value) -> str:
-    return base64.b64encode(cloudpickle.dumps(value)).decode("ascii")
+    return base64.b64encode(dumps_by_value(value)).decode("ascii")
 
 
 def decode(text: str):
-    return cloudpickle.loads(base64.b64decode(text))
+    return pickle.loads(base64.b64decode(text))
 
 
 class WeirDataSource(DataSource):
