@@ -175,3 +175,20 @@ def test_a_failure_inside_weir_is_one_line_naming_the_operator(spark_env):
     assert str(failed.value) == ("job 'unwritable' failed: sink 'sink-0' failed: "
                                  "FileNotFoundError: [Errno 2] No such file or directory: "
                                  "'/proc/nope'")
+
+
+def test_prints_of_a_batch_mode_job_reach_standard_output(run_program, tmp_path):
+    program = tmp_path / "batch_prints.py"
+    program.write_text((
+        "from weir.datastream import StreamExecutionEnvironment, RuntimeExecutionMode\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        "env.set_runtime_mode(RuntimeExecutionMode.BATCH)\n"
+        "def shout(v):\n"
+        "    print(f'saw {v}')\n"
+        "    return v\n"
+        "env.from_collection([1, 2, 3]).map(shout).key_by(lambda v: v % 2)"
+        ".reduce(lambda a, b: a + b).map(shout).print()\n"
+        "env.execute('batch prints')\n"))
+    printed = lines_of(run_program(str(program)))
+    assert printed[:3] == ["saw 1", "saw 2", "saw 3"]  # the source task's, first
+    assert sorted(printed[3:]) == ["2", "4", "saw 2", "saw 4"]

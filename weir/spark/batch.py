@@ -29,6 +29,7 @@ from weir.common.job import JobClient, JobExecutionError, JobStatus
 from weir.control.plane import ControlPlane
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.task.keyed_runner import KeyedRunner
+from weir.task.printing import PrintCapture
 from weir.plan.physical import PhysicalPlan, compile_plan
 from weir.runtime.pickling import dumps_by_value
 from weir.runtime.errors import marked_message
@@ -41,7 +42,7 @@ from weir.spark import source as spark_source
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
-from weir.spark.session import get_session
+from weir.spark.session import get_session, is_local
 from weir.spark.shards import key_group_range
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import union_all
@@ -97,10 +98,11 @@ class StageBatch:
     def _run(self, uid: str, key_group: int, rows):
         runner = self._runner(uid)
         batch = KeyGroupInput(rows, runner.labelled)
-        out = runner.run(key_group, MemoryPageStore(), batch, MIN_WATERMARK,
-                         int(time.time() * 1000))
+        with PrintCapture(self.plan.forward_prints) as printed:
+            out = runner.run(key_group, MemoryPageStore(), batch, MIN_WATERMARK,
+                             int(time.time() * 1000))
         runner.release()
-        return to_batch(out)
+        return to_batch(printed.rows() + out)
 
 
 def query_frame(spark, plan: PhysicalPlan):
@@ -141,6 +143,7 @@ class BatchJob(JobClient):
         self.spark = get_session(env)
         self.plan = compile_plan(graph.upstream_of(sinks), env)
         self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
+        self.plan.forward_prints = is_local(self.spark)  # (weir.task.printing)
         self.metrics = MetricsLog()
         self.status = JobStatus.CREATED
         self.started = time.time()

@@ -31,7 +31,7 @@ from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
 from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
                                    saved_batch, write_savepoint)
-from weir.spark.session import get_session, worker_python_error
+from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_python_dependencies, ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
@@ -85,7 +85,7 @@ class SparkJob(JobClient):
         states = OperatorStateLog(self._restored_operator_states(env), self.plan.parallelism)
         self.plan.run_id = self.job_id
         # a local run shows what functions print on its standard output (weir.task.printing)
-        self.plan.forward_prints = self.spark.conf.get("spark.master", "").startswith("local")
+        self.plan.forward_prints = is_local(self.spark)
         self.plan.sink_job_id = checkpoint_identity(self.checkpoint_dir)
         self.plan.restored = states.restored
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)

@@ -147,3 +147,8 @@ def worker_python_error(spark, error: BaseException):
     return (f"Spark's Python workers run {python} (PYSPARK_PYTHON), which cannot import "
             f"{', '.join(lacking)}: set PYSPARK_PYTHON to an interpreter with weir installed "
             f"(this job's driver runs {sys.executable})")
+
+
+def is_local(spark) -> bool:
+    """Whether `spark` runs on a local master (its workers beside the driver)."""
+    return spark.conf.get("spark.master", "").startswith("local")
