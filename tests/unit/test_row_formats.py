@@ -63,3 +63,11 @@ def test_bytes_schemas_and_json_builders():
     assert json_writer.serialize(Row(1, "hi")) == b'{"f0":1,"f1":"hi"}'
     json_reader = JsonRowDeserializationSchema.Builder().type_info(row).build()
     assert json_reader.deserialize(b'{"f0":1,"f1":"hi"}') == Row(f0=1, f1="hi")
+
+
+def test_avro_rows_of_an_unnamed_row_type_go_by_position():
+    writer = AvroRowSerializationSchema(avro_schema_string=SCHEMA)
+    row = Types.ROW([Types.INT(), Types.STRING(), Types.PRIMITIVE_ARRAY(Types.BYTE())]) \
+        .convert((7, "hi", b"\x00\x01"), "row")
+    assert row.get_field_names() == ["f0", "f1", "f2"]
+    assert writer.serialize(row) == b"\x0e\x04hi\x04\x00\x01"

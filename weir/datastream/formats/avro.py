@@ -54,11 +54,12 @@ class AvroRowSerializationSchema(SerializationSchema):
 
     def serialize(self, element) -> bytes:
         import fastavro
+        names = element.get_field_names() if isinstance(element, Row) else None
         if isinstance(element, dict):
             record = element
-        elif isinstance(element, Row) and element.get_field_names() is not None:
+        elif names is not None and set(self.names) <= set(names):
             record = element.as_dict()
-        else:
+        else:  # by position (a Row of Types.ROW's f0, f1, ..., a tuple)
             record = dict(zip(self.names, element))
         buffer = io.BytesIO()
         fastavro.schemaless_writer(buffer, self.schema, record)
