@@ -19,6 +19,7 @@ import zipfile
 from typing import List, Optional, Tuple
 
 LOG = logging.getLogger("weir.dependencies")
+_NOT_YET = object()
 _said_jars = False
 
 
@@ -49,6 +50,7 @@ class PythonDependencies:
         self.requirements: Optional[Tuple[str, Optional[str]]] = None
         self.executable: Optional[str] = None
         self._prepared: Optional[List[str]] = None
+        self._installed = _NOT_YET  # where missing requirements went (installed_requirements)
 
     def add_file(self, path: str) -> None:
         self.files.append(_existing(path, "python file"))
@@ -61,6 +63,7 @@ class PythonDependencies:
         self.requirements = (_existing(path, "requirements file"),
                              None if cache_dir is None else _existing(cache_dir, "cache dir"))
         self._prepared = None
+        self._installed = _NOT_YET
 
     def set_executable(self, python: str) -> None:
         if not isinstance(python, str) or not python:
@@ -102,7 +105,12 @@ class PythonDependencies:
     def installed_requirements(self) -> Optional[str]:
         """Where the requirements this interpreter lacks were installed (None: it has them
         all, or there are none): pip, into a directory of their own (offline from the
-        cache directory where one is given, as PyFlink)."""
+        cache directory where one is given, as PyFlink). Checked and installed once."""
+        if self._installed is _NOT_YET:
+            self._installed = self._install()
+        return self._installed
+
+    def _install(self) -> Optional[str]:
         if self.requirements is None:
             return None
         path, cache_dir = self.requirements

@@ -43,7 +43,8 @@ def new_job_id() -> str:
     return uuid.uuid4().hex
 
 
-def _alive(pid) -> bool:
+def process_alive(pid) -> bool:
+    """Whether process `pid` runs (one that ended, a zombie included, does not)."""
     if not pid:
         return False
     try:
@@ -101,7 +102,7 @@ class JobRecord:
     def read(self) -> dict:
         with open(self.path, encoding="utf-8") as handle:
             info = json.load(handle)
-        if info["status"] not in TERMINAL and info.get("pid") and not _alive(info["pid"]):
+        if info["status"] not in TERMINAL and info.get("pid") and not process_alive(info["pid"]):
             info["status"] = JobStatus.FAILED.value  # its process died
             info.setdefault("failure", "the job's process ended without recording its end")
         return info

@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 
-from weir.jobs.directory import TERMINAL, JobRecord
+from weir.jobs.directory import TERMINAL, JobRecord, process_alive
 from weir.common.job import JobStatus
 
 START_TIMEOUT_S = 600  # how long a rescale waits for the restarted job to run
@@ -68,22 +68,9 @@ def _end_process(record: JobRecord, grace_s: float = 10) -> None:
             return
         deadline = time.time() + grace_s
         while time.time() < deadline:
-            try:
-                os.killpg(pid, 0)
-            except OSError:
-                return
-            if not _running_process(pid):
+            if not process_alive(pid):
                 return
             time.sleep(0.1)
-
-
-def _running_process(pid: int) -> bool:
-    """Whether `pid` runs (a zombie, ended and not yet reaped, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def answered(record: JobRecord, action: str, **arguments) -> dict:

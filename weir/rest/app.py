@@ -98,12 +98,12 @@ def create_app(token: Optional[str] = None) -> FastAPI:
     async def routing(request, error):
         """Routing errors (no such path: 404, a method the path does not take: 405), in
         Flink's shape as every other error."""
-        known = {404: "Not found: /{}", 405: "Method {} is not allowed on /{}"}
-        path = request.url.path.lstrip("/")
-        text = known.get(error.status_code)
-        message = (text.format(path) if error.status_code == 404 else
-                   text.format(request.method, path) if text else str(error.detail))
-        return _errors(error.status_code, message)
+        path = request.url.path
+        if error.status_code == 404:
+            return _errors(404, f"Not found: {path}")
+        if error.status_code == 405:
+            return _errors(405, f"Method {request.method} is not allowed on {path}")
+        return _errors(error.status_code, str(error.detail))
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request, error):

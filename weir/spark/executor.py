@@ -24,13 +24,13 @@ from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.plan.describe import describe_plan
 from weir.plan.savepoints import apply_savepoint, restore_settings
-from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint
+from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint, saved_batch
 from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
                                 last_committed_batch, load_operator_states, resumes_checkpoint,
                                 save_operator_states, state_layout)
 from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
-                                   saved_batch, write_savepoint)
+                                   write_savepoint)
 from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_python_dependencies, ship_user_modules
@@ -477,10 +477,14 @@ def _done(path: str) -> Future:
 
 
 def submit(env, graph, sinks, job_name):
-    job = BatchJob(env, graph, sinks, job_name) if env.is_batch_mode() \
-        else SparkJob(env, graph, sinks, job_name)
+    if env.is_batch_mode():
+        job = BatchJob(env, graph, sinks, job_name)
+        start = job.run
+    else:
+        job = SparkJob(env, graph, sinks, job_name)
+        start = job.start
     try:
-        return job.run() if env.is_batch_mode() else job.start()
+        return start()
     except Exception as error:
         unusable = worker_python_error(job.spark, error)
         if unusable is None:

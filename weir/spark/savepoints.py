@@ -18,8 +18,7 @@ from pyspark.sql import functions as F
 from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, loads
-from weir.runtime.state.savepoint import (MANIFEST, SavepointError, SavepointWriter,
-                                         savepoint_path)
+from weir.runtime.state.savepoint import SavepointError, SavepointWriter, savepoint_path
 from weir.runtime.wire import WAKE_PAGE, decode_pages
 from weir.spark.frame_sources import is_frame_source
 from weir.spark.host import decode_wakes
@@ -51,12 +50,6 @@ def prove_writable(target_directory: str) -> None:
     except OSError as error:
         raise SavepointError(f"cannot write a savepoint to {target_directory}: "
                              f"{error.strerror or error}; the job was left as it was") from None
-
-
-def saved_batch(path: str) -> int:
-    """The micro-batch the savepoint at `path` is of."""
-    with open(os.path.join(path, MANIFEST), encoding="utf-8") as handle:
-        return json.load(handle)["batch_id"]
 
 
 def write_savepoint(spark, job, target_directory: str) -> str:

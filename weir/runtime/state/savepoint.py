@@ -178,6 +178,12 @@ class Savepoint:
             "version")} | {"operators": operators, "sources": self.sources}
 
 
+def saved_batch(path: str) -> int:
+    """The micro-batch the savepoint at `path` (one this process wrote) is of."""
+    with open(os.path.join(path, MANIFEST), encoding="utf-8") as handle:
+        return json.load(handle)["batch_id"]
+
+
 def load_savepoint(path: str) -> Savepoint:
     """The savepoint at `path` (a local path, or a file: URI as Flink prints it), every
     file checked; a SavepointError names what is wrong."""
