@@ -1,12 +1,23 @@
-"""A sliver of PyFlink's Table API (`pyflink.table` -> `weir.table`): a `datagen` table
-turned into a DataStream, as PyFlink's examples create their input. Everything else of the
-Table API raises NotImplementedError."""
+"""PyFlink's Table API and SQL (`pyflink.table` -> `weir.table`): tables from elements,
+connectors and DataStreams, relational operations, Python functions and Flink SQL, run
+as weir jobs (docs/table.md says what is there and what is not yet)."""
 
 from weir.common.gaps import module_gaps
+from weir.table.descriptors import FormatDescriptor, Schema, TableDescriptor  # noqa: F401
+from weir.table.result import ResultKind, TableResult  # noqa: F401
+from weir.table.table import GroupedTable, Table, TableSchema  # noqa: F401
 from weir.table.table_environment import (  # noqa: F401
-    Schema, StreamTableEnvironment, Table, TableDescriptor)
+    EnvironmentSettings, StatementSet, StreamTableEnvironment, TableConfig,
+    TableEnvironment)
 from weir.table.types import DataType, DataTypes  # noqa: F401
 
+
+class ExplainDetail:
+    ESTIMATED_COST = "ESTIMATED_COST"
+    CHANGELOG_MODE = "CHANGELOG_MODE"
+    JSON_EXECUTION_PLAN = "JSON_EXECUTION_PLAN"
+    PLAN_ADVICE = "PLAN_ADVICE"
+
+
 __getattr__ = module_gaps(__name__, "pyflink.table", [
-    "EnvironmentSettings", "TableEnvironment", "TableConfig", "TableResult", "ResultKind",
-    "StatementSet", "expressions", "udf", "udaf", "udtf", "FormatDescriptor", "Expression"])
+    "Expression", "TableSource", "TableSink", "Catalog", "Module"])

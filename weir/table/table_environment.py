@@ -1,109 +1,340 @@
-"""StreamTableEnvironment, Schema, TableDescriptor and Table: only what turns a `datagen`
-table into a DataStream (`to_data_stream`). weir runs PyFlink's DataStream API; its
-Table API and SQL are not there."""
+"""TableEnvironment and StreamTableEnvironment (PyFlink's): the catalog of a program's
+tables and functions, SQL, and running tables as weir jobs.
 
-from weir.common.gaps import PyFlinkGaps, not_there_yet
-from weir.table.datagen import datagen_source
+Each `execute()`, `execute_insert` or statement set is one weir job in a
+StreamExecutionEnvironment of its own (the parallelism from `parallelism.default`), so
+a Table program runs as its DataStream jobs do: on the embedded Spark or a cluster.
+"""
+
+from weir.common.gaps import PyFlinkGaps
+from weir.common.row import Row, RowKind
+from weir.datastream import StreamExecutionEnvironment
+from weir.table import logical
+from weir.table.casts import element_type
+from weir.table.connectors import connector_of
+from weir.table.descriptors import TableDescriptor
+from weir.table.evaluate import Column
+from weir.table.planner import Planner
+from weir.table.result import ResultKind, TableResult
+from weir.table.table import Table
 from weir.table.types import DataType
 
 
-class Schema:
-    """A table's columns: Schema.new_builder().column(name, DataTypes.X()).build()."""
-
-    def __init__(self, columns):
-        self.columns = list(columns)
+class EnvironmentSettings:
+    def __init__(self, streaming: bool = True):
+        self._streaming = streaming
 
     @staticmethod
-    def new_builder() -> "Schema.Builder":
-        return Schema.Builder()
+    def in_streaming_mode() -> "EnvironmentSettings":
+        return EnvironmentSettings(True)
+
+    @staticmethod
+    def in_batch_mode() -> "EnvironmentSettings":
+        return EnvironmentSettings(False)
+
+    @staticmethod
+    def new_instance() -> "EnvironmentSettings.Builder":
+        return EnvironmentSettings.Builder()
+
+    def is_streaming_mode(self) -> bool:
+        return self._streaming
 
     class Builder:
         def __init__(self):
-            self._columns = []
+            self._streaming = True
 
-        def column(self, column_name: str, data_type) -> "Schema.Builder":
-            if not isinstance(data_type, DataType):
-                raise TypeError(f"column '{column_name}' needs a DataTypes type, "
-                                f"got {data_type!r}")
-            if column_name in dict(self._columns):
-                raise ValueError(f"column '{column_name}' is declared twice")
-            self._columns.append((column_name, data_type))
+        def in_streaming_mode(self):
+            self._streaming = True
             return self
 
-        def build(self) -> "Schema":
-            return Schema(self._columns)
+        def in_batch_mode(self):
+            self._streaming = False
+            return self
+
+        def with_configuration(self, configuration):
+            return self
+
+        def build(self) -> "EnvironmentSettings":
+            return EnvironmentSettings(self._streaming)
 
 
-class TableDescriptor:
-    """A connector, a schema and options: TableDescriptor.for_connector('datagen')..."""
+class TableConfig:
+    """The table program's settings (`t_env.get_config().set(key, value)`)."""
 
-    def __init__(self, connector: str, schema, options):
-        self.connector, self.schema, self.options = connector, schema, dict(options)
+    def __init__(self):
+        self._settings = {}
+
+    def set(self, key: str, value) -> "TableConfig":
+        self._settings[key] = str(value)
+        return self
+
+    def get(self, key: str, default_value=None):
+        return self._settings.get(key, default_value)
+
+    def get_configuration(self):
+        from weir.common.configuration import Configuration
+        configuration = Configuration()
+        for key, value in self._settings.items():
+            configuration.set_string(key, value)
+        return configuration
+
+    def add_configuration(self, configuration) -> None:
+        self._settings.update(configuration.to_dict())
+
+    def set_local_timezone(self, timezone_id: str) -> None:
+        self.set("table.local-time-zone", timezone_id)
+
+    def get_local_timezone(self) -> str:
+        return self.get("table.local-time-zone", "default")
+
+
+class TableEnvironment(PyFlinkGaps):
+    _pyflink_class = "TableEnvironment"
+    _pyflink_gaps = frozenset(["from_table_source", "use_catalog", "use_database",
+                               "register_catalog", "load_module", "create_catalog",
+                               "from_changelog_stream", "to_changelog_stream"])
+
+    def __init__(self, settings: EnvironmentSettings = None, stream_env=None):
+        self._settings = settings or EnvironmentSettings.in_streaming_mode()
+        self._stream_env = stream_env
+        self._config = TableConfig()
+        self._tables = {}  # name -> Table (views) or TableDescriptor-like (DDL)
+        self.functions = {}
 
     @staticmethod
-    def for_connector(connector: str) -> "TableDescriptor.Builder":
-        if connector != "datagen":
-            not_there_yet(f"Table API connector '{connector}' (weir has only 'datagen', "
-                          "as a DataStream through to_data_stream)")
-        return TableDescriptor.Builder(connector)
+    def create(environment_settings=None) -> "TableEnvironment":
+        if environment_settings is not None and \
+                not isinstance(environment_settings, EnvironmentSettings):
+            environment_settings = EnvironmentSettings.in_streaming_mode()
+        return TableEnvironment(environment_settings)
 
-    class Builder:
-        def __init__(self, connector):
-            self._connector, self._schema, self._options = connector, None, {}
+    def get_config(self) -> TableConfig:
+        return self._config
 
-        def schema(self, schema: Schema) -> "TableDescriptor.Builder":
-            self._schema = schema
-            return self
+    @property
+    def streaming(self) -> bool:
+        return self._settings.is_streaming_mode()
 
-        def option(self, key: str, value) -> "TableDescriptor.Builder":
-            self._options[key] = str(value)
-            return self
+    # -- tables ---------------------------------------------------------------------
+    def from_elements(self, elements, schema=None, verify_schema: bool = True) -> Table:
+        rows = [tuple(e) if isinstance(e, (tuple, list)) else (e,) for e in elements]
+        columns = _element_columns(rows, schema)
+        return Table(logical.Values(columns, rows), self)
 
-        def build(self) -> "TableDescriptor":
-            if self._schema is None:
-                raise ValueError("a datagen table needs a schema")
-            return TableDescriptor(self._connector, self._schema, self._options)
+    def register_table(self, name: str, table: Table) -> None:
+        self._tables[name] = table
 
-
-class Table(PyFlinkGaps):
-    """A table registered from a descriptor: only to_data_stream turns it into records."""
-
-    _pyflink_class = "Table"
-    _pyflink_gaps = frozenset(["select", "where", "filter", "group_by", "join", "execute",
-                               "execute_insert", "to_pandas", "window", "add_columns"])
-
-    def __init__(self, path: str, descriptor: TableDescriptor):
-        self.path = path
-        self.descriptor = descriptor
-
-
-class StreamTableEnvironment(PyFlinkGaps):
-    _pyflink_class = "StreamTableEnvironment"
-    _pyflink_gaps = frozenset(["execute_sql", "sql_query", "from_elements", "from_data_stream",
-                               "create_statement_set", "to_changelog_stream"])
-
-    def __init__(self, stream_execution_environment):
-        self._env = stream_execution_environment
-        self._tables = {}
-
-    @staticmethod
-    def create(stream_execution_environment=None, environment_settings=None):
-        if stream_execution_environment is None:
-            not_there_yet("StreamTableEnvironment without a StreamExecutionEnvironment")
-        return StreamTableEnvironment(stream_execution_environment)
+    def create_temporary_view(self, view_path: str, table_or_stream, *fields) -> None:
+        if view_path in self._tables:
+            raise ValueError(f"temporary view '{view_path}' already exists")
+        if not isinstance(table_or_stream, Table):
+            table_or_stream = self.from_data_stream(table_or_stream, *fields)
+        self._tables[view_path] = table_or_stream
 
     def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
         if path in self._tables:
             raise ValueError(f"temporary table '{path}' already exists")
         self._tables[path] = descriptor
 
+    create_table = create_temporary_table
+
+    def drop_temporary_table(self, path: str) -> bool:
+        return self._tables.pop(path, None) is not None
+
+    drop_temporary_view = drop_temporary_table
+
+    def list_tables(self):
+        return sorted(self._tables)
+
+    list_temporary_tables = list_tables
+    list_views = list_tables
+
     def from_path(self, path: str) -> Table:
-        if path not in self._tables:
-            raise ValueError(f"no table '{path}': create it with create_temporary_table")
-        return Table(path, self._tables[path])
+        entry = self._tables.get(path)
+        if entry is None:
+            raise ValueError(f"Object '{path}' not found: create it with "
+                             "create_temporary_table, create_temporary_view or CREATE TABLE")
+        if isinstance(entry, Table):
+            return entry
+        columns = [Column(name, data_type) for name, data_type in entry.schema.columns]
+        return Table(logical.Scan(columns, path, connector_of(entry.all_options())), self)
+
+    def _sink_descriptor(self, path: str):
+        entry = self._tables.get(path)
+        if entry is None or isinstance(entry, Table):
+            raise ValueError(f"no table '{path}' to insert into: create it with "
+                             "create_temporary_table or CREATE TABLE")
+        return entry
+
+    # -- functions ------------------------------------------------------------------
+    def create_temporary_function(self, path: str, function) -> None:
+        self.functions[path.lower()] = function
+
+    create_temporary_system_function = create_temporary_function
+    create_function = create_temporary_function
+
+    def register_function(self, name: str, function) -> None:
+        self.create_temporary_function(name, function)
+
+    # -- SQL ------------------------------------------------------------------------
+    def sql_query(self, query: str) -> Table:
+        from weir.table.sql import SqlPlanner
+        return SqlPlanner(self).query(query)
+
+    def execute_sql(self, stmt: str) -> TableResult:
+        from weir.table.sql import SqlPlanner
+        return SqlPlanner(self).execute(stmt)
+
+    def explain_sql(self, stmt: str, *extra_details) -> str:
+        from weir.table.sql import SqlPlanner
+        return self.explain_table(SqlPlanner(self).query(stmt))
+
+    def create_statement_set(self) -> "StatementSet":
+        return StatementSet(self)
+
+    # -- running --------------------------------------------------------------------
+    def _new_env(self, node=None):
+        """The environment of a job: the program's own for a table over its DataStreams,
+        else a new one (each Table job is a job of its own)."""
+        if node is not None and self._stream_env is not None and _reads_streams(node):
+            return self._stream_env
+        env = StreamExecutionEnvironment.get_execution_environment()
+        if self._stream_env is not None:
+            env.set_parallelism(self._stream_env.parallelism)
+            env.executor = self._stream_env.executor
+            env.executor_clock = getattr(self._stream_env, "executor_clock", None)
+        parallelism = self._config.get("parallelism.default")
+        if parallelism is not None:
+            env.set_parallelism(int(parallelism))
+        if not self.streaming:
+            from weir.datastream import RuntimeExecutionMode
+            env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        return env
+
+    def execute_table(self, table: Table) -> TableResult:
+        env = self._new_env(table._node)
+        stream = Planner(env).stream(table._node)
+        records = list(stream.execute_and_collect("collect"))
+        return TableResult(table._node.columns, records, self.streaming)
+
+    def insert_into(self, path, table: Table) -> TableResult:
+        statements = StatementSet(self)
+        statements.add_insert(path, table)
+        return statements.execute()
+
+    def run_inserts(self, inserts) -> TableResult:
+        env = self._new_env(inserts[0][1]._node)
+        planner = Planner(env)
+        names = []
+        for path, table in inserts:
+            descriptor = self._sink_descriptor(path)
+            _check_sink_columns(path, descriptor, table)
+            connector = connector_of(descriptor.all_options())
+            connector.sink(planner.stream(table._node), path, table._node.columns)
+            names.append(f"default_catalog.default_database.{path}")
+        result = env.execute("insert-into_" + ",".join(names))
+        return TableResult(job_result=result, kind=ResultKind.SUCCESS_WITH_CONTENT)
+
+    def explain_table(self, table: Table) -> str:
+        return "== weir plan ==\n" + logical.explain_tree(table._node) + "\n"
+
+    def to_pandas(self, table: Table):
+        import pandas
+        result = self.execute_table(table)
+        rows = [values for kind, values in result.records if kind in (0, 2)]
+        return pandas.DataFrame(rows, columns=[c.name for c in table._node.columns])
+
+    def from_pandas(self, pdf, schema=None, splits_num: int = 1) -> Table:
+        rows = [tuple(_plain(v) for v in row) for row in pdf.itertuples(index=False)]
+        return self.from_elements(rows, schema or list(pdf.columns))
+
+    # -- DataStream -----------------------------------------------------------------
+    def from_data_stream(self, data_stream, *fields) -> Table:
+        from weir.table.streams import stream_table
+        return stream_table(self, data_stream, fields)
 
     def to_data_stream(self, table: Table):
-        """The table's rows as a DataStream of Rows (field names of its schema)."""
-        descriptor = table.descriptor
-        source = datagen_source(table.path, descriptor.schema.columns, descriptor.options)
-        return self._env.from_source(source, None, "datagen")
+        from weir.table.streams import table_stream
+        return table_stream(self, table, changelog=False)
+
+    def to_changelog_stream(self, table: Table):
+        from weir.table.streams import table_stream
+        return table_stream(self, table, changelog=True)
+
+    to_append_stream = to_data_stream
+    to_retract_stream = to_changelog_stream
+
+
+class StreamTableEnvironment(TableEnvironment):
+    _pyflink_class = "StreamTableEnvironment"
+
+    @staticmethod
+    def create(stream_execution_environment=None, environment_settings=None):
+        settings = environment_settings or EnvironmentSettings.in_streaming_mode()
+        env = stream_execution_environment or \
+            StreamExecutionEnvironment.get_execution_environment()
+        return StreamTableEnvironment(settings, env)
+
+
+class StatementSet:
+    def __init__(self, t_env: TableEnvironment):
+        self._t_env = t_env
+        self._inserts = []
+
+    def add_insert(self, target_path, table: Table, overwrite: bool = False) -> "StatementSet":
+        self._inserts.append((target_path, table))
+        return self
+
+    def add_insert_sql(self, stmt: str) -> "StatementSet":
+        from weir.table.sql import SqlPlanner
+        self._inserts.append(SqlPlanner(self._t_env).insert(stmt))
+        return self
+
+    def explain(self, *extra_details) -> str:
+        return "\n".join(self._t_env.explain_table(t) for _, t in self._inserts)
+
+    def execute(self) -> TableResult:
+        if not self._inserts:
+            raise ValueError("the statement set has no INSERT to execute")
+        return self._t_env.run_inserts(self._inserts)
+
+
+def _reads_streams(node) -> bool:
+    return type(node).__name__ == "StreamScan" or any(_reads_streams(n) for n in node.inputs)
+
+
+def _check_sink_columns(path, descriptor, table):
+    want = len(descriptor.schema.columns)
+    have = len(table._node.columns)
+    if want != have:
+        raise ValueError(
+            f"Column types of query result and sink for '{path}' do not match: the query "
+            f"has {have} columns [{', '.join(c.name for c in table._node.columns)}], the "
+            f"sink {want} [{', '.join(n for n, _ in descriptor.schema.columns)}]")
+
+
+def _element_columns(rows, schema):
+    """The columns of from_elements: names from a list, types from a ROW DataType, else
+    inferred from the first row (`_1`, `_2`... without names, as PyFlink's)."""
+    if isinstance(schema, DataType):
+        if schema.name != "ROW":
+            raise ValueError("from_elements takes a ROW type or a list of names as schema")
+        return [Column(f.name, f.data_type) for f in schema.fields]
+    width = len(rows[0]) if rows else len(schema or [])
+    names = list(schema) if schema else [f"_{i + 1}" for i in range(width)]
+    if len(names) != width:
+        raise ValueError(f"from_elements: {len(names)} names for rows of {width} fields")
+    types = []
+    for index in range(width):
+        sample = next((r[index] for r in rows if r[index] is not None), None)
+        types.append(element_type(sample) if sample is not None else None)
+    return [Column(n, t or DataType("NULL", None)) for n, t in zip(names, types)]
+
+
+def _plain(value):
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value
+
+
+__all__ = ["EnvironmentSettings", "TableConfig", "TableEnvironment",
+           "StreamTableEnvironment", "StatementSet", "Row", "RowKind"]

@@ -1,0 +1,156 @@
+"""Accumulators of the aggregate functions: Flink's built-ins (COUNT, SUM, SUM0, MIN,
+MAX, AVG) with retraction, and Python AggregateFunctions. An accumulator is a plain
+picklable value kept in keyed state; `accumulate`/`retract` return the new one."""
+
+from weir.table.evaluate import Column, compile_expression
+from weir.table.types import DataTypes
+
+
+class Accumulator:
+    def __init__(self, arguments):
+        self.arguments = arguments  # functions of the row's values
+
+    def create(self):
+        raise NotImplementedError
+
+    def _args(self, values):
+        return [a(values) for a in self.arguments]
+
+
+class Count(Accumulator):
+    """COUNT(x): rows where x is not NULL (COUNT(*) and COUNT(1): every row)."""
+
+    def create(self):
+        return 0
+
+    def accumulate(self, acc, values):
+        return acc + (all(v is not None for v in self._args(values)))
+
+    def retract(self, acc, values):
+        return acc - (all(v is not None for v in self._args(values)))
+
+    def value(self, acc):
+        return acc
+
+
+class Sum(Accumulator):
+    """SUM(x): NULL over no non-NULL value (SUM0: 0)."""
+
+    zero_if_empty = False
+
+    def create(self):
+        return (0, 0)
+
+    def accumulate(self, acc, values):
+        (x,) = self._args(values)
+        return acc if x is None else (acc[0] + x, acc[1] + 1)
+
+    def retract(self, acc, values):
+        (x,) = self._args(values)
+        return acc if x is None else (acc[0] - x, acc[1] - 1)
+
+    def value(self, acc):
+        return acc[0] if acc[1] or self.zero_if_empty else None
+
+
+class Sum0(Sum):
+    zero_if_empty = True
+
+
+class Avg(Sum):
+    """AVG(x): of an integer type, the integer quotient (Flink's)."""
+
+    def value(self, acc):
+        total, count = acc
+        if not count:
+            return None
+        if isinstance(total, int):
+            quotient = abs(total) // count
+            return quotient if total >= 0 else -quotient
+        return total / count
+
+
+class Extreme(Accumulator):
+    """MIN(x) / MAX(x) with retraction: the values seen and how often."""
+
+    pick = max
+
+    def create(self):
+        return {}
+
+    def accumulate(self, acc, values):
+        (x,) = self._args(values)
+        if x is not None:
+            acc = dict(acc)
+            acc[x] = acc.get(x, 0) + 1
+        return acc
+
+    def retract(self, acc, values):
+        (x,) = self._args(values)
+        if x is not None and x in acc:
+            acc = dict(acc)
+            acc[x] -= 1
+            if not acc[x]:
+                del acc[x]
+        return acc
+
+    def value(self, acc):
+        return type(self).pick(acc) if acc else None
+
+
+class Max(Extreme):
+    pick = max
+
+
+class Min(Extreme):
+    pick = min
+
+
+class PythonAggregate(Accumulator):
+    """A Python AggregateFunction: create_accumulator, accumulate, retract, get_value."""
+
+    def __init__(self, arguments, function):
+        super().__init__(arguments)
+        self.function = function
+
+    def create(self):
+        return self.function.create_accumulator()
+
+    def accumulate(self, acc, values):
+        self.function.accumulate(acc, *self._args(values))
+        return acc
+
+    def retract(self, acc, values):
+        if not hasattr(self.function, "retract"):
+            raise NotImplementedError(
+                f"{type(self.function).__name__} gets a retraction (its input is a "
+                "changelog) and has no retract(accumulator, ...) method")
+        self.function.retract(acc, *self._args(values))
+        return acc
+
+    def value(self, acc):
+        return self.function.get_value(acc)
+
+
+BUILT_INS = {"count": Count, "count_star": Count, "sum": Sum, "sum0": Sum0, "avg": Avg,
+             "max": Max, "min": Min}
+
+
+def result_type(name: str, argument_types):
+    if name in ("count", "count_star"):
+        return DataTypes.BIGINT(False)
+    data_type = argument_types[0]
+    return data_type.not_null() if name == "sum0" else data_type.nullable()
+
+
+def accumulator_of(call, columns):
+    """(Accumulator, result type) of an aggregate call over `columns`."""
+    name, args = call
+    compiled = [compile_expression(a, columns) for a in args]
+    functions = [c.function for c in compiled]
+    if isinstance(name, str):
+        return BUILT_INS[name](functions), result_type(name, [c.data_type for c in compiled])
+    return PythonAggregate(functions, name.function), name.result_type
+
+
+__all__ = ["accumulator_of", "Column"]

@@ -1,0 +1,183 @@
+"""SQL values: the type a Python value has in a table, CAST between types, and the text
+Flink shows for a value (`to_sql_string`, as CAST(x AS STRING) and TableResult.print()
+write it; `to_java_string`, as the `print` connector's `+I[...]` lines write it).
+"""
+
+import datetime
+import decimal
+import math
+
+from weir.common.row import Row
+from weir.table.types import DataType, DataTypes
+
+_INT_RANGES = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+
+
+def literal_type(value) -> DataType:
+    """The type of a literal in an expression (lit(1) is INT NOT NULL, as in Flink)."""
+    if value is None:
+        return DataTypes.STRING()
+    if isinstance(value, bool):
+        return DataTypes.BOOLEAN(False)
+    if isinstance(value, int):
+        return (DataTypes.INT(False) if -2**31 <= value < 2**31 else DataTypes.BIGINT(False))
+    if isinstance(value, float):
+        return DataTypes.DOUBLE(False)
+    if isinstance(value, str):
+        return DataTypes.CHAR(max(len(value), 1), False)
+    return element_type(value).not_null()
+
+
+def element_type(value) -> DataType:
+    """The type from_elements infers for a Python value (ints are BIGINT, as PyFlink's)."""
+    if isinstance(value, bool):
+        return DataTypes.BOOLEAN()
+    if isinstance(value, int):
+        return DataTypes.BIGINT()
+    if isinstance(value, float):
+        return DataTypes.DOUBLE()
+    if isinstance(value, str):
+        return DataTypes.STRING()
+    if isinstance(value, decimal.Decimal):
+        return DataTypes.DECIMAL(38, 18)
+    if isinstance(value, datetime.datetime):
+        return DataTypes.TIMESTAMP(6)
+    if isinstance(value, datetime.date):
+        return DataTypes.DATE()
+    if isinstance(value, (list, tuple)) and not isinstance(value, Row) and value:
+        return DataTypes.ARRAY(element_type(value[0]))
+    if isinstance(value, Row):
+        names = value.as_dict().keys() if value._fields else \
+            [f"_{i + 1}" for i in range(len(value))]
+        return DataTypes.ROW([DataTypes.FIELD(n, element_type(v))
+                              for n, v in zip(names, value)])
+    raise TypeError(f"weir cannot infer a SQL type for {type(value).__name__} value "
+                    f"{value!r}: give from_elements a schema with DataTypes")
+
+
+def _to_int(value, target):
+    if isinstance(value, str):
+        value = int(value.strip())
+    elif isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError(f"{value} has no {target.name} value")
+        value = int(value)
+    elif isinstance(value, decimal.Decimal):
+        value = int(value)
+    else:
+        value = int(value)
+    bits = _INT_RANGES[target.name]
+    wrapped = (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+    return wrapped
+
+
+def _to_bool(value):
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "t", "yes", "y", "1"):
+            return True
+        if text in ("false", "f", "no", "n", "0"):
+            return False
+        raise ValueError(f"'{value}' is not a BOOLEAN")
+    return bool(value)
+
+
+def _to_decimal(value, target):
+    number = decimal.Decimal(value.strip() if isinstance(value, str) else str(value))
+    return number.quantize(decimal.Decimal(1).scaleb(-target.scale),
+                           rounding=decimal.ROUND_HALF_UP)
+
+
+def _to_timestamp(value):
+    if isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str):
+        return datetime.datetime.fromisoformat(value.strip().replace(" ", "T"))
+    raise ValueError(f"{value!r} is not a TIMESTAMP")
+
+
+def cast_value(value, source: DataType, target: DataType, lenient: bool = False):
+    """CAST(value AS target): a value that does not convert fails the job (TRY_CAST and
+    `lenient`: NULL)."""
+    if value is None:
+        return None
+    try:
+        name = target.name
+        if name in ("STRING", "VARCHAR", "CHAR"):
+            return to_sql_string(value, source)
+        if name in _INT_RANGES:
+            return _to_int(value, target)
+        if name in ("DOUBLE", "FLOAT"):
+            return float(value.strip() if isinstance(value, str) else value)
+        if name == "BOOLEAN":
+            return _to_bool(value)
+        if name == "DECIMAL":
+            return _to_decimal(value, target)
+        if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            return _to_timestamp(value)
+        if name == "DATE":
+            stamp = value if isinstance(value, datetime.date) else _to_timestamp(value)
+            return stamp.date() if isinstance(stamp, datetime.datetime) else stamp
+    except (ValueError, TypeError, decimal.InvalidOperation) as error:
+        if lenient:
+            return None
+        raise ValueError(f"cannot cast {value!r} ({source}) to {target}: {error}") from None
+    return value
+
+
+def java_double(value: float) -> str:
+    """Java's Double.toString: what Flink prints for a DOUBLE."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(float(value))
+        return text if "e" not in text else format(decimal.Decimal(text), "f")
+    sign, digits, exponent = decimal.Decimal(repr(float(value))).as_tuple()
+    digits = "".join(map(str, digits)).rstrip("0") or "0"
+    power = exponent + len(digits) - 1 + (len("".join(map(str, decimal.Decimal(
+        repr(float(value))).as_tuple()[1]))) - len(digits))
+    mantissa = digits[0] + "." + (digits[1:] or "0")
+    return ("-" if sign else "") + f"{mantissa}E{power}"
+
+
+def _timestamp_text(value: datetime.datetime, precision) -> str:
+    text = value.strftime("%Y-%m-%d %H:%M:%S")
+    precision = 6 if precision is None else precision
+    if precision:
+        text += "." + f"{value.microsecond:06d}{'000'}"[:precision]
+    return text
+
+
+def to_sql_string(value, data_type: DataType = None) -> str:
+    """The value as SQL's CAST to STRING writes it (and TableResult.print() shows it)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return java_double(value)
+    if isinstance(value, datetime.datetime):
+        return _timestamp_text(value, getattr(data_type, "precision", None))
+    if isinstance(value, Row):
+        return "(" + ", ".join(to_sql_string(v) for v in value) + ")"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(to_sql_string(v) for v in value) + "]"
+    return str(value)
+
+
+def to_java_string(value) -> str:
+    """The value as Flink's Row.toString writes it (the `print` connector's lines)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double(value)
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        return text[:-3] if text.endswith(":00") and not value.microsecond else text
+    if isinstance(value, Row):
+        return "+I[" + ", ".join(to_java_string(v) for v in value) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(to_java_string(v) for v in value) + "]"
+    return str(value)

@@ -1,0 +1,226 @@
+"""The Table API's operators on weir's DataStream engine: records are (kind, values)
+pairs, `kind` a RowKind's value (0 +I, 1 -U, 2 +U, 3 -D), `values` a tuple.
+
+Operators that only look at one row (projection, filter, table functions) pass kinds
+through. Operators that keep state (group aggregation, table aggregation, limit, join)
+are keyed process functions: their state is weir's keyed state, so checkpoints,
+savepoints and rescaling come with them. Their changelogs are Flink's: a group's first
+result is +I, a changed result -U (old) then +U (new), an emptied group -D.
+"""
+
+from weir.common.typeinfo import Types
+from weir.datastream.functions import (FlatMapFunction, KeyedCoProcessFunction,
+                                       KeyedProcessFunction)
+from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
+
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = range(4)
+
+
+def is_accumulate(kind: int) -> bool:
+    return kind in (INSERT, UPDATE_AFTER)
+
+
+class CalcFunction(FlatMapFunction):
+    """Projection and filter, as one function of a row's values."""
+
+    def __init__(self, projections, condition=None):
+        self.projections, self.condition = projections, condition
+
+    def flat_map(self, record):
+        kind, values = record
+        if self.condition is not None and self.condition(values) is not True:
+            return
+        yield kind, tuple(p(values) for p in self.projections)
+
+
+class CorrelateFunction(FlatMapFunction):
+    """A table function on each row: the row's values (unless `replace`) and each row the
+    function yields (a left join keeps a row it yields nothing for, with NULLs)."""
+
+    def __init__(self, function, args, width, left=False, replace=False):
+        self.function, self.args, self.width = function, args, width
+        self.left, self.replace = left, replace
+
+    def open(self, runtime_context):
+        self.function.open(None) if hasattr(self.function, "open") else None
+
+    def flat_map(self, record):
+        kind, values = record
+        produced = False
+        evaluate = getattr(self.function, "eval", self.function)
+        for result in evaluate(*(a(values) for a in self.args)) or ():
+            produced = True
+            yield kind, (() if self.replace else values) + _fields(result, self.width)
+        if self.left and not produced:
+            yield kind, values + (None,) * self.width
+
+
+def _fields(result, width: int) -> tuple:
+    if isinstance(result, (tuple, list)):  # (a Row is a tuple)
+        return tuple(result)
+    return (result,) if width == 1 else tuple(result)
+
+
+def _state(ctx_or_function, name):
+    return ValueStateDescriptor(name, Types.PICKLED_BYTE_ARRAY())
+
+
+class GroupAggregate(KeyedProcessFunction):
+    """Flink's GroupAggFunction: per group, the number of rows and each aggregate's
+    accumulator; emits the group's new result row (keys then aggregates) when it
+    changes."""
+
+    def __init__(self, key_functions, accumulators):
+        self.key_functions = key_functions
+        self.accumulators = accumulators  # weir.table.aggregates.Accumulator, one per call
+
+    def open(self, runtime_context):
+        self.state = runtime_context.get_state(_state(self, "group"))
+
+    def process_element(self, record, ctx):
+        kind, values = record
+        stored = self.state.value()
+        if stored is None:
+            if not is_accumulate(kind):
+                return  # a retraction of a row this group never counted (Flink drops it)
+            stored = (0, [a.create() for a in self.accumulators], None)
+        count, accs, previous = stored
+        count += 1 if is_accumulate(kind) else -1
+        accs = [a.accumulate(acc, values) if is_accumulate(kind) else a.retract(acc, values)
+                for a, acc in zip(self.accumulators, accs)]
+        keys = tuple(f(values) for f in self.key_functions)
+        if count <= 0:
+            self.state.clear()
+            if previous is not None:
+                yield DELETE, previous
+            return
+        result = keys + tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+        self.state.update((count, accs, result))
+        if previous is None:
+            yield INSERT, result
+        elif previous != result:
+            yield UPDATE_BEFORE, previous
+            yield UPDATE_AFTER, result
+
+
+class TableAggregate(KeyedProcessFunction):
+    """Flink's GroupTableAggFunction: per group, one accumulator of a table aggregate
+    function; on each row the rows it emitted before are retracted (-D) and what it emits
+    now is inserted (+I)."""
+
+    def __init__(self, key_functions, function, args, width):
+        self.key_functions, self.function, self.args = key_functions, function, args
+        self.width = width
+
+    def open(self, runtime_context):
+        self.state = runtime_context.get_state(_state(self, "accumulator"))
+
+    def process_element(self, record, ctx):
+        kind, values = record
+        stored = self.state.value()
+        accumulator = self.function.create_accumulator() if stored is None else stored
+        keys = tuple(f(values) for f in self.key_functions)
+        emitted = [] if stored is None else [
+            keys + _fields(row, self.width) for row in self.function.emit_value(stored)]
+        arguments = [a(values) for a in self.args]
+        if is_accumulate(kind):
+            self.function.accumulate(accumulator, *arguments)
+        else:
+            self.function.retract(accumulator, *arguments)
+        for row in emitted:
+            yield DELETE, row
+        self.state.update(accumulator)
+        for row in self.function.emit_value(accumulator):
+            yield INSERT, keys + _fields(row, self.width)
+
+
+class Limit(KeyedProcessFunction):
+    """Flink's streaming LIMIT over an insert-only input: the first `fetch` rows after
+    `offset`, all through one key."""
+
+    def __init__(self, fetch: int, offset: int = 0):
+        self.fetch, self.offset = fetch, offset
+
+    def open(self, runtime_context):
+        self.seen = runtime_context.get_state(_state(self, "seen"))
+
+    def process_element(self, record, ctx):
+        seen = self.seen.value() or 0
+        self.seen.update(seen + 1)
+        if self.offset <= seen < self.offset + self.fetch:
+            yield record
+
+
+class RegularJoin(KeyedCoProcessFunction):
+    """Flink's streaming join, both inputs' rows kept in state by join key: a row pairs
+    with every kept row of the other side that meets `condition` (+I; a retracted row's
+    pairs are retracted with -D). Outer joins pad the side without a match with NULLs
+    and retract that padded row once a match comes."""
+
+    def __init__(self, condition, widths, kind="inner"):
+        self.condition, self.widths, self.kind = condition, widths, kind
+
+    def open(self, runtime_context):
+        self.sides = [runtime_context.get_list_state(
+            ListStateDescriptor(name, Types.PICKLED_BYTE_ARRAY())) for name in ("l", "r")]
+
+    def process_element1(self, record, ctx):
+        yield from self._process(0, record)
+
+    def process_element2(self, record, ctx):
+        yield from self._process(1, record)
+
+    def _outer(self, side: int) -> bool:
+        return self.kind == "full" or self.kind == ("left", "right")[side]
+
+    def _pair(self, side, mine, other):
+        return mine + other if side == 0 else other + mine
+
+    def _padded(self, side, values):
+        nulls = (None,) * self.widths[1 - side]
+        return values + nulls if side == 0 else nulls + values
+
+    def _process(self, side, record):
+        kind, values = record
+        mine, others = self.sides[side], self.sides[1 - side]
+        kept_others = others.get() or []
+        matches = [o for o in kept_others
+                   if self._matches(self._pair(side, values, o[0]))]
+        if is_accumulate(kind):
+            yield from self._accumulate(side, values, matches, mine, others, kept_others)
+        else:
+            yield from self._retract(side, values, matches, mine, others, kept_others)
+
+    def _matches(self, joined) -> bool:
+        return self.condition is None or self.condition(joined) is True
+
+    def _accumulate(self, side, values, matches, mine, others, kept_others):
+        mine.add((values, len(matches)))
+        if not matches and self._outer(side):
+            yield INSERT, self._padded(side, values)
+        for other, count in matches:
+            if count == 0 and self._outer(1 - side):
+                yield DELETE, self._padded(1 - side, other)
+            yield INSERT, self._pair(side, values, other)
+        if matches:
+            others.update([(o, c + 1) if (o, c) in matches else (o, c)
+                           for o, c in kept_others])
+
+    def _retract(self, side, values, matches, mine, others, kept_others):
+        kept = mine.get() or []
+        for index, (row, _) in enumerate(kept):
+            if row == values:
+                del kept[index]
+                break
+        else:
+            return  # a retraction of a row never seen
+        mine.update(kept)
+        if not matches and self._outer(side):
+            yield DELETE, self._padded(side, values)
+        for other, count in matches:
+            yield DELETE, self._pair(side, values, other)
+            if count == 1 and self._outer(1 - side):
+                yield INSERT, self._padded(1 - side, other)
+        if matches:
+            others.update([(o, c - 1) if (o, c) in matches else (o, c)
+                           for o, c in kept_others])

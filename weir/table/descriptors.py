@@ -1,0 +1,100 @@
+"""Schema, TableDescriptor and FormatDescriptor: how the Table API declares a table of a
+connector (PyFlink's `TableDescriptor.for_connector('print').schema(...).build()`)."""
+
+from weir.table.types import DataType
+
+
+class Schema:
+    """A table's columns: Schema.new_builder().column(name, DataTypes.X()).build()."""
+
+    def __init__(self, columns, watermark=None):
+        self.columns = list(columns)
+        self.watermark = watermark
+
+    @staticmethod
+    def new_builder() -> "Schema.Builder":
+        return Schema.Builder()
+
+    class Builder:
+        def __init__(self):
+            self._columns = []
+            self._watermark = None
+
+        def column(self, column_name: str, data_type) -> "Schema.Builder":
+            if isinstance(data_type, str):
+                from weir.table.sql_types import parse_type
+                data_type = parse_type(data_type)
+            if not isinstance(data_type, DataType):
+                raise TypeError(f"column '{column_name}' needs a DataTypes type, "
+                                f"got {data_type!r}")
+            if column_name in dict(self._columns):
+                raise ValueError(f"column '{column_name}' is declared twice")
+            self._columns.append((column_name, data_type))
+            return self
+
+        def watermark(self, column_name: str, watermark_expr) -> "Schema.Builder":
+            self._watermark = (column_name, watermark_expr)
+            return self
+
+        def build(self) -> "Schema":
+            return Schema(self._columns, self._watermark)
+
+
+class FormatDescriptor:
+    def __init__(self, format_name: str, options):
+        self.format, self.options = format_name, dict(options)
+
+    @staticmethod
+    def for_format(format_name: str) -> "FormatDescriptor.Builder":
+        return FormatDescriptor.Builder(format_name)
+
+    class Builder:
+        def __init__(self, format_name):
+            self._format, self._options = format_name, {}
+
+        def option(self, key: str, value) -> "FormatDescriptor.Builder":
+            self._options[key] = str(value)
+            return self
+
+        def build(self) -> "FormatDescriptor":
+            return FormatDescriptor(self._format, self._options)
+
+
+class TableDescriptor:
+    """A connector, a schema and options: TableDescriptor.for_connector('datagen')..."""
+
+    def __init__(self, connector: str, schema, options):
+        self.connector, self.schema, self.options = connector, schema, dict(options)
+
+    @staticmethod
+    def for_connector(connector: str) -> "TableDescriptor.Builder":
+        return TableDescriptor.Builder(connector)
+
+    def all_options(self) -> dict:
+        return {"connector": self.connector, **self.options}
+
+    class Builder:
+        def __init__(self, connector):
+            self._connector, self._schema, self._options = connector, None, {}
+
+        def schema(self, schema: Schema) -> "TableDescriptor.Builder":
+            self._schema = schema
+            return self
+
+        def option(self, key: str, value) -> "TableDescriptor.Builder":
+            self._options[key] = str(value)
+            return self
+
+        def format(self, format, format_option_key=None) -> "TableDescriptor.Builder":
+            if isinstance(format, str):
+                self._options["format"] = format
+            else:
+                self._options["format"] = format.format
+                for key, value in format.options.items():
+                    self._options[f"{format.format}.{key}"] = value
+            return self
+
+        def build(self) -> "TableDescriptor":
+            if self._schema is None:
+                raise ValueError(f"a '{self._connector}' table needs a schema")
+            return TableDescriptor(self._connector, self._schema, self._options)

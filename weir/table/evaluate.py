@@ -1,0 +1,295 @@
+"""Typing and compiling Table API expressions (weir.table.expressions) against a table's
+columns: each becomes a Python function of a row's values tuple, with its SQL type and
+its name (a column's or an alias's; None for Flink's generated `EXPR$n`).
+
+SQL's rules hold: NULL (None) in, NULL out for arithmetic, comparison and functions;
+AND/OR with three-valued logic; a filter keeps a row only where its condition is TRUE.
+"""
+
+import json as _json
+import operator
+import re
+from dataclasses import dataclass
+from typing import Callable, List, Optional
+
+from weir.table.casts import cast_value, literal_type, to_sql_string
+from weir.table.expressions import AGGREGATES, Expression
+from weir.table.types import NUMERIC, DataType, DataTypes
+
+
+@dataclass
+class Column:
+    name: str
+    data_type: DataType
+
+
+@dataclass
+class Compiled:
+    function: Callable
+    data_type: DataType
+    name: Optional[str]
+
+
+def not_supported(what: str):
+    raise NotImplementedError(f"{what} is not supported by weir's Table API yet: see "
+                              "docs/table.md in weir's repository")
+
+
+def _index_of(columns: List[Column], name: str) -> int:
+    for index, column in enumerate(columns):
+        if column.name == name:
+            return index
+    raise ValueError(f"no column '{name}' in the table's columns "
+                     f"[{', '.join(c.name for c in columns)}]")
+
+
+def _null_safe(function, *parts):
+    def run(values):
+        args = [part(values) for part in parts]
+        return None if any(a is None for a in args) else function(*args)
+    return run
+
+
+def _wider(left: DataType, right: DataType) -> DataType:
+    order = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
+    if left.name not in order or right.name not in order:
+        return left
+    return left if order.index(left.name) >= order.index(right.name) else right
+
+
+def _divide(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise ArithmeticError("/ by zero")
+        quotient = abs(a) // abs(b)
+        return quotient if (a >= 0) == (b >= 0) else -quotient
+    return a / b
+
+
+_ARITHMETIC = {"plus": operator.add, "minus": operator.sub, "times": operator.mul,
+               "divide": _divide, "mod": lambda a, b: a - b * _divide(a, b)}
+_COMPARISONS = {"equals": operator.eq, "not_equals": operator.ne,
+                "less_than": operator.lt, "less_than_or_equal": operator.le,
+                "greater_than": operator.gt, "greater_than_or_equal": operator.ge}
+
+
+def compile_expression(expr: Expression, columns: List[Column]) -> Compiled:
+    """`expr` as a function of a row's values, its type and its name."""
+    op = expr.op
+    if op == "col":
+        index = _index_of(columns, expr.args[0])
+        return Compiled(operator.itemgetter(index), columns[index].data_type, expr.args[0])
+    if op == "lit":
+        value, data_type = expr.args
+        return Compiled(lambda values: value, data_type or literal_type(value), None)
+    if op == "alias":
+        inner = compile_expression(expr.args[0], columns)
+        return Compiled(inner.function, inner.data_type, expr.args[1][0])
+    if op in AGGREGATES:
+        raise ValueError(f"the aggregate {op}() belongs in a group_by(...).select(...) or "
+                         "an aggregation over the whole table, not in a row expression")
+    handler = _HANDLERS.get(op)
+    if handler is None:
+        not_supported(f"the expression {op}()")
+    return handler(expr, columns)
+
+
+def _arithmetic(expr, columns):
+    left, right = (compile_expression(a, columns) for a in expr.args)
+    data_type = _wider(left.data_type, right.data_type)
+    if expr.op == "divide" and data_type.name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        data_type = DataTypes.INT() if data_type.name != "BIGINT" else data_type
+    return Compiled(_null_safe(_ARITHMETIC[expr.op], left.function, right.function),
+                    data_type, None)
+
+
+def _comparison(expr, columns):
+    left, right = (compile_expression(a, columns) for a in expr.args)
+    return Compiled(_null_safe(_COMPARISONS[expr.op], left.function, right.function),
+                    DataTypes.BOOLEAN(), None)
+
+
+def _logical(expr, columns):
+    left, right = (compile_expression(a, columns).function for a in expr.args)
+    if expr.op == "and":
+        def run(values):
+            a, b = left(values), right(values)
+            if a is False or b is False:
+                return False
+            return None if a is None or b is None else True
+    else:
+        def run(values):
+            a, b = left(values), right(values)
+            if a is True or b is True:
+                return True
+            return None if a is None or b is None else False
+    return Compiled(run, DataTypes.BOOLEAN(), None)
+
+
+def _unary(function, result_type=None):
+    def handler(expr, columns):
+        inner = compile_expression(expr.args[0], columns)
+        return Compiled(_null_safe(function, inner.function),
+                        result_type() if result_type else inner.data_type, None)
+    return handler
+
+
+def _null_test(negate):
+    def handler(expr, columns):
+        inner = compile_expression(expr.args[0], columns).function
+        return Compiled(lambda values: (inner(values) is None) != negate,
+                        DataTypes.BOOLEAN(False), None)
+    return handler
+
+
+def _cast(expr, columns):
+    inner = compile_expression(expr.args[0], columns)
+    target = expr.args[1]
+    lenient = expr.op == "try_cast"
+    source = inner.data_type
+    return Compiled(lambda values: cast_value(inner.function(values), source, target,
+                                              lenient), target, None)
+
+
+def _json_path(path: str):
+    if not path.startswith("$"):
+        raise ValueError(f"JSON path '{path}' must start with '$'")
+    steps = re.findall(r"\.([A-Za-z_][\w]*)|\[(\d+)\]|\['([^']*)'\]", path[1:])
+    return [int(index) if index else (name or quoted) for name, index, quoted in steps]
+
+
+def _json_value(expr, columns):
+    inner = compile_expression(expr.args[0], columns).function
+    steps = _json_path(expr.args[1])
+    target = expr.args[2] or DataTypes.STRING()
+
+    def run(values):
+        text = inner(values)
+        if text is None:
+            return None
+        try:
+            node = _json.loads(text)
+            for step in steps:
+                node = node[step]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None
+        if node is None or isinstance(node, (dict, list)):
+            return None
+        as_text = ("true" if node else "false") if isinstance(node, bool) else str(node)
+        return cast_value(as_text, DataTypes.STRING(), target, True)
+    return Compiled(run, target, None)
+
+
+def _concat(expr, columns):
+    parts = [compile_expression(a, columns) for a in expr.args[0]]
+    functions = [(p.function, p.data_type) for p in parts]
+
+    def run(values):
+        pieces = [f(values) for f, _ in functions]
+        if any(p is None for p in pieces):
+            return None
+        return "".join(to_sql_string(p, t) for p, (_, t) in zip(pieces, functions))
+    return Compiled(run, DataTypes.STRING(), None)
+
+
+def _if(expr, columns):
+    condition, yes, no = (compile_expression(a, columns) for a in expr.args)
+    return Compiled(lambda v: yes.function(v) if condition.function(v) is True
+                    else no.function(v), yes.data_type, None)
+
+
+def _coalesce(expr, columns):
+    parts = [compile_expression(a, columns) for a in expr.args]
+
+    def run(values):
+        for part in parts:
+            value = part.function(values)
+            if value is not None:
+                return value
+        return None
+    return Compiled(run, parts[0].data_type, None)
+
+
+def _in(expr, columns):
+    inner = compile_expression(expr.args[0], columns).function
+    options = [compile_expression(a, columns).function for a in expr.args[1]]
+
+    def run(values):
+        value = inner(values)
+        return None if value is None else any(value == o(values) for o in options)
+    return Compiled(run, DataTypes.BOOLEAN(), None)
+
+
+def _like(expr, columns):
+    inner, pattern = (compile_expression(a, columns).function for a in expr.args)
+
+    def matches(text, like):
+        regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
+                        for c in like)
+        return re.fullmatch(regex, text, re.DOTALL) is not None
+    return Compiled(_null_safe(matches, inner, pattern), DataTypes.BOOLEAN(), None)
+
+
+def _substring(expr, columns):
+    parts = [compile_expression(a, columns).function for a in expr.args]
+
+    def cut(text, begin, length=None):
+        start = max(begin - 1, 0)
+        return text[start:] if length is None else text[start:start + length]
+    return Compiled(_null_safe(cut, *parts), DataTypes.STRING(), None)
+
+
+def _input_row(expr, columns):
+    """All of the row's columns as one Row (what Table.map and flat_map give a
+    function)."""
+    from weir.common.row import Row
+    names = [c.name for c in columns]
+    return Compiled(lambda values: Row(**dict(zip(names, values))),
+                    DataTypes.ROW([DataTypes.FIELD(c.name, c.data_type) for c in columns]),
+                    None)
+
+
+def _field_of(expr, columns):
+    inner = compile_expression(expr.args[0], columns)
+    index = expr.args[1]
+    field = inner.data_type.fields[index]
+    return Compiled(lambda values: _nth(inner.function(values), index), field.data_type,
+                    field.name)
+
+
+def _nth(value, index):
+    return None if value is None else value[index]
+
+
+def _call(expr, columns):
+    function, args = expr.args
+    if isinstance(function, str):
+        not_supported(f"calling the function '{function}' by name")
+    if function.kind != "scalar":
+        raise ValueError(f"'{function.name}' is a {function.kind} function; only scalar "
+                         "functions are called in expressions")
+    parts = [compile_expression(a, columns).function for a in args]
+    evaluate = function.evaluator()
+    return Compiled(lambda values: evaluate(*(p(values) for p in parts)),
+                    function.result_type, None)
+
+
+_HANDLERS = {
+    **{op: _arithmetic for op in _ARITHMETIC},
+    **{op: _comparison for op in _COMPARISONS},
+    "and": _logical, "or": _logical,
+    "not": _unary(operator.not_, DataTypes.BOOLEAN),
+    "minus_prefix": _unary(operator.neg),
+    "abs": _unary(abs),
+    "lower": _unary(str.lower), "upper": _unary(str.upper),
+    "trim": _unary(str.strip), "char_length": _unary(len, DataTypes.INT),
+    "is_null": _null_test(False), "is_not_null": _null_test(True),
+    "is_true": _unary(lambda v: v is True, DataTypes.BOOLEAN),
+    "is_false": _unary(lambda v: v is False, DataTypes.BOOLEAN),
+    "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
+    "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
+    "call": _call, "input_row": _input_row,
+    "field_of": _field_of,
+}
+
+__all__ = ["Column", "Compiled", "compile_expression", "not_supported", "NUMERIC"]

@@ -1,0 +1,173 @@
+"""PyFlink's expression DSL (`pyflink.table.expressions`): `col('a') + 1`, `lit(1).count`,
+`col('data').json_value('$.name', DataTypes.STRING())`, `concat(...)`, `.alias('x')`.
+
+An Expression is a tree: an operator name and its arguments (expressions or plain
+values). It only describes; weir.table.evaluate types it against a table's schema and
+compiles it to a Python function over a row's values.
+"""
+
+AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star")
+
+
+class Expression:
+    """A column, a literal, a call or an alias (Flink's Expression)."""
+
+    __hash__ = object.__hash__
+
+    def __init__(self, op: str, *args):
+        self.op = op
+        self.args = args
+
+    def __repr__(self):
+        return f"{self.op}({', '.join(map(repr, self.args))})"
+
+    # -- arithmetic and comparison --------------------------------------------------
+    def _binary(self, op, other, reverse=False):
+        other = _expr(other)
+        return Expression(op, other, self) if reverse else Expression(op, self, other)
+
+    def __add__(self, o): return self._binary("plus", o)
+    def __radd__(self, o): return self._binary("plus", o, True)
+    def __sub__(self, o): return self._binary("minus", o)
+    def __rsub__(self, o): return self._binary("minus", o, True)
+    def __mul__(self, o): return self._binary("times", o)
+    def __rmul__(self, o): return self._binary("times", o, True)
+    def __truediv__(self, o): return self._binary("divide", o)
+    def __rtruediv__(self, o): return self._binary("divide", o, True)
+    def __mod__(self, o): return self._binary("mod", o)
+    def __rmod__(self, o): return self._binary("mod", o, True)
+    def __eq__(self, o): return self._binary("equals", o)  # noqa: E704
+    def __ne__(self, o): return self._binary("not_equals", o)
+    def __lt__(self, o): return self._binary("less_than", o)
+    def __le__(self, o): return self._binary("less_than_or_equal", o)
+    def __gt__(self, o): return self._binary("greater_than", o)
+    def __ge__(self, o): return self._binary("greater_than_or_equal", o)
+    def __and__(self, o): return self._binary("and", o)
+    def __rand__(self, o): return self._binary("and", o, True)
+    def __or__(self, o): return self._binary("or", o)
+    def __ror__(self, o): return self._binary("or", o, True)
+    def __invert__(self): return Expression("not", self)
+    def __neg__(self): return Expression("minus_prefix", self)
+    def __pos__(self): return self
+
+    # -- names, types ---------------------------------------------------------------
+    def alias(self, name: str, *extra_names: str) -> "Expression":
+        return Expression("alias", self, (name,) + extra_names)
+
+    def cast(self, data_type) -> "Expression":
+        return Expression("cast", self, data_type)
+
+    def try_cast(self, data_type) -> "Expression":
+        return Expression("try_cast", self, data_type)
+
+    # -- aggregates (properties, as PyFlink's) --------------------------------------
+    count = property(lambda self: Expression("count", self))
+    sum = property(lambda self: Expression("sum", self))
+    sum0 = property(lambda self: Expression("sum0", self))
+    min = property(lambda self: Expression("min", self))
+    max = property(lambda self: Expression("max", self))
+    avg = property(lambda self: Expression("avg", self))
+
+    # -- scalar functions -----------------------------------------------------------
+    is_null = property(lambda self: Expression("is_null", self))
+    is_not_null = property(lambda self: Expression("is_not_null", self))
+    is_true = property(lambda self: Expression("is_true", self))
+    is_false = property(lambda self: Expression("is_false", self))
+    abs = property(lambda self: Expression("abs", self))
+    lower_case = property(lambda self: Expression("lower", self))
+    upper_case = property(lambda self: Expression("upper", self))
+    char_length = property(lambda self: Expression("char_length", self))
+    trim = property(lambda self: Expression("trim", self))
+    asc = property(lambda self: Expression("asc", self))
+    desc = property(lambda self: Expression("desc", self))
+    lower = lower_case
+    upper = upper_case
+
+    def json_value(self, path: str, returning_type=None, *_on_empty_or_error):
+        return Expression("json_value", self, path, returning_type)
+
+    def like(self, pattern) -> "Expression":
+        return Expression("like", self, _expr(pattern))
+
+    def between(self, lower, upper) -> "Expression":
+        return (self >= lower) & (self <= upper)
+
+    def not_between(self, lower, upper) -> "Expression":
+        return ~self.between(lower, upper)
+
+    def in_(self, *values) -> "Expression":
+        return Expression("in", self, tuple(_expr(v) for v in values))
+
+    def substring(self, begin, length=None) -> "Expression":
+        args = (_expr(begin),) if length is None else (_expr(begin), _expr(length))
+        return Expression("substring", self, *args)
+
+    def if_null(self, null_replacement) -> "Expression":
+        return Expression("coalesce", self, _expr(null_replacement))
+
+    def plus(self, other): return self + other
+    def minus(self, other): return self - other
+    def times(self, other): return self * other
+    def divided_by(self, other): return self / other
+
+
+def _expr(value) -> Expression:
+    return value if isinstance(value, Expression) else Expression("lit", value, None)
+
+
+def col(name: str) -> Expression:
+    """The column `name`."""
+    return Expression("col", name)
+
+
+def lit(value, data_type=None) -> Expression:
+    """A literal (of `data_type`, else of the type its Python value has)."""
+    return Expression("lit", value, data_type)
+
+
+def call(f, *args) -> Expression:
+    """A function by name (a registered temporary function) or a Python UDF, on `args`."""
+    return Expression("call", f, tuple(_expr(a) for a in args))
+
+
+def concat(first, *others) -> Expression:
+    return Expression("concat", tuple(_expr(v) for v in (first,) + others))
+
+
+def if_then_else(condition, if_true, if_false) -> Expression:
+    return Expression("if", _expr(condition), _expr(if_true), _expr(if_false))
+
+
+def and_(predicate0, predicate1, *predicates) -> Expression:
+    result = _expr(predicate0) & predicate1
+    for predicate in predicates:
+        result = result & predicate
+    return result
+
+
+def or_(predicate0, predicate1, *predicates) -> Expression:
+    result = _expr(predicate0) | predicate1
+    for predicate in predicates:
+        result = result | predicate
+    return result
+
+
+def not_(expression) -> Expression:
+    return ~_expr(expression)
+
+
+def coalesce(*args) -> Expression:
+    return Expression("coalesce", *(_expr(a) for a in args))
+
+
+def json(value) -> Expression:
+    """JSON(value): a JSON string taken as JSON, not as a string (PyFlink's `json`)."""
+    return Expression("json", _expr(value))
+
+
+def row(*values) -> Expression:
+    return Expression("row", tuple(_expr(v) for v in values))
+
+
+__all__ = ["col", "lit", "call", "concat", "if_then_else", "and_", "or_", "not_",
+           "coalesce", "json", "row", "Expression"]

@@ -1,0 +1,203 @@
+"""The logical plan of the Table API and SQL: a tree of relational nodes, each with its
+output columns. Table methods and SQL statements both build it (weir.table.table,
+weir.table.sql); weir.table.planner runs it.
+
+Every node's rows carry a RowKind (+I, -U, +U, -D): `changelog` says whether a node's
+output may hold anything but inserts, which the operators above it must then handle.
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from weir.table.evaluate import Column, compile_expression
+from weir.table.expressions import AGGREGATES, Expression
+
+
+@dataclass
+class Node:
+    columns: List[Column]
+
+    @property
+    def inputs(self) -> list:
+        return []
+
+    @property
+    def changelog(self) -> bool:
+        return any(node.changelog for node in self.inputs)
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+@dataclass
+class Values(Node):
+    rows: list = field(default_factory=list)
+
+    def describe(self):
+        return f"Values(fields=[{', '.join(c.name for c in self.columns)}], " \
+               f"rows={len(self.rows)})"
+
+
+@dataclass
+class Scan(Node):
+    """A table of a connector (weir.table.connectors)."""
+    path: str = ""
+    connector: object = None
+
+    def describe(self):
+        return f"TableSourceScan(table=[{self.path}], fields=[" \
+               f"{', '.join(c.name for c in self.columns)}])"
+
+
+@dataclass
+class Calc(Node):
+    """Projection and filter: `projections` over the input's columns, rows kept where
+    `condition` (if any) is TRUE; row kinds pass through."""
+    input: Node = None
+    projections: List[Expression] = field(default_factory=list)
+    condition: Optional[Expression] = None
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        where = "" if self.condition is None else f", where=[{_show(self.condition)}]"
+        return f"Calc(select=[{', '.join(c.name for c in self.columns)}]{where})"
+
+
+@dataclass
+class Aggregate(Node):
+    """Group aggregation: `keys` (expressions over the input) and `calls`, each an
+    aggregate's name ('count', 'sum', ..., or a Python AggregateFunction) with its
+    argument expressions. Emits a changelog: +I, then -U/+U as a group's result changes."""
+    input: Node = None
+    keys: List[Expression] = field(default_factory=list)
+    calls: list = field(default_factory=list)  # [(aggregate, [argument expressions])]
+    table_aggregate: object = None  # a table aggregate function (flat_aggregate)
+
+    @property
+    def changelog(self):
+        return True
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        kind = "GroupTableAggregate" if self.table_aggregate else "GroupAggregate"
+        return f"{kind}(groupBy=[{', '.join(_show(k) for k in self.keys)}], " \
+               f"select=[{', '.join(c.name for c in self.columns)}])"
+
+
+@dataclass
+class Limit(Node):
+    input: Node = None
+    fetch: int = 0
+    offset: int = 0
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        return f"Limit(offset=[{self.offset}], fetch=[{self.fetch}])"
+
+
+@dataclass
+class Join(Node):
+    """A regular join: `kind` inner, left, right or full; equi-keys found in
+    `condition` partition both inputs, the rest of it is checked per pair."""
+    left: Node = None
+    right: Node = None
+    condition: Optional[Expression] = None
+    kind: str = "inner"
+
+    @property
+    def inputs(self):
+        return [self.left, self.right]
+
+    @property
+    def changelog(self):
+        return self.kind != "inner" or super().changelog
+
+    def describe(self):
+        on = "true" if self.condition is None else _show(self.condition)
+        return f"Join(joinType=[{self.kind.capitalize()}Join], where=[{on}])"
+
+
+@dataclass
+class Correlate(Node):
+    """A table function on each row (join_lateral, flat_map): the input's columns (unless
+    `replace`) and each row the function yields; `kind` inner or left."""
+    input: Node = None
+    function: object = None
+    args: List[Expression] = field(default_factory=list)
+    kind: str = "inner"
+    replace: bool = False
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        return f"Correlate(invocation=[{self.function.name}], " \
+               f"select=[{', '.join(c.name for c in self.columns)}], " \
+               f"joinType=[{self.kind.upper()}])"
+
+
+def _show(expr: Expression) -> str:
+    if expr.op == "col":
+        return expr.args[0]
+    if expr.op == "lit":
+        return repr(expr.args[0])
+    if expr.op == "alias":
+        return f"{_show(expr.args[0])} AS {expr.args[1][0]}"
+    names = {"equals": "=", "not_equals": "<>", "less_than": "<", "greater_than": ">",
+             "less_than_or_equal": "<=", "greater_than_or_equal": ">=", "and": "AND",
+             "or": "OR", "plus": "+", "minus": "-", "times": "*", "divide": "/"}
+    if expr.op in names and len(expr.args) == 2:
+        return f"{_show(expr.args[0])} {names[expr.op]} {_show(expr.args[1])}"
+    parts = [_show(a) if isinstance(a, Expression) else getattr(a, "name", repr(a))
+             for a in expr.args if not isinstance(a, tuple)]
+    return f"{expr.op.upper()}({', '.join(parts)})"
+
+
+def explain_tree(node: Node, depth: int = 0) -> str:
+    """weir's plan of a table, one node per line, inputs indented below (docs/table.md)."""
+    lines = [("   " * (depth - 1) + "+- " if depth else "") + node.describe()]
+    for child in node.inputs:
+        lines.append(explain_tree(child, depth + 1))
+    return "\n".join(lines)
+
+
+def project(node: Node, expressions: List[Expression], condition=None) -> Calc:
+    """A Calc of `expressions` over `node`, named as Flink names them (a column's name,
+    an alias, else EXPR$<position>)."""
+    columns = []
+    for position, expr in enumerate(expressions):
+        compiled = compile_expression(expr, node.columns)
+        columns.append(Column(compiled.name or f"EXPR${position}", compiled.data_type))
+    _check_unique(columns)
+    return Calc(columns, node, list(expressions), condition)
+
+
+def _check_unique(columns: List[Column]) -> None:
+    seen = set()
+    for column in columns:
+        if column.name in seen:
+            raise ValueError(f"ambiguous column name '{column.name}': name the columns "
+                             "apart with alias(...)")
+        seen.add(column.name)
+
+
+def contains_aggregate(expr) -> bool:
+    if not isinstance(expr, Expression):
+        return False
+    if expr.op in AGGREGATES:
+        return True
+    if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":
+        return True
+    return any(contains_aggregate(a) or (isinstance(a, tuple) and
+                                         any(contains_aggregate(b) for b in a))
+               for a in expr.args)

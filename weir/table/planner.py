@@ -1,0 +1,132 @@
+"""Runs a logical plan (weir.table.logical) on weir's DataStream engine: each node
+becomes DataStream operators over (kind, values) records (weir.table.changelog), so a
+Table job is a weir job like any other: on Spark or the local executor, checkpointed,
+savepointed and rescaled as one.
+
+Every node is planned in the one StreamExecutionEnvironment of its job; nodes shared by
+several sinks (a statement set) are planned once.
+"""
+
+from weir.table import changelog
+from weir.table.aggregates import accumulator_of
+from weir.table.evaluate import compile_expression
+from weir.table.expressions import Expression
+from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
+                                Values)
+
+
+class KeyOf:
+    """A key selector of (kind, values) records: a tuple of expressions' values."""
+
+    def __init__(self, functions):
+        self.functions = functions
+
+    def get_key(self, record):
+        values = record[1]
+        return tuple(f(values) for f in self.functions)
+
+    __call__ = get_key
+
+
+class Planner:
+    def __init__(self, env):
+        self.env = env
+        self._planned = {}
+
+    def stream(self, node: Node):
+        """The DataStream of `node`'s (kind, values) records."""
+        key = id(node)
+        if key not in self._planned:
+            planner = getattr(self, "_" + type(node).__name__.lower())
+            self._planned[key] = (node, planner(node))
+        return self._planned[key][1]
+
+    def _streamscan(self, node):
+        from weir.table.streams import _ToRecord
+        return node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
+
+    def _values(self, node: Values):
+        records = [(changelog.INSERT, tuple(row)) for row in node.rows]
+        return self.env.from_collection(records).name("Values")
+
+    def _scan(self, node: Scan):
+        return node.connector.source_stream(self.env, node.path, node.columns)
+
+    def _calc(self, node: Calc):
+        columns = node.input.columns
+        projections = [compile_expression(p, columns).function for p in node.projections]
+        condition = None if node.condition is None else \
+            compile_expression(node.condition, columns).function
+        return self.stream(node.input).flat_map(
+            changelog.CalcFunction(projections, condition)).name("Calc")
+
+    def _aggregate(self, node: Aggregate):
+        columns = node.input.columns
+        keys = [compile_expression(k, columns).function for k in node.keys]
+        stream = self.stream(node.input).key_by(KeyOf(keys))
+        if node.table_aggregate is not None:
+            function, args = node.table_aggregate
+            arguments = [compile_expression(a, columns).function for a in args]
+            width = len(node.columns) - len(keys)
+            return stream.process(changelog.TableAggregate(
+                keys, function.function, arguments, width)).name("GroupTableAggregate")
+        accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+        return stream.process(changelog.GroupAggregate(keys, accumulators)) \
+            .name("GroupAggregate")
+
+    def _limit(self, node: Limit):
+        if node.input.changelog:
+            raise NotImplementedError("LIMIT over a changelog (an aggregate's updates) is "
+                                      "not supported by weir's Table API yet")
+        return self.stream(node.input).key_by(KeyOf([])) \
+            .process(changelog.Limit(node.fetch, node.offset)).name("Limit")
+
+    def _join(self, node: Join):
+        left_width = len(node.left.columns)
+        left_keys, right_keys = equi_keys(node.condition, node.left.columns,
+                                          node.right.columns)
+        condition = None if node.condition is None else \
+            compile_expression(node.condition, node.columns).function
+        left, right = self.stream(node.left), self.stream(node.right)
+        widths = (left_width, len(node.right.columns))
+        return left.connect(right).key_by(KeyOf(left_keys), KeyOf(right_keys)) \
+            .process(changelog.RegularJoin(condition, widths, node.kind)).name("Join")
+
+    def _correlate(self, node: Correlate):
+        columns = node.input.columns
+        args = [compile_expression(a, columns).function for a in node.args]
+        width = len(node.columns) - (0 if node.replace else len(columns))
+        return self.stream(node.input).flat_map(changelog.CorrelateFunction(
+            node.function.function, args, width, node.kind == "left", node.replace)) \
+            .name("Correlate")
+
+
+def _conjuncts(condition: Expression):
+    if condition.op == "and":
+        for arg in condition.args:
+            yield from _conjuncts(arg)
+    else:
+        yield condition
+
+
+def equi_keys(condition, left_columns, right_columns):
+    """The key functions of each side from the `a = b` conjuncts of a join condition that
+    compare a column of one side with a column of the other ([] and []: none, every
+    row meets every row of the other side under one key)."""
+    left_names = {c.name for c in left_columns}
+    right_names = {c.name for c in right_columns}
+    left_keys, right_keys = [], []
+    for conjunct in ([] if condition is None else _conjuncts(condition)):
+        if conjunct.op != "equals" or any(a.op != "col" for a in conjunct.args):
+            continue
+        a, b = (arg.args[0] for arg in conjunct.args)
+        if a in left_names and b in right_names:
+            pair = (a, b)
+        elif b in left_names and a in right_names:
+            pair = (b, a)
+        else:
+            continue
+        left_keys.append(compile_expression(Expression("col", pair[0]), left_columns).function)
+        right_keys.append(compile_expression(Expression("col", pair[1]),
+                                             right_columns).function)
+    return left_keys, right_keys

@@ -1,0 +1,105 @@
+"""TableResult: what `execute()`, `execute_sql` and `execute_insert` return; `print()`
+writes Flink's tableau (boxed) table, `collect()` iterates Rows with their RowKind."""
+
+from weir.common.row import Row, RowKind
+from weir.table.casts import to_sql_string
+from weir.table.types import print_width
+
+MAX_WIDTH = 30
+NULL = "<NULL>"
+
+
+class ResultKind:
+    SUCCESS = "SUCCESS"
+    SUCCESS_WITH_CONTENT = "SUCCESS_WITH_CONTENT"
+
+
+class _Done:
+    """The job of a finished insert (wait() returns at once: weir ran it)."""
+
+    def __init__(self, result=None):
+        self.result = result
+
+    def get_job_execution_result(self):
+        return self.result
+
+
+class TableResult:
+    def __init__(self, columns=None, records=None, streaming=True, job_result=None,
+                 kind=ResultKind.SUCCESS_WITH_CONTENT):
+        self.columns = columns or []
+        self.records = records or []  # [(kind, values)]
+        self.streaming = streaming
+        self._job_result = job_result
+        self._kind = kind
+
+    @staticmethod
+    def ok():
+        """The result of a statement that ran no job (DDL): Flink prints `OK`."""
+        from weir.table.evaluate import Column
+        from weir.table.types import DataTypes
+        return TableResult([Column("result", DataTypes.STRING())], [(0, ("OK",))],
+                           streaming=False, kind=ResultKind.SUCCESS)
+
+    def wait(self, timeout_ms: int = None) -> None:
+        """The job ran when the statement was executed; nothing is left to wait for."""
+
+    def get_job_client(self):
+        return None if self._job_result is None else _Done(self._job_result)
+
+    def get_result_kind(self):
+        return self._kind
+
+    def get_table_schema(self):
+        from weir.table.table import TableSchema
+        return TableSchema(self.columns)
+
+    def get_resolved_schema(self):
+        return self.get_table_schema()
+
+    def collect(self):
+        names = [c.name for c in self.columns]
+        for kind, values in self.records:
+            row = Row(**dict(zip(names, values)))
+            row.set_row_kind(RowKind(kind))
+            yield row
+
+    def print(self) -> None:
+        if self._kind == ResultKind.SUCCESS:
+            print("OK")
+            return
+        print(tableau(self.columns, self.records, self.streaming))
+
+
+def _cell(value, data_type) -> str:
+    return NULL if value is None else to_sql_string(value, data_type)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def tableau(columns, records, streaming: bool) -> str:
+    """Flink's boxed table: in streaming mode an `op` column of row kinds and column widths
+    from the types; in batch mode widths from the data."""
+    names = [c.name for c in columns]
+    cells = [[_cell(v, c.data_type) for v, c in zip(values, columns)]
+             for _, values in records]
+    if streaming:
+        widths = [max(len(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
+                  for n, c in zip(names, columns)]
+        names = ["op"] + names
+        widths = [2] + widths
+        cells = [[str(RowKind(kind))] + row for (kind, _), row in zip(records, cells)]
+    else:
+        widths = [min(max([len(n)] + [len(r[i]) for r in cells]), MAX_WIDTH)
+                  for i, n in enumerate(names)]
+    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    line = lambda row: "| " + " | ".join(_fit(t, w).rjust(w) for t, w in zip(row, widths)) \
+        + " |"  # noqa: E731
+    if not records:
+        return "Empty set"
+    lines = [border, line(names), border] + [line(r) for r in cells] + [border]
+    count = len(records)
+    lines.append(f"{count} row{'s' if count != 1 else ''} in set")
+    return "\n".join(lines)

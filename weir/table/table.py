@@ -1,0 +1,267 @@
+"""PyFlink's Table: relational operations that each return a new Table over a larger
+logical plan (weir.table.logical); `execute`, `execute_insert` and `to_pandas` run it.
+"""
+
+import itertools
+
+from weir.common.gaps import PyFlinkGaps
+from weir.table import logical
+from weir.table.aggregation import aggregate_select, flat_aggregate, udaf_aggregate
+from weir.table.evaluate import Column, compile_expression
+from weir.table.expressions import Expression, col
+from weir.table.types import DataTypes
+
+_UNNAMED = itertools.count()
+
+
+def _as_expressions(fields):
+    return [col(f) if isinstance(f, str) else f for f in fields]
+
+
+class Table(PyFlinkGaps):
+    _pyflink_class = "Table"
+    _pyflink_gaps = frozenset(["window", "over_window", "order_by", "fetch", "offset",
+                               "minus", "minus_all", "union", "union_all", "intersect",
+                               "intersect_all", "to_changelog_stream"])
+
+    def __init__(self, node: logical.Node, t_env):
+        self._node = node
+        self._t_env = t_env
+        self._name = None
+
+    # -- columns --------------------------------------------------------------------
+    def __getattr__(self, name):
+        if not name.startswith("_") and any(c.name == name for c in self._node.columns):
+            return col(name)
+        return super().__getattr__(name)
+
+    def __str__(self):
+        """The table's name in SQL (PyFlink registers it as `UnnamedTable$N`)."""
+        if self._name is None:
+            self._name = f"UnnamedTable${next(_UNNAMED)}"
+            self._t_env.register_table(self._name, self)
+        return self._name
+
+    def get_schema(self):
+        return TableSchema(self._node.columns)
+
+    def get_resolved_schema(self):
+        return self.get_schema()
+
+    def print_schema(self) -> None:
+        print(self.get_schema())
+
+    def _derive(self, node: logical.Node) -> "Table":
+        return Table(node, self._t_env)
+
+    # -- projections and filters ----------------------------------------------------
+    def select(self, *fields) -> "Table":
+        expressions = _as_expressions(fields)
+        if any(logical.contains_aggregate(e) for e in expressions):
+            return self._derive(aggregate_select(self._node, [], expressions))
+        return self._derive(logical.project(self._node, _expand_star(expressions,
+                                                                     self._node)))
+
+    def where(self, predicate: Expression) -> "Table":
+        data_type = compile_expression(predicate, self._node.columns).data_type
+        if data_type.name != "BOOLEAN":
+            raise ValueError(f"a filter needs a BOOLEAN condition, got {data_type}")
+        projections = [col(c.name) for c in self._node.columns]
+        return self._derive(logical.Calc(list(self._node.columns), self._node, projections,
+                                         predicate))
+
+    filter = where
+
+    def add_columns(self, *fields) -> "Table":
+        kept = [col(c.name) for c in self._node.columns]
+        return self._derive(logical.project(self._node, kept + list(fields)))
+
+    def add_or_replace_columns(self, *fields) -> "Table":
+        new = {compile_expression(f, self._node.columns).name: f for f in fields}
+        kept = [new.pop(c.name) if c.name in new else col(c.name)
+                for c in self._node.columns]
+        return self._derive(logical.project(self._node, kept + list(new.values())))
+
+    def drop_columns(self, *fields) -> "Table":
+        dropped = {f if isinstance(f, str) else f.args[0] for f in fields}
+        unknown = dropped - {c.name for c in self._node.columns}
+        if unknown:
+            raise ValueError(f"cannot drop unknown columns {sorted(unknown)}")
+        return self._derive(logical.project(self._node, [
+            col(c.name) for c in self._node.columns if c.name not in dropped]))
+
+    def rename_columns(self, *fields) -> "Table":
+        renames = {f.args[0].args[0]: f.args[1][0] for f in fields if f.op == "alias"}
+        return self._derive(logical.project(self._node, [
+            col(c.name).alias(renames[c.name]) if c.name in renames else col(c.name)
+            for c in self._node.columns]))
+
+    def alias(self, field: str, *fields: str) -> "Table":
+        names = (field,) + fields
+        if len(names) != len(self._node.columns):
+            raise ValueError(f"alias() names {len(names)} columns; the table has "
+                             f"{len(self._node.columns)}")
+        return self._derive(logical.project(self._node, [
+            col(c.name).alias(n) for c, n in zip(self._node.columns, names)]))
+
+    def distinct(self) -> "Table":
+        keys = [col(c.name) for c in self._node.columns]
+        return self._derive(logical.Aggregate(list(self._node.columns), self._node, keys, []))
+
+    def limit(self, fetch: int, offset: int = 0) -> "Table":
+        return self._derive(logical.Limit(list(self._node.columns), self._node, fetch, offset))
+
+    # -- grouping -------------------------------------------------------------------
+    def group_by(self, *fields) -> "GroupedTable":
+        return GroupedTable(self, _as_expressions(fields))
+
+    def aggregate(self, func) -> "AggregatedTable":
+        return AggregatedTable(self, [], func)
+
+    def flat_aggregate(self, func) -> "FlatAggregateTable":
+        return FlatAggregateTable(self, [], func)
+
+    # -- joins and functions --------------------------------------------------------
+    def _join(self, right: "Table", predicate, kind: str) -> "Table":
+        columns = list(self._node.columns) + list(right._node.columns)
+        logical._check_unique(columns)
+        return self._derive(logical.Join(columns, self._node, right._node, predicate, kind))
+
+    def join(self, right, join_predicate=None) -> "Table":
+        return self._join(right, join_predicate, "inner")
+
+    def left_outer_join(self, right, join_predicate=None) -> "Table":
+        return self._join(right, join_predicate, "left")
+
+    def right_outer_join(self, right, join_predicate) -> "Table":
+        return self._join(right, join_predicate, "right")
+
+    def full_outer_join(self, right, join_predicate) -> "Table":
+        return self._join(right, join_predicate, "full")
+
+    def join_lateral(self, table_function_call, join_predicate=None) -> "Table":
+        return self._lateral(table_function_call, "inner", join_predicate)
+
+    def left_outer_join_lateral(self, table_function_call, join_predicate=None) -> "Table":
+        return self._lateral(table_function_call, "left", join_predicate)
+
+    def _lateral(self, call, kind, predicate):
+        function, args = _table_function(call, self._node.columns, whole_row=True)
+        names = function.names or [f"f{i}" for i in range(len(function.result_type))]
+        extra = [Column(n, t) for n, t in zip(names, function.result_type)]
+        node = logical.Correlate(list(self._node.columns) + extra, self._node, function,
+                                 args, kind)
+        table = self._derive(node)
+        return table if predicate is None else table.where(predicate)
+
+    def map(self, func) -> "Table":
+        expr = func if isinstance(func, Expression) else func(Expression("input_row"))
+        compiled = compile_expression(expr, self._node.columns)
+        data_type = compiled.data_type
+        if data_type.name == "ROW":
+            names = data_type.field_names()
+            projections = [_field_of(expr, i) for i in range(len(names))]
+            columns = [Column(f.name, f.data_type) for f in data_type.fields]
+            inner = logical.Calc([Column("_row", data_type)], self._node, [expr])
+            return self._derive(logical.Calc(columns, inner, projections))
+        return self._derive(logical.Calc([Column("f0", data_type)], self._node, [expr]))
+
+    def flat_map(self, func) -> "Table":
+        function, args = _table_function(func, self._node.columns, whole_row=True)
+        names = function.names or [f"f{i}" for i in range(len(function.result_type))]
+        columns = [Column(n, t) for n, t in zip(names, function.result_type)]
+        return self._derive(logical.Correlate(columns, self._node, function, args,
+                                              "inner", replace=True))
+
+    # -- running --------------------------------------------------------------------
+    def execute(self):
+        return self._t_env.execute_table(self)
+
+    def execute_insert(self, table_path_or_descriptor, overwrite: bool = False):
+        return self._t_env.insert_into(table_path_or_descriptor, self)
+
+    def explain(self, *extra_details) -> str:
+        return self._t_env.explain_table(self)
+
+    def to_pandas(self):
+        return self._t_env.to_pandas(self)
+
+
+def _field_of(expr, index):
+    return Expression("field_of", Expression("col", "_row"), index)
+
+
+def _table_function(call, columns, whole_row=False):
+    """(PythonFunction, argument expressions) of a table function given as a call
+    (`split(col('a'))`) or alone (its arguments: every column, or the whole row)."""
+    if isinstance(call, Expression):
+        function, args = call.args
+    else:
+        function = call
+        args = ((Expression("input_row"),) if whole_row
+                else tuple(col(c.name) for c in columns))
+    if getattr(function, "kind", None) != "table":
+        raise TypeError(f"expected a table function (@udtf), got {function!r}")
+    return function, list(args)
+
+
+def _expand_star(expressions, node):
+    out = []
+    for expr in expressions:
+        if expr.op == "col" and expr.args[0] == "*":
+            out.extend(col(c.name) for c in node.columns)
+        else:
+            out.append(expr)
+    return out
+
+
+class GroupedTable:
+    def __init__(self, table: Table, keys):
+        self._table, self._keys = table, keys
+
+    def select(self, *fields) -> Table:
+        node = aggregate_select(self._table._node, self._keys, _as_expressions(fields))
+        return self._table._derive(node)
+
+    def aggregate(self, func) -> "AggregatedTable":
+        return AggregatedTable(self._table, self._keys, func)
+
+    def flat_aggregate(self, func) -> "FlatAggregateTable":
+        return FlatAggregateTable(self._table, self._keys, func)
+
+
+class AggregatedTable:
+    def __init__(self, table, keys, func):
+        self._table, self._keys, self._func = table, keys, func
+
+    def select(self, *fields) -> Table:
+        node = udaf_aggregate(self._table._node, self._keys, self._func)
+        return self._table._derive(logical.project(node, _expand_star(
+            _as_expressions(fields), node)))
+
+
+class FlatAggregateTable(AggregatedTable):
+    def select(self, *fields) -> Table:
+        node = flat_aggregate(self._table._node, self._keys, self._func)
+        return self._table._derive(logical.project(node, _expand_star(
+            _as_expressions(fields), node)))
+
+
+class TableSchema:
+    """A table's columns, printed as Flink prints a resolved schema."""
+
+    def __init__(self, columns):
+        self.columns = columns
+
+    def get_field_names(self):
+        return [c.name for c in self.columns]
+
+    def get_field_data_types(self):
+        return [c.data_type for c in self.columns]
+
+    def __str__(self):
+        lines = ",\n".join(f"  `{c.name}` {c.data_type}" for c in self.columns)
+        return f"(\n{lines}\n)"
+
+
+__all__ = ["Table", "GroupedTable", "TableSchema", "DataTypes"]

@@ -1,0 +1,122 @@
+"""Python functions in the Table API and SQL (PyFlink's `pyflink.table.udf`): scalar
+functions (`udf`), table functions (`udtf`), aggregate functions (`udaf`) and table
+aggregate functions (`udtaf`), as decorators or wrapping a function object.
+
+A wrapped function is called on expressions to make an expression (`split(col('line'))`),
+or given whole to `Table.map`, `flat_map`, `aggregate`, `flat_aggregate` and
+`join_lateral`, which call it on a Row of the table's columns.
+"""
+
+import functools
+
+from weir.table.expressions import Expression, _expr
+
+
+class UserDefinedFunction:
+    """The base of PyFlink's function classes: open/close around the calls."""
+
+    def open(self, function_context):
+        pass
+
+    def close(self):
+        pass
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+class ScalarFunction(UserDefinedFunction):
+    def eval(self, *args):
+        raise NotImplementedError("a ScalarFunction defines eval(...)")
+
+
+class TableFunction(UserDefinedFunction):
+    def eval(self, *args):
+        raise NotImplementedError("a TableFunction defines eval(...)")
+
+
+class AggregateFunction(UserDefinedFunction):
+    """Flink's AggregateFunction: create_accumulator, accumulate, get_value; retract and
+    merge where the query needs them."""
+
+    def get_accumulator_type(self):
+        return None
+
+    def get_result_type(self):
+        return None
+
+
+class TableAggregateFunction(AggregateFunction):
+    """An aggregate that emits rows (emit_value yields them)."""
+
+
+class PythonFunction:
+    """A wrapped user function: `kind` is scalar, table, aggregate or table_aggregate."""
+
+    def __init__(self, kind, function, result_type, names=None, accumulator_type=None,
+                 func_type="general", name=None):
+        self.kind = kind
+        self.function = function
+        self.result_type = result_type
+        self.names = names
+        self.accumulator_type = accumulator_type
+        self.func_type = func_type
+        self.name = name or getattr(function, "__name__", type(function).__name__)
+
+    def __call__(self, *args) -> Expression:
+        return Expression("call", self, tuple(_expr(a) for a in args))
+
+    def alias(self, *names) -> "PythonFunction":
+        copy = PythonFunction(self.kind, self.function, self.result_type, list(names),
+                              self.accumulator_type, self.func_type, self.name)
+        return copy
+
+    def evaluator(self):
+        """A plain function of the arguments (scalar and table functions)."""
+        function = self.function
+        return function.eval if isinstance(function, UserDefinedFunction) else function
+
+
+def _wrap(kind, f, **kwargs):
+    if f is None:
+        return functools.partial(_wrap, kind, **kwargs)
+    return PythonFunction(kind, f, **kwargs)
+
+
+def udf(f=None, input_types=None, result_type=None, deterministic=None, name=None,
+        func_type="general", udf_type=None):
+    """A scalar Python function: `@udf(result_type=DataTypes.BIGINT())`."""
+    if result_type is None:
+        raise ValueError("udf() needs its result_type")
+    return _wrap("scalar", f, result_type=result_type, func_type=udf_type or func_type,
+                 name=name)
+
+
+def udtf(f=None, input_types=None, result_types=None, deterministic=None, name=None):
+    """A table function yielding rows: `@udtf(result_types=[DataTypes.STRING()])`."""
+    if result_types is None:
+        raise ValueError("udtf() needs its result_types")
+    types = result_types if isinstance(result_types, (list, tuple)) else [result_types]
+    return _wrap("table", f, result_type=list(types), name=name)
+
+
+def udaf(f=None, input_types=None, result_type=None, accumulator_type=None,
+         deterministic=None, name=None, func_type="general"):
+    """An aggregate function: an AggregateFunction, or (func_type='pandas') a function
+    of pandas Series."""
+    if f is not None and not isinstance(f, AggregateFunction) and func_type != "pandas":
+        raise TypeError("udaf() takes an AggregateFunction (or func_type='pandas')")
+    result = result_type or (f.get_result_type() if isinstance(f, AggregateFunction) else None)
+    accumulator = accumulator_type or (f.get_accumulator_type()
+                                       if isinstance(f, AggregateFunction) else None)
+    return _wrap("aggregate", f, result_type=result, accumulator_type=accumulator,
+                 func_type=func_type, name=name)
+
+
+def udtaf(f=None, input_types=None, result_type=None, accumulator_type=None,
+          deterministic=None, name=None, func_type="general"):
+    """A table aggregate function (a TableAggregateFunction)."""
+    if f is not None and not isinstance(f, TableAggregateFunction):
+        raise TypeError("udtaf() takes a TableAggregateFunction")
+    result = result_type or (f.get_result_type() if f is not None else None)
+    return _wrap("table_aggregate", f, result_type=result, name=name)
