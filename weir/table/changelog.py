@@ -8,6 +8,7 @@ savepoints and rescaling come with them. Their changelogs are Flink's: a group's
 result is +I, a changed result -U (old) then +U (new), an emptied group -D.
 """
 
+from weir.common.row import Row
 from weir.common.typeinfo import Types
 from weir.datastream.functions import (FlatMapFunction, KeyedCoProcessFunction,
                                        KeyedProcessFunction)
@@ -56,7 +57,7 @@ class CorrelateFunction(FlatMapFunction):
 
 
 def _fields(result, width: int) -> tuple:
-    if isinstance(result, (tuple, list)):  # (a Row is a tuple)
+    if isinstance(result, (tuple, list, Row)):
         return tuple(result)
     return (result,) if width == 1 else tuple(result)
 

@@ -1,0 +1,69 @@
+"""Comparing a Table program's output with what PyFlink printed for it.
+
+Allowed differences: the subtask prefix of print lines (`2> `), the order of rows of
+different keys (a key: a row's first field), and explain() output (weir prints its own
+plan). Everything else must be equal: tables' headers and footers, each key's rows in
+order with their row kinds, and every other line.
+"""
+
+import re
+
+_EXPLAIN_STARTS = ("== Abstract Syntax Tree ==", "== weir plan ==")
+_PRINTED = re.compile(r"^(?:\S+:)?(?:\d+> )?([+-][IUD])\[(.*)\]$")
+
+
+def _without_explains(lines):
+    kept, explaining = [], False
+    for line in lines:
+        if line.startswith(_EXPLAIN_STARTS):
+            explaining = True
+            continue
+        if explaining and (line.startswith("+----") or line.startswith("(")):
+            explaining = False
+        if not explaining:
+            kept.append(line)
+    return kept
+
+
+def _key_of_cells(cells):
+    return cells[1] if len(cells) > 1 and cells[0] in ("+I", "-U", "+U", "-D") else cells[0]
+
+
+def segments(text):
+    """The output as a list of segments: ('table', header, rows by key, count line),
+    ('printed', rows by key, sorted rows) for a run of print-connector lines, ('line', x)."""
+    lines = _without_explains([line for line in text.splitlines() if line.strip()])
+    out, index = [], 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("+----"):
+            end = index
+            while not lines[end].endswith(" in set") and lines[end] != "Empty set":
+                end += 1
+            block = lines[index:end + 1]
+            header = block[1]
+            rows = [[c.strip() for c in r.strip("|").split("|")] for r in block[3:-2]]
+            out.append(("table", header, _by_key(rows), sorted(map(tuple, rows)), block[-1]))
+            index = end + 1
+        elif _PRINTED.match(line):
+            rows = []
+            while index < len(lines) and _PRINTED.match(lines[index]):
+                kind, body = _PRINTED.match(lines[index]).groups()
+                rows.append([kind] + body.split(", "))
+                index += 1
+            out.append(("printed", _by_key(rows), sorted(map(tuple, rows))))
+        else:
+            out.append(("line", line))
+            index += 1
+    return out
+
+
+def _by_key(rows):
+    groups = {}
+    for cells in rows:
+        groups.setdefault(_key_of_cells(cells), []).append(tuple(cells))
+    return groups
+
+
+def assert_same_output(weir, flink):
+    assert segments(weir) == segments(flink)

@@ -1,0 +1,189 @@
+"""Flink SQL on weir: statements parsed by sqlglot with a dialect of weir's own (Flink's
+backquoted identifiers on the RisingWave grammar, which reads `CREATE TABLE ... WITH
+(...)` and `WATERMARK FOR`), turned into the Table API's logical plan.
+
+What runs: CREATE TABLE (connector tables), INSERT INTO ... SELECT, and SELECT with
+expressions, WHERE, joins, GROUP BY, HAVING, DISTINCT, LIMIT and LATERAL TABLE. Anything
+else raises NotImplementedError naming it; a statement that does not parse raises one
+ValueError naming its line and column.
+"""
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.risingwave import RisingWave
+from sqlglot.errors import ParseError
+
+from weir.table.descriptors import Schema, TableDescriptor
+from weir.table.evaluate import not_supported
+from weir.table.expressions import Expression, col, lit
+from weir.table.result import TableResult
+from weir.table.sql_expressions import SqlExpressions
+from weir.table.sql_types import parse_type
+
+
+class FlinkSql(RisingWave):
+    """weir's SQL dialect: Flink's identifiers in backquotes."""
+
+    class Tokenizer(RisingWave.Tokenizer):
+        IDENTIFIERS = ["`"]
+        QUOTES = ["'"]
+
+
+def parse(statement: str):
+    try:
+        parsed = sqlglot.parse(statement, read=FlinkSql)
+    except ParseError as error:
+        detail = error.errors[0] if error.errors else {}
+        raise ValueError(f"SQL parse failed at line {detail.get('line')}, column "
+                         f"{detail.get('col')}: {detail.get('description', error)}") from None
+    statements = [p for p in parsed if p is not None]
+    if len(statements) != 1:
+        raise ValueError(f"expected one SQL statement, got {len(statements)}")
+    return statements[0]
+
+
+class SqlPlanner:
+    def __init__(self, t_env):
+        self.t_env = t_env
+        self.expressions = SqlExpressions(t_env)
+
+    # -- statements -----------------------------------------------------------------
+    def execute(self, statement: str) -> TableResult:
+        tree = parse(statement)
+        if isinstance(tree, exp.Create):
+            return self._create(tree)
+        if isinstance(tree, exp.Insert):
+            path, table = self._insert(tree)
+            return self.t_env.insert_into(path, table)
+        if isinstance(tree, (exp.Select, exp.Union)):
+            return self.t_env.execute_table(self._select(tree))
+        not_supported(f"the SQL statement {type(tree).__name__.upper()}")
+
+    def query(self, statement: str):
+        tree = parse(statement)
+        if not isinstance(tree, exp.Select):
+            raise ValueError("sql_query() takes a SELECT; use execute_sql for "
+                             f"{type(tree).__name__.upper()}")
+        return self._select(tree)
+
+    def insert(self, statement: str):
+        tree = parse(statement)
+        if not isinstance(tree, exp.Insert):
+            raise ValueError("add_insert_sql() takes an INSERT INTO statement")
+        return self._insert(tree)
+
+    def _insert(self, tree):
+        target = tree.this
+        if isinstance(target, exp.Schema):
+            not_supported("INSERT INTO with a column list")
+        return target.name, self._select(tree.expression)
+
+    def _create(self, tree) -> TableResult:
+        if tree.kind != "TABLE":
+            not_supported(f"CREATE {tree.kind}")
+        schema_node = tree.this
+        builder = Schema.new_builder()
+        for column in schema_node.expressions:
+            if isinstance(column, exp.ColumnDef):
+                if column.args.get("kind") is None:
+                    not_supported(f"the computed column '{column.name}'")
+                builder.column(column.name, parse_type(column.args["kind"].sql()))
+            elif type(column).__name__ == "WatermarkColumnConstraint":
+                builder.watermark(column.this.name, column.expression.sql())
+            else:
+                not_supported(f"'{column.sql()}' in CREATE TABLE")
+        options = {}
+        for prop in (tree.args.get("properties") or exp.Properties()).expressions:
+            options[prop.name] = prop.args["value"].name
+        if "connector" not in options:
+            raise ValueError(f"CREATE TABLE {schema_node.this.name}: its WITH clause needs "
+                             "'connector'")
+        connector = options.pop("connector")
+        descriptor = TableDescriptor(connector, builder.build(), options)
+        self.t_env.create_temporary_table(schema_node.this.name, descriptor)
+        return TableResult.ok()
+
+    # -- queries --------------------------------------------------------------------
+    def _from(self, source):
+        if isinstance(source, exp.Table):
+            if isinstance(source.this, exp.Anonymous):
+                not_supported(f"the table function {source.this.name} in FROM")
+            return self.t_env.from_path(source.name)
+        if isinstance(source, exp.Subquery):
+            return self._select(source.this)
+        not_supported(f"'{source.sql()}' in FROM")
+
+    def _select(self, tree):
+        if isinstance(tree, exp.Union):
+            not_supported("UNION")
+        if tree.args.get("with_"):
+            not_supported("WITH")
+        table = self._from(tree.args["from_"].this)
+        for join in tree.args.get("joins") or []:
+            table = self._join(table, join)
+        where = tree.args.get("where")
+        if where is not None:
+            table = table.where(self.expressions.convert(where.this))
+        table = self._project(table, tree)
+        if tree.args.get("distinct"):
+            table = table.distinct()
+        if tree.args.get("order"):
+            not_supported("ORDER BY in a streaming query")
+        limit = tree.args.get("limit")
+        if limit is not None:
+            table = table.limit(int(limit.expression.name))
+        return table
+
+    def _join(self, table, join):
+        source = join.this
+        if isinstance(source, exp.Lateral) or (
+                isinstance(source, exp.Table) and isinstance(source.this, exp.Anonymous)):
+            return self._lateral(table, source, join)
+        other = self._from(source)
+        on = join.args.get("on")
+        condition = None if on is None else self.expressions.convert(on)
+        side = (join.args.get("side") or "").lower()
+        method = {"": "join", "left": "left_outer_join", "right": "right_outer_join",
+                  "full": "full_outer_join"}.get(side)
+        if method is None:
+            not_supported(f"{side.upper()} JOIN")
+        return getattr(table, method)(other, condition)
+
+    def _lateral(self, table, source, join):
+        call = source.this
+        while isinstance(call, (exp.Table, exp.Lateral)) or (
+                isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE"):
+            call = call.expressions[0] if isinstance(call, exp.Anonymous) else call.this
+        function = self.expressions.function(call.name)
+        args = [self.expressions.convert(a) for a in call.expressions]
+        alias = source.args.get("alias")
+        names = [c.name for c in alias.columns] if alias is not None and alias.columns else None
+        udtf = function.alias(*names) if names else function
+        side = (join.args.get("side") or "").lower()
+        if side == "left":
+            return table.left_outer_join_lateral(udtf(*args))
+        return table.join_lateral(udtf(*args))
+
+    def _project(self, table, tree):
+        items = []
+        for position, item in enumerate(tree.expressions):
+            if isinstance(item, exp.Star):
+                items.extend(col(c.name) for c in table._node.columns)
+                continue
+            expr = self.expressions.convert(item)
+            if expr.op not in ("alias", "col"):
+                expr = expr.alias(f"EXPR${position}")
+            items.append(expr)
+        group = tree.args.get("group")
+        having = tree.args.get("having")
+        if group is not None:
+            keys = [self.expressions.convert(k) for k in group.expressions]
+            result = table.group_by(*keys).select(*items)
+        else:
+            result = table.select(*items)
+        if having is not None:
+            not_supported("HAVING")
+        return result
+
+
+__all__ = ["SqlPlanner", "parse", "Expression", "lit"]
