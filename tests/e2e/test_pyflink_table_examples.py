@@ -47,3 +47,41 @@ def test_basic_operations_prints_pyflinks_tables_then_fails_where_pyflink_fails(
     with pytest.raises(Exception, match="'function' object has no attribute 'loads'"):
         runpy.run_path(os.path.join(EXAMPLES, "basic_operations.py"), run_name="__main__")
     assert_same_output(capsys.readouterr().out, _expected("basic_operations"))
+
+
+@pytest.mark.spark
+def test_streaming_word_count_counts_each_random_word_up_by_one():
+    """An unbounded `datagen` table of random word ids (5 a second), counted per word:
+    each word's changelog is +I[w, 1], then -U[w, n] and +U[w, n + 1], in order."""
+    import re
+    import subprocess
+    import threading
+    import time
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    job = subprocess.Popen([sys.executable, os.path.join(EXAMPLES, "streaming_word_count.py")],
+                           env=dict(os.environ, PYTHONPATH=root), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(job.stdout.readline, "")),
+                              daemon=True)
+    reader.start()
+    try:
+        deadline = time.time() + 240
+        while len(lines) < 31 and time.time() < deadline and job.poll() is None:
+            time.sleep(0.5)
+    finally:
+        os.killpg(job.pid, 9)
+        job.wait()
+    assert lines[0].strip() == "Printing result to stdout. Use --output to specify output path."
+    assert len(lines) >= 31, lines
+    counts = {}
+    for line in lines[1:31]:
+        kind, word, count = re.fullmatch(r"([+-][IU])\[(\w+), (\d+)\]", line.strip()).groups()
+        count = int(count)
+        if kind == "+I":
+            assert word not in counts and count == 1
+        elif kind == "-U":
+            assert counts[word] == count
+        else:
+            assert count == counts[word] + 1
+        counts[word] = count

@@ -77,7 +77,19 @@ class PythonFunction:
         return function.eval if isinstance(function, UserDefinedFunction) else function
 
 
+def _type(data_type):
+    """A DataType, also from its SQL name ('string', 'BIGINT')."""
+    if isinstance(data_type, str):
+        from weir.table.sql_types import parse_type
+        return parse_type(data_type)
+    return data_type
+
+
 def _wrap(kind, f, **kwargs):
+    if "result_type" in kwargs:
+        result = kwargs["result_type"]
+        kwargs["result_type"] = [_type(t) for t in result] if isinstance(result, list) \
+            else _type(result)
     if f is None:
         return functools.partial(_wrap, kind, **kwargs)
     return PythonFunction(kind, f, **kwargs)
