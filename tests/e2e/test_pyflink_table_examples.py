@@ -16,7 +16,8 @@ import pytest
 from tests.table_output import assert_same_output
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyflink_table_examples")
-RUNNING = ["multi_sink", "process_json_data", "process_json_data_with_udf", "word_count"]
+RUNNING = ["multi_sink", "process_json_data", "process_json_data_with_udf", "word_count",
+           "tumble_window", "sliding_window", "session_window", "over_window"]
 
 
 def _expected(name):

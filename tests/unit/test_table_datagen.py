@@ -81,5 +81,5 @@ def test_what_weir_lacks_of_the_table_api_is_named_as_missing():
         t_env.from_path("k")
     with pytest.raises(NotImplementedError, match="CREATE VIEW"):
         t_env.execute_sql("CREATE VIEW v AS SELECT 1")
-    with pytest.raises(NotImplementedError, match=r"Table.window\(\)"):
-        t_env.from_elements([(1,)], ["a"]).window(None)
+    with pytest.raises(NotImplementedError, match=r"Table.order_by\(\)"):
+        t_env.from_elements([(1,)], ["a"]).order_by(None)

@@ -12,7 +12,7 @@ from weir.common.serialization import (
 )
 from weir.common.job import JobClient, JobExecutionResult, JobStatus
 from weir.common.restart_strategy import RestartStrategies, RestartStrategyConfiguration
-from weir.common.time import Duration, Time
+from weir.common.time import Duration, Instant, Time
 from weir.common.typeinfo import TypeInformation, Types
 from weir.common.watermark_strategy import TimestampAssigner, WatermarkStrategy
 
@@ -23,6 +23,7 @@ __all__ = [
     "Duration",
     "Encoder",
     "ExecutionConfig",
+    "Instant",
     "JobClient",
     "JobExecutionResult",
     "JobStatus",
@@ -42,5 +43,5 @@ __all__ = [
 from weir.common.gaps import module_gaps  # noqa: E402
 
 __getattr__ = module_gaps(__name__, "pyflink.common", [
-    "ConfigOption", "ConfigOptions", "Instant",
+    "ConfigOption", "ConfigOptions",
     "JobID", "TypeSerializer"])

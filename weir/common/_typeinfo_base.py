@@ -120,6 +120,8 @@ _ATOMIC: Dict[str, tuple] = {
     "SQL_TIME": (_is(datetime.time, exclude=()), lambda pa: pa.time32("ms")),
     "SQL_TIMESTAMP": (_is(datetime.datetime, exclude=()), lambda pa: pa.timestamp("ms")),
     "PICKLED_BYTE_ARRAY": (lambda value: None, lambda pa: pa.binary()),
+    "INSTANT": (lambda value: None if type(value).__name__ == "Instant" else "",
+                lambda pa: pa.timestamp("ms", tz="UTC")),
 }
 
 PRIMITIVE_NAMES = ("BOOLEAN", "BYTE", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "CHAR")

@@ -5,7 +5,7 @@ from functools import total_ordering
 
 from weir.common.gaps import module_gaps
 
-__all__ = ["Time", "Duration"]
+__all__ = ["Time", "Duration", "Instant"]
 
 _NANOS_PER_MILLI = 1_000_000
 _MILLIS_PER_SECOND = 1000
@@ -161,4 +161,35 @@ class Duration:
         return _repr_millis("Duration", self.to_milliseconds(), use_of_names=True)
 
 
-__getattr__ = module_gaps(__name__, "pyflink.common.time", ["Instant"])
+@total_ordering
+class Instant:
+    """A point on the time line: seconds and nanoseconds since the epoch (PyFlink's
+    Instant, Java's java.time.Instant). Tables read it as TIMESTAMP_LTZ."""
+
+    __slots__ = ("seconds", "nanos")
+
+    def __init__(self, seconds: int, nanos: int) -> None:
+        self.seconds = _amount(seconds, "Instant", "seconds")
+        self.nanos = _amount(nanos, "Instant", "nanos")
+
+    @staticmethod
+    def of_epoch_milli(epoch_milli: int) -> "Instant":
+        millis = _amount(epoch_milli, "Instant", "milliseconds")
+        return Instant(millis // 1000, millis % 1000 * _NANOS_PER_MILLI)
+
+    def to_epoch_milli(self) -> int:
+        return self.seconds * 1000 + self.nanos // _NANOS_PER_MILLI
+
+    def __eq__(self, other):
+        return isinstance(other, Instant) and (self.seconds, self.nanos) == (
+            other.seconds, other.nanos)
+
+    def __lt__(self, other):
+        return (self.seconds, self.nanos) < (other.seconds, other.nanos)
+
+    def __hash__(self):
+        return hash((self.seconds, self.nanos))
+
+    def __repr__(self):
+        return "Instant<%d, %d>" % (self.seconds, self.nanos)
+

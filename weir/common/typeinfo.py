@@ -41,6 +41,7 @@ for _n in BASIC_NAMES:
 for _n in ("SQL_DATE", "SQL_TIME", "SQL_TIMESTAMP"):
     _INSTANCES[_n] = SqlTimeTypeInfo(_n)
 _INSTANCES["PICKLED_BYTE_ARRAY"] = PickledBytesTypeInfo("PICKLED_BYTE_ARRAY")
+_INSTANCES["INSTANT"] = SqlTimeTypeInfo("INSTANT")
 del _n
 
 
@@ -102,6 +103,11 @@ class Types:
     @staticmethod
     def SQL_TIMESTAMP() -> TypeInformation:
         return _INSTANCES["SQL_TIMESTAMP"]
+
+    @staticmethod
+    def INSTANT() -> TypeInformation:
+        """weir.common.time.Instant values."""
+        return _INSTANCES["INSTANT"]
 
     @staticmethod
     def PICKLED_BYTE_ARRAY() -> TypeInformation:

@@ -2,6 +2,7 @@
 MAX, AVG) with retraction, and Python AggregateFunctions. An accumulator is a plain
 picklable value kept in keyed state; `accumulate`/`retract` return the new one."""
 
+from weir.table.casts import float32
 from weir.table.evaluate import Column, compile_expression
 from weir.table.types import DataTypes
 
@@ -29,6 +30,9 @@ class Count(Accumulator):
     def retract(self, acc, values):
         return acc - (all(v is not None for v in self._args(values)))
 
+    def merge(self, acc, other):
+        return acc + other
+
     def value(self, acc):
         return acc
 
@@ -37,17 +41,24 @@ class Sum(Accumulator):
     """SUM(x): NULL over no non-NULL value (SUM0: 0)."""
 
     zero_if_empty = False
+    single = False  # a FLOAT sum: each addition rounds to single precision, as Java's
 
     def create(self):
         return (0, 0)
 
+    def _add(self, a, b):
+        return float32(a + b) if self.single else a + b
+
     def accumulate(self, acc, values):
         (x,) = self._args(values)
-        return acc if x is None else (acc[0] + x, acc[1] + 1)
+        return acc if x is None else (self._add(acc[0], x), acc[1] + 1)
 
     def retract(self, acc, values):
         (x,) = self._args(values)
-        return acc if x is None else (acc[0] - x, acc[1] - 1)
+        return acc if x is None else (self._add(acc[0], -x), acc[1] - 1)
+
+    def merge(self, acc, other):
+        return (self._add(acc[0], other[0]), acc[1] + other[1])
 
     def value(self, acc):
         return acc[0] if acc[1] or self.zero_if_empty else None
@@ -94,6 +105,12 @@ class Extreme(Accumulator):
                 del acc[x]
         return acc
 
+    def merge(self, acc, other):
+        merged = dict(acc)
+        for value, count in other.items():
+            merged[value] = merged.get(value, 0) + count
+        return merged
+
     def value(self, acc):
         return type(self).pick(acc) if acc else None
 
@@ -128,6 +145,10 @@ class PythonAggregate(Accumulator):
         self.function.retract(acc, *self._args(values))
         return acc
 
+    def merge(self, acc, other):
+        self.function.merge(acc, [other])
+        return acc
+
     def value(self, acc):
         return self.function.get_value(acc)
 
@@ -149,7 +170,10 @@ def accumulator_of(call, columns):
     compiled = [compile_expression(a, columns) for a in args]
     functions = [c.function for c in compiled]
     if isinstance(name, str):
-        return BUILT_INS[name](functions), result_type(name, [c.data_type for c in compiled])
+        accumulator = BUILT_INS[name](functions)
+        if isinstance(accumulator, Sum) and compiled[0].data_type.name == "FLOAT":
+            accumulator.single = True
+        return accumulator, result_type(name, [c.data_type for c in compiled])
     return PythonAggregate(functions, name.function), name.result_type
 
 

@@ -102,3 +102,88 @@ def flat_aggregate(node, keys, func) -> logical.Node:
     columns = _key_columns(node, keys) + _result_columns(function, "table aggregate")
     return logical.Aggregate(columns, node, list(keys), [],
                              table_aggregate=(function, args))
+
+
+def _time_attribute(node, field, what):
+    name = field.args[0] if isinstance(field, Expression) and field.op == "col" else None
+    column = next((c for c in node.columns if c.name == name), None)
+    if column is None or not column.time_attribute:
+        raise ValueError(f"{what} must be on the table's time attribute (a column with a "
+                         f"watermark), got {field!r}")
+
+
+def window_select(node, window, keys, selects) -> logical.Node:
+    """window(w).group_by(keys..., w).select(...): a group window aggregation."""
+    from weir.table.types import DataTypes
+    from weir.table.windowing import WindowAggregate
+    if node.changelog:
+        raise ValueError("a group window aggregation takes an insert-only table (this one "
+                         "is a changelog)")
+    _time_attribute(node, window.time_field, "a group window")
+    alias = window.alias_name
+    keys = [k for k in keys if not (k.op == "col" and k.args[0] == alias)]
+    key_columns = _key_columns(node, keys)
+    calls, call_columns = [], []
+    properties = {"window_start": "$w_start", "window_end": "$w_end",
+                  "window_rowtime": "$w_rowtime"}
+
+    def replace(expr):
+        if not isinstance(expr, Expression):
+            return expr
+        if expr.op in properties:
+            return col(properties[expr.op])
+        call = _call_of(expr)
+        if call is not None:
+            _, data_type = accumulator_of(call, node.columns)
+            calls.append(call)
+            call_columns.append(Column(f"EXPR${len(calls) - 1}", data_type))
+            return col(call_columns[-1].name)
+        args = tuple(tuple(replace(b) for b in a) if isinstance(a, tuple) else replace(a)
+                     for a in expr.args)
+        return Expression(expr.op, *args)
+
+    projections = [_rename_key(replace(s), keys, key_columns) for s in selects]
+    times = [Column("$w_start", DataTypes.TIMESTAMP(3)), Column("$w_end", DataTypes.TIMESTAMP(3)),
+             Column("$w_rowtime", DataTypes.TIMESTAMP(3), True)]
+    aggregate = WindowAggregate(key_columns + call_columns + times, node, window, keys, calls)
+    return logical.project(aggregate, [_name_property(p, i) for i, p in
+                                       enumerate(projections)])
+
+
+def _name_property(expr, position):
+    """An unnamed window property gets Flink's EXPR$<position> name."""
+    if expr.op == "col" and expr.args[0].startswith("$w_"):
+        return expr.alias(f"EXPR${position}")
+    return expr
+
+
+def over_select(node, windows, selects) -> logical.Node:
+    """over_window(w).select(..., agg.over(w)): an over aggregation."""
+    from weir.table.windowing import OverAggregate
+    if len(windows) != 1:
+        raise ValueError("weir takes one over window per select")
+    window = windows[0]
+    _time_attribute(node, window.order_field, "an over window's order_by")
+    calls, call_columns = [], []
+
+    def replace(expr):
+        if not isinstance(expr, Expression):
+            return expr
+        if expr.op == "over":
+            call = _call_of(expr.args[0])
+            if call is None:
+                raise ValueError("over(...) takes an aggregate: col('x').max.over(w)")
+            _, data_type = accumulator_of(call, node.columns)
+            calls.append(call)
+            call_columns.append(Column(f"$over{len(calls) - 1}", data_type))
+            return col(call_columns[-1].name)
+        args = tuple(tuple(replace(b) for b in a) if isinstance(a, tuple) else replace(a)
+                     for a in expr.args)
+        return Expression(expr.op, *args)
+
+    projections = [replace(s) for s in selects]
+    projections = [p.alias(f"EXPR${i}") if p.op == "col" and p.args[0].startswith("$over")
+                   else p for i, p in enumerate(projections)]
+    aggregate = OverAggregate(list(node.columns) + call_columns, node, window,
+                              list(window.partition_by), calls)
+    return logical.project(aggregate, projections)

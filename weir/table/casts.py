@@ -6,6 +6,7 @@ write it; `to_java_string`, as the `print` connector's `+I[...]` lines write it)
 import datetime
 import decimal
 import math
+import struct
 
 from weir.common.row import Row
 from weir.table.types import DataType, DataTypes
@@ -88,8 +89,19 @@ def _to_decimal(value, target):
                            rounding=decimal.ROUND_HALF_UP)
 
 
+def _local_zone():
+    return datetime.datetime.now().astimezone().tzinfo
+
+
 def _to_timestamp(value):
+    """A TIMESTAMP (naive: wall clock) from an Instant, an aware datetime (in the local
+    time zone, as Flink's session time zone defaults to the system's), or text."""
+    if type(value).__name__ == "Instant":
+        value = datetime.datetime.fromtimestamp(value.to_epoch_milli() / 1000,
+                                                datetime.timezone.utc)
     if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            return value.astimezone(_local_zone()).replace(tzinfo=None)
         return value
     if isinstance(value, str):
         return datetime.datetime.fromisoformat(value.strip().replace(" ", "T"))
@@ -107,14 +119,19 @@ def cast_value(value, source: DataType, target: DataType, lenient: bool = False)
             return to_sql_string(value, source)
         if name in _INT_RANGES:
             return _to_int(value, target)
-        if name in ("DOUBLE", "FLOAT"):
+        if name == "DOUBLE":
             return float(value.strip() if isinstance(value, str) else value)
+        if name == "FLOAT":
+            return float32(float(value.strip() if isinstance(value, str) else value))
         if name == "BOOLEAN":
             return _to_bool(value)
         if name == "DECIMAL":
             return _to_decimal(value, target)
-        if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        if name == "TIMESTAMP":
             return _to_timestamp(value)
+        if name == "TIMESTAMP_LTZ":
+            return _to_timestamp(value).replace(tzinfo=_local_zone()).astimezone(
+                datetime.timezone.utc)
         if name == "DATE":
             stamp = value if isinstance(value, datetime.date) else _to_timestamp(value)
             return stamp.date() if isinstance(stamp, datetime.datetime) else stamp
@@ -123,6 +140,21 @@ def cast_value(value, source: DataType, target: DataType, lenient: bool = False)
             return None
         raise ValueError(f"cannot cast {value!r} ({source}) to {target}: {error}") from None
     return value
+
+
+def float32(value: float) -> float:
+    """The FLOAT (single precision) nearest to `value`."""
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def java_float(value: float) -> str:
+    """Java's Float.toString: the shortest text that reads back as the same FLOAT."""
+    import numpy
+    text = repr(numpy.float32(value))
+    text = text[len("np.float32("):-1] if text.startswith("np.float32(") else text
+    if "e" in text or abs(value) >= 1e7 or (value and abs(value) < 1e-3):
+        return java_double(float(text))
+    return text if "." in text or "n" in text else text + ".0"
 
 
 def java_double(value: float) -> str:
@@ -143,6 +175,8 @@ def java_double(value: float) -> str:
 
 
 def _timestamp_text(value: datetime.datetime, precision) -> str:
+    if value.tzinfo is not None:
+        value = value.astimezone(_local_zone()).replace(tzinfo=None)
     text = value.strftime("%Y-%m-%d %H:%M:%S")
     precision = 6 if precision is None else precision
     if precision:
@@ -165,10 +199,22 @@ def to_sql_string(value, data_type: DataType = None) -> str:
     return str(value)
 
 
-def to_java_string(value) -> str:
-    """The value as Flink's Row.toString writes it (the `print` connector's lines)."""
+def _fraction(micros: int) -> str:
+    if not micros:
+        return ""
+    return f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+
+
+def to_java_string(value, data_type: DataType = None) -> str:
+    """The value as Flink's Row.toString writes it (the `print` connector's lines):
+    TIMESTAMP as Java's LocalDateTime, TIMESTAMP_LTZ as Java's Instant."""
     if value is None:
         return "null"
+    if isinstance(value, float) and getattr(data_type, "name", None) == "FLOAT":
+        return java_float(value)
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        utc = value.astimezone(datetime.timezone.utc)
+        return utc.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(utc.microsecond) + "Z"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):

@@ -12,9 +12,13 @@ _KINDS = ("+I", "-U", "+U", "-D")
 class PrintLine:
     """A record as Flink's print connector writes it: `+I[a, 1]`."""
 
+    def __init__(self, types=None):
+        self.types = types
+
     def __call__(self, record):
         kind, values = record
-        return f"{_KINDS[kind]}[{', '.join(to_java_string(v) for v in values)}]"
+        types = self.types or [None] * len(values)
+        return f"{_KINDS[kind]}[{', '.join(to_java_string(v, t) for v, t in zip(values, types))}]"
 
 
 class _AsRecord:
@@ -43,7 +47,7 @@ class PrintConnector(Connector):
 
     def sink(self, stream, path, columns):
         identifier = self.options.get("print-identifier")
-        lines = stream.map(PrintLine()).name("Print")
+        lines = stream.map(PrintLine([c.data_type for c in columns])).name("Print")
         if self.options.get("standard-error", "false").lower() == "true":
             not_supported("the print connector's 'standard-error' option")
         return lines.print(identifier)

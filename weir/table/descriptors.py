@@ -32,12 +32,29 @@ class Schema:
             self._columns.append((column_name, data_type))
             return self
 
+        def column_by_expression(self, column_name: str, expr: str) -> "Schema.Builder":
+            """A computed column: a SQL expression over the other columns."""
+            if column_name in dict(self._columns):
+                raise ValueError(f"column '{column_name}' is declared twice")
+            self._columns.append((column_name, ComputedColumn(expr)))
+            return self
+
         def watermark(self, column_name: str, watermark_expr) -> "Schema.Builder":
             self._watermark = (column_name, watermark_expr)
             return self
 
         def build(self) -> "Schema":
             return Schema(self._columns, self._watermark)
+
+
+class ComputedColumn:
+    """A column computed by a SQL expression (Schema.column_by_expression)."""
+
+    def __init__(self, expression: str):
+        self.expression = expression
+
+    def __repr__(self):
+        return f"AS {self.expression}"
 
 
 class FormatDescriptor:

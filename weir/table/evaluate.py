@@ -21,6 +21,7 @@ from weir.table.types import NUMERIC, DataType, DataTypes
 class Column:
     name: str
     data_type: DataType
+    time_attribute: bool = False  # the event-time column (rowtime) of its table
 
 
 @dataclass

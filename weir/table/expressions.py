@@ -83,6 +83,26 @@ class Expression:
     lower = lower_case
     upper = upper_case
 
+    # -- time (windows) -------------------------------------------------------------
+    def _interval(self, millis: int) -> "Expression":
+        if self.op != "lit" or not isinstance(self.args[0], int):
+            raise ValueError("an interval is an integer literal: lit(5).seconds")
+        return Expression("interval", self.args[0] * millis)
+
+    milli = millis = property(lambda self: self._interval(1))
+    second = seconds = property(lambda self: self._interval(1000))
+    minute = minutes = property(lambda self: self._interval(60_000))
+    hour = hours = property(lambda self: self._interval(3_600_000))
+    day = days = property(lambda self: self._interval(86_400_000))
+    rows = property(lambda self: Expression("row_interval", self.args[0]))
+    start = property(lambda self: Expression("window_start", self))
+    end = property(lambda self: Expression("window_end", self))
+    rowtime = property(lambda self: Expression("window_rowtime", self))
+    proctime = property(lambda self: Expression("window_proctime", self))
+
+    def over(self, alias) -> "Expression":
+        return Expression("over", self, alias)
+
     def json_value(self, path: str, returning_type=None, *_on_empty_or_error):
         return Expression("json_value", self, path, returning_type)
 
@@ -169,5 +189,16 @@ def row(*values) -> Expression:
     return Expression("row", tuple(_expr(v) for v in values))
 
 
-__all__ = ["col", "lit", "call", "concat", "if_then_else", "and_", "or_", "not_",
+def row_interval(rows: int) -> Expression:
+    """ROWS n: an over window's bound in rows."""
+    return Expression("row_interval", rows)
+
+
+CURRENT_ROW = Expression("current_row")
+CURRENT_RANGE = Expression("current_range")
+UNBOUNDED_ROW = Expression("unbounded_row")
+UNBOUNDED_RANGE = Expression("unbounded_range")
+
+__all__ = ["col", "row_interval", "CURRENT_ROW", "CURRENT_RANGE", "UNBOUNDED_ROW",
+           "UNBOUNDED_RANGE", "lit", "call", "concat", "if_then_else", "and_", "or_", "not_",
            "coalesce", "json", "row", "Expression"]

@@ -7,6 +7,7 @@ Every node is planned in the one StreamExecutionEnvironment of its job; nodes sh
 several sinks (a statement set) are planned once.
 """
 
+from weir.common.watermark_strategy import TimestampAssigner
 from weir.table import changelog
 from weir.table.aggregates import accumulator_of
 from weir.table.evaluate import compile_expression
@@ -28,6 +29,17 @@ class KeyOf:
     __call__ = get_key
 
 
+class RowtimeAssigner(TimestampAssigner):
+    """The timestamp of a (kind, values) record: its time attribute's value."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def extract_timestamp(self, record, record_timestamp):
+        from weir.table.windowing import to_millis
+        return to_millis(record[1][self.index])
+
+
 class Planner:
     def __init__(self, env):
         self.env = env
@@ -43,7 +55,30 @@ class Planner:
 
     def _streamscan(self, node):
         from weir.table.streams import _ToRecord
-        return node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
+        stream = node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
+        if node.projections is not None:
+            projections = [compile_expression(p, node.physical).function
+                           for p in node.projections]
+            stream = stream.flat_map(changelog.CalcFunction(projections)).name("Calc")
+        if node.rowtime is None:
+            return stream
+        from weir.common.time import Duration
+        from weir.common.watermark_strategy import WatermarkStrategy
+        index = [c.name for c in node.columns].index(node.rowtime)
+        # Flink SQL's watermark is `ts - delay`; the bounded out-of-orderness strategy's
+        # is `max - delay - 1 ms`
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_millis(max(node.delay_ms - 1, 0))) \
+            .with_timestamp_assigner(RowtimeAssigner(index))
+        return stream.assign_timestamps_and_watermarks(strategy)
+
+    def _windowaggregate(self, node):
+        from weir.table.windowing import plan_window_aggregate
+        return plan_window_aggregate(self, node)
+
+    def _overaggregate(self, node):
+        from weir.table.windowing import plan_over_aggregate
+        return plan_over_aggregate(self, node)
 
     def _values(self, node: Values):
         records = [(changelog.INSERT, tuple(row)) for row in node.rows]

@@ -42,6 +42,22 @@ def parse(statement: str):
     return statements[0]
 
 
+_UNIT_MILLIS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000,
+                "DAY": 86_400_000}
+
+
+def interval_millis(interval) -> int:
+    """INTERVAL '5' SECOND (or '5' SECONDS, or '5 SECOND') in milliseconds."""
+    amount, unit = interval.this.name, interval.args.get("unit")
+    unit = unit.name.upper() if unit is not None else ""
+    if not unit and " " in amount:
+        amount, unit = amount.split()[0], amount.split()[1].upper()
+    unit = unit[:-1] if unit.endswith("S") else unit
+    if unit not in _UNIT_MILLIS:
+        not_supported(f"the interval unit '{unit}'")
+    return int(float(amount) * _UNIT_MILLIS[unit])
+
+
 class SqlPlanner:
     def __init__(self, t_env):
         self.t_env = t_env
@@ -65,6 +81,25 @@ class SqlPlanner:
             raise ValueError("sql_query() takes a SELECT; use execute_sql for "
                              f"{type(tree).__name__.upper()}")
         return self._select(tree)
+
+    def expression(self, text: str):
+        """A SQL expression (a computed column's) as an Expression."""
+        try:
+            tree = sqlglot.parse_one(text, read=FlinkSql)
+        except ParseError as error:
+            raise ValueError(f"cannot parse the SQL expression '{text}': {error}") from None
+        return self.expressions.convert(tree)
+
+    def watermark_delay(self, text: str, column: str) -> int:
+        """The delay of a watermark `ts` or `ts - INTERVAL 'n' UNIT`, in milliseconds."""
+        tree = sqlglot.parse_one(text, read=FlinkSql)
+        if isinstance(tree, exp.Column) and tree.name == column:
+            return 0
+        if isinstance(tree, exp.Sub) and isinstance(tree.this, exp.Column) \
+                and tree.this.name == column and isinstance(tree.expression, exp.Interval):
+            return interval_millis(tree.expression)
+        not_supported(f"the watermark expression '{text}' (weir takes `{column}` or "
+                      f"`{column} - INTERVAL ...`)")
 
     def insert(self, statement: str):
         tree = parse(statement)

@@ -4,10 +4,12 @@ table turned into a stream gives Rows with their field names and RowKind."""
 
 from weir.common.row import Row, RowKind
 from weir.table import logical
-from weir.table.evaluate import Column
+from weir.table.descriptors import ComputedColumn, Schema
+from weir.table.evaluate import Column, compile_expression
+from weir.table.expressions import col
 from weir.table.types import DataType, DataTypes
 
-_TYPES = {"STRING": DataTypes.STRING, "BYTE": DataTypes.TINYINT, "SHORT": DataTypes.SMALLINT,
+_TYPES = {"INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9), "STRING": DataTypes.STRING, "BYTE": DataTypes.TINYINT, "SHORT": DataTypes.SMALLINT,
           "INT": DataTypes.INT, "LONG": DataTypes.BIGINT, "FLOAT": DataTypes.FLOAT,
           "DOUBLE": DataTypes.DOUBLE, "BOOLEAN": DataTypes.BOOLEAN,
           "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18), "SQL_DATE": DataTypes.DATE,
@@ -15,7 +17,8 @@ _TYPES = {"STRING": DataTypes.STRING, "BYTE": DataTypes.TINYINT, "SHORT": DataTy
 
 
 def _data_type(type_info) -> DataType:
-    name = type_info.name() if callable(getattr(type_info, "name", None)) else None
+    name = getattr(type_info, "name", None)
+    name = name() if callable(name) else name
     if name in _TYPES:
         return _TYPES[name]()
     return DataType("RAW", type_info)
@@ -26,7 +29,7 @@ class _ToRecord:
         self.width = width
 
     def __call__(self, value):
-        if isinstance(value, (tuple, list)):
+        if isinstance(value, (tuple, list, Row)):
             kind = value.get_row_kind().value if isinstance(value, Row) else 0
             return kind, tuple(value)
         return 0, (value,)
@@ -44,11 +47,15 @@ class _ToRow:
 
 
 class StreamScan(logical.Node):
-    """A table over a DataStream of the program's environment."""
+    """A table over a DataStream of the program's environment: the stream's fields
+    (`physical`), the declared columns computed from them (`projections`, None: the
+    fields as they are) and the event-time column with its watermark delay."""
 
-    def __init__(self, columns, stream):
+    def __init__(self, columns, stream, physical=None, projections=None, rowtime=None,
+                 delay_ms=0):
         super().__init__(columns)
-        self.stream = stream
+        self.stream, self.physical, self.projections = stream, physical, projections
+        self.rowtime, self.delay_ms = rowtime, delay_ms
 
     def describe(self):
         return f"DataStreamScan(fields=[{', '.join(c.name for c in self.columns)}])"
@@ -63,6 +70,9 @@ def stream_table(t_env, data_stream, fields):
     else:
         names = ["f0"]
         types = [_data_type(type_info) if type_info is not None else DataType("RAW", None)]
+    physical = [Column(n, t) for n, t in zip(names, types)]
+    if fields and isinstance(fields[0], Schema):
+        return Table(_declared_scan(t_env, data_stream, physical, fields[0]), t_env)
     if fields:
         names = [f if isinstance(f, str) else f.args[0] for f in fields]
     if len(names) != len(types):
@@ -70,6 +80,33 @@ def stream_table(t_env, data_stream, fields):
                          f"{len(types)}")
     columns = [Column(n, t) for n, t in zip(names, types)]
     return Table(StreamScan(columns, data_stream), t_env)
+
+
+def _declared_scan(t_env, data_stream, physical, schema):
+    """The columns a Schema declares over a stream: its fields by name, computed columns
+    by their SQL expressions, and the watermark's column as the time attribute."""
+    from weir.table.sql import SqlPlanner
+    from weir.table.sql_types import parse_type
+    expressions, columns = [], []
+    known = {c.name for c in physical}
+    rowtime = schema.watermark[0] if schema.watermark else None
+    for name, declared in schema.columns:
+        if isinstance(declared, ComputedColumn):
+            expr = SqlPlanner(t_env).expression(declared.expression)
+        elif name in known:
+            expr = col(name).cast(declared) if isinstance(declared, DataType) else col(name)
+        else:
+            raise ValueError(f"from_data_stream: the schema's column '{name}' is not a "
+                             f"field of the stream ({', '.join(sorted(known))})")
+        compiled = compile_expression(expr, physical)
+        expressions.append(expr)
+        columns.append(Column(name, compiled.data_type, name == rowtime))
+    delay = 0
+    if rowtime is not None:
+        if rowtime not in [c.name for c in columns]:
+            raise ValueError(f"the watermark's column '{rowtime}' is not a column")
+        delay = SqlPlanner(t_env).watermark_delay(schema.watermark[1], rowtime)
+    return StreamScan(columns, data_stream, physical, expressions, rowtime, delay)
 
 
 def table_stream(t_env, table, changelog: bool):

@@ -6,7 +6,8 @@ import itertools
 
 from weir.common.gaps import PyFlinkGaps
 from weir.table import logical
-from weir.table.aggregation import aggregate_select, flat_aggregate, udaf_aggregate
+from weir.table.aggregation import (aggregate_select, flat_aggregate, over_select,
+                                    udaf_aggregate, window_select)
 from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import Expression, col
 from weir.table.types import DataTypes
@@ -20,7 +21,7 @@ def _as_expressions(fields):
 
 class Table(PyFlinkGaps):
     _pyflink_class = "Table"
-    _pyflink_gaps = frozenset(["window", "over_window", "order_by", "fetch", "offset",
+    _pyflink_gaps = frozenset(["order_by", "fetch", "offset",
                                "minus", "minus_all", "union", "union_all", "intersect",
                                "intersect_all", "to_changelog_stream"])
 
@@ -120,6 +121,13 @@ class Table(PyFlinkGaps):
 
     def flat_aggregate(self, func) -> "FlatAggregateTable":
         return FlatAggregateTable(self, [], func)
+
+    # -- windows --------------------------------------------------------------------
+    def window(self, window) -> "GroupWindowedTable":
+        return GroupWindowedTable(self, window)
+
+    def over_window(self, *over_windows) -> "OverWindowedTable":
+        return OverWindowedTable(self, list(over_windows))
 
     # -- joins and functions --------------------------------------------------------
     def _join(self, right: "Table", predicate, kind: str) -> "Table":
@@ -245,6 +253,32 @@ class FlatAggregateTable(AggregatedTable):
         node = flat_aggregate(self._table._node, self._keys, self._func)
         return self._table._derive(logical.project(node, _expand_star(
             _as_expressions(fields), node)))
+
+
+class GroupWindowedTable:
+    def __init__(self, table: Table, window):
+        self._table, self._window = table, window
+
+    def group_by(self, *fields) -> "WindowGroupedTable":
+        return WindowGroupedTable(self._table, self._window, _as_expressions(fields))
+
+
+class WindowGroupedTable:
+    def __init__(self, table, window, keys):
+        self._table, self._window, self._keys = table, window, keys
+
+    def select(self, *fields) -> Table:
+        return self._table._derive(window_select(self._table._node, self._window,
+                                                 self._keys, _as_expressions(fields)))
+
+
+class OverWindowedTable:
+    def __init__(self, table, windows):
+        self._table, self._windows = table, windows
+
+    def select(self, *fields) -> Table:
+        return self._table._derive(over_select(self._table._node, self._windows,
+                                               _as_expressions(fields)))
 
 
 class TableSchema:

@@ -229,6 +229,7 @@ class TableEnvironment(PyFlinkGaps):
         for path, table in inserts:
             descriptor = self._sink_descriptor(path)
             _check_sink_columns(path, descriptor, table)
+            table = _cast_to_sink(table, descriptor)
             connector = connector_of(descriptor.all_options())
             connector.sink(planner.stream(table._node), path, table._node.columns)
             names.append(f"default_catalog.default_database.{path}")
@@ -311,6 +312,20 @@ def _check_sink_columns(path, descriptor, table):
             f"Column types of query result and sink for '{path}' do not match: the query "
             f"has {have} columns [{', '.join(c.name for c in table._node.columns)}], the "
             f"sink {want} [{', '.join(n for n, _ in descriptor.schema.columns)}]")
+
+
+def _cast_to_sink(table, descriptor):
+    """The query's rows in the sink's column types (Flink casts them implicitly: a FLOAT
+    column rounds, a TIMESTAMP becomes a TIMESTAMP_LTZ in the local time zone)."""
+    from weir.table.expressions import col
+    columns = table._node.columns
+    declared = [t for _, t in descriptor.schema.columns]
+    if all(str(c.data_type).replace(" NOT NULL", "") == str(t).replace(" NOT NULL", "")
+           or not isinstance(t, DataType) for c, t in zip(columns, declared)):
+        return table
+    return table.select(*(col(c.name).cast(t).alias(c.name) if isinstance(t, DataType)
+                          and c.data_type.name != t.name else col(c.name)
+                          for c, t in zip(columns, declared)))
 
 
 def _element_columns(rows, schema):

@@ -1,0 +1,193 @@
+"""Group windows and over windows of the Table API on weir's event-time machinery.
+
+A group window aggregation (`window(Tumble...).group_by(keys, w).select(...)`) is a
+DataStream window of weir's (tumbling, sliding or session, on event time) whose function
+aggregates the window's rows: one +I row per key and window, with the window's start,
+end and rowtime (end - 1 ms) as TIMESTAMP(3). An over aggregation
+(`over_window(Over...).select(agg.over(w))`) buffers each partition's rows until the
+watermark passes them, then emits them in time order with the aggregates over their
+preceding rows or range (late rows are dropped, as in Flink).
+"""
+
+import datetime
+import math
+
+from weir.common.time import Time
+from weir.common.typeinfo import Types
+from weir.datastream.functions import KeyedProcessFunction, ProcessWindowFunction
+from weir.datastream.state import ValueStateDescriptor
+from weir.datastream.window import (EventTimeSessionWindows, SlidingEventTimeWindows,
+                                    TumblingEventTimeWindows)
+from weir.table import logical
+from weir.table.aggregates import accumulator_of
+from weir.table.changelog import INSERT
+
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def to_datetime(millis: int) -> datetime.datetime:
+    """A TIMESTAMP(3) value from epoch milliseconds (Flink keeps TIMESTAMP as UTC wall
+    clock)."""
+    return EPOCH + datetime.timedelta(milliseconds=millis)
+
+
+def to_millis(value) -> int:
+    delta = value - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+class WindowAggregate(logical.Node):
+    """Keys, then one column per aggregate call, then the window's start, end, rowtime."""
+
+    def __init__(self, columns, input, window, keys, calls):
+        super().__init__(columns)
+        self.input, self.window, self.keys, self.calls = input, window, keys, calls
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    @property
+    def changelog(self):
+        return False
+
+    def describe(self):
+        return f"GroupWindowAggregate(window=[{self.window.kind}], " \
+               f"select=[{', '.join(c.name for c in self.columns)}])"
+
+
+class OverAggregate(logical.Node):
+    """The input's columns, then one column per aggregate call over the window."""
+
+    def __init__(self, columns, input, window, keys, calls):
+        super().__init__(columns)
+        self.input, self.window, self.keys, self.calls = input, window, keys, calls
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        kind, size = self.window.bound()
+        return f"OverAggregate(partitionBy=[...], {kind}=[{size}], " \
+               f"select=[{', '.join(c.name for c in self.columns)}])"
+
+
+def assigner_of(window):
+    if window.kind == "tumble":
+        return TumblingEventTimeWindows.of(Time.milliseconds(window.size))
+    if window.kind == "slide":
+        return SlidingEventTimeWindows.of(Time.milliseconds(window.size),
+                                          Time.milliseconds(window.slide))
+    return EventTimeSessionWindows.with_gap(Time.milliseconds(window.size))
+
+
+class WindowAggregateFunction(ProcessWindowFunction):
+    """A window's aggregates. Sliding windows aggregate as Flink slices them: each slice
+    (the greatest common divisor of size and slide) in arrival order, then the slices
+    merged in time order (which decides a FLOAT sum's rounding)."""
+
+    def __init__(self, accumulators, slice_ms=None, time_index=None):
+        self.accumulators = accumulators
+        self.slice_ms, self.time_index = slice_ms, time_index
+
+    def _accumulate(self, rows):
+        accs = [a.create() for a in self.accumulators]
+        for values in rows:
+            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
+        return accs
+
+    def process(self, key, context, elements):
+        rows = [values for _, values in elements]
+        if self.slice_ms is None:
+            accs = self._accumulate(rows)
+        else:
+            slices = {}
+            for values in rows:
+                slices.setdefault(to_millis(values[self.time_index]) // self.slice_ms,
+                                  []).append(values)
+            accs = [a.create() for a in self.accumulators]
+            for index in sorted(slices):
+                accs = [a.merge(acc, part) for a, acc, part in
+                        zip(self.accumulators, accs, self._accumulate(slices[index]))]
+        window = context.window()
+        times = (to_datetime(window.start), to_datetime(window.end),
+                 to_datetime(window.max_timestamp()))
+        yield INSERT, tuple(key) + tuple(a.value(acc) for a, acc in
+                                         zip(self.accumulators, accs)) + times
+
+
+class OverFunction(KeyedProcessFunction):
+    """Flink's row-time over aggregation: rows wait for the watermark, then are emitted in
+    time order; `bound` is ('rows', n) or ('range', ms), with None for unbounded."""
+
+    def __init__(self, accumulators, bound):
+        self.accumulators = accumulators
+        self.kind, self.size = bound
+
+    def open(self, runtime_context):
+        def state(name):
+            return runtime_context.get_state(ValueStateDescriptor(
+                name, Types.PICKLED_BYTE_ARRAY()))
+        self.pending, self.kept = state("pending"), state("kept")
+
+    def process_element(self, record, ctx):
+        timestamp = ctx.timestamp()
+        if timestamp <= ctx.timer_service().current_watermark():
+            return  # late: dropped, as Flink's over aggregation does
+        pending = self.pending.value() or {}
+        pending.setdefault(timestamp, []).append(record[1])
+        self.pending.update(pending)
+        ctx.timer_service().register_event_time_timer(timestamp)
+
+    def on_timer(self, timestamp, ctx):
+        pending = self.pending.value() or {}
+        rows = pending.pop(timestamp, [])
+        self.pending.update(pending) if pending else self.pending.clear()
+        kept = self.kept.value() or []
+        if self.kind == "rows":
+            for values in rows:
+                kept.append((timestamp, values))
+                window = kept if self.size is None else kept[-(self.size + 1):]
+                yield INSERT, values + self._aggregate(window)
+                if self.size is not None:
+                    kept = kept[-self.size:]
+        else:
+            kept.extend((timestamp, values) for values in rows)
+            if self.size is not None:
+                kept = [(t, v) for t, v in kept if t >= timestamp - self.size]
+            results = self._aggregate(kept)
+            for values in rows:
+                yield INSERT, values + results
+        self.kept.update(kept)
+
+    def _aggregate(self, window) -> tuple:
+        accs = [a.create() for a in self.accumulators]
+        for _, values in window:
+            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
+        return tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+
+
+def plan_window_aggregate(planner, node: WindowAggregate):
+    from weir.table.evaluate import compile_expression
+    from weir.table.planner import KeyOf
+    columns = node.input.columns
+    keys = [compile_expression(k, columns).function for k in node.keys]
+    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    window = node.window
+    slice_ms = math.gcd(window.size, window.slide) if window.kind == "slide" else None
+    time_index = [c.name for c in columns].index(window.time_field.args[0])
+    return planner.stream(node.input).key_by(KeyOf(keys)) \
+        .window(assigner_of(window)) \
+        .process(WindowAggregateFunction(accumulators, slice_ms, time_index)) \
+        .name("GroupWindowAggregate")
+
+
+def plan_over_aggregate(planner, node: OverAggregate):
+    from weir.table.evaluate import compile_expression
+    from weir.table.planner import KeyOf
+    columns = node.input.columns
+    keys = [compile_expression(k, columns).function for k in node.keys]
+    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    return planner.stream(node.input).key_by(KeyOf(keys)) \
+        .process(OverFunction(accumulators, node.window.bound())).name("OverAggregate")
