@@ -153,6 +153,40 @@ class PythonAggregate(Accumulator):
         return self.function.get_value(acc)
 
 
+class PandasAggregate(Accumulator):
+    """A pandas aggregate function (udaf(func_type='pandas')): called once with a pandas
+    Series per argument of the group's (or window's) values; FLOAT arguments are
+    single-precision Series, as PyFlink's."""
+
+    def __init__(self, arguments, function, argument_types, result_type):
+        super().__init__(arguments)
+        self.function, self.result_type = function, result_type
+        self.dtypes = ["float32" if t.name == "FLOAT" else None for t in argument_types]
+
+    def create(self):
+        return []
+
+    def accumulate(self, acc, values):
+        return acc + [tuple(self._args(values))]
+
+    def retract(self, acc, values):
+        acc = list(acc)
+        acc.remove(tuple(self._args(values)))
+        return acc
+
+    def merge(self, acc, other):
+        return acc + other
+
+    def value(self, acc):
+        import pandas
+        columns = list(zip(*acc)) if acc else [() for _ in self.dtypes]
+        series = [pandas.Series(list(c), dtype=d) for c, d in zip(columns, self.dtypes)]
+        result = self.function(*series)
+        item = getattr(result, "item", None)
+        result = item() if callable(item) else result
+        return float32(result) if self.result_type.name == "FLOAT" else result
+
+
 BUILT_INS = {"count": Count, "count_star": Count, "sum": Sum, "sum0": Sum0, "avg": Avg,
              "max": Max, "min": Min}
 
@@ -174,6 +208,9 @@ def accumulator_of(call, columns):
         if isinstance(accumulator, Sum) and compiled[0].data_type.name == "FLOAT":
             accumulator.single = True
         return accumulator, result_type(name, [c.data_type for c in compiled])
+    if name.func_type == "pandas":
+        return PandasAggregate(functions, name.function, [c.data_type for c in compiled],
+                               name.result_type), name.result_type
     return PythonAggregate(functions, name.function), name.result_type
 
 

@@ -11,6 +11,11 @@ _SIMPLE = {"TINYINT": DataTypes.TINYINT, "SMALLINT": DataTypes.SMALLINT,
            "BOOLEAN": DataTypes.BOOLEAN, "STRING": DataTypes.STRING, "DATE": DataTypes.DATE}
 
 
+# other spellings of the same types (sqlglot writes STRING as TEXT)
+_SPELLINGS = {"DOUBLE PRECISION": "DOUBLE", "TEXT": "STRING", "TIMESTAMPLTZ": "TIMESTAMP_LTZ",
+              "BOOL": "BOOLEAN"}
+
+
 def parse_type(text: str):
     """The DataType a SQL type name denotes; a name weir does not know fails here."""
     source = text.strip()
@@ -25,8 +30,7 @@ def parse_type(text: str):
     if not match:
         raise ValueError(f"unknown SQL type '{source}'")
     name, first, second = match[1].strip(), match[2], match[3]
-    if name == "DOUBLE PRECISION":
-        name = "DOUBLE"
+    name = _SPELLINGS.get(name, name)
     if name in _SIMPLE and first is None:
         return _SIMPLE[name](nullable)
     if name in ("VARCHAR", "CHAR"):

@@ -7,7 +7,9 @@ or given whole to `Table.map`, `flat_map`, `aggregate`, `flat_aggregate` and
 `join_lateral`, which call it on a Row of the table's columns.
 """
 
+import asyncio
 import functools
+import inspect
 
 from weir.table.expressions import Expression, _expr
 
@@ -28,6 +30,20 @@ class UserDefinedFunction:
 class ScalarFunction(UserDefinedFunction):
     def eval(self, *args):
         raise NotImplementedError("a ScalarFunction defines eval(...)")
+
+
+class AsyncScalarFunction(UserDefinedFunction):
+    """A scalar function whose eval is a coroutine (`async def eval`)."""
+
+    async def eval(self, *args):
+        raise NotImplementedError("an AsyncScalarFunction defines async eval(...)")
+
+
+class FunctionContext:
+    """What open() gets."""
+
+    def get_job_parameter(self, key, default_value=None):
+        return default_value
 
 
 class TableFunction(UserDefinedFunction):
@@ -72,9 +88,30 @@ class PythonFunction:
         return copy
 
     def evaluator(self):
-        """A plain function of the arguments (scalar and table functions)."""
+        """A plain function of the arguments (scalar and table functions): a function
+        object is opened first; a coroutine function runs to its result on an event loop
+        of its own."""
         function = self.function
-        return function.eval if isinstance(function, UserDefinedFunction) else function
+        if isinstance(function, UserDefinedFunction):
+            function.open(FunctionContext())
+            function = function.eval
+        if inspect.iscoroutinefunction(function):
+            return _Awaiting(function)
+        return function
+
+
+class _Awaiting:
+    def __init__(self, function):
+        self.function = function
+        self.loop = None
+
+    def __call__(self, *args):
+        if self.loop is None:
+            self.loop = asyncio.new_event_loop()
+        return self.loop.run_until_complete(self.function(*args))
+
+    def __getstate__(self):
+        return {"function": self.function, "loop": None}
 
 
 def _type(data_type):

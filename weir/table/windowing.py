@@ -32,6 +32,9 @@ def to_datetime(millis: int) -> datetime.datetime:
 
 
 def to_millis(value) -> int:
+    """Epoch milliseconds of a TIMESTAMP (its wall clock as UTC) or a TIMESTAMP_LTZ."""
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     delta = value - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
