@@ -27,8 +27,14 @@ def _call_of(expr):
 
 
 def aggregate_select(node, keys, selects) -> logical.Node:
-    """group_by(keys).select(selects) (keys [] : an aggregation of the whole table)."""
+    """group_by(keys).select(selects) (keys [] : an aggregation of the whole table); over
+    a window table function with window_start and window_end among the keys, Flink's
+    window aggregation (one row per group and window, when the window ends)."""
+    from weir.table import window_tvf
     key_columns = _key_columns(node, keys)
+    names = [c.name for c in key_columns]
+    windowed = "window_start" in names and "window_end" in names \
+        and window_tvf.reads_window_tvf(node)
     calls, call_columns = [], []
 
     def replace(expr):
@@ -46,7 +52,11 @@ def aggregate_select(node, keys, selects) -> logical.Node:
         return Expression(expr.op, *args)
 
     projections = [_rename_key(replace(s), keys, key_columns) for s in selects]
-    aggregate = logical.Aggregate(key_columns + call_columns, node, list(keys), calls)
+    if windowed:
+        aggregate = window_tvf.WindowAggregate(key_columns + call_columns, node, list(keys),
+                                               calls, names.index("window_end"))
+    else:
+        aggregate = logical.Aggregate(key_columns + call_columns, node, list(keys), calls)
     return logical.project(aggregate, projections)
 
 

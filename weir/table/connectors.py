@@ -71,7 +71,64 @@ class DatagenConnector(Connector):
             _AsRecord([c.name for c in columns])).name(f"Source: {path}")
 
 
-CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenConnector)}
+class _ParseLine:
+    def __init__(self, fmt, columns, path):
+        self.fmt, self.columns, self.path = fmt, columns, path
+        self.count = 0
+
+    def flat_map(self, line):
+        self.count += 1
+        values = self.fmt.parse(line, self.columns, f"{self.path}")
+        if values is not None:
+            yield INSERT, values
+
+
+class _FormatLine:
+    def __init__(self, fmt, columns):
+        self.fmt, self.columns = fmt, columns
+
+    def __call__(self, record):
+        kind, values = record
+        if kind != INSERT:
+            raise ValueError("the filesystem sink takes inserts only; this table is a "
+                             "changelog (an aggregate's updates)")
+        return self.fmt.write(values, self.columns)
+
+
+class FilesystemConnector(Connector):
+    """Files of a path (a file or a directory) in csv or json; a sink writes part files
+    into the directory, exactly once (weir's FileSink)."""
+    name = "filesystem"
+
+    def _format(self):
+        from weir.table.formats import format_of
+        return format_of(self.options)
+
+    def _path(self, path):
+        if "path" not in self.options:
+            raise ValueError(f"filesystem table '{path}' needs its 'path' option")
+        return self.options["path"]
+
+    def source_stream(self, env, path, columns):
+        from weir.datastream.connectors.file_system import FileSource, StreamFormat
+        source = FileSource.for_record_stream_format(StreamFormat.text_line_format(),
+                                                     self._path(path)).build()
+        lines = env.from_source(source, None, f"Source: {path}")
+        return lines.flat_map(_ParseLine(self._format(), columns, self._path(path))) \
+            .name(f"Parse: {path}")
+
+    def sink(self, stream, path, columns):
+        from weir.common.serialization import Encoder
+        from weir.datastream.connectors.file_system import BucketAssigner, FileSink
+        target = self._path(path)
+        sink = FileSink.for_row_format(target, Encoder.simple_string_encoder()) \
+            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
+        return stream.map(_FormatLine(self._format(), columns)).name("Format") \
+            .sink_to(sink)
+
+
+CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenConnector,
+                                  FilesystemConnector)}
 
 
 def connector_of(options: dict) -> Connector:

@@ -40,9 +40,12 @@ class Values(Node):
 
 @dataclass
 class Scan(Node):
-    """A table of a connector (weir.table.connectors)."""
+    """A table of a connector (weir.table.connectors); `rowtime`: its time attribute,
+    with watermarks `delay_ms` behind."""
     path: str = ""
     connector: object = None
+    rowtime: Optional[str] = None
+    delay_ms: int = 0
 
     def describe(self):
         return f"TableSourceScan(table=[{self.path}], fields=[" \

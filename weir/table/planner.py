@@ -60,21 +60,17 @@ class Planner:
             projections = [compile_expression(p, node.physical).function
                            for p in node.projections]
             stream = stream.flat_map(changelog.CalcFunction(projections)).name("Calc")
-        if node.rowtime is None:
-            return stream
-        from weir.common.time import Duration
-        from weir.common.watermark_strategy import WatermarkStrategy
-        index = [c.name for c in node.columns].index(node.rowtime)
-        # Flink SQL's watermark is `ts - delay`; the bounded out-of-orderness strategy's
-        # is `max - delay - 1 ms`
-        strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-            Duration.of_millis(max(node.delay_ms - 1, 0))) \
-            .with_timestamp_assigner(RowtimeAssigner(index))
-        return stream.assign_timestamps_and_watermarks(strategy)
+        return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
 
     def _windowaggregate(self, node):
-        from weir.table.windowing import plan_window_aggregate
-        return plan_window_aggregate(self, node)
+        from weir.table import window_tvf, windowing
+        if isinstance(node, window_tvf.WindowAggregate):
+            return window_tvf.plan_window_aggregate(self, node)
+        return windowing.plan_window_aggregate(self, node)
+
+    def _windowtvf(self, node):
+        from weir.table.window_tvf import plan_window_tvf
+        return plan_window_tvf(self, node)
 
     def _overaggregate(self, node):
         from weir.table.windowing import plan_over_aggregate
@@ -85,7 +81,8 @@ class Planner:
         return self.env.from_collection(records).name("Values")
 
     def _scan(self, node: Scan):
-        return node.connector.source_stream(self.env, node.path, node.columns)
+        stream = node.connector.source_stream(self.env, node.path, node.columns)
+        return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
 
     def _calc(self, node: Calc):
         columns = node.input.columns
@@ -134,6 +131,21 @@ class Planner:
         return self.stream(node.input).flat_map(changelog.CorrelateFunction(
             node.function.function, args, width, node.kind == "left", node.replace)) \
             .name("Correlate")
+
+
+def _with_watermarks(stream, columns, rowtime, delay_ms):
+    """Timestamps from the time attribute `rowtime` and watermarks `delay_ms` behind."""
+    if rowtime is None:
+        return stream
+    from weir.common.time import Duration
+    from weir.common.watermark_strategy import WatermarkStrategy
+    index = [c.name for c in columns].index(rowtime)
+    # Flink SQL's watermark is `ts - delay`; the bounded out-of-orderness strategy's is
+    # `max - delay - 1 ms`
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(max(delay_ms - 1, 0))) \
+        .with_timestamp_assigner(RowtimeAssigner(index))
+    return stream.assign_timestamps_and_watermarks(strategy)
 
 
 def _conjuncts(condition: Expression):

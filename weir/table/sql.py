@@ -12,6 +12,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.risingwave import RisingWave
 from sqlglot.errors import ParseError
+from sqlglot.tokens import TokenType
 
 from weir.table.descriptors import Schema, TableDescriptor
 from weir.table.evaluate import not_supported
@@ -21,12 +22,42 @@ from weir.table.sql_expressions import SqlExpressions
 from weir.table.sql_types import parse_type
 
 
+WINDOW_FUNCTIONS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+
+
+def _parse_window_function(name):
+    """A window table function's arguments: `TABLE t` (or a subquery), `DESCRIPTOR(ts)`,
+    then intervals (sqlglot's grammars do not read the first two)."""
+    def parse(self):
+        args = []
+        while True:
+            if self._match(TokenType.TABLE):
+                args.append(self._parse_table_parts())
+            elif self._match_text_seq("DESCRIPTOR"):
+                self._match(TokenType.L_PAREN)
+                columns = self._parse_csv(self._parse_column)
+                self._match(TokenType.R_PAREN)
+                args.append(exp.Anonymous(this="DESCRIPTOR", expressions=columns))
+            else:
+                args.append(self._parse_assignment())
+            if not self._match(TokenType.COMMA):
+                break
+        return exp.Anonymous(this=name, expressions=args)
+    return parse
+
+
 class FlinkSql(RisingWave):
-    """weir's SQL dialect: Flink's identifiers in backquotes."""
+    """weir's SQL dialect: Flink's identifiers in backquotes, and window table functions
+    (`TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' MINUTES))`)."""
 
     class Tokenizer(RisingWave.Tokenizer):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
+
+    class Parser(RisingWave.Parser):
+        FUNCTION_PARSERS = {**RisingWave.Parser.FUNCTION_PARSERS,
+                            **{name: _parse_window_function(name)
+                               for name in WINDOW_FUNCTIONS}}
 
 
 def parse(statement: str):
@@ -142,7 +173,7 @@ class SqlPlanner:
     def _from(self, source):
         if isinstance(source, exp.Table):
             if isinstance(source.this, exp.Anonymous):
-                not_supported(f"the table function {source.this.name} in FROM")
+                return self._table_function(source.this)
             return self.t_env.from_path(source.name)
         if isinstance(source, exp.Subquery):
             return self._select(source.this)
@@ -168,6 +199,24 @@ class SqlPlanner:
         if limit is not None:
             table = table.limit(int(limit.expression.name))
         return table
+
+    def _table_function(self, call):
+        """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP and CUMULATE."""
+        from weir.table.window_tvf import window_tvf
+        inner = call.expressions[0] if call.name.upper() == "TABLE" and call.expressions \
+            else call
+        name = inner.name.upper()
+        if name not in ("TUMBLE", "HOP", "CUMULATE"):
+            not_supported(f"the table function {inner.name} in FROM")
+        source, descriptor, *sizes = inner.expressions
+        table = self._from(source)
+        time_column = descriptor.expressions[0].name
+        millis = [interval_millis(s) for s in sizes]
+        if name == "TUMBLE":
+            node = window_tvf(table._node, "tumble", time_column, millis[0])
+        else:  # HOP(slide, size), CUMULATE(step, size)
+            node = window_tvf(table._node, name.lower(), time_column, millis[1], millis[0])
+        return table._derive(node)
 
     def _join(self, table, join):
         source = join.this

@@ -156,8 +156,26 @@ class TableEnvironment(PyFlinkGaps):
                              "create_temporary_table, create_temporary_view or CREATE TABLE")
         if isinstance(entry, Table):
             return entry
-        columns = [Column(name, data_type) for name, data_type in entry.schema.columns]
-        return Table(logical.Scan(columns, path, connector_of(entry.all_options())), self)
+        return Table(self._scan(path, entry), self)
+
+    def _scan(self, path, descriptor):
+        from weir.table.descriptors import ComputedColumn
+        schema = descriptor.schema
+        rowtime = schema.watermark[0] if schema.watermark else None
+        if any(isinstance(t, ComputedColumn) for _, t in schema.columns):
+            from weir.table.evaluate import not_supported
+            not_supported("computed columns in a connector table")
+        columns = [Column(name, data_type, name == rowtime)
+                   for name, data_type in schema.columns]
+        delay = 0
+        if rowtime is not None:
+            if rowtime not in [c.name for c in columns]:
+                raise ValueError(f"table '{path}': the watermark's column '{rowtime}' is "
+                                 "not a column")
+            from weir.table.sql import SqlPlanner
+            delay = SqlPlanner(self).watermark_delay(schema.watermark[1], rowtime)
+        return logical.Scan(columns, path, connector_of(descriptor.all_options()), rowtime,
+                            delay)
 
     def _sink_descriptor(self, path: str):
         entry = self._tables.get(path)
@@ -231,7 +249,9 @@ class TableEnvironment(PyFlinkGaps):
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
             connector = connector_of(descriptor.all_options())
-            connector.sink(planner.stream(table._node), path, table._node.columns)
+            columns = [Column(n, t) if isinstance(t, DataType) else c
+                       for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
+            connector.sink(planner.stream(table._node), path, columns)
             names.append(f"default_catalog.default_database.{path}")
         result = env.execute("insert-into_" + ",".join(names))
         return TableResult(job_result=result, kind=ResultKind.SUCCESS_WITH_CONTENT)

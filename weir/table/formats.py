@@ -1,0 +1,119 @@
+"""The Table API's row formats for the filesystem connector: `csv` and `json` (one JSON
+object per line), read by the table's schema and written as Flink writes them."""
+
+import csv
+import datetime
+import decimal
+import io
+import json
+
+from weir.table.casts import cast_value, java_double, java_float, to_sql_string
+from weir.table.types import DataTypes
+
+_TEXT = DataTypes.STRING()
+
+
+def _from_text(text, data_type, what):
+    if data_type.name in ("STRING", "VARCHAR", "CHAR"):
+        return text
+    if text == "":
+        return None
+    try:
+        return cast_value(text, _TEXT, data_type)
+    except ValueError as error:
+        raise ValueError(f"{what}: {error}") from None
+
+
+def _to_text(value, data_type) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_float(value) if data_type.name == "FLOAT" else java_double(value)
+    return to_sql_string(value, data_type)
+
+
+class CsvFormat:
+    """Flink's csv format: comma-separated fields in the schema's order, quoted where
+    needed; an empty field is NULL (except for text columns)."""
+
+    def __init__(self, options):
+        self.delimiter = options.get("csv.field-delimiter", ",")
+        self.ignore_errors = options.get("csv.ignore-parse-errors", "false") == "true"
+
+    def parse(self, line, columns, where):
+        if not line.strip():
+            return None
+        try:
+            fields = next(csv.reader([line], delimiter=self.delimiter))
+            if len(fields) != len(columns):
+                raise ValueError(f"{len(fields)} fields, the table has {len(columns)} "
+                                 "columns")
+            return tuple(_from_text(f, c.data_type, c.name) for f, c in zip(fields, columns))
+        except ValueError as error:
+            if self.ignore_errors:
+                return None
+            raise ValueError(f"csv line {where}: {error} (line: {line!r})") from None
+
+    def write(self, values, columns) -> str:
+        out = io.StringIO()
+        csv.writer(out, delimiter=self.delimiter, lineterminator="").writerow(
+            [_to_text(v, c.data_type) for v, c in zip(values, columns)])
+        return out.getvalue()
+
+
+class JsonFormat:
+    """Flink's json format: one object per line, fields by column name (a missing field
+    is NULL); timestamps as SQL writes them."""
+
+    def __init__(self, options):
+        self.ignore_errors = options.get("json.ignore-parse-errors", "false") == "true"
+
+    def parse(self, line, columns, where):
+        if not line.strip():
+            return None
+        try:
+            document = json.loads(line)
+            if not isinstance(document, dict):
+                raise ValueError("not a JSON object")
+            return tuple(self._value(document.get(c.name), c) for c in columns)
+        except ValueError as error:
+            if self.ignore_errors:
+                return None
+            raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
+
+    def _value(self, value, column):
+        if value is None or column.data_type.name in ("ROW", "ARRAY"):
+            return value
+        if isinstance(value, str) or column.data_type.name in ("STRING", "VARCHAR", "CHAR"):
+            text = value if isinstance(value, str) else json.dumps(value)
+            return _from_text(text, column.data_type, column.name)
+        return cast_value(value, _TEXT if isinstance(value, str) else column.data_type,
+                          column.data_type)
+
+    def write(self, values, columns) -> str:
+        document = {c.name: _json_value(v, c.data_type) for v, c in zip(values, columns)}
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_value(value, data_type):
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return to_sql_string(value, data_type)
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    return value
+
+
+FORMATS = {"csv": CsvFormat, "json": JsonFormat}
+
+
+def format_of(options):
+    name = options.get("format")
+    if name is None:
+        raise ValueError("a filesystem table needs its 'format' option (csv or json)")
+    if name not in FORMATS:
+        from weir.table.evaluate import not_supported
+        not_supported(f"the '{name}' format of the filesystem connector (weir has csv and "
+                      "json)")
+    return FORMATS[name](options)

@@ -1,0 +1,156 @@
+"""Flink SQL's window table functions and window aggregation:
+`TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size))`, `HOP(..., slide, size)` and
+`CUMULATE(..., step, size)` add `window_start`, `window_end` and `window_time` to each
+row (a row of HOP or CUMULATE is repeated for each of its windows); a GROUP BY over
+`window_start, window_end` then emits each group once, when the watermark passes the
+window's end (rows coming after that are late and dropped, as in Flink)."""
+
+from weir.common.typeinfo import Types
+from weir.datastream.functions import FlatMapFunction, KeyedProcessFunction
+from weir.datastream.state import ValueStateDescriptor
+from weir.table import logical
+from weir.table.changelog import INSERT
+from weir.table.evaluate import Column
+from weir.table.types import DataTypes
+from weir.table.windowing import to_datetime, to_millis
+
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+
+class WindowTvf(logical.Node):
+    """The input's columns and the three window columns; `kind` tumble, hop or cumulate;
+    sizes in milliseconds (`step`: HOP's slide or CUMULATE's step)."""
+
+    def __init__(self, columns, input, kind, time_column, size, step=None):
+        super().__init__(columns)
+        self.input, self.kind, self.time_column = input, kind, time_column
+        self.size, self.step = size, step
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    def describe(self):
+        return f"WindowTableFunction(window=[{self.kind.upper()}(time_col=" \
+               f"[{self.time_column}], size=[{self.size} ms])])"
+
+
+def window_tvf(node, kind, time_column, size, step=None) -> WindowTvf:
+    column = next((c for c in node.columns if c.name == time_column), None)
+    if column is None or not column.time_attribute:
+        raise ValueError(f"{kind.upper()}'s DESCRIPTOR must name the table's time attribute "
+                         f"(a column with a WATERMARK), got '{time_column}'")
+    if node.changelog:
+        raise ValueError(f"{kind.upper()} takes an insert-only table")
+    kept = [Column(c.name, c.data_type) for c in node.columns]  # the rowtime is window_time
+    windows = [Column("window_start", DataTypes.TIMESTAMP(3, False)),
+               Column("window_end", DataTypes.TIMESTAMP(3, False)),
+               Column("window_time", DataTypes.TIMESTAMP(3, False), True)]
+    return WindowTvf(kept + windows, node, kind, time_column, size, step)
+
+
+def windows_of(kind, timestamp, size, step):
+    """(start, end) of each window of a row at `timestamp` ms."""
+    if kind == "tumble":
+        start = timestamp - timestamp % size
+        return [(start, start + size)]
+    if kind == "hop":
+        last = timestamp - timestamp % step
+        first = last - ((size - 1) // step) * step
+        return [(s, s + size) for s in range(first, last + 1, step)
+                if s <= timestamp < s + size]
+    start = timestamp - timestamp % size
+    first_end = start + step * (1 + (timestamp - start) // step)
+    return [(start, end) for end in range(first_end, start + size + 1, step)]
+
+
+class WindowRows(FlatMapFunction):
+    def __init__(self, kind, time_index, size, step):
+        self.kind, self.time_index, self.size, self.step = kind, time_index, size, step
+
+    def flat_map(self, record):
+        kind, values = record
+        timestamp = to_millis(values[self.time_index])
+        for start, end in windows_of(self.kind, timestamp, self.size, self.step):
+            yield kind, values + (to_datetime(start), to_datetime(end),
+                                  to_datetime(end - 1))
+
+
+def plan_window_tvf(planner, node: WindowTvf):
+    index = [c.name for c in node.input.columns].index(node.time_column)
+    return planner.stream(node.input).flat_map(
+        WindowRows(node.kind, index, node.size, node.step)).name("WindowTableFunction")
+
+
+class WindowAggregate(logical.Node):
+    """GROUP BY window_start, window_end (and keys) over a window table function: the
+    keys, then one column per aggregate call; insert-only."""
+
+    def __init__(self, columns, input, keys, calls, end_index):
+        super().__init__(columns)
+        self.input, self.keys, self.calls, self.end_index = input, keys, calls, end_index
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    @property
+    def changelog(self):
+        return False
+
+    def describe(self):
+        return f"WindowAggregate(select=[{', '.join(c.name for c in self.columns)}])"
+
+
+def reads_window_tvf(node) -> bool:
+    """Whether `node`'s window_start/window_end come from a window table function."""
+    if isinstance(node, WindowTvf):
+        return True
+    if isinstance(node, logical.Calc):
+        return reads_window_tvf(node.input)
+    return False
+
+
+class WindowAggregateFunction(KeyedProcessFunction):
+    """One group of one window: accumulates its rows until the watermark passes the
+    window's end, then emits the group's row once."""
+
+    def __init__(self, key_functions, accumulators, end_index):
+        self.key_functions, self.accumulators = key_functions, accumulators
+        self.end_index = end_index
+
+    def open(self, runtime_context):
+        self.state = runtime_context.get_state(ValueStateDescriptor(
+            "window", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, record, ctx):
+        kind, values = record
+        keys = tuple(f(values) for f in self.key_functions)
+        fires = to_millis(keys[self.end_index]) - 1
+        if fires <= ctx.timer_service().current_watermark():
+            return  # the window has fired: a late row
+        stored = self.state.value()
+        accs = stored[1] if stored else [a.create() for a in self.accumulators]
+        accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
+        self.state.update((keys, accs))
+        if stored is None:
+            ctx.timer_service().register_event_time_timer(fires)
+
+    def on_timer(self, timestamp, ctx):
+        stored = self.state.value()
+        if stored is None:
+            return
+        keys, accs = stored
+        self.state.clear()
+        yield INSERT, keys + tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+
+
+def plan_window_aggregate(planner, node: WindowAggregate):
+    from weir.table.aggregates import accumulator_of
+    from weir.table.evaluate import compile_expression
+    from weir.table.planner import KeyOf
+    columns = node.input.columns
+    keys = [compile_expression(k, columns).function for k in node.keys]
+    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    return planner.stream(node.input).key_by(KeyOf(keys)).process(
+        WindowAggregateFunction(keys, accumulators, node.end_index)).name("WindowAggregate")
