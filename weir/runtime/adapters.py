@@ -114,6 +114,8 @@ class KeyedProcess(_Wrapper):
         self.process_element = function.process_element
         if hasattr(function, "on_timer"):
             self.on_timer = function.on_timer
+        if hasattr(function, "finish_bundle"):  # (weir's hook: see keyed_process.py)
+            self.finish_bundle = function.finish_bundle
 
 
 class KeyedCoProcess(_Wrapper):

@@ -3,6 +3,11 @@
 Every keyed operation (process, reduce, rolling aggregations, keyed map/flat_map/filter)
 runs as this operator with an adapter function (see adapters.py). Its sibling is the
 window operator; both implement the protocol of keyed_operator.py.
+
+A function with a `finish_bundle(select_key, ctx)` method (weir's own hook, used by the
+Table API's Python aggregations, which PyFlink runs per bundle) is called after each
+bundle of records (a key group's records of one micro-batch phase, or one record) and
+yields outputs; `select_key(key)` makes a key current for its state.
 """
 
 from weir.runtime.context import ProcessContext, TimerService
@@ -29,6 +34,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.ctx = ProcessContext(TimerService(self.clock, self), self._emit_side)
         self._processes = _process_methods(function)
         self._on_timer = getattr(function, "on_timer", None)
+        self._finish_bundle = getattr(function, "finish_bundle", None)
         self.handles_timers = self._on_timer is not None
 
     # -- elements and timers ---------------------------------------------------------
@@ -42,6 +48,8 @@ class KeyedProcessOperator(KeyedStreamOperator):
         ctx.current_time_domain = None
         self._emit, self._output_ts = emit, timestamp
         self._collect(self._processes[input_label], value, ctx)
+        if self._finish_bundle is not None:
+            self._collect(self._finish_bundle, self.select_key, ctx)
 
     def process_batch(self, values, stamps, keys, emit: Emit) -> None:
         """process_element for each record of one input (values, timestamps and keys as
@@ -55,6 +63,8 @@ class KeyedProcessOperator(KeyedStreamOperator):
             ctx.current_key = key
             ctx.current_timestamp = self._output_ts = timestamp
             collect(method, value, ctx)
+        if self._finish_bundle is not None and len(values):
+            collect(self._finish_bundle, self.select_key, ctx)
 
     def select_key(self, key) -> None:
         self.backend.set_current_key(key)

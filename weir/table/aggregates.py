@@ -187,12 +187,43 @@ class PandasAggregate(Accumulator):
         return float32(result) if self.result_type.name == "FLOAT" else result
 
 
-BUILT_INS = {"count": Count, "count_star": Count, "sum": Sum, "sum0": Sum0, "avg": Avg,
+class CountDistinct(Extreme):
+    """COUNT(DISTINCT x): the distinct non-NULL values (kept with their counts, for
+    retraction)."""
+
+    def value(self, acc):
+        return len(acc)
+
+
+class Filtered(Accumulator):
+    """agg FILTER (WHERE condition): `inner` over the rows where the condition holds."""
+
+    def __init__(self, inner, condition):
+        super().__init__([])
+        self.inner, self.condition = inner, condition
+
+    def create(self):
+        return self.inner.create()
+
+    def accumulate(self, acc, values):
+        return self.inner.accumulate(acc, values) if self.condition(values) is True else acc
+
+    def retract(self, acc, values):
+        return self.inner.retract(acc, values) if self.condition(values) is True else acc
+
+    def merge(self, acc, other):
+        return self.inner.merge(acc, other)
+
+    def value(self, acc):
+        return self.inner.value(acc)
+
+
+BUILT_INS = {"count_distinct": CountDistinct, "count": Count, "count_star": Count, "sum": Sum, "sum0": Sum0, "avg": Avg,
              "max": Max, "min": Min}
 
 
 def result_type(name: str, argument_types):
-    if name in ("count", "count_star"):
+    if name in ("count", "count_star", "count_distinct"):
         return DataTypes.BIGINT(False)
     data_type = argument_types[0]
     return data_type.not_null() if name == "sum0" else data_type.nullable()
@@ -201,6 +232,10 @@ def result_type(name: str, argument_types):
 def accumulator_of(call, columns):
     """(Accumulator, result type) of an aggregate call over `columns`."""
     name, args = call
+    if name == "agg_filter":
+        inner_call, condition = args
+        inner, data_type = accumulator_of(inner_call, columns)
+        return Filtered(inner, compile_expression(condition, columns).function), data_type
     compiled = [compile_expression(a, columns) for a in args]
     functions = [c.function for c in compiled]
     if isinstance(name, str):

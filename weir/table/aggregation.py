@@ -10,15 +10,31 @@ from weir.table.expressions import AGGREGATES, Expression, col
 
 
 def _key_columns(node, keys):
+    """The grouping keys' columns: a column keeps its name; an expression is `$key<i>`
+    (the select list names it)."""
     columns = []
     for position, key in enumerate(keys):
         compiled = compile_expression(key, node.columns)
-        columns.append(Column(compiled.name or f"EXPR${position}", compiled.data_type))
+        columns.append(Column(compiled.name or f"$key{position}", compiled.data_type))
     return columns
+
+
+def same_expression(a, b) -> bool:
+    """Whether two expressions are the same tree (Expression's == builds a comparison)."""
+    if isinstance(a, Expression) != isinstance(b, Expression):
+        return False
+    if not isinstance(a, Expression):
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            return len(a) == len(b) and all(same_expression(x, y) for x, y in zip(a, b))
+        return a is b or (type(a) is type(b) and a == b)
+    return a.op == b.op and len(a.args) == len(b.args) and all(
+        same_expression(x, y) for x, y in zip(a.args, b.args))
 
 
 def _call_of(expr):
     """(aggregate, [argument expressions]) if `expr` is an aggregate call, else None."""
+    if expr.op == "agg_filter":
+        return "agg_filter", (_call_of(expr.args[0]), expr.args[1])
     if expr.op in AGGREGATES:
         return expr.op, [expr.args[0]]
     if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":
@@ -51,7 +67,8 @@ def aggregate_select(node, keys, selects) -> logical.Node:
                      for a in expr.args)
         return Expression(expr.op, *args)
 
-    projections = [_rename_key(replace(s), keys, key_columns) for s in selects]
+    projections = [_name_key(_rename_key(replace(s), keys, key_columns), position)
+                   for position, s in enumerate(selects)]
     if windowed:
         aggregate = window_tvf.WindowAggregate(key_columns + call_columns, node, list(keys),
                                                calls, names.index("window_end"))
@@ -61,12 +78,15 @@ def aggregate_select(node, keys, selects) -> logical.Node:
 
 
 def _rename_key(expr, keys, key_columns):
-    """A select item that is one of the keys (an expression) refers to its column."""
+    """A select item's parts that are one of the keys refer to the key's column."""
+    if not isinstance(expr, Expression):
+        return expr
     for key, column in zip(keys, key_columns):
-        if expr is key or (expr.op == key.op and expr.args == key.args
-                           and key.op == "col"):
+        if same_expression(expr, key):
             return col(column.name)
-    return expr
+    args = tuple(tuple(_rename_key(b, keys, key_columns) for b in a) if isinstance(a, tuple)
+                 else _rename_key(a, keys, key_columns) for a in expr.args)
+    return Expression(expr.op, *args)
 
 
 def _result_columns(function, what):
@@ -158,6 +178,13 @@ def window_select(node, window, keys, selects) -> logical.Node:
     aggregate = WindowAggregate(key_columns + call_columns + times, node, window, keys, calls)
     return logical.project(aggregate, [_name_property(p, i) for i, p in
                                        enumerate(projections)])
+
+
+def _name_key(expr, position):
+    """An unnamed grouping expression in the select list gets Flink's EXPR$<position>."""
+    if expr.op == "col" and expr.args[0].startswith("$key"):
+        return expr.alias(f"EXPR${position}")
+    return expr
 
 
 def _name_property(expr, position):

@@ -104,10 +104,51 @@ class GroupAggregate(KeyedProcessFunction):
             yield UPDATE_AFTER, result
 
 
+class _Bundled:
+    """PyFlink runs Python aggregate functions per bundle: a key's rows of a bundle are
+    applied together and the key's result is emitted once for them (weir's bundle: a
+    key group's rows of one micro-batch). `_apply(rows, ctx)` does one key's rows."""
+
+    def process_element(self, record, ctx):
+        self._buffer.setdefault(ctx.get_current_key(), []).append(record)
+
+    def finish_bundle(self, select_key, ctx):
+        buffered, self._buffer = self._buffer, {}
+        for key, rows in buffered.items():
+            select_key(key)
+            yield from self._apply(rows, ctx)
+
+
+class BundledGroupAggregate(_Bundled, GroupAggregate):
+    """A group aggregation with a Python aggregate function: per key and bundle, +I of
+    the first result, -U/+U of a changed one, -D of an emptied group."""
+
+    def open(self, runtime_context):
+        super().open(runtime_context)
+        self._buffer = {}
+
+    def _apply(self, rows, ctx):
+        stored = self.state.value()
+        start = stored
+        for record in rows:
+            for _ in GroupAggregate.process_element(self, record, ctx):
+                pass  # the state moves on; the bundle's net change is emitted below
+        end = self.state.value()
+        previous = None if start is None else start[2]
+        current = None if end is None else end[2]
+        if previous is None and current is not None:
+            yield INSERT, current
+        elif previous is not None and current is None:
+            yield DELETE, previous
+        elif previous != current:
+            yield UPDATE_BEFORE, previous
+            yield UPDATE_AFTER, current
+
+
 class TableAggregate(KeyedProcessFunction):
     """Flink's GroupTableAggFunction: per group, one accumulator of a table aggregate
-    function; on each row the rows it emitted before are retracted (-D) and what it emits
-    now is inserted (+I)."""
+    function; per key and bundle (as PyFlink runs it) the rows it emitted before are
+    retracted (-D) and what it emits now is inserted (+I)."""
 
     def __init__(self, key_functions, function, args, width):
         self.key_functions, self.function, self.args = key_functions, function, args
@@ -115,19 +156,32 @@ class TableAggregate(KeyedProcessFunction):
 
     def open(self, runtime_context):
         self.state = runtime_context.get_state(_state(self, "accumulator"))
+        self._buffer = {}
 
     def process_element(self, record, ctx):
-        kind, values = record
+        """(PyFlink runs a table aggregate per bundle: see finish_bundle.)"""
+        self._buffer.setdefault(ctx.get_current_key(), []).append(record)
+
+    def finish_bundle(self, select_key, ctx):
+        """Per key of the bundle: the rows it emitted before retracted (-D), its rows
+        applied, then what it emits now inserted (+I)."""
+        buffered, self._buffer = self._buffer, {}
+        for key, rows in buffered.items():
+            select_key(key)
+            yield from self._apply(rows)
+
+    def _apply(self, rows):
         stored = self.state.value()
         accumulator = self.function.create_accumulator() if stored is None else stored
-        keys = tuple(f(values) for f in self.key_functions)
+        keys = tuple(f(rows[0][1]) for f in self.key_functions)
         emitted = [] if stored is None else [
             keys + _fields(row, self.width) for row in self.function.emit_value(stored)]
-        arguments = [a(values) for a in self.args]
-        if is_accumulate(kind):
-            self.function.accumulate(accumulator, *arguments)
-        else:
-            self.function.retract(accumulator, *arguments)
+        for kind, values in rows:
+            arguments = [a(values) for a in self.args]
+            if is_accumulate(kind):
+                self.function.accumulate(accumulator, *arguments)
+            else:
+                self.function.retract(accumulator, *arguments)
         for row in emitted:
             yield DELETE, row
         self.state.update(accumulator)

@@ -6,6 +6,7 @@ SQL's rules hold: NULL (None) in, NULL out for arithmetic, comparison and functi
 AND/OR with three-valued logic; a filter keeps a row only where its condition is TRUE.
 """
 
+import decimal
 import json as _json
 import operator
 import re
@@ -42,6 +43,18 @@ def _index_of(columns: List[Column], name: str) -> int:
             return index
     raise ValueError(f"no column '{name}' in the table's columns "
                      f"[{', '.join(c.name for c in columns)}]")
+
+
+def _numbers(function):
+    """An arithmetic operator over mixed DECIMAL (Decimal) and DOUBLE (float) values:
+    the DOUBLE wins, as in SQL."""
+    def run(a, b):
+        if isinstance(a, float) and isinstance(b, decimal.Decimal):
+            b = float(b)
+        elif isinstance(b, float) and isinstance(a, decimal.Decimal):
+            a = float(a)
+        return function(a, b)
+    return run
 
 
 def _null_safe(function, *parts):
@@ -100,8 +113,8 @@ def _arithmetic(expr, columns):
     data_type = _wider(left.data_type, right.data_type)
     if expr.op == "divide" and data_type.name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
         data_type = DataTypes.INT() if data_type.name != "BIGINT" else data_type
-    return Compiled(_null_safe(_ARITHMETIC[expr.op], left.function, right.function),
-                    data_type, None)
+    return Compiled(_null_safe(_numbers(_ARITHMETIC[expr.op]), left.function,
+                               right.function), data_type, None)
 
 
 def _comparison(expr, columns):
@@ -262,6 +275,15 @@ def _nth(value, index):
     return None if value is None else value[index]
 
 
+def _builtin(expr, columns):
+    from weir.table.builtins import FUNCTIONS
+    name, args = expr.args
+    function, data_type = FUNCTIONS[name]
+    parts = [compile_expression(a, columns) for a in args]
+    return Compiled(_null_safe(function, *(p.function for p in parts)),
+                    data_type or parts[0].data_type, None)
+
+
 def _call(expr, columns):
     function, args = expr.args
     if isinstance(function, str):
@@ -290,7 +312,7 @@ _HANDLERS = {
     "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
     "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
     "call": _call, "input_row": _input_row,
-    "field_of": _field_of,
+    "field_of": _field_of, "builtin": _builtin,
 }
 
 __all__ = ["Column", "Compiled", "compile_expression", "not_supported", "NUMERIC"]

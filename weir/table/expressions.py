@@ -6,7 +6,7 @@ values). It only describes; weir.table.evaluate types it against a table's schem
 compiles it to a Python function over a row's values.
 """
 
-AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star")
+AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star", "count_distinct")
 
 
 class Expression:

@@ -4,7 +4,6 @@ object per line), read by the table's schema and written as Flink writes them.""
 import csv
 import datetime
 import decimal
-import io
 import json
 
 from weir.table.casts import cast_value, java_double, java_float, to_sql_string
@@ -24,9 +23,19 @@ def _from_text(text, data_type, what):
         raise ValueError(f"{what}: {error}") from None
 
 
+def _timestamp(value) -> str:
+    """A timestamp as Flink's csv and json formats write it: the fraction of a second
+    only as far as it is not zero."""
+    text = value.strftime("%Y-%m-%d %H:%M:%S")
+    fraction = f"{value.microsecond:06d}".rstrip("0")
+    return text + ("." + fraction if fraction else "")
+
+
 def _to_text(value, data_type) -> str:
     if value is None:
         return ""
+    if isinstance(value, datetime.datetime):
+        return _timestamp(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -57,10 +66,17 @@ class CsvFormat:
             raise ValueError(f"csv line {where}: {error} (line: {line!r})") from None
 
     def write(self, values, columns) -> str:
-        out = io.StringIO()
-        csv.writer(out, delimiter=self.delimiter, lineterminator="").writerow(
-            [_to_text(v, c.data_type) for v, c in zip(values, columns)])
-        return out.getvalue()
+        return self.delimiter.join(self._field(v, c.data_type) for v, c in zip(values, columns))
+
+    def _field(self, value, data_type) -> str:
+        """Quoted as Flink's (Jackson's) csv writer quotes: text holding the delimiter,
+        a quote, or any character below the quote (a space, a line break)."""
+        text = _to_text(value, data_type)
+        if value is None or isinstance(value, (bool, int, float, decimal.Decimal)):
+            return text
+        if any(ord(c) < 34 for c in text) or '"' in text or self.delimiter in text:
+            return '"' + text.replace('"', '""') + '"'
+        return text
 
 
 class JsonFormat:
@@ -98,7 +114,9 @@ class JsonFormat:
 
 
 def _json_value(value, data_type):
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, datetime.datetime):
+        return _timestamp(value)
+    if isinstance(value, datetime.date):
         return to_sql_string(value, data_type)
     if isinstance(value, decimal.Decimal):
         return float(value)

@@ -103,8 +103,9 @@ class Planner:
             return stream.process(changelog.TableAggregate(
                 keys, function.function, arguments, width)).name("GroupTableAggregate")
         accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
-        return stream.process(changelog.GroupAggregate(keys, accumulators)) \
-            .name("GroupAggregate")
+        python = any(not isinstance(name, str) for name, _ in node.calls)
+        kind = changelog.BundledGroupAggregate if python else changelog.GroupAggregate
+        return stream.process(kind(keys, accumulators)).name("GroupAggregate")
 
     def _limit(self, node: Limit):
         if node.input.changelog:

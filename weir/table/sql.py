@@ -97,6 +97,9 @@ class SqlPlanner:
     # -- statements -----------------------------------------------------------------
     def execute(self, statement: str) -> TableResult:
         tree = parse(statement)
+        if isinstance(tree, exp.Create) and tree.kind == "VIEW":
+            self.t_env.create_temporary_view(tree.this.name, self._select(tree.expression))
+            return TableResult.ok()
         if isinstance(tree, exp.Create):
             return self._create(tree)
         if isinstance(tree, exp.Insert):
@@ -123,7 +126,9 @@ class SqlPlanner:
 
     def watermark_delay(self, text: str, column: str) -> int:
         """The delay of a watermark `ts` or `ts - INTERVAL 'n' UNIT`, in milliseconds."""
-        tree = sqlglot.parse_one(text, read=FlinkSql)
+        tree = text if isinstance(text, exp.Expression) else sqlglot.parse_one(
+            text, read=FlinkSql)
+        text = tree.sql()
         if isinstance(tree, exp.Column) and tree.name == column:
             return 0
         if isinstance(tree, exp.Sub) and isinstance(tree.this, exp.Column) \
@@ -137,6 +142,10 @@ class SqlPlanner:
         if not isinstance(tree, exp.Insert):
             raise ValueError("add_insert_sql() takes an INSERT INTO statement")
         return self._insert(tree)
+
+    def _select(self, tree):
+        from weir.table.sql_query import QueryPlanner
+        return QueryPlanner(self.t_env, self.expressions).select(tree)
 
     def _insert(self, tree):
         target = tree.this
@@ -155,7 +164,7 @@ class SqlPlanner:
                     not_supported(f"the computed column '{column.name}'")
                 builder.column(column.name, parse_type(column.args["kind"].sql()))
             elif type(column).__name__ == "WatermarkColumnConstraint":
-                builder.watermark(column.this.name, column.expression.sql())
+                builder.watermark(column.this.name, column.expression)
             else:
                 not_supported(f"'{column.sql()}' in CREATE TABLE")
         options = {}
@@ -168,106 +177,5 @@ class SqlPlanner:
         descriptor = TableDescriptor(connector, builder.build(), options)
         self.t_env.create_temporary_table(schema_node.this.name, descriptor)
         return TableResult.ok()
-
-    # -- queries --------------------------------------------------------------------
-    def _from(self, source):
-        if isinstance(source, exp.Table):
-            if isinstance(source.this, exp.Anonymous):
-                return self._table_function(source.this)
-            return self.t_env.from_path(source.name)
-        if isinstance(source, exp.Subquery):
-            return self._select(source.this)
-        not_supported(f"'{source.sql()}' in FROM")
-
-    def _select(self, tree):
-        if isinstance(tree, exp.Union):
-            not_supported("UNION")
-        if tree.args.get("with_"):
-            not_supported("WITH")
-        table = self._from(tree.args["from_"].this)
-        for join in tree.args.get("joins") or []:
-            table = self._join(table, join)
-        where = tree.args.get("where")
-        if where is not None:
-            table = table.where(self.expressions.convert(where.this))
-        table = self._project(table, tree)
-        if tree.args.get("distinct"):
-            table = table.distinct()
-        if tree.args.get("order"):
-            not_supported("ORDER BY in a streaming query")
-        limit = tree.args.get("limit")
-        if limit is not None:
-            table = table.limit(int(limit.expression.name))
-        return table
-
-    def _table_function(self, call):
-        """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP and CUMULATE."""
-        from weir.table.window_tvf import window_tvf
-        inner = call.expressions[0] if call.name.upper() == "TABLE" and call.expressions \
-            else call
-        name = inner.name.upper()
-        if name not in ("TUMBLE", "HOP", "CUMULATE"):
-            not_supported(f"the table function {inner.name} in FROM")
-        source, descriptor, *sizes = inner.expressions
-        table = self._from(source)
-        time_column = descriptor.expressions[0].name
-        millis = [interval_millis(s) for s in sizes]
-        if name == "TUMBLE":
-            node = window_tvf(table._node, "tumble", time_column, millis[0])
-        else:  # HOP(slide, size), CUMULATE(step, size)
-            node = window_tvf(table._node, name.lower(), time_column, millis[1], millis[0])
-        return table._derive(node)
-
-    def _join(self, table, join):
-        source = join.this
-        if isinstance(source, exp.Lateral) or (
-                isinstance(source, exp.Table) and isinstance(source.this, exp.Anonymous)):
-            return self._lateral(table, source, join)
-        other = self._from(source)
-        on = join.args.get("on")
-        condition = None if on is None else self.expressions.convert(on)
-        side = (join.args.get("side") or "").lower()
-        method = {"": "join", "left": "left_outer_join", "right": "right_outer_join",
-                  "full": "full_outer_join"}.get(side)
-        if method is None:
-            not_supported(f"{side.upper()} JOIN")
-        return getattr(table, method)(other, condition)
-
-    def _lateral(self, table, source, join):
-        call = source.this
-        while isinstance(call, (exp.Table, exp.Lateral)) or (
-                isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE"):
-            call = call.expressions[0] if isinstance(call, exp.Anonymous) else call.this
-        function = self.expressions.function(call.name)
-        args = [self.expressions.convert(a) for a in call.expressions]
-        alias = source.args.get("alias")
-        names = [c.name for c in alias.columns] if alias is not None and alias.columns else None
-        udtf = function.alias(*names) if names else function
-        side = (join.args.get("side") or "").lower()
-        if side == "left":
-            return table.left_outer_join_lateral(udtf(*args))
-        return table.join_lateral(udtf(*args))
-
-    def _project(self, table, tree):
-        items = []
-        for position, item in enumerate(tree.expressions):
-            if isinstance(item, exp.Star):
-                items.extend(col(c.name) for c in table._node.columns)
-                continue
-            expr = self.expressions.convert(item)
-            if expr.op not in ("alias", "col"):
-                expr = expr.alias(f"EXPR${position}")
-            items.append(expr)
-        group = tree.args.get("group")
-        having = tree.args.get("having")
-        if group is not None:
-            keys = [self.expressions.convert(k) for k in group.expressions]
-            result = table.group_by(*keys).select(*items)
-        else:
-            result = table.select(*items)
-        if having is not None:
-            not_supported("HAVING")
-        return result
-
 
 __all__ = ["SqlPlanner", "parse", "Expression", "lit"]

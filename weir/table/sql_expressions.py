@@ -1,10 +1,14 @@
 """SQL expressions (sqlglot trees) as Table API expressions (weir.table.expressions)."""
 
+import datetime
+import decimal
+
 from sqlglot import exp
 
 from weir.table import expressions as e
 from weir.table.evaluate import not_supported
 from weir.table.sql_types import parse_type
+from weir.table.types import DataTypes
 
 _BINARY = {exp.EQ: "equals", exp.NEQ: "not_equals", exp.LT: "less_than",
            exp.LTE: "less_than_or_equal", exp.GT: "greater_than",
@@ -19,6 +23,7 @@ _UNARY = {exp.Upper: "upper", exp.Lower: "lower", exp.Abs: "abs", exp.Length: "c
 class SqlExpressions:
     def __init__(self, t_env):
         self.t_env = t_env
+        self.scope = None  # resolves qualified and unqualified column names (sql_query)
 
     def function(self, name: str):
         function = self.t_env.functions.get(name.lower())
@@ -38,7 +43,9 @@ class SqlExpressions:
         return handler(node)
 
     def _column(self, node):
-        return e.col(node.name)
+        if self.scope is None:
+            return e.col(node.name)
+        return e.col(self.scope.resolve(node.table or None, node.name))
 
     def _identifier(self, node):
         return e.col(node.name)
@@ -50,10 +57,24 @@ class SqlExpressions:
         return self.convert(node.this).alias(node.alias)
 
     def _literal(self, node):
+        """'text' is a string; 1 an INT (BIGINT if it needs it); 0.908 an exact DECIMAL;
+        1e3 a DOUBLE (as in Flink SQL)."""
         if node.is_string:
             return e.lit(node.name)
         text = node.name
-        return e.lit(float(text) if any(c in text for c in ".eE") else int(text))
+        if any(c in text for c in "eE"):
+            return e.lit(float(text))
+        if "." in text:
+            digits = text.replace("-", "").replace(".", "").lstrip("0") or "0"
+            scale = len(text.split(".")[1])
+            return e.lit(decimal.Decimal(text),
+                         DataTypes.DECIMAL(max(len(digits), scale), scale, False))
+        return e.lit(int(text))
+
+    def _interval(self, node):
+        from weir.table.sql import interval_millis
+        return e.lit(datetime.timedelta(milliseconds=interval_millis(node)),
+                     DataTypes.INTERVAL())
 
     def _boolean(self, node):
         return e.lit(node.this)
@@ -84,8 +105,25 @@ class SqlExpressions:
         if arg is None or isinstance(arg, exp.Star):
             return e.Expression("count_star", e.lit(1))
         if isinstance(arg, exp.Distinct):
-            not_supported("COUNT(DISTINCT ...)")
+            if len(arg.expressions) != 1:
+                not_supported("COUNT(DISTINCT ...) of several columns")
+            return e.Expression("count_distinct", self.convert(arg.expressions[0]))
         return self.convert(arg).count
+
+    def _case(self, node):
+        operand = None if node.this is None else self.convert(node.this)
+        result = self.convert(node.args.get("default") or exp.Null())
+        for branch in reversed(node.args["ifs"]):
+            condition = self.convert(branch.this)
+            if operand is not None:
+                condition = operand == condition
+            result = e.if_then_else(condition, self.convert(branch.args["true"]), result)
+        return result
+
+    def _filter(self, node):
+        """agg(...) FILTER (WHERE condition): the aggregate over the rows meeting it."""
+        return e.Expression("agg_filter", self.convert(node.this),
+                            self.convert(node.expression.this))
 
     def _like(self, node):
         return self.convert(node.this).like(self.convert(node.expression))
@@ -108,8 +146,23 @@ class SqlExpressions:
         return e.if_then_else(self.convert(node.this), self.convert(node.args["true"]),
                               self.convert(node.args.get("false") or exp.Null()))
 
+    def _builtin(self, name, *args):
+        return e.Expression("builtin", name, tuple(self.convert(a) for a in args if a))
+
+    def _hour(self, node):
+        return self._builtin("HOUR", node.this)
+
+    def _regexpextract(self, node):
+        # (sqlglot reads Flink's third argument, the group, as its `position`)
+        return self._builtin("REGEXP_EXTRACT", node.this, node.expression,
+                             node.args.get("group") or node.args.get("position"))
+
     def _anonymous(self, node):
+        from weir.table.builtins import FUNCTIONS
         name = node.name
+        if name.upper() in FUNCTIONS and name.lower() not in self.t_env.functions:
+            return e.Expression("builtin", name.upper(),
+                                tuple(self.convert(a) for a in node.expressions))
         if name.upper() == "JSON_VALUE":
             value, path = node.expressions[:2]
             return self.convert(value).json_value(path.name)

@@ -150,6 +150,11 @@ class DataTypes:
     TIMESTAMP_WITH_LOCAL_TIME_ZONE = TIMESTAMP_LTZ
 
     @staticmethod
+    def INTERVAL(nullable=False):
+        """A day-time interval (a literal's: INTERVAL '10' SECOND)."""
+        return DataType("INTERVAL", None, None, nullable)
+
+    @staticmethod
     def ARRAY(element_type: DataType, nullable=True):
         return DataType("ARRAY", Types.LIST(element_type.type_info), None, nullable,
                         element=element_type)

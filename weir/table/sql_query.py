@@ -1,0 +1,221 @@
+"""SQL queries as Table API plans: FROM items with their aliases (a scope resolves
+`A.id` and unqualified names, and renames a join's clashing columns as Calcite does:
+`id`, `id0`), joins, WHERE, GROUP BY with HAVING, DISTINCT, LIMIT, lateral tables and
+window table functions."""
+
+from sqlglot import exp
+
+from weir.table.evaluate import not_supported
+from weir.table.expressions import col
+
+
+class Scope:
+    """The columns a query level can name: (qualifier, name, column of the table)."""
+
+    def __init__(self, entries=()):
+        self.entries = list(entries)
+
+    @staticmethod
+    def of(alias, table):
+        return Scope((alias, c.name, c.name) for c in table._node.columns)
+
+    def resolve(self, qualifier, name) -> str:
+        found = [e for e in self.entries if e[1].lower() == name.lower() and
+                 (qualifier is None or (e[0] or "").lower() == qualifier.lower())]
+        if not found:
+            where = f"{qualifier}." if qualifier else ""
+            raise ValueError(f"Column '{where}{name}' not found in any table of the query "
+                             f"(columns: {', '.join(self._names())})")
+        if len({e[2] for e in found}) > 1:
+            raise ValueError(f"Column '{name}' is ambiguous: qualify it with its table")
+        return found[0][2]
+
+    def _names(self):
+        return [f"{q}.{n}" if q else n for q, n, _ in self.entries]
+
+
+class QueryPlanner:
+    def __init__(self, t_env, expressions):
+        self.t_env = t_env
+        self.expressions = expressions
+
+    def convert(self, node, scope):
+        self.expressions.scope = scope
+        return self.expressions.convert(node)
+
+    # -- FROM -----------------------------------------------------------------------
+    def _from_item(self, source):
+        """(table, scope) of a FROM item."""
+        alias = source.alias_or_name if hasattr(source, "alias_or_name") else None
+        if isinstance(source, exp.Table):
+            if isinstance(source.this, exp.Anonymous):
+                table = self._table_function(source.this)
+            else:
+                table = self.t_env.from_path(source.name)
+        elif isinstance(source, exp.Subquery):
+            table = self.select(source.this)
+            alias = source.alias or None
+        else:
+            not_supported(f"'{source.sql()}' in FROM")
+        return table, Scope.of(alias, table)
+
+    def _table_function(self, call):
+        """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP and CUMULATE."""
+        from weir.table.sql import interval_millis
+        from weir.table.window_tvf import window_tvf
+        inner = call.expressions[0] if call.name.upper() == "TABLE" and call.expressions \
+            else call
+        name = inner.name.upper()
+        if name not in ("TUMBLE", "HOP", "CUMULATE"):
+            not_supported(f"the table function {inner.name} in FROM")
+        source, descriptor, *sizes = inner.expressions
+        table, _ = self._from_item(source)
+        time_column = descriptor.expressions[0].name
+        millis = [interval_millis(s) for s in sizes]
+        if name == "TUMBLE":
+            node = window_tvf(table._node, "tumble", time_column, millis[0])
+        else:  # HOP(slide, size), CUMULATE(step, size)
+            node = window_tvf(table._node, name.lower(), time_column, millis[1], millis[0])
+        return table._derive(node)
+
+    # -- SELECT ---------------------------------------------------------------------
+    def select(self, tree):
+        if isinstance(tree, exp.Union):
+            not_supported("UNION")
+        if not isinstance(tree, exp.Select):
+            not_supported(f"the query {type(tree).__name__.upper()}")
+        if tree.args.get("with_"):
+            not_supported("WITH")
+        if tree.args.get("from_") is None:  # SELECT 1: one row of no columns
+            from weir.table import logical
+            from weir.table.table import Table
+            table = Table(logical.Values([], [()]), self.t_env)
+            scope = Scope()
+        else:
+            table, scope = self._from_item(tree.args["from_"].this)
+        joins = tree.args.get("joins") or []
+        where = tree.args.get("where")
+        for index, join in enumerate(joins):
+            # FROM a, b WHERE ...: the WHERE is the (inner) join's condition, so that its
+            # equalities key the join
+            last_comma = index == len(joins) - 1 and where is not None \
+                and join.args.get("on") is None and not join.args.get("side") \
+                and not join.args.get("kind") and not isinstance(join.this, exp.Lateral)
+            table, scope = self._join(table, scope, join,
+                                      where.this if last_comma else None)
+            if last_comma:
+                where = None
+        if where is not None:
+            table = table.where(self.convert(where.this, scope))
+        table = self._project(table, scope, tree)
+        if tree.args.get("distinct"):
+            table = table.distinct()
+        if tree.args.get("order"):
+            not_supported("ORDER BY in a streaming query")
+        limit = tree.args.get("limit")
+        if limit is not None:
+            table = table.limit(int(limit.expression.name))
+        return table
+
+    def _join(self, table, scope, join, where=None):
+        source = join.this
+        if isinstance(source, exp.Lateral) or (
+                isinstance(source, exp.Table) and isinstance(source.this, exp.Anonymous)
+                and source.this.name.upper() == "TABLE"
+                and source.this.expressions[0].name.upper() not in ("TUMBLE", "HOP",
+                                                                     "CUMULATE")):
+            return self._lateral(table, scope, source, join)
+        other, other_scope = self._from_item(source)
+        other, other_scope = _renamed_apart(table, other, other_scope)
+        scope = Scope(scope.entries + other_scope.entries)
+        on = join.args.get("on") if where is None else where
+        condition = None if on is None else self.convert(on, scope)
+        side = (join.args.get("side") or "").lower()
+        method = {"": "join", "left": "left_outer_join", "right": "right_outer_join",
+                  "full": "full_outer_join"}.get(side)
+        if method is None:
+            not_supported(f"{side.upper()} JOIN")
+        return getattr(table, method)(other, condition), scope
+
+    def _lateral(self, table, scope, source, join):
+        call = source.this
+        while isinstance(call, (exp.Table, exp.Lateral)) or (
+                isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE"):
+            call = call.expressions[0] if isinstance(call, exp.Anonymous) else call.this
+        function = self.expressions.function(call.name)
+        args = [self.convert(a, scope) for a in call.expressions]
+        alias = source.args.get("alias")
+        names = [c.name for c in alias.columns] if alias is not None and alias.columns else None
+        udtf = function.alias(*names) if names else function
+        side = (join.args.get("side") or "").lower()
+        joined = table.left_outer_join_lateral(udtf(*args)) if side == "left" \
+            else table.join_lateral(udtf(*args))
+        qualifier = alias.name if alias is not None and alias.name else None
+        added = joined._node.columns[len(table._node.columns):]
+        return joined, Scope(scope.entries + [(qualifier, c.name, c.name) for c in added])
+
+    def _project(self, table, scope, tree):
+        items = []
+        for position, item in enumerate(tree.expressions):
+            if isinstance(item, exp.Star) or (isinstance(item, exp.Column)
+                                              and isinstance(item.this, exp.Star)):
+                qualifier = item.table if isinstance(item, exp.Column) else None
+                items.extend(col(internal) for q, name, internal in scope.entries
+                             if qualifier is None or (q or "").lower() == qualifier.lower())
+                continue
+            expr = self.convert(item, scope)
+            if isinstance(item, exp.Column) and expr.op == "col" and expr.args[0] != item.name:
+                expr = expr.alias(item.name)  # a renamed column keeps its name
+            elif expr.op not in ("alias", "col"):
+                expr = expr.alias(f"EXPR${position}")
+            items.append(expr)
+        items = _unique_names(items, table)
+        group = tree.args.get("group")
+        having = tree.args.get("having")
+        if group is None and having is None:
+            return table.select(*items)
+        keys = [self.convert(k, scope) for k in group.expressions] if group else []
+        if having is None:
+            return table.group_by(*keys).select(*items)
+        condition = self.convert(having.this, scope).alias("$having")
+        grouped = table.group_by(*keys).select(*items, condition)
+        return grouped.where(col("$having")).select(*(col(c.name) for c in
+                                                      grouped._node.columns[:-1]))
+
+
+def _unique_names(items, table):
+    """Output names made unique as Calcite makes them (`dateTime`, `dateTime0`)."""
+    from weir.table.evaluate import compile_expression
+    seen, out = set(), []
+    for item in items:
+        name = item.args[1][0] if item.op == "alias" else item.args[0] \
+            if item.op == "col" else None
+        if name is not None and name in seen:
+            number = 0
+            while f"{name}{number}" in seen:
+                number += 1
+            inner = item.args[0] if item.op == "alias" else item
+            item, name = inner.alias(f"{name}{number}"), f"{name}{number}"
+        seen.add(name)
+        out.append(item)
+    return out
+
+
+def _renamed_apart(left, right, right_scope):
+    """`right` with the columns whose names `left` has renamed name0, name1...; its
+    scope pointing at the new names."""
+    taken = {c.name for c in left._node.columns}
+    renames = {}
+    for column in right._node.columns:
+        if column.name in taken:
+            number = 0
+            while f"{column.name}{number}" in taken:
+                number += 1
+            renames[column.name] = f"{column.name}{number}"
+        taken.add(renames.get(column.name, column.name))
+    if not renames:
+        return right, right_scope
+    renamed = right.select(*(col(c.name).alias(renames[c.name]) if c.name in renames
+                             else col(c.name) for c in right._node.columns))
+    entries = [(q, n, renames.get(i, i)) for q, n, i in right_scope.entries]
+    return renamed, Scope(entries)
