@@ -79,6 +79,20 @@ QUERIES = {
                GROUP BY seller, window_start, window_end
              ) A
              ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime""",
+    "q9": """SELECT id, itemName, description, initialBid, reserve, `dateTime`, expires, seller,
+                category, extra, auction, bidder, price, bid_dateTime, bid_extra
+             FROM (
+               SELECT A.*, B.auction, B.bidder, B.price, B.`dateTime` AS bid_dateTime,
+                 B.extra AS bid_extra,
+                 ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC,
+                                    B.`dateTime` ASC) AS rownum
+               FROM auction A, bid B
+               WHERE A.id = B.auction AND B.`dateTime` BETWEEN A.`dateTime` AND A.expires
+             )
+             WHERE rownum <= 1""",
+    "q10": """SELECT auction, bidder, price, `dateTime`, extra,
+                DATE_FORMAT(`dateTime`, 'yyyy-MM-dd'), DATE_FORMAT(`dateTime`, 'HH:mm')
+              FROM bid""",
     "q14": """SELECT auction, bidder, 0.908 * price as price,
                 CASE
                   WHEN HOUR(`dateTime`) >= 8 AND HOUR(`dateTime`) <= 18 THEN 'dayTime'
@@ -122,6 +136,15 @@ QUERIES = {
                 sum(price) AS sum_price
               FROM bid
               GROUP BY auction, DATE_FORMAT(`dateTime`, 'yyyy-MM-dd')""",
+    "q18": """SELECT auction, bidder, price, channel, url, `dateTime`, extra
+              FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction
+                                                 ORDER BY `dateTime` DESC) AS rank_number
+                    FROM bid)
+              WHERE rank_number <= 1""",
+    "q19": """SELECT * FROM
+              (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC)
+                 AS rank_number FROM bid)
+              WHERE rank_number <= 10""",
     "q20": """SELECT auction, bidder, price, channel, url, B.`dateTime`, B.extra,
                 itemName, description, initialBid, reserve, A.`dateTime`, expires, seller,
                 category, A.extra
@@ -142,4 +165,11 @@ QUERIES = {
                 SPLIT_INDEX(url, '/', 3) as dir1, SPLIT_INDEX(url, '/', 4) as dir2,
                 SPLIT_INDEX(url, '/', 5) as dir3
               FROM bid""",
+    "q23": """SELECT bidder, price, channel, url, B.extra AS bid_extra, P.id AS person_id,
+                name, emailAddress, creditCard, city, state, P.extra AS person_extra,
+                itemName, description, initialBid, reserve, A.`dateTime` AS auction_dateTime,
+                expires, seller, category, A.extra AS auction_extra
+              FROM bid B
+                JOIN person P ON P.id = B.bidder
+                JOIN auction A ON A.seller = B.bidder""",
 }

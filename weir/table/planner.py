@@ -68,6 +68,10 @@ class Planner:
             return window_tvf.plan_window_aggregate(self, node)
         return windowing.plan_window_aggregate(self, node)
 
+    def _rank(self, node):
+        from weir.table.rank import plan_rank
+        return plan_rank(self, node)
+
     def _windowtvf(self, node):
         from weir.table.window_tvf import plan_window_tvf
         return plan_window_tvf(self, node)

@@ -92,9 +92,18 @@ class QueryPlanner:
             table = Table(logical.Values([], [()]), self.t_env)
             scope = Scope()
         else:
-            table, scope = self._from_item(tree.args["from_"].this)
+            table = scope = None
         joins = tree.args.get("joins") or []
         where = tree.args.get("where")
+        if table is None:
+            from weir.table.sql_rank import ranked_subquery
+            source = tree.args["from_"].this
+            ranked = ranked_subquery(self, source, where, tree) if not joins else None
+            if ranked is not None:
+                table, where = ranked
+                scope = Scope.of(source.alias or None, table)
+            else:
+                table, scope = self._from_item(source)
         for index, join in enumerate(joins):
             # FROM a, b WHERE ...: the WHERE is the (inner) join's condition, so that its
             # equalities key the join

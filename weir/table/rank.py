@@ -1,0 +1,161 @@
+"""Top-N in Flink SQL: `ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC) AS rn` in a
+subquery filtered on `rn <= N` (also Flink's deduplication, N = 1).
+
+As Flink's AppendOnlyTopNFunction (an insert-only input): per partition, the best N rows
+in order (ties in arrival order). Without the rank in the output a row entering the top N
+is inserted (+I) and the row it pushes out deleted (-D); with the rank, ranks are the
+update key: each rank whose row changes gets -U (old row) and +U (new row), a rank
+filled for the first time +I.
+"""
+
+import functools
+
+from weir.common.typeinfo import Types
+from weir.datastream.functions import KeyedProcessFunction
+from weir.datastream.state import ValueStateDescriptor
+from weir.table import logical
+from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE, DELETE
+
+
+class Rank(logical.Node):
+    """The input's columns (and the rank, if `output_rank`); `order` is [(expression,
+    descending)]; ranks 1..rank_end are kept."""
+
+    def __init__(self, columns, input, partition, order, rank_end, output_rank):
+        super().__init__(columns)
+        self.input, self.partition, self.order = input, partition, order
+        self.rank_end, self.output_rank = rank_end, output_rank
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+    @property
+    def changelog(self):
+        return True
+
+    def describe(self):
+        return f"Rank(rankRange=[rankStart=1, rankEnd={self.rank_end}], " \
+               f"select=[{', '.join(c.name for c in self.columns)}])"
+
+
+def _compare_values(a, b, descending):
+    """ASC puts NULLs first, DESC last (Flink's defaults)."""
+    if a is None or b is None:
+        if a is None and b is None:
+            return 0
+        first = -1 if a is None else 1
+        return -first if descending else first
+    result = (a > b) - (a < b)
+    return -result if descending else result
+
+
+class _SortKey:
+    def __init__(self, directions):
+        self.directions = directions
+
+    def compare(self, a, b):
+        for x, y, descending in zip(a, b, self.directions):
+            result = _compare_values(x, y, descending)
+            if result:
+                return result
+        return 0
+
+
+class TopN(KeyedProcessFunction):
+    def __init__(self, sort_functions, directions, rank_end, output_rank):
+        self.sort_functions, self.sort = sort_functions, _SortKey(directions)
+        self.rank_end, self.output_rank = rank_end, output_rank
+
+    def open(self, runtime_context):
+        self.state = runtime_context.get_state(ValueStateDescriptor(
+            "top", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, record, ctx):
+        values = record[1]
+        key = tuple(f(values) for f in self.sort_functions)
+        buffer = self.state.value() or []  # [[sort key, [rows]]] best first
+        if not self._in_range(key, buffer):
+            return
+        self._put(buffer, key, values)
+        if self.output_rank:
+            changes = self._with_rank(buffer, key, values)
+        else:
+            changes = self._without_rank(buffer, values)
+        self.state.update(buffer)
+        yield from changes
+
+    def _count(self, buffer):
+        return sum(len(rows) for _, rows in buffer)
+
+    def _in_range(self, key, buffer):
+        if not buffer:
+            return True
+        if self.sort.compare(key, buffer[-1][0]) < 0:
+            return True
+        return self._count(buffer) < self.rank_end
+
+    def _put(self, buffer, key, values):
+        for index, (existing, rows) in enumerate(buffer):
+            order = self.sort.compare(key, existing)
+            if order == 0:
+                rows.append(values)
+                return
+            if order < 0:
+                buffer.insert(index, [key, [values]])
+                return
+        buffer.append([key, [values]])
+
+    def _without_rank(self, buffer, values):
+        changes = []
+        if self._count(buffer) > self.rank_end:
+            last_key, last_rows = buffer[-1]
+            last = last_rows.pop()
+            if not last_rows:
+                buffer.pop()
+            if last == values:
+                return changes
+            changes.append((DELETE, last))
+        changes.append((INSERT, values))
+        return changes
+
+    def _with_rank(self, buffer, key, values):
+        changes, rank, found, current = [], 0, False, None
+        index = 0
+        while index < len(buffer) and rank <= self.rank_end:
+            entry_key, rows = buffer[index]
+            index += 1
+            if not found and self.sort.compare(entry_key, key) == 0:
+                rank += len(rows)
+                current, found = values, True
+            elif found:
+                for previous in rows:
+                    if rank > self.rank_end:
+                        break
+                    changes.append((UPDATE_BEFORE, previous + (rank,)))
+                    changes.append((UPDATE_AFTER, current + (rank,)))
+                    current = previous
+                    rank += 1
+            else:
+                rank += len(rows)
+        if rank <= self.rank_end:
+            changes.append((INSERT, current + (rank,)))
+        del buffer[index:]
+        return changes
+
+
+def plan_rank(planner, node: Rank):
+    from weir.table.evaluate import compile_expression
+    from weir.table.planner import KeyOf
+    columns = node.input.columns
+    partition = [compile_expression(p, columns).function for p in node.partition]
+    order = [compile_expression(e, columns).function for e, _ in node.order]
+    directions = [descending for _, descending in node.order]
+    if node.input.changelog:
+        from weir.table.evaluate import not_supported
+        not_supported("Top-N over a changelog (an aggregate's updates)")
+    return planner.stream(node.input).key_by(KeyOf(partition)).process(
+        TopN(order, directions, node.rank_end, node.output_rank)).name("Rank")
+
+
+__all__ = ["Rank", "TopN", "plan_rank", "functools"]
