@@ -134,6 +134,10 @@ def flat_aggregate(node, keys, func) -> logical.Node:
                              table_aggregate=(function, args))
 
 
+def _window_key(window):
+    return (repr(window.partition_by), repr(window.order_field), window.bound())
+
+
 def _time_attribute(node, field, what):
     name = field.args[0] if isinstance(field, Expression) and field.op == "col" else None
     column = next((c for c in node.columns if c.name == name), None)
@@ -194,11 +198,25 @@ def _name_property(expr, position):
     return expr
 
 
+def _over_windows(expr, found):
+    if isinstance(expr, Expression):
+        if expr.op == "over" and not isinstance(expr.args[1], Expression):
+            found.append(expr.args[1])
+        for arg in expr.args:
+            for item in (arg if isinstance(arg, tuple) else (arg,)):
+                _over_windows(item, found)
+    return found
+
+
 def over_select(node, windows, selects) -> logical.Node:
-    """over_window(w).select(..., agg.over(w)): an over aggregation."""
+    """over_window(w).select(..., agg.over(w)) (or SQL's agg OVER (...) in the select
+    list): an over aggregation."""
     from weir.table.windowing import OverAggregate
-    if len(windows) != 1:
-        raise ValueError("weir takes one over window per select")
+    inline = [w for s in selects for w in _over_windows(s, [])]
+    windows = list(windows) + inline
+    if len({_window_key(w) for w in windows}) != 1:
+        raise ValueError("the OVER windows of one select must be identical (partition, "
+                         "order and frame), as in Flink's streaming queries")
     window = windows[0]
     _time_attribute(node, window.order_field, "an over window's order_by")
     calls, call_columns = [], []

@@ -201,6 +201,8 @@ def _check_unique(columns: List[Column]) -> None:
 def contains_aggregate(expr) -> bool:
     if not isinstance(expr, Expression):
         return False
+    if expr.op == "over":
+        return False
     if expr.op in AGGREGATES or expr.op == "agg_filter":
         return True
     if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":

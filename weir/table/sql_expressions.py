@@ -146,6 +146,36 @@ class SqlExpressions:
         return e.if_then_else(self.convert(node.this), self.convert(node.args["true"]),
                               self.convert(node.args.get("false") or exp.Null()))
 
+    def _window(self, node):
+        """agg(...) OVER (PARTITION BY ... ORDER BY ts ROWS|RANGE ... PRECEDING)."""
+        from weir.table.window import OverWindow
+        if isinstance(node.this, exp.RowNumber):
+            not_supported("ROW_NUMBER() outside a Top-N (WHERE rn <= N) subquery")
+        order = node.args.get("order")
+        if order is None or len(order.expressions) != 1:
+            not_supported("an OVER window not ordered by one time attribute")
+        spec = node.args.get("spec")
+        preceding = e.Expression("unbounded_range")
+        if spec is not None:
+            start, kind = spec.args.get("start"), spec.args.get("kind", "ROWS").upper()
+            end = spec.args.get("end")
+            if end is not None and str(end).upper() != "CURRENT ROW":
+                not_supported("an OVER window ending elsewhere than at CURRENT ROW")
+            if isinstance(start, exp.Literal):
+                preceding = e.Expression("row_interval", int(start.name)) if kind == "ROWS" \
+                    else e.Expression("interval", int(start.name))
+            elif isinstance(start, exp.Interval):
+                from weir.table.sql import interval_millis
+                preceding = e.Expression("interval", interval_millis(start))
+            elif str(start).upper() == "UNBOUNDED":
+                preceding = e.Expression("unbounded_row" if kind == "ROWS"
+                                         else "unbounded_range")
+            else:
+                not_supported(f"the OVER window bound '{spec.sql()}'")
+        window = OverWindow([self.convert(p) for p in node.args.get("partition_by") or []],
+                            self.convert(order.expressions[0].this), preceding)
+        return e.Expression("over", self.convert(node.this), window)
+
     def _builtin(self, name, *args):
         return e.Expression("builtin", name, tuple(self.convert(a) for a in args if a))
 

@@ -181,6 +181,10 @@ class QueryPlanner:
         items = _unique_names(items, table)
         group = tree.args.get("group")
         having = tree.args.get("having")
+        if any(i.find(exp.Window) is not None for i in tree.expressions) \
+                and group is None and having is None:
+            from weir.table.aggregation import over_select
+            return table._derive(over_select(table._node, [], items))
         if group is None and having is None:
             return table.select(*items)
         keys = [self.convert(k, scope) for k in group.expressions] if group else []
