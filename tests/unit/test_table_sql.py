@@ -1,0 +1,102 @@
+"""weir's SQL on the in-process executor (no JVM): scopes, Top-N against a brute force,
+window table functions' windows, OVER frames, the csv writer's quoting."""
+
+import datetime
+import random
+
+import pytest
+
+from weir.datastream import StreamExecutionEnvironment
+from weir.table import DataTypes, StreamTableEnvironment
+from weir.table.evaluate import Column
+from weir.table.formats import CsvFormat
+from weir.table.window_tvf import windows_of
+
+
+@pytest.fixture
+def t_env():
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    return StreamTableEnvironment.create(env)
+
+
+def final(result):
+    rows = []
+    for row in result.collect():
+        if str(row.get_row_kind()) in ("+I", "+U"):
+            rows.append(tuple(row))
+        else:
+            rows.remove(tuple(row))
+    return sorted(rows)
+
+
+def test_top_n_keeps_each_keys_best_rows_like_sorting_them(t_env):
+    rng = random.Random(3)
+    rows = [(rng.choice("abc"), rng.randrange(20), index) for index in range(200)]
+    t_env.create_temporary_view("r", t_env.from_elements(rows, ["k", "v", "i"]))
+    for output_rank in (True, False):
+        picked = "k, v, i, rn" if output_rank else "k, v, i"
+        result = final(t_env.execute_sql(
+            f"SELECT {picked} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+            "ORDER BY v DESC) AS rn FROM r) WHERE rn <= 3"))
+        expected = []
+        for key in "abc":
+            mine = [r for r in rows if r[0] == key]
+            best = sorted(mine, key=lambda r: (-r[1], r[2]))[:3]  # ties: arrival order
+            expected += [r + ((n + 1,) if output_rank else ()) for n, r in enumerate(best)]
+        assert result == sorted(expected)
+
+
+def test_qualified_names_and_clashing_join_columns(t_env):
+    t_env.create_temporary_view("a", t_env.from_elements([(1, "x")], ["id", "v"]))
+    t_env.create_temporary_view("b", t_env.from_elements([(1, "y")], ["id", "v"]))
+    result = t_env.execute_sql("SELECT a.v, b.v, b.id FROM a JOIN b ON a.id = b.id")
+    assert [c.name for c in result.columns] == ["v", "v0", "id"]
+    assert final(result) == [("x", "y", 1)]
+    with pytest.raises(ValueError, match="Column 'v' is ambiguous"):
+        t_env.execute_sql("SELECT v FROM a JOIN b ON a.id = b.id")
+    with pytest.raises(ValueError, match="Column 'c.v' not found"):
+        t_env.execute_sql("SELECT c.v FROM a")
+
+
+def test_having_case_count_distinct_and_filter(t_env):
+    t_env.create_temporary_view("t", t_env.from_elements(
+        [("a", 1), ("a", 1), ("a", 2), ("b", 5), ("c", 7), ("c", 8)], ["k", "v"]))
+    result = t_env.execute_sql(
+        "SELECT k, COUNT(DISTINCT v) AS d, COUNT(*) FILTER (WHERE v > 1) AS big, "
+        "CASE WHEN SUM(v) > 10 THEN 'many' ELSE 'few' END AS size "
+        "FROM t GROUP BY k HAVING COUNT(*) >= 2")
+    assert final(result) == [("a", 2, 1, "few"), ("c", 2, 2, "many")]
+
+
+def test_window_table_functions_assign_flinks_windows():
+    assert windows_of("tumble", 7_500, 5_000, None) == [(5_000, 10_000)]
+    assert windows_of("hop", 7_500, 10_000, 5_000) == [(0, 10_000), (5_000, 15_000)]
+    assert windows_of("hop", 7_500, 10_000, 3_000) == [(0, 10_000), (3_000, 13_000),
+                                                       (6_000, 16_000)]
+    assert windows_of("cumulate", 7_500, 12_000, 4_000) == [(0, 8_000), (0, 12_000)]
+
+
+def test_over_range_counts_the_rows_of_the_last_interval(t_env, tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("a,1,2026-01-01 00:00:01\na,2,2026-01-01 00:00:02\n"
+                    "a,3,2026-01-01 00:00:04\na,4,2026-01-01 00:00:07\n")
+    t_env.execute_sql(
+        f"CREATE TABLE r (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+    result = t_env.execute_sql(
+        "SELECT v, COUNT(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN "
+        "INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) AS c FROM r")
+    assert final(result) == [(1, 1), (2, 2), (3, 2), (4, 1)]
+
+
+def test_csv_quotes_as_flinks_writer():
+    columns = [Column("s", DataTypes.STRING()), Column("n", DataTypes.INT()),
+               Column("t", DataTypes.TIMESTAMP(3))]
+    fmt = CsvFormat({})
+    assert fmt.write(("plain", 1, datetime.datetime(2026, 1, 1, 8, 0, 0, 500000)),
+                     columns) == 'plain,1,"2026-01-01 08:00:00.5"'
+    assert fmt.write(('a "b", c', None, None), columns) == '"a ""b"", c",,'
+    assert fmt.parse('"a ""b"", c",7,2026-01-01 08:00:00', columns, "x") == (
+        'a "b", c', 7, datetime.datetime(2026, 1, 1, 8))
+    with pytest.raises(ValueError, match="csv line x: 2 fields, the table has 3"):
+        fmt.parse("a,1", columns, "x")
