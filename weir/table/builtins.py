@@ -40,6 +40,19 @@ def _split_index(text, separator, index):
     return parts[index] if 0 <= index < len(parts) else None
 
 
+def _to_timestamp_ltz(number, precision=3):
+    """TO_TIMESTAMP_LTZ(epoch, precision): epoch seconds (0) or milliseconds (3)."""
+    millis = number * 1000 if precision == 0 else number
+    return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
+
+
+def _to_timestamp(text, pattern="yyyy-MM-dd HH:mm:ss"):
+    python = pattern
+    for java, code in _JAVA_PATTERN:
+        python = python.replace(java, code)
+    return datetime.datetime.strptime(text, python)
+
+
 def _mod(a, b):
     return a - b * int(a / b) if b else None
 
@@ -56,4 +69,6 @@ FUNCTIONS = {
     "SPLIT_INDEX": (_split_index, DataTypes.STRING()),
     "REPLACE": (lambda text, old, new: text.replace(old, new), DataTypes.STRING()),
     "MOD": (_mod, None),
+    "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),
+    "TO_TIMESTAMP": (_to_timestamp, DataTypes.TIMESTAMP(3)),
 }

@@ -46,6 +46,8 @@ class Scan(Node):
     connector: object = None
     rowtime: Optional[str] = None
     delay_ms: int = 0
+    physical: Optional[List[Column]] = None  # what the connector reads (computed columns)
+    projections: Optional[List[Expression]] = None  # the columns from the physical ones
 
     def describe(self):
         return f"TableSourceScan(table=[{self.path}], fields=[" \

@@ -85,7 +85,11 @@ class Planner:
         return self.env.from_collection(records).name("Values")
 
     def _scan(self, node: Scan):
-        stream = node.connector.source_stream(self.env, node.path, node.columns)
+        physical = node.physical if node.physical is not None else node.columns
+        stream = node.connector.source_stream(self.env, node.path, physical)
+        if node.projections is not None:
+            projections = [compile_expression(p, physical).function for p in node.projections]
+            stream = stream.flat_map(changelog.CalcFunction(projections)).name("Calc")
         return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
 
     def _calc(self, node: Calc):

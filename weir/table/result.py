@@ -14,24 +14,15 @@ class ResultKind:
     SUCCESS_WITH_CONTENT = "SUCCESS_WITH_CONTENT"
 
 
-class _Done:
-    """The job of a finished insert (wait() returns at once: weir ran it)."""
-
-    def __init__(self, result=None):
-        self.result = result
-
-    def get_job_execution_result(self):
-        return self.result
-
-
 class TableResult:
-    def __init__(self, columns=None, records=None, streaming=True, job_result=None,
+    def __init__(self, columns=None, records=None, streaming=True, job_client=None,
                  kind=ResultKind.SUCCESS_WITH_CONTENT):
         self.columns = columns or []
         self.records = records or []  # [(kind, values)]
         self.streaming = streaming
-        self._job_result = job_result
+        self._job_client = job_client  # an insert's job, running (execute_insert)
         self._kind = kind
+        self._waited = False
 
     @staticmethod
     def ok():
@@ -42,10 +33,22 @@ class TableResult:
                            streaming=False, kind=ResultKind.SUCCESS)
 
     def wait(self, timeout_ms: int = None) -> None:
-        """The job ran when the statement was executed; nothing is left to wait for."""
+        """Waits for an insert's job to end (a failed job raises its error); writes the
+        job's one-line summary to stderr, as execute() does."""
+        if self._job_client is None or self._waited:
+            return
+        import sys
+        from weir.common.job import JobExecutionError
+        try:
+            result = self._job_client.get_job_execution_result()
+        except JobExecutionError as error:
+            raise error.with_traceback(None) from None
+        self._waited = True
+        print(result.summary(), file=sys.stderr, flush=True)
 
     def get_job_client(self):
-        return None if self._job_result is None else _Done(self._job_result)
+        """The insert's job (stop_with_savepoint, cancel, get_job_status...)."""
+        return self._job_client
 
     def get_result_kind(self):
         return self._kind

@@ -116,8 +116,10 @@ class SqlPlanner:
                              f"{type(tree).__name__.upper()}")
         return self._select(tree)
 
-    def expression(self, text: str):
-        """A SQL expression (a computed column's) as an Expression."""
+    def expression(self, text):
+        """A SQL expression (a computed column's, as text or parsed) as an Expression."""
+        if isinstance(text, exp.Expression):
+            return self.expressions.convert(text)
         try:
             tree = sqlglot.parse_one(text, read=FlinkSql)
         except ParseError as error:
@@ -160,9 +162,13 @@ class SqlPlanner:
         builder = Schema.new_builder()
         for column in schema_node.expressions:
             if isinstance(column, exp.ColumnDef):
-                if column.args.get("kind") is None:
-                    not_supported(f"the computed column '{column.name}'")
-                builder.column(column.name, parse_type(column.args["kind"].sql()))
+                computed = column.find(exp.ComputedColumnConstraint)
+                if column.args.get("kind") is None and computed is not None:
+                    builder.column_by_expression(column.name, computed.this)
+                elif column.args.get("kind") is None:
+                    not_supported(f"the column '{column.sql()}'")
+                else:
+                    builder.column(column.name, parse_type(column.args["kind"].sql()))
             elif type(column).__name__ == "WatermarkColumnConstraint":
                 builder.watermark(column.this.name, column.expression)
             else:

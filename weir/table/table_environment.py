@@ -160,13 +160,22 @@ class TableEnvironment(PyFlinkGaps):
 
     def _scan(self, path, descriptor):
         from weir.table.descriptors import ComputedColumn
+        from weir.table.evaluate import compile_expression
+        from weir.table.expressions import col
         schema = descriptor.schema
         rowtime = schema.watermark[0] if schema.watermark else None
-        if any(isinstance(t, ComputedColumn) for _, t in schema.columns):
-            from weir.table.evaluate import not_supported
-            not_supported("computed columns in a connector table")
-        columns = [Column(name, data_type, name == rowtime)
-                   for name, data_type in schema.columns]
+        physical = [Column(n, t) for n, t in schema.columns
+                    if not isinstance(t, ComputedColumn)]
+        projections, columns = None, []
+        if len(physical) < len(schema.columns):
+            from weir.table.sql import SqlPlanner
+            projections = [SqlPlanner(self).expression(t.expression)
+                           if isinstance(t, ComputedColumn) else col(n)
+                           for n, t in schema.columns]
+        for index, (name, data_type) in enumerate(schema.columns):
+            if isinstance(data_type, ComputedColumn):
+                data_type = compile_expression(projections[index], physical).data_type
+            columns.append(Column(name, data_type, name == rowtime))
         delay = 0
         if rowtime is not None:
             if rowtime not in [c.name for c in columns]:
@@ -175,7 +184,7 @@ class TableEnvironment(PyFlinkGaps):
             from weir.table.sql import SqlPlanner
             delay = SqlPlanner(self).watermark_delay(schema.watermark[1], rowtime)
         return logical.Scan(columns, path, connector_of(descriptor.all_options()), rowtime,
-                            delay)
+                            delay, physical, projections)
 
     def _sink_descriptor(self, path: str):
         entry = self._tables.get(path)
@@ -216,7 +225,8 @@ class TableEnvironment(PyFlinkGaps):
         else a new one (each Table job is a job of its own)."""
         if node is not None and self._stream_env is not None and _reads_streams(node):
             return self._stream_env
-        env = StreamExecutionEnvironment.get_execution_environment()
+        env = StreamExecutionEnvironment.get_execution_environment(
+            self._config.get_configuration() if self._config._settings else None)
         if self._stream_env is not None:
             env.set_parallelism(self._stream_env.parallelism)
             env.executor = self._stream_env.executor
@@ -253,8 +263,8 @@ class TableEnvironment(PyFlinkGaps):
                        for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
             connector.sink(planner.stream(table._node), path, columns)
             names.append(f"default_catalog.default_database.{path}")
-        result = env.execute("insert-into_" + ",".join(names))
-        return TableResult(job_result=result, kind=ResultKind.SUCCESS_WITH_CONTENT)
+        client = env.execute_async("insert-into_" + ",".join(names))
+        return TableResult(job_client=client, kind=ResultKind.SUCCESS_WITH_CONTENT)
 
     def explain_table(self, table: Table) -> str:
         return "== weir plan ==\n" + logical.explain_tree(table._node) + "\n"

@@ -1,0 +1,122 @@
+"""Nexmark's Flink SQL queries on weir, beside native Spark SQL and (optionally) PyFlink
+2.3 SQL, over the same generated events (tests/nexmark: the generator, the queries).
+
+Each query reads the JSON files of people, auctions and bids and writes to a sink that
+discards rows (weir and PyFlink: the `blackhole` connector; Spark: the `noop` format);
+its time runs from submitting the query to its end. weir and native Spark SQL run in this
+process on weir's embedded SparkSession, one after the other, --repeat times each (the
+table shows the median); native Spark SQL runs the queries whose SQL Spark reads as it is
+(as a batch job over the files: Spark's streaming SQL cannot run them), the others show
+"-". PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
+dependency of weir), each query in one process.
+
+  .venv/bin/python bench/nexmark.py --events 20000              # smoke run
+  .venv/bin/python bench/nexmark.py --pyflink /tmp/pyflink/venv/bin/python
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(ROOT)
+
+from tests.nexmark.generator import write_events  # noqa: E402
+from tests.nexmark.queries import QUERIES, TABLES, ddl  # noqa: E402
+
+DEFAULT = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q15", "q17", "q20", "q21", "q22"]
+SPARK_AS_IS = {"q0", "q1", "q2", "q3", "q15", "q17", "q20", "q21"}
+
+PYFLINK_RUNNER = """
+import json, sys, time
+from pyflink.table import EnvironmentSettings, TableEnvironment
+sys.path.insert(0, sys.argv[1])
+from queries import QUERIES, ddl
+directory, name = sys.argv[2], sys.argv[3]
+t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+t_env.get_config().set("parallelism.default", "2")
+for table in ("person", "auction", "bid"):
+    t_env.execute_sql(ddl(table, directory))
+start = time.time()
+t_env.execute_sql("CREATE TABLE sink WITH ('connector' = 'blackhole') AS "
+                  + QUERIES[name]).wait()
+print(json.dumps({"seconds": time.time() - start}))
+"""
+
+
+def run_weir(directory, name):
+    from weir.table import EnvironmentSettings, TableEnvironment
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "2")
+    for table in TABLES:
+        t_env.execute_sql(ddl(table, directory))
+    table = t_env.sql_query(QUERIES[name])
+    columns = ", ".join(f"`c{i}` {c.data_type}" for i, c in enumerate(table._node.columns))
+    t_env.execute_sql(f"CREATE TABLE sink ({columns}) WITH ('connector' = 'blackhole')")
+    start = time.time()
+    table.execute_insert("sink").wait()
+    return time.time() - start
+
+
+def run_native(spark, directory, name):
+    for table in TABLES:
+        schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING")
+        spark.read.schema(schema).json(os.path.join(directory, f"{table}.json")) \
+            .createOrReplaceTempView(table)
+    start = time.time()
+    spark.sql(QUERIES[name]).write.format("noop").mode("overwrite").save()
+    return time.time() - start
+
+
+def run_pyflink(python, directory, name):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
+        script.write(PYFLINK_RUNNER)
+    env = dict(os.environ, PATH=os.path.dirname(python) + os.pathsep + os.environ["PATH"])
+    done = subprocess.run([python, script.name, os.path.join(ROOT, "tests", "nexmark"),
+                           directory, name], capture_output=True, text=True, env=env)
+    os.unlink(script.name)
+    if done.returncode != 0:
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--queries", nargs="*", default=DEFAULT)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--pyflink", help="a Python interpreter with apache-flink 2.3")
+    args = parser.parse_args()
+    directory = tempfile.mkdtemp(prefix="nexmark-")
+    started = time.time()
+    write_events(directory, args.events)
+    print(f"{args.events:,} events written in {time.time() - started:.1f} s", flush=True)
+    from pyspark.sql import SparkSession
+    spark = None
+    rows = []
+    for name in args.queries:
+        weir = statistics.median(run_weir(directory, name) for _ in range(args.repeat))
+        spark = spark or SparkSession.builder.getOrCreate()  # (weir's, started by weir)
+        native = statistics.median(run_native(spark, directory, name)
+                                   for _ in range(args.repeat)) \
+            if name in SPARK_AS_IS else None
+        pyflink = run_pyflink(args.pyflink, directory, name) if args.pyflink else None
+        rows.append((name, weir, native, pyflink))
+        print(name, weir, native, pyflink, flush=True)
+    rate = lambda s: "-" if s is None else f"{args.events / s:,.0f}"  # noqa: E731
+    ratio = lambda a, b: "-" if a is None or b is None else f"{b / a:.3f}"  # noqa: E731
+    print(f"\n{args.events:,} events; events/s (higher is better); ratios weir/peer\n")
+    print("| query | weir | native Spark SQL | PyFlink SQL | weir/native | weir/PyFlink |")
+    print("|---|---|---|---|---|---|")
+    for name, weir, native, pyflink in rows:
+        print(f"| {name} | {rate(weir)} | {rate(native)} | {rate(pyflink)} | "
+              f"{ratio(weir, native)} | {ratio(weir, pyflink)} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""A SQL job with a window aggregation and a group aggregation stops with a savepoint
+midway and resumes from it at another parallelism, giving an uninterrupted run's
+results: each window once, each group's changelog continuing where it stopped."""
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+from tests.e2e.shared import read_part_files
+from weir.common.job import JobStatus
+from weir.table import EnvironmentSettings, TableEnvironment
+
+pytestmark = pytest.mark.spark
+ROWS = 1200  # ids 0..1199, one every 100 ms of event time, 150 a second
+
+
+def start(tmp_path, parallelism, savepoint=None):
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", str(parallelism))
+    if savepoint is not None:
+        t_env.get_config().set("execution.savepoint.path", savepoint)
+    t_env.execute_sql(f"""
+        CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 100, 3),
+                          WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+        WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',
+              'fields.id.start' = '0', 'fields.id.end' = '{ROWS - 1}',
+              'rows-per-second' = '150')""")
+    t_env.execute_sql(f"""
+        CREATE TABLE windows (window_start TIMESTAMP(3), n BIGINT, s BIGINT)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/windows', 'format' = 'json')""")
+    t_env.execute_sql("CREATE TABLE totals (k BIGINT, n BIGINT, s BIGINT) "
+                      "WITH ('connector' = 'print')")
+    statements = t_env.create_statement_set()
+    statements.add_insert_sql("""
+        INSERT INTO windows SELECT window_start, COUNT(*), SUM(id)
+        FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+        GROUP BY window_start, window_end""")
+    statements.add_insert_sql(
+        "INSERT INTO totals SELECT MOD(id, 5), COUNT(*), SUM(id) FROM src GROUP BY MOD(id, 5)")
+    return statements.execute()
+
+
+def totals_of(printed):
+    final = {}
+    for kind, key, n, s in re.findall(r"^(?:\d+> )?([+-][IUD])\[(\d+), (\d+), (\d+)\]$",
+                                      printed, re.MULTILINE):
+        if kind in ("+I", "+U"):
+            final[int(key)] = (int(n), int(s))
+        elif final.get(int(key)) == (int(n), int(s)):
+            del final[int(key)]
+    return final
+
+
+def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path, capsys):
+    first = start(tmp_path, 2)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(read_part_files(str(tmp_path / "windows"))) < 2:
+        time.sleep(0.1)
+    client = first.get_job_client()
+    path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
+    assert client.wait(60) == JobStatus.FINISHED
+    before = read_part_files(str(tmp_path / "windows"))
+    assert 2 <= len(before) < ROWS // 100  # stopped midway
+    start(tmp_path, 1, path).wait()
+    windows = sorted(read_part_files(str(tmp_path / "windows")), key=json.dumps)
+    assert windows == sorted(
+        [{"window_start": f"1970-01-01 00:{w // 6:02d}:{w % 6 * 10:02d}", "n": 100,
+          "s": sum(range(w * 100, w * 100 + 100))} for w in range(ROWS // 100)],
+        key=json.dumps)
+    assert totals_of(capsys.readouterr().out) == {
+        k: (ROWS // 5, sum(i for i in range(ROWS) if i % 5 == k)) for k in range(5)}
+    assert os.path.isdir(path)
