@@ -93,6 +93,11 @@ QUERIES = {
     "q10": """SELECT auction, bidder, price, `dateTime`, extra,
                 DATE_FORMAT(`dateTime`, 'yyyy-MM-dd'), DATE_FORMAT(`dateTime`, 'HH:mm')
               FROM bid""",
+    "q11": """SELECT B.bidder, count(*) as bid_count,
+                SESSION_START(B.`dateTime`, INTERVAL '10' SECOND) as starttime,
+                SESSION_END(B.`dateTime`, INTERVAL '10' SECOND) as endtime
+              FROM bid B
+              GROUP BY B.bidder, SESSION(B.`dateTime`, INTERVAL '10' SECOND)""",
     "q14": """SELECT auction, bidder, 0.908 * price as price,
                 CASE
                   WHEN HOUR(`dateTime`) >= 8 AND HOUR(`dateTime`) <= 18 THEN 'dayTime'

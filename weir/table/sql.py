@@ -53,6 +53,9 @@ class FlinkSql(RisingWave):
     class Tokenizer(RisingWave.Tokenizer):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
+        # SESSION is Flink's session window function, not a keyword
+        KEYWORDS = {k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items()
+                    if k != "SESSION"}
 
     class Parser(RisingWave.Parser):
         FUNCTION_PARSERS = {**RisingWave.Parser.FUNCTION_PARSERS,

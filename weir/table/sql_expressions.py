@@ -190,6 +190,10 @@ class SqlExpressions:
     def _anonymous(self, node):
         from weir.table.builtins import FUNCTIONS
         name = node.name
+        prefix, _, suffix = name.upper().partition("_")
+        if prefix in ("TUMBLE", "HOP", "SESSION") and suffix in ("START", "END", "ROWTIME"):
+            # a legacy group window's property (GROUP BY TUMBLE(ts, ...)): see sql_query
+            return e.Expression(f"window_{suffix.lower()}", e.col("$w"))
         if name.upper() in FUNCTIONS and name.lower() not in self.t_env.functions:
             return e.Expression("builtin", name.upper(),
                                 tuple(self.convert(a) for a in node.expressions))

@@ -163,6 +163,13 @@ class QueryPlanner:
         added = joined._node.columns[len(table._node.columns):]
         return joined, Scope(scope.entries + [(qualifier, c.name, c.name) for c in added])
 
+    def _legacy_window(self, windows, scope):
+        """GROUP BY ..., TUMBLE(ts, size) (HOP(ts, slide, size), SESSION(ts, gap)):
+        Flink's group windows in SQL, their bounds TUMBLE_START(...) and the like."""
+        if len(windows) != 1:
+            raise ValueError("a GROUP BY takes one group window")
+        return _legacy_window_of(self, windows[0], scope)
+
     def _project(self, table, scope, tree):
         items = []
         for position, item in enumerate(tree.expressions):
@@ -187,13 +194,38 @@ class QueryPlanner:
             return table._derive(over_select(table._node, [], items))
         if group is None and having is None:
             return table.select(*items)
-        keys = [self.convert(k, scope) for k in group.expressions] if group else []
+        windows = [k for k in (group.expressions if group else [])
+                   if isinstance(k, exp.Anonymous) and k.name.upper() in LEGACY_WINDOWS]
+        keys = [self.convert(k, scope) for k in group.expressions
+                if not any(k is w for w in windows)] if group else []
+        if windows:
+            window = self._legacy_window(windows, scope)
+            grouped = table.window(window).group_by(*keys, col("$w"))
+            if having is not None:
+                not_supported("HAVING with a group window")
+            return grouped.select(*items)
         if having is None:
             return table.group_by(*keys).select(*items)
         condition = self.convert(having.this, scope).alias("$having")
         grouped = table.group_by(*keys).select(*items, condition)
         return grouped.where(col("$having")).select(*(col(c.name) for c in
                                                       grouped._node.columns[:-1]))
+
+
+LEGACY_WINDOWS = ("TUMBLE", "HOP", "SESSION")
+
+
+def _legacy_window_of(planner, call, scope):
+    from weir.table.sql import interval_millis
+    from weir.table.window import GroupWindow
+    name = call.name.upper()
+    time_field = planner.convert(call.expressions[0], scope)
+    sizes = [interval_millis(a) for a in call.expressions[1:]]
+    if name == "TUMBLE":
+        return GroupWindow("tumble", sizes[0], None, time_field, "$w")
+    if name == "HOP":  # HOP(ts, slide, size)
+        return GroupWindow("slide", sizes[1], sizes[0], time_field, "$w")
+    return GroupWindow("session", sizes[0], None, time_field, "$w")
 
 
 def _unique_names(items, table):
