@@ -226,6 +226,8 @@ def result_type(name: str, argument_types):
     if name in ("count", "count_star", "count_distinct"):
         return DataTypes.BIGINT(False)
     data_type = argument_types[0]
+    if name in ("sum", "sum0") and data_type.name == "DECIMAL":  # Flink's: DECIMAL(38, s)
+        data_type = DataTypes.DECIMAL(38, data_type.scale)
     return data_type.not_null() if name == "sum0" else data_type.nullable()
 
 
