@@ -189,6 +189,28 @@ class TableAggregate(KeyedProcessFunction):
             yield INSERT, keys + _fields(row, self.width)
 
 
+END_OF_INPUT = 2 ** 63 - 1  # the watermark a bounded input ends with
+
+
+class Materialize(KeyedProcessFunction):
+    """BATCH mode: a changelog applied, its final rows emitted as inserts once the input
+    has ended (Flink's batch operators produce final results only). Keyed by the row."""
+
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(_state(self, "count"))
+
+    def process_element(self, record, ctx):
+        count = self.count.value()
+        if count is None:
+            ctx.timer_service().register_event_time_timer(END_OF_INPUT)
+        self.count.update((count or 0) + (1 if is_accumulate(record[0]) else -1))
+
+    def on_timer(self, timestamp, ctx):
+        values = ctx.get_current_key()
+        for _ in range(self.count.value() or 0):
+            yield INSERT, values
+
+
 class Limit(KeyedProcessFunction):
     """Flink's streaming LIMIT over an insert-only input: the first `fetch` rows after
     `offset`, all through one key."""

@@ -241,9 +241,16 @@ class TableEnvironment(PyFlinkGaps):
 
     def execute_table(self, table: Table) -> TableResult:
         env = self._new_env(table._node)
-        stream = Planner(env).stream(table._node)
+        stream = self._final(Planner(env).stream(table._node), table)
         records = list(stream.execute_and_collect("collect"))
         return TableResult(table._node.columns, records, self.streaming)
+
+    def _final(self, stream, table):
+        """In BATCH mode a changelog's final rows (inserts) only, as Flink's batch."""
+        if self.streaming or not table._node.changelog:
+            return stream
+        from weir.table import changelog
+        return stream.key_by(_values_of).process(changelog.Materialize()).name("Materialize")
 
     def insert_into(self, path, table: Table) -> TableResult:
         statements = StatementSet(self)
@@ -261,7 +268,7 @@ class TableEnvironment(PyFlinkGaps):
             connector = connector_of(descriptor.all_options())
             columns = [Column(n, t) if isinstance(t, DataType) else c
                        for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
-            connector.sink(planner.stream(table._node), path, columns)
+            connector.sink(self._final(planner.stream(table._node), table), path, columns)
             names.append(f"default_catalog.default_database.{path}")
         client = env.execute_async("insert-into_" + ",".join(names))
         return TableResult(job_client=client, kind=ResultKind.SUCCESS_WITH_CONTENT)
@@ -328,6 +335,10 @@ class StatementSet:
         if not self._inserts:
             raise ValueError("the statement set has no INSERT to execute")
         return self._t_env.run_inserts(self._inserts)
+
+
+def _values_of(record):
+    return record[1]
 
 
 def _reads_streams(node) -> bool:
