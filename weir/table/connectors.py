@@ -31,6 +31,7 @@ class _AsRecord:
 
 class Connector:
     name = ""
+    accepts_changelog = False  # whether a sink takes updates and deletes (else inserts)
 
     def __init__(self, options: dict):
         self.options = dict(options)
@@ -44,6 +45,7 @@ class Connector:
 
 class PrintConnector(Connector):
     name = "print"
+    accepts_changelog = True
 
     def sink(self, stream, path, columns):
         identifier = self.options.get("print-identifier")
@@ -55,6 +57,7 @@ class PrintConnector(Connector):
 
 class BlackholeConnector(Connector):
     name = "blackhole"
+    accepts_changelog = True
 
     def sink(self, stream, path, columns):
         return stream.filter(lambda record: False).name("BlackHole").print()
@@ -127,8 +130,86 @@ class FilesystemConnector(Connector):
             .sink_to(sink)
 
 
+class _RawFormat:
+    """The `raw` format: the whole message as the one STRING column."""
+
+    def parse(self, line, columns, where):
+        return (line,)
+
+    def write(self, values, columns):
+        return "" if values[0] is None else str(values[0])
+
+
+_STARTUP = {"earliest-offset": "earliest", "latest-offset": "latest",
+            "group-offsets": "committed_offsets"}
+
+
+class KafkaConnector(Connector):
+    """Flink's `kafka` table connector on weir's KafkaSource and KafkaSink: one topic,
+    messages in the json, csv or raw format; a sink takes inserts only (a changelog goes
+    to `upsert-kafka`, which weir lacks yet)."""
+    name = "kafka"
+
+    def _format(self):
+        name = self.options.get("value.format", self.options.get("format"))
+        if name == "raw":
+            return _RawFormat()
+        from weir.table.formats import format_of
+        return format_of({**self.options, "format": name})
+
+    def _settings(self, path):
+        for key in ("topic", "properties.bootstrap.servers"):
+            if key not in self.options:
+                raise ValueError(f"kafka table '{path}' needs its '{key}' option")
+        if "key.format" in self.options or "key.fields" in self.options:
+            not_supported("message keys (key.format, key.fields) of the kafka connector")
+        return self.options["topic"], self.options["properties.bootstrap.servers"]
+
+    def source_stream(self, env, path, columns):
+        from weir.common.serialization import SimpleStringSchema
+        from weir.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource
+        topic, servers = self._settings(path)
+        mode = self.options.get("scan.startup.mode", "group-offsets")
+        if mode not in _STARTUP:
+            not_supported(f"the kafka option scan.startup.mode = '{mode}'")
+        builder = KafkaSource.builder().set_bootstrap_servers(servers).set_topics(topic) \
+            .set_value_only_deserializer(SimpleStringSchema()) \
+            .set_starting_offsets(getattr(KafkaOffsetsInitializer, _STARTUP[mode])())
+        if "properties.group.id" in self.options:
+            builder = builder.set_group_id(self.options["properties.group.id"])
+        bounded = self.options.get("scan.bounded.mode", "unbounded")
+        if bounded == "latest-offset":
+            builder = builder.set_bounded(KafkaOffsetsInitializer.latest())
+        elif bounded != "unbounded":
+            not_supported(f"the kafka option scan.bounded.mode = '{bounded}'")
+        lines = env.from_source(builder.build(), None, f"Source: {path}")
+        return lines.flat_map(_ParseLine(self._format(), columns, topic)) \
+            .name(f"Parse: {path}")
+
+    def sink(self, stream, path, columns):
+        from weir.common.serialization import SimpleStringSchema
+        from weir.datastream.connectors.kafka import (DeliveryGuarantee,
+                                                      KafkaRecordSerializationSchema,
+                                                      KafkaSink)
+        topic, servers = self._settings(path)
+        guarantee = self.options.get("sink.delivery-guarantee", "at-least-once")
+        guarantees = {"at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
+                      "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
+                      "none": DeliveryGuarantee.NONE}
+        builder = KafkaSink.builder().set_bootstrap_servers(servers) \
+            .set_record_serializer(KafkaRecordSerializationSchema.builder().set_topic(topic)
+                                   .set_value_serialization_schema(SimpleStringSchema())
+                                   .build()) \
+            .set_delivery_guarantee(guarantees[guarantee])
+        if "sink.transactional-id-prefix" in self.options:
+            builder = builder.set_transactional_id_prefix(
+                self.options["sink.transactional-id-prefix"])
+        return stream.map(_FormatLine(self._format(), columns)).name("Format") \
+            .sink_to(builder.build())
+
+
 CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenConnector,
-                                  FilesystemConnector)}
+                                  FilesystemConnector, KafkaConnector)}
 
 
 def connector_of(options: dict) -> Connector:

@@ -266,6 +266,11 @@ class TableEnvironment(PyFlinkGaps):
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
             connector = connector_of(descriptor.all_options())
+            if table._node.changelog and self.streaming and not connector.accepts_changelog:
+                raise ValueError(
+                    f"Table sink '{path}' ({connector.name}) doesn't support consuming "
+                    "update and delete changes; the query's result is a changelog (an "
+                    "aggregate's or an outer join's updates): it takes inserts only")
             columns = [Column(n, t) if isinstance(t, DataType) else c
                        for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
             connector.sink(self._final(planner.stream(table._node), table), path, columns)
