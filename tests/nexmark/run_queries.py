@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from generator import write_events  # noqa: E402
-from queries import QUERIES, ddl  # noqa: E402
+from queries import QUERIES, UPSERT_KEYS, ddl  # noqa: E402
 
 from weir.table import DataTypes, EnvironmentSettings, TableEnvironment  # noqa: E402
 from weir.table.udf import udf  # noqa: E402
@@ -32,15 +32,24 @@ def show(value):
     return repr(value)
 
 
-def final_rows(result):
-    rows = []
+def final_rows(result, upsert_key=None):
+    """The changelog applied: a multiset of rows, or with `upsert_key` (column indexes)
+    one row per key (+I/+U set it, -U/-D remove it)."""
+    rows, keyed = [], {}
     for row in result.collect():
         values = tuple(show(v) for v in row)
-        if str(row.get_row_kind()) in ("+I", "+U"):
+        accumulate = str(row.get_row_kind()) in ("+I", "+U")
+        if upsert_key is not None:
+            key = tuple(values[i] for i in upsert_key)
+            if accumulate:
+                keyed[key] = values
+            elif keyed.get(key) == values:
+                del keyed[key]
+        elif accumulate:
             rows.append(values)
         else:
             rows.remove(values)
-    return sorted(rows)
+    return sorted(rows if upsert_key is None else keyed.values())
 
 
 def main(directory, events, names):
@@ -51,7 +60,7 @@ def main(directory, events, names):
         t_env.execute_sql(ddl(table, directory))
     t_env.create_temporary_function("count_char", count_char)
     for name in names or QUERIES:
-        rows = final_rows(t_env.execute_sql(QUERIES[name]))
+        rows = final_rows(t_env.execute_sql(QUERIES[name]), UPSERT_KEYS.get(name))
         print(f"== {name}: {len(rows)} rows")
         for values in rows:
             print(", ".join(values))

@@ -83,20 +83,17 @@ def _fit(text: str, width: int) -> str:
 
 
 def tableau(columns, records, streaming: bool) -> str:
-    """Flink's boxed table: in streaming mode an `op` column of row kinds and column widths
-    from the types; in batch mode widths from the data."""
+    """Flink's boxed table: column widths from the types (and names); in streaming mode
+    an `op` column of row kinds first."""
     names = [c.name for c in columns]
     cells = [[_cell(v, c.data_type) for v, c in zip(values, columns)]
              for _, values in records]
+    widths = [max(len(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
+              for n, c in zip(names, columns)]
     if streaming:
-        widths = [max(len(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
-                  for n, c in zip(names, columns)]
         names = ["op"] + names
         widths = [2] + widths
         cells = [[str(RowKind(kind))] + row for (kind, _), row in zip(records, cells)]
-    else:
-        widths = [min(max([len(n)] + [len(r[i]) for r in cells]), MAX_WIDTH)
-                  for i, n in enumerate(names)]
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
     line = lambda row: "| " + " | ".join(_fit(t, w).rjust(w) for t, w in zip(row, widths)) \
         + " |"  # noqa: E731
