@@ -14,7 +14,7 @@ from weir.common.job import JobStatus
 from weir.table import EnvironmentSettings, TableEnvironment
 
 pytestmark = pytest.mark.spark
-ROWS = 1200  # ids 0..1199, one every 100 ms of event time, 150 a second
+ROWS = 1200  # ids 0..1199, one every 100 ms of event time, 40 a second (30 s)
 
 
 def start(tmp_path, parallelism, savepoint=None):
@@ -27,7 +27,7 @@ def start(tmp_path, parallelism, savepoint=None):
                           WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
         WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',
               'fields.id.start' = '0', 'fields.id.end' = '{ROWS - 1}',
-              'rows-per-second' = '150')""")
+              'rows-per-second' = '40')""")
     t_env.execute_sql(f"""
         CREATE TABLE windows (window_start TIMESTAMP(3), n BIGINT, s BIGINT)
         WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/windows', 'format' = 'json')""")
@@ -57,7 +57,10 @@ def totals_of(printed):
 def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path, capsys):
     first = start(tmp_path, 2)
     deadline = time.time() + 120
-    while time.time() < deadline and len(read_part_files(str(tmp_path / "windows"))) < 2:
+    windows = str(tmp_path / "windows")
+    while time.time() < deadline and not (os.path.isdir(windows)
+                                          and len(read_part_files(windows)) >= 2):
+        assert first.get_job_client().get_job_status() != JobStatus.FAILED
         time.sleep(0.1)
     client = first.get_job_client()
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
