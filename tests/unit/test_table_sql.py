@@ -100,3 +100,19 @@ def test_csv_quotes_as_flinks_writer():
         'a "b", c', 7, datetime.datetime(2026, 1, 1, 8))
     with pytest.raises(ValueError, match="csv line x: 2 fields, the table has 3"):
         fmt.parse("a,1", columns, "x")
+
+
+def test_union_all_union_and_order_by_limit(t_env):
+    t_env.create_temporary_view("x", t_env.from_elements([(1, "a"), (2, "b"), (5, "e")],
+                                                         ["n", "s"]))
+    t_env.create_temporary_view("y", t_env.from_elements([(2, "b"), (3, "c")], ["m", "s"]))
+    assert final(t_env.execute_sql("SELECT n, s FROM x UNION ALL SELECT m, s FROM y")) == [
+        (1, "a"), (2, "b"), (2, "b"), (3, "c"), (5, "e")]
+    assert final(t_env.execute_sql("SELECT n, s FROM x UNION SELECT m, s FROM y")) == [
+        (1, "a"), (2, "b"), (3, "c"), (5, "e")]
+    assert final(t_env.execute_sql("SELECT n, s FROM x ORDER BY n DESC LIMIT 2")) == [
+        (2, "b"), (5, "e")]
+    with pytest.raises(ValueError, match="same column types"):
+        t_env.execute_sql("SELECT n FROM x UNION ALL SELECT s FROM y")
+    with pytest.raises(NotImplementedError, match="ORDER BY without LIMIT"):
+        t_env.execute_sql("SELECT n FROM x ORDER BY n")

@@ -132,6 +132,20 @@ class Join(Node):
 
 
 @dataclass
+class Union(Node):
+    """UNION ALL: every input's rows, with their row kinds (the inputs' columns must have
+    the same names and count)."""
+    parts: list = field(default_factory=list)
+
+    @property
+    def inputs(self):
+        return list(self.parts)
+
+    def describe(self):
+        return f"Union(all=[true], union=[{', '.join(c.name for c in self.columns)}])"
+
+
+@dataclass
 class Correlate(Node):
     """A table function on each row (join_lateral, flat_map): the input's columns (unless
     `replace`) and each row the function yields; `kind` inner or left."""

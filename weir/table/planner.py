@@ -133,6 +133,10 @@ class Planner:
         return left.connect(right).key_by(KeyOf(left_keys), KeyOf(right_keys)) \
             .process(changelog.RegularJoin(condition, widths, node.kind)).name("Join")
 
+    def _union(self, node):
+        first, *others = [self.stream(part) for part in node.parts]
+        return first.union(*others)
+
     def _correlate(self, node: Correlate):
         columns = node.input.columns
         args = [compile_expression(a, columns).function for a in node.args]

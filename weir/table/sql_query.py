@@ -81,7 +81,8 @@ class QueryPlanner:
     # -- SELECT ---------------------------------------------------------------------
     def select(self, tree):
         if isinstance(tree, exp.Union):
-            not_supported("UNION")
+            left, right = self.select(tree.this), self.select(tree.expression)
+            return left.union(right) if tree.args.get("distinct") else left.union_all(right)
         if not isinstance(tree, exp.Select):
             not_supported(f"the query {type(tree).__name__.upper()}")
         if tree.args.get("with_"):
@@ -119,12 +120,28 @@ class QueryPlanner:
         table = self._project(table, scope, tree)
         if tree.args.get("distinct"):
             table = table.distinct()
-        if tree.args.get("order"):
-            not_supported("ORDER BY in a streaming query")
         limit = tree.args.get("limit")
+        if tree.args.get("order"):
+            return self._ordered(table, scope, tree.args["order"], limit)
         if limit is not None:
             table = table.limit(int(limit.expression.name))
         return table
+
+    def _ordered(self, table, scope, order, limit):
+        """ORDER BY ... LIMIT n: Flink's Top-N over the whole table (a streaming query
+        takes ORDER BY only with a LIMIT here)."""
+        from weir.table.rank import Rank
+        if limit is None:
+            not_supported("ORDER BY without LIMIT in a streaming query")
+        keys = []
+        for item in order.expressions:
+            name = item.this.name if isinstance(item.this, exp.Column) else None
+            if name is None or name not in [c.name for c in table._node.columns]:
+                not_supported("ORDER BY an expression that is not a selected column")
+            keys.append((col(name), bool(item.args.get("desc"))))
+        node = Rank(list(table._node.columns), table._node, [], keys,
+                    int(limit.expression.name), False)
+        return table._derive(node)
 
     def _join(self, table, scope, join, where=None):
         source = join.this

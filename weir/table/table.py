@@ -22,7 +22,7 @@ def _as_expressions(fields):
 class Table(PyFlinkGaps):
     _pyflink_class = "Table"
     _pyflink_gaps = frozenset(["order_by", "fetch", "offset",
-                               "minus", "minus_all", "union", "union_all", "intersect",
+                               "minus", "minus_all", "intersect",
                                "intersect_all", "to_changelog_stream"])
 
     def __init__(self, node: logical.Node, t_env):
@@ -104,6 +104,23 @@ class Table(PyFlinkGaps):
                              f"{len(self._node.columns)}")
         return self._derive(logical.project(self._node, [
             col(c.name).alias(n) for c, n in zip(self._node.columns, names)]))
+
+    def union_all(self, right: "Table") -> "Table":
+        """Both tables' rows (Flink's UNION ALL): the same number of columns, of the same
+        types; the result has this table's column names."""
+        mine, theirs = self._node.columns, right._node.columns
+        if len(mine) != len(theirs) or any(
+                a.data_type.name != b.data_type.name for a, b in zip(mine, theirs)):
+            raise ValueError("union_all() needs tables of the same column types: "
+                             f"[{', '.join(str(c.data_type) for c in mine)}] and "
+                             f"[{', '.join(str(c.data_type) for c in theirs)}]")
+        renamed = right if [c.name for c in theirs] == [c.name for c in mine] else \
+            right.select(*(col(b.name).alias(a.name) for a, b in zip(mine, theirs)))
+        return self._derive(logical.Union(list(mine), [self._node, renamed._node]))
+
+    def union(self, right: "Table") -> "Table":
+        """UNION: both tables' rows without duplicates."""
+        return self.union_all(right).distinct()
 
     def distinct(self) -> "Table":
         keys = [col(c.name) for c in self._node.columns]
