@@ -42,6 +42,32 @@ def _call_of(expr):
     return None
 
 
+class _Calls:
+    """Takes the aggregate calls out of select expressions: each call becomes a column
+    (`prefix<i>`) of the aggregating node, the expression refers to it. `find(expr)`
+    says whether an expression is a call to take ((aggregate, args) or None); `fixed`
+    maps other operators (window properties) to column names."""
+
+    def __init__(self, node, find, prefix="EXPR$", fixed=None):
+        self.node, self.find, self.prefix, self.fixed = node, find, prefix, fixed or {}
+        self.calls, self.columns = [], []
+
+    def replace(self, expr):
+        if not isinstance(expr, Expression):
+            return expr
+        if expr.op in self.fixed:
+            return col(self.fixed[expr.op])
+        call = self.find(expr)
+        if call is not None:
+            _, data_type = accumulator_of(call, self.node.columns)
+            self.calls.append(call)
+            self.columns.append(Column(f"{self.prefix}{len(self.calls) - 1}", data_type))
+            return col(self.columns[-1].name)
+        args = tuple(tuple(self.replace(b) for b in a) if isinstance(a, tuple)
+                     else self.replace(a) for a in expr.args)
+        return Expression(expr.op, *args)
+
+
 def aggregate_select(node, keys, selects) -> logical.Node:
     """group_by(keys).select(selects) (keys [] : an aggregation of the whole table); over
     a window table function with window_start and window_end among the keys, Flink's
@@ -51,29 +77,15 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     names = [c.name for c in key_columns]
     windowed = "window_start" in names and "window_end" in names \
         and window_tvf.reads_window_tvf(node)
-    calls, call_columns = [], []
-
-    def replace(expr):
-        if not isinstance(expr, Expression):
-            return expr
-        call = _call_of(expr)
-        if call is not None:
-            _, data_type = accumulator_of(call, node.columns)
-            name = f"EXPR${len(calls)}"
-            calls.append(call)
-            call_columns.append(Column(name, data_type))
-            return col(name)
-        args = tuple(tuple(replace(b) for b in a) if isinstance(a, tuple) else replace(a)
-                     for a in expr.args)
-        return Expression(expr.op, *args)
-
-    projections = [_name_key(_rename_key(replace(s), keys, key_columns), position)
+    taken = _Calls(node, _call_of)
+    projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
                    for position, s in enumerate(selects)]
     if windowed:
-        aggregate = window_tvf.WindowAggregate(key_columns + call_columns, node, list(keys),
-                                               calls, names.index("window_end"))
+        aggregate = window_tvf.WindowAggregate(key_columns + taken.columns, node, list(keys),
+                                               taken.calls, names.index("window_end"))
     else:
-        aggregate = logical.Aggregate(key_columns + call_columns, node, list(keys), calls)
+        aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys),
+                                      taken.calls)
     return logical.project(aggregate, projections)
 
 
@@ -157,29 +169,15 @@ def window_select(node, window, keys, selects) -> logical.Node:
     alias = window.alias_name
     keys = [k for k in keys if not (k.op == "col" and k.args[0] == alias)]
     key_columns = _key_columns(node, keys)
-    calls, call_columns = [], []
-    properties = {"window_start": "$w_start", "window_end": "$w_end",
-                  "window_rowtime": "$w_rowtime"}
-
-    def replace(expr):
-        if not isinstance(expr, Expression):
-            return expr
-        if expr.op in properties:
-            return col(properties[expr.op])
-        call = _call_of(expr)
-        if call is not None:
-            _, data_type = accumulator_of(call, node.columns)
-            calls.append(call)
-            call_columns.append(Column(f"EXPR${len(calls) - 1}", data_type))
-            return col(call_columns[-1].name)
-        args = tuple(tuple(replace(b) for b in a) if isinstance(a, tuple) else replace(a)
-                     for a in expr.args)
-        return Expression(expr.op, *args)
-
-    projections = [_rename_key(replace(s), keys, key_columns) for s in selects]
-    times = [Column("$w_start", DataTypes.TIMESTAMP(3)), Column("$w_end", DataTypes.TIMESTAMP(3)),
+    taken = _Calls(node, _call_of, fixed={"window_start": "$w_start",
+                                          "window_end": "$w_end",
+                                          "window_rowtime": "$w_rowtime"})
+    projections = [_rename_key(taken.replace(s), keys, key_columns) for s in selects]
+    times = [Column("$w_start", DataTypes.TIMESTAMP(3)),
+             Column("$w_end", DataTypes.TIMESTAMP(3)),
              Column("$w_rowtime", DataTypes.TIMESTAMP(3), True)]
-    aggregate = WindowAggregate(key_columns + call_columns + times, node, window, keys, calls)
+    aggregate = WindowAggregate(key_columns + taken.columns + times, node, window, keys,
+                                taken.calls)
     return logical.project(aggregate, [_name_property(p, i) for i, p in
                                        enumerate(projections)])
 
@@ -196,6 +194,16 @@ def _name_property(expr, position):
     if expr.op == "col" and expr.args[0].startswith("$w_"):
         return expr.alias(f"EXPR${position}")
     return expr
+
+
+def _over_call(expr):
+    """(aggregate, args) of an `agg.over(w)` expression, else None."""
+    if expr.op != "over":
+        return None
+    call = _call_of(expr.args[0])
+    if call is None:
+        raise ValueError("over(...) takes an aggregate: col('x').max.over(w)")
+    return call
 
 
 def _over_windows(expr, found):
@@ -219,26 +227,10 @@ def over_select(node, windows, selects) -> logical.Node:
                          "order and frame), as in Flink's streaming queries")
     window = windows[0]
     _time_attribute(node, window.order_field, "an over window's order_by")
-    calls, call_columns = [], []
-
-    def replace(expr):
-        if not isinstance(expr, Expression):
-            return expr
-        if expr.op == "over":
-            call = _call_of(expr.args[0])
-            if call is None:
-                raise ValueError("over(...) takes an aggregate: col('x').max.over(w)")
-            _, data_type = accumulator_of(call, node.columns)
-            calls.append(call)
-            call_columns.append(Column(f"$over{len(calls) - 1}", data_type))
-            return col(call_columns[-1].name)
-        args = tuple(tuple(replace(b) for b in a) if isinstance(a, tuple) else replace(a)
-                     for a in expr.args)
-        return Expression(expr.op, *args)
-
-    projections = [replace(s) for s in selects]
+    taken = _Calls(node, _over_call, prefix="$over")
+    projections = [taken.replace(s) for s in selects]
     projections = [p.alias(f"EXPR${i}") if p.op == "col" and p.args[0].startswith("$over")
                    else p for i, p in enumerate(projections)]
-    aggregate = OverAggregate(list(node.columns) + call_columns, node, window,
-                              list(window.partition_by), calls)
+    aggregate = OverAggregate(list(node.columns) + taken.columns, node, window,
+                              list(window.partition_by), taken.calls)
     return logical.project(aggregate, projections)

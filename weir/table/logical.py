@@ -29,6 +29,18 @@ class Node:
         return type(self).__name__
 
 
+class UnaryNode(Node):
+    """A node of one input (the window, over and rank nodes)."""
+
+    def __init__(self, columns, input):
+        super().__init__(columns)
+        self.input = input
+
+    @property
+    def inputs(self):
+        return [self.input]
+
+
 @dataclass
 class Values(Node):
     rows: list = field(default_factory=list)

@@ -8,8 +8,6 @@ update key: each rank whose row changes gets -U (old row) and +U (new row), a ra
 filled for the first time +I.
 """
 
-import functools
-
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
@@ -17,18 +15,14 @@ from weir.table import logical
 from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE, DELETE
 
 
-class Rank(logical.Node):
+class Rank(logical.UnaryNode):
     """The input's columns (and the rank, if `output_rank`); `order` is [(expression,
     descending)]; ranks 1..rank_end are kept."""
 
     def __init__(self, columns, input, partition, order, rank_end, output_rank):
-        super().__init__(columns)
-        self.input, self.partition, self.order = input, partition, order
+        super().__init__(columns, input)
+        self.partition, self.order = partition, order
         self.rank_end, self.output_rank = rank_end, output_rank
-
-    @property
-    def inputs(self):
-        return [self.input]
 
     @property
     def changelog(self):
@@ -158,4 +152,4 @@ def plan_rank(planner, node: Rank):
         TopN(order, directions, node.rank_end, node.output_rank)).name("Rank")
 
 
-__all__ = ["Rank", "TopN", "plan_rank", "functools"]
+__all__ = ["Rank", "TopN", "plan_rank"]

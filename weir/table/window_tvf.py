@@ -17,18 +17,14 @@ from weir.table.windowing import to_datetime, to_millis
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
 
-class WindowTvf(logical.Node):
+class WindowTvf(logical.UnaryNode):
     """The input's columns and the three window columns; `kind` tumble, hop or cumulate;
     sizes in milliseconds (`step`: HOP's slide or CUMULATE's step)."""
 
     def __init__(self, columns, input, kind, time_column, size, step=None):
-        super().__init__(columns)
-        self.input, self.kind, self.time_column = input, kind, time_column
+        super().__init__(columns, input)
+        self.kind, self.time_column = kind, time_column
         self.size, self.step = size, step
-
-    @property
-    def inputs(self):
-        return [self.input]
 
     def describe(self):
         return f"WindowTableFunction(window=[{self.kind.upper()}(time_col=" \
@@ -82,17 +78,13 @@ def plan_window_tvf(planner, node: WindowTvf):
         WindowRows(node.kind, index, node.size, node.step)).name("WindowTableFunction")
 
 
-class WindowAggregate(logical.Node):
+class WindowAggregate(logical.UnaryNode):
     """GROUP BY window_start, window_end (and keys) over a window table function: the
     keys, then one column per aggregate call; insert-only."""
 
     def __init__(self, columns, input, keys, calls, end_index):
-        super().__init__(columns)
-        self.input, self.keys, self.calls, self.end_index = input, keys, calls, end_index
-
-    @property
-    def inputs(self):
-        return [self.input]
+        super().__init__(columns, input)
+        self.keys, self.calls, self.end_index = keys, calls, end_index
 
     @property
     def changelog(self):

@@ -39,16 +39,12 @@ def to_millis(value) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
-class WindowAggregate(logical.Node):
+class WindowAggregate(logical.UnaryNode):
     """Keys, then one column per aggregate call, then the window's start, end, rowtime."""
 
     def __init__(self, columns, input, window, keys, calls):
-        super().__init__(columns)
-        self.input, self.window, self.keys, self.calls = input, window, keys, calls
-
-    @property
-    def inputs(self):
-        return [self.input]
+        super().__init__(columns, input)
+        self.window, self.keys, self.calls = window, keys, calls
 
     @property
     def changelog(self):
@@ -59,16 +55,12 @@ class WindowAggregate(logical.Node):
                f"select=[{', '.join(c.name for c in self.columns)}])"
 
 
-class OverAggregate(logical.Node):
+class OverAggregate(logical.UnaryNode):
     """The input's columns, then one column per aggregate call over the window."""
 
     def __init__(self, columns, input, window, keys, calls):
-        super().__init__(columns)
-        self.input, self.window, self.keys, self.calls = input, window, keys, calls
-
-    @property
-    def inputs(self):
-        return [self.input]
+        super().__init__(columns, input)
+        self.window, self.keys, self.calls = window, keys, calls
 
     def describe(self):
         kind, size = self.window.bound()
