@@ -188,3 +188,23 @@ def test_batch_mode_reads_a_batch_dataframe_and_writes_a_spark_sink(spark, spark
     spark_env.execute("batch totals")
     rows = spark.read.schema("word string, n int").json(str(tmp_path / "out")).collect()
     assert sorted(tuple(row) for row in rows) == [("a", 4), ("b", 2)]
+
+
+def test_tables_from_and_to_spark_dataframes(spark, tmp_path):
+    """t_env.from_spark(dataframe) is a table of the DataFrame's columns; an insert-only
+    table's to_spark() is a DataFrame, batch over a batch DataFrame as here (weir's
+    additions to the Table API)."""
+    from weir.table import EnvironmentSettings, TableEnvironment
+    from weir.table.expressions import col
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    frame = spark.createDataFrame([(1, "a"), (2, "b"), (3, "a"), (4, "c")], "id long, k string")
+    table = t_env.from_spark(frame)
+    assert [c.name for c in table.get_schema().columns] == ["id", "k"]
+    final = {}
+    for row in table.group_by(col("k")).select(col("k"), col("id").sum.alias("s")) \
+            .execute().collect():
+        final[row[0]] = row[1]
+    assert final == {"a": 4, "b": 2, "c": 4}
+    out = table.where(col("id") > 1).select(col("k"), (col("id") * 10).alias("x")).to_spark()
+    assert not out.isStreaming and out.columns == ["k", "x"]  # (of a batch DataFrame)
+    assert sorted(tuple(r) for r in out.collect()) == [("a", 30), ("b", 20), ("c", 40)]

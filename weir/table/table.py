@@ -211,6 +211,10 @@ class Table(PyFlinkGaps):
     def to_pandas(self):
         return self._t_env.to_pandas(self)
 
+    def to_spark(self):
+        """The table as a Spark DataFrame (weir's addition; insert-only tables)."""
+        return self._t_env.to_spark(self)
+
 
 def _field_of(expr, index):
     return Expression("field_of", Expression("col", "_row"), index)

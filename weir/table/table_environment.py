@@ -291,7 +291,27 @@ class TableEnvironment(PyFlinkGaps):
         rows = [tuple(_plain(v) for v in row) for row in pdf.itertuples(index=False)]
         return self.from_elements(rows, schema or list(pdf.columns))
 
-    # -- DataStream -----------------------------------------------------------------
+    # -- DataStream and Spark ---------------------------------------------------------
+    def _streams_env(self):
+        """The environment a table over DataStreams (or Spark) plans in: the program's,
+        or one of this TableEnvironment's own."""
+        if self._stream_env is None:
+            self._stream_env = self._new_env()
+        return self._stream_env
+
+    def from_spark(self, dataframe, watermark_strategy=None) -> Table:
+        """A table of a Spark DataFrame's rows (weir's addition): its columns and types;
+        a streaming DataFrame is an unbounded table, a batch one a bounded table."""
+        return self.from_data_stream(self._streams_env().from_spark(dataframe,
+                                                                     watermark_strategy))
+
+    def to_spark(self, table: Table):
+        """An insert-only table as a Spark DataFrame (weir's addition, DataStream.to_spark's):
+        a streaming one over streaming sources, to start with its writeStream; a batch one
+        over batch DataFrames."""
+        self._streams_env()
+        return self.to_data_stream(table).to_spark()
+
     def from_data_stream(self, data_stream, *fields) -> Table:
         from weir.table.streams import stream_table
         return stream_table(self, data_stream, fields)
