@@ -205,7 +205,8 @@ def test_operator_state_is_dealt_out_again_at_a_new_parallelism(tmp_path):
     counts (list state), so its numbers go on from their sum, and the union list of both
     instances' indexes."""
     records = kill_and_restart(tmp_path, (TWO_INPUTS, "operator_state"),
-                               (TWO_INPUTS, "operator_state:1"))
+                               (TWO_INPUTS, "operator_state:1"),
+                               ready=_both_instances_committed)
     assert sorted(r["ts"] for r in records) == [i * 10 for i in range(EVENTS)]
     second = sorted(r["n"] for r in records if r["instance"] == 1)  # before the kill only
     assert second and second == list(range(1, len(second) + 1))

@@ -57,6 +57,31 @@ def test_a_task_writes_hidden_files_that_the_driver_commit_finishes(tmp_path):
     assert writer.written == 3
 
 
+def test_a_replay_at_another_parallelism_removes_the_earlier_attempts_other_files(tmp_path):
+    """A run killed after its sink finished micro-batch 4's files of tasks 0 and 1, but
+    before Spark committed the batch, is restarted at parallelism 1: the replayed batch's
+    commit keeps task 0's file (written again) and removes task 1's (its records are in
+    task 0's now), and leaves other batches' files and other sinks' alone."""
+    earlier = FileSinkSpec(str(tmp_path), "json")
+    committables = []
+    for task in (0, 1):
+        writer = earlier.batch_writer("files", "job", 4, task)
+        writer.write([Row(a=task)])
+        committables += writer.finish()
+    earlier.commit(4, committables)
+    other = FileSinkSpec(str(tmp_path), "json").batch_writer("files", "job", 3, 1)
+    other.write([Row(a=9)])
+    FileSinkSpec(str(tmp_path), "json").commit(3, other.finish())
+    replay = FileSinkSpec(str(tmp_path), "json")  # the restarted run's
+    writer = replay.batch_writer("files", "job", 4, 0)
+    writer.write([Row(a=0), Row(a=1)])
+    replay.commit(4, writer.finish())
+    assert files_under(tmp_path) == ["part-job-files-0000000003-1-0.json",
+                                     "part-job-files-0000000004-0-0.json"]
+    lines = (tmp_path / "part-job-files-0000000004-0-0.json").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [{"a": 0}, {"a": 1}]
+
+
 def test_a_commit_whose_pending_file_vanished_fails_with_the_path(tmp_path):
     spec = FileSinkSpec(str(tmp_path), "json")
     writer = spec.batch_writer("files", "job", 2, 0)

@@ -53,7 +53,10 @@ class FileSinkSpec:
     def commit(self, batch_id: int, committables: list) -> None:
         """Finishes the pending files of every task of `batch_id` (on the driver, before
         the micro-batch commits). Idempotent: a file already finished by an earlier
-        attempt of this commit is left as it is."""
+        attempt of this commit is left as it is; one an earlier attempt finished that this
+        attempt does not write (a restart at another parallelism replays the batch with
+        other tasks) is removed."""
+        self._remove_stale(committables)
         for pending, finished in committables:
             if os.path.exists(pending):
                 os.replace(pending, finished)
@@ -61,6 +64,21 @@ class FileSinkSpec:
                 raise FileNotFoundError(
                     f"file sink {self.base_path}: the pending part file {pending} of "
                     f"micro-batch {batch_id} is gone before its commit")
+
+    def _remove_stale(self, committables: list) -> None:
+        """Finished files of an earlier attempt of this micro-batch that this attempt
+        does not write again (checked once per run: only a run's first micro-batch can be
+        a replay of one an earlier run did not commit)."""
+        if getattr(self, "_replay_checked", False):
+            return
+        self._replay_checked = True
+        keep = {finished for _, finished in committables}
+        for directory, stem in {_batch_stem(finished, self.part_suffix)
+                                for finished in keep}:
+            for name in os.listdir(directory):
+                path = os.path.join(directory, name)
+                if name.startswith(stem) and path not in keep:
+                    os.remove(path)
 
     def bucket_of(self, value, context: "BucketContext") -> str:
         if self.bucket_assigner is None:
@@ -167,6 +185,14 @@ class _PartFile:
         finally:
             if os.path.exists(self.pending):
                 os.remove(self.pending)
+
+
+def _batch_stem(finished: str, suffix: str):
+    """(directory, `<prefix>-<job>-<uid>-<batch>-`) of a finished part file's path."""
+    name = os.path.basename(finished)
+    name = name[:-len(suffix)] if suffix and name.endswith(suffix) else name
+    stem = name.rsplit("-", 2)[0]
+    return os.path.dirname(finished), stem + "-"
 
 
 class FileWriter(BatchWriter):
