@@ -182,3 +182,31 @@ def test_task_rows_carry_committables_and_counts_to_the_driver(tmp_path):
                                 "files.subtask.1.numRecordsIn": 2}
     spec.commit(5, committables)
     assert files_under(tmp_path) == ["part-job-files-0000000005-2-0.json"]
+
+
+class _FailingAtFinish:
+    """A sink whose writer fails when the task finishes (a transaction's commit)."""
+    executor_side = True
+
+    def batch_writer(self, uid, job, batch_id, task):
+        class Writer:
+            def write(self, values, timestamps=None):
+                pass
+
+            def finish(self):
+                raise ConnectionError("the broker went away")
+
+            def abort(self):
+                pass
+        return Writer()
+
+
+def test_a_task_failing_after_its_files_finished_raises_its_own_error_and_leaves_no_file(
+        tmp_path):
+    sinks = {"files": FileSinkSpec(str(tmp_path), "json"), "kafka": _FailingAtFinish()}
+    rows = [[("files", 0, bundle([Row(a=1)])), ("kafka", 0, bundle([Row(a=2)]))]]
+    with pytest.raises(Exception, match="sink 'kafka' failed: ConnectionError: the broker "
+                                        "went away") as raised:
+        list(write_task_rows(sinks, "job", 3, 0, iter(rows)))
+    assert not getattr(raised.value, "__notes__", None)
+    assert files_under(tmp_path) == []

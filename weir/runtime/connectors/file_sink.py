@@ -171,13 +171,15 @@ class _PartFile:
         self.parquet = None
 
     def close(self) -> None:
-        handle = self.handle if self.parquet is None else None
-        if self.parquet is not None:
-            self.parquet.close()
+        """Makes the part durable; a second call does nothing (an abort after finish)."""
+        parquet, handle = self.parquet, self.handle
+        self.parquet = self.handle = None
+        if parquet is not None:
+            parquet.close()
         if handle is not None:
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
+            with handle:
+                handle.flush()
+                os.fsync(handle.fileno())
 
     def discard(self) -> None:
         try:

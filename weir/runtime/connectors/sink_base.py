@@ -83,8 +83,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
             if prepared:
                 committables[uid] = prepared
     except BaseException as error:
-        for writer in writers.values():
-            writer.abort()
+        _abort_all(writers, error)
         if isinstance(error, UserFunctionError) or not isinstance(error, Exception):
             raise
         raise UserFunctionError(f"{MARKER}: sink '{uid}' failed: {type(error).__name__}: "
@@ -94,6 +93,17 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
     counts = records_received(received)
     if counts:
         yield [(METRICS, 0, dumps(counts))]
+
+
+def _abort_all(writers: dict, error: BaseException) -> None:
+    """Aborts every writer of a failed task; an abort's own failure is noted on `error`
+    (which the task raises) instead of hiding it."""
+    for uid, writer in writers.items():
+        try:
+            writer.abort()
+        except Exception as failure:  # noqa: BLE001 (the task's error comes first)
+            error.add_note(f"(and aborting sink '{uid}' failed: "
+                           f"{type(failure).__name__}: {failure})")
 
 
 def commit_tasks(spec, batch_id: int, committables: list, run_in_tasks=None) -> None:
