@@ -9,7 +9,7 @@ import pytest
 from weir.datastream import StreamExecutionEnvironment
 from weir.table import DataTypes, StreamTableEnvironment
 from weir.table.evaluate import Column
-from weir.table.formats import CsvFormat
+from weir.table.formats import CsvFormat, JsonFormat
 from weir.table.window_tvf import windows_of
 
 
@@ -100,6 +100,22 @@ def test_csv_quotes_as_flinks_writer():
         'a "b", c', 7, datetime.datetime(2026, 1, 1, 8))
     with pytest.raises(ValueError, match="csv line x: 2 fields, the table has 3"):
         fmt.parse("a,1", columns, "x")
+
+
+def test_json_values_the_types_expect_and_others_read_alike():
+    columns = [Column("s", DataTypes.STRING()), Column("n", DataTypes.INT()),
+               Column("d", DataTypes.DOUBLE()), Column("t", DataTypes.TIMESTAMP(3))]
+    fmt = JsonFormat({})
+    stamp = datetime.datetime(2026, 1, 1, 8, 0, 0, 400000)
+    assert fmt.parse('{"s": "a", "n": 7, "d": 1.5, "t": "2026-01-01 08:00:00.400"}',
+                     columns, "x") == ("a", 7, 1.5, stamp)
+    # other JSON values convert as casts do: a number as text, an INT out of range wraps,
+    # an int as a DOUBLE, a timestamp's text with a T, missing fields and nulls are NULL
+    assert fmt.parse('{"s": 12, "n": 2147483648, "d": 2, "t": "2026-01-01T08:00:00.4"}',
+                     columns, "x") == ("12", -2147483648, 2.0, stamp)
+    assert fmt.parse('{"s": null, "n": "8"}', columns, "x") == (None, 8, None, None)
+    with pytest.raises(ValueError, match="json line x: .*'soon'.* to TIMESTAMP"):
+        fmt.parse('{"t": "soon"}', columns, "x")
 
 
 def test_union_all_union_and_order_by_limit(t_env):

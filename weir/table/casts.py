@@ -11,7 +11,7 @@ import struct
 from weir.common.row import Row
 from weir.table.types import DataType, DataTypes
 
-_INT_RANGES = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+INT_RANGES = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 
 
 def literal_type(value) -> DataType:
@@ -67,7 +67,7 @@ def _to_int(value, target):
         value = int(value)
     else:
         value = int(value)
-    bits = _INT_RANGES[target.name]
+    bits = INT_RANGES[target.name]
     wrapped = (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
     return wrapped
 
@@ -117,7 +117,7 @@ def cast_value(value, source: DataType, target: DataType, lenient: bool = False)
         name = target.name
         if name in ("STRING", "VARCHAR", "CHAR"):
             return to_sql_string(value, source)
-        if name in _INT_RANGES:
+        if name in INT_RANGES:
             return _to_int(value, target)
         if name == "DOUBLE":
             return float(value.strip() if isinstance(value, str) else value)

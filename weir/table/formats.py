@@ -4,9 +4,10 @@ object per line), read by the table's schema and written as Flink writes them.""
 import csv
 import datetime
 import decimal
+import functools
 import json
 
-from weir.table.casts import cast_value, java_double, java_float, to_sql_string
+from weir.table.casts import INT_RANGES, cast_value, java_double, java_float, to_sql_string
 from weir.table.types import DataTypes
 
 _TEXT = DataTypes.STRING()
@@ -85,19 +86,40 @@ class JsonFormat:
 
     def __init__(self, options):
         self.ignore_errors = options.get("json.ignore-parse-errors", "false") == "true"
+        self._columns = self._fields = None
 
     def parse(self, line, columns, where):
         if not line.strip():
             return None
+        if columns is not self._columns:
+            self._columns, self._fields = columns, [(c.name, self._reader(c)) for c in columns]
         try:
             document = json.loads(line)
             if not isinstance(document, dict):
                 raise ValueError("not a JSON object")
-            return tuple(self._value(document.get(c.name), c) for c in columns)
+            return tuple([read(document.get(name)) for name, read in self._fields])
         except ValueError as error:
             if self.ignore_errors:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
+
+    def _reader(self, column):
+        """The column's value of a JSON value: a shortcut for the value the column's type
+        expects as it is (a str for text, an int in range, a float, a timestamp's
+        text), `_value` for anything else."""
+        name = column.data_type.name
+        slow = functools.partial(self._value, column=column)
+        if name in ("STRING", "VARCHAR", "CHAR"):
+            return lambda value: value if type(value) is str else slow(value)
+        if name in INT_RANGES:
+            low, high = -2 ** (INT_RANGES[name] - 1), 2 ** (INT_RANGES[name] - 1)
+            return lambda value: value if type(value) is int and low <= value < high \
+                else slow(value)
+        if name == "DOUBLE":
+            return lambda value: value if type(value) is float else slow(value)
+        if name == "TIMESTAMP":
+            return functools.partial(_json_timestamp, slow=slow)
+        return slow
 
     def _value(self, value, column):
         if value is None or column.data_type.name in ("ROW", "ARRAY"):
@@ -111,6 +133,18 @@ class JsonFormat:
     def write(self, values, columns) -> str:
         document = {c.name: _json_value(v, c.data_type) for v, c in zip(values, columns)}
         return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_timestamp(value, slow):
+    """A TIMESTAMP column's value: an ISO date and time without a zone as it is."""
+    if type(value) is str:
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return slow(value)
+        if parsed.tzinfo is None:
+            return parsed
+    return slow(value)
 
 
 def _json_value(value, data_type):
