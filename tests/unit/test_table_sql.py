@@ -132,3 +132,38 @@ def test_union_all_union_and_order_by_limit(t_env):
         t_env.execute_sql("SELECT n FROM x UNION ALL SELECT s FROM y")
     with pytest.raises(NotImplementedError, match="ORDER BY without LIMIT"):
         t_env.execute_sql("SELECT n FROM x ORDER BY n")
+
+
+def _with_bids(t_env, tmp_path):
+    (tmp_path / "bids.csv").write_text("2020-04-15 08:05:00,4,alice\n")
+    t_env.execute_sql(
+        "CREATE TABLE bids (ts TIMESTAMP(3), price INT, bidder STRING, "
+        "WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path}/bids.csv', 'format' = 'csv')")
+
+
+@pytest.mark.parametrize("query, error, message", [
+    ("SELECT price, window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE bids "
+     "PARTITION BY bidder, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+     "GROUP BY price, window_start, window_end", NotImplementedError,
+     "whose GROUP BY keys .* are not the PARTITION BY keys"),
+    ("SELECT * FROM TABLE(SESSION(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE))",
+     NotImplementedError, "SESSION window table function without a window aggregation"),
+    ("SELECT window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE bids, "
+     "DESCRIPTOR(ts), INTERVAL '1' MINUTE)) WHERE price > 1 "
+     "GROUP BY window_start, window_end", NotImplementedError,
+     "a WHERE or projection between a SESSION window table function"),
+    ("SELECT * FROM TABLE(TUMBLE(TABLE bids PARTITION BY bidder, DESCRIPTOR(ts), "
+     "INTERVAL '1' MINUTE))", ValueError, "TUMBLE takes no PARTITION BY"),
+    ("SELECT * FROM TABLE(SESSION(TABLE bids PARTITION BY nobody, DESCRIPTOR(ts), "
+     "INTERVAL '1' MINUTE))", ValueError, "PARTITION BY names no column .*'nobody'"),
+    ("WITH RECURSIVE r AS (SELECT 1 AS n) SELECT n FROM r", NotImplementedError,
+     "WITH RECURSIVE"),
+    ("SELECT TIMESTAMPDIFF(FORTNIGHT, ts, ts) FROM bids", ValueError,
+     "unknown time unit 'FORTNIGHT'"),
+])
+def test_what_session_windows_with_and_time_units_refuse(t_env, tmp_path, query, error,
+                                                        message):
+    _with_bids(t_env, tmp_path)
+    with pytest.raises(error, match=message):
+        t_env.execute_sql(query).collect()

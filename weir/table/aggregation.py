@@ -77,6 +77,8 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     names = [c.name for c in key_columns]
     windowed = "window_start" in names and "window_end" in names \
         and window_tvf.reads_window_tvf(node)
+    if windowed and window_tvf.is_session(node):
+        return _session_select(node, keys, selects)
     taken = _Calls(node, _call_of)
     projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
                    for position, s in enumerate(selects)]
@@ -87,6 +89,38 @@ def aggregate_select(node, keys, selects) -> logical.Node:
         aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys),
                                       taken.calls)
     return logical.project(aggregate, projections)
+
+
+_SESSION_COLUMNS = {"window_start": "$w_start", "window_end": "$w_end",
+                    "window_time": "$w_rowtime"}
+
+
+def _session_select(tvf, keys, selects) -> logical.Node:
+    """GROUP BY window_start, window_end, keys over SESSION(TABLE t PARTITION BY keys,
+    ...): a session group window over t, keyed by the partition keys."""
+    from weir.table.window import GroupWindow
+    group = [k for k in keys if not (k.op == "col" and k.args[0] in _SESSION_COLUMNS)]
+    named = [k.args[0] for k in group if k.op == "col"]
+    if len(named) != len(group) or sorted(named) != sorted(tvf.partition):
+        from weir.table.evaluate import not_supported
+        not_supported("a SESSION window aggregation whose GROUP BY keys (besides "
+                      "window_start and window_end) are not the PARTITION BY keys")
+    window = GroupWindow("session", tvf.size, None, col(tvf.time_column), "$w")
+    return window_select(tvf.input, window, group,
+                         [_session_columns(s, top=True) for s in selects])
+
+
+def _session_columns(expr, top=False):
+    """A select item with the window columns of a SESSION table function as a session
+    window's properties (a bare one keeps its name)."""
+    if not isinstance(expr, Expression):
+        return expr
+    if expr.op == "col" and expr.args[0] in _SESSION_COLUMNS:
+        renamed = col(_SESSION_COLUMNS[expr.args[0]])
+        return renamed.alias(expr.args[0]) if top else renamed
+    args = tuple(tuple(_session_columns(b) for b in a) if isinstance(a, tuple)
+                 else _session_columns(a) for a in expr.args)
+    return Expression(expr.op, *args)
 
 
 def _rename_key(expr, keys, key_columns):

@@ -1,6 +1,8 @@
 """Flink SQL's built-in scalar functions that are not operators: each a Python function
-of non-NULL arguments (NULL in, NULL out) and its result type."""
+of non-NULL arguments (NULL in, NULL out) and its result type (None: the first
+argument's; a function: of the arguments' types)."""
 
+import calendar
 import datetime
 import re
 
@@ -57,6 +59,67 @@ def _mod(a, b):
     return a - b * int(a / b) if b else None
 
 
+_UNIT_MILLIS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000,
+                "WEEK": 7 * 86_400_000}
+_UNIT_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+
+def time_unit(unit):
+    if unit not in _UNIT_MILLIS and unit not in _UNIT_MONTHS:
+        raise ValueError(f"unknown time unit '{unit}' (expected one of "
+                         f"{', '.join([*_UNIT_MILLIS, *_UNIT_MONTHS])})")
+    return unit
+
+
+def _truncated(a, b):
+    """a / b rounded toward zero, as Java's integer division."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+def _add_months(value, months):
+    """A date or timestamp `months` later; a day past the month's end is its last."""
+    total = value.year * 12 + value.month - 1 + months
+    year, month = divmod(total, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return value.replace(year=year, month=month + 1, day=min(value.day, last))
+
+
+def _months_after(later, earlier):
+    """The most months that can be added to the date `earlier` without passing `later`."""
+    months = (later.year - earlier.year) * 12 + later.month - earlier.month
+    while months > 0 and _add_months(earlier, months) > later:
+        months -= 1
+    return months
+
+
+def _months_between(start, end):
+    """Whole months from timestamp `start` to `end` (Calcite's rule: by dates, then one
+    less where the dates meet but the time of day is not reached)."""
+    d0, d1 = end.date(), start.date()
+    months = _months_after(d0, d1) if d0 >= d1 else -_months_after(d1, d0)
+    if _add_months(d1, months) == d0 and end.time() < start.time():
+        months -= 1
+    return months
+
+
+def _timestamp_diff(unit, start, end):
+    """TIMESTAMPDIFF(unit, start, end): whole units from start to end (negative when end
+    is earlier), rounded toward zero."""
+    if time_unit(unit) in _UNIT_MILLIS:
+        delta = end - start
+        millis = (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+        return _truncated(millis, _UNIT_MILLIS[unit])
+    return _truncated(_months_between(start, end), _UNIT_MONTHS[unit])
+
+
+def _timestamp_add(unit, count, value):
+    """TIMESTAMPADD(unit, count, timestamp)."""
+    if time_unit(unit) in _UNIT_MILLIS:
+        return value + datetime.timedelta(milliseconds=count * _UNIT_MILLIS[unit])
+    return _add_months(value, count * _UNIT_MONTHS[unit])
+
+
 FUNCTIONS = {
     "DATE_FORMAT": (_date_format, DataTypes.STRING()),
     "HOUR": (lambda ts: ts.hour, DataTypes.BIGINT()),
@@ -71,4 +134,6 @@ FUNCTIONS = {
     "MOD": (_mod, None),
     "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),
     "TO_TIMESTAMP": (_to_timestamp, DataTypes.TIMESTAMP(3)),
+    "TIMESTAMPDIFF": (_timestamp_diff, DataTypes.INT()),
+    "TIMESTAMPADD": (_timestamp_add, lambda types: types[2]),  # the timestamp's type
 }

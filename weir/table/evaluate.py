@@ -280,6 +280,8 @@ def _builtin(expr, columns):
     name, args = expr.args
     function, data_type = FUNCTIONS[name]
     parts = [compile_expression(a, columns) for a in args]
+    if callable(data_type):
+        data_type = data_type([p.data_type for p in parts])
     return Compiled(_null_safe(function, *(p.function for p in parts)),
                     data_type or parts[0].data_type, None)
 

@@ -33,6 +33,14 @@ def _parse_window_function(name):
         while True:
             if self._match(TokenType.TABLE):
                 args.append(self._parse_table_parts())
+                if self._match(TokenType.PARTITION_BY):  # SESSION's partition keys
+                    # one key, or several in parentheses
+                    if self._match(TokenType.L_PAREN):
+                        columns = self._parse_csv(self._parse_column)
+                        self._match(TokenType.R_PAREN)
+                    else:
+                        columns = [self._parse_column()]
+                    args.append(exp.Anonymous(this="PARTITION BY", expressions=columns))
             elif self._match_text_seq("DESCRIPTOR"):
                 self._match(TokenType.L_PAREN)
                 columns = self._parse_csv(self._parse_column)
@@ -42,6 +50,17 @@ def _parse_window_function(name):
                 args.append(self._parse_assignment())
             if not self._match(TokenType.COMMA):
                 break
+        return exp.Anonymous(this=name, expressions=args)
+    return parse
+
+
+def _parse_time_unit_function(name):
+    """TIMESTAMPDIFF(unit, a, b) and TIMESTAMPADD(unit, n, t): the unit as a string."""
+    def parse(self):
+        unit = self._parse_var(any_token=True)
+        args = [exp.Literal.string(unit.name.upper())]
+        while self._match(TokenType.COMMA):
+            args.append(self._parse_assignment())
         return exp.Anonymous(this=name, expressions=args)
     return parse
 
@@ -60,7 +79,9 @@ class FlinkSql(RisingWave):
     class Parser(RisingWave.Parser):
         FUNCTION_PARSERS = {**RisingWave.Parser.FUNCTION_PARSERS,
                             **{name: _parse_window_function(name)
-                               for name in WINDOW_FUNCTIONS}}
+                               for name in WINDOW_FUNCTIONS},
+                            **{name: _parse_time_unit_function(name)
+                               for name in ("TIMESTAMPDIFF", "TIMESTAMPADD")}}
 
 
 def parse(statement: str):
@@ -114,7 +135,7 @@ class SqlPlanner:
 
     def query(self, statement: str):
         tree = parse(statement)
-        if not isinstance(tree, exp.Select):
+        if not isinstance(tree, (exp.Select, exp.Union)):
             raise ValueError("sql_query() takes a SELECT; use execute_sql for "
                              f"{type(tree).__name__.upper()}")
         return self._select(tree)

@@ -188,12 +188,14 @@ class SqlExpressions:
                              node.args.get("group") or node.args.get("position"))
 
     def _anonymous(self, node):
-        from weir.table.builtins import FUNCTIONS
+        from weir.table.builtins import FUNCTIONS, time_unit
         name = node.name
         prefix, _, suffix = name.upper().partition("_")
         if prefix in ("TUMBLE", "HOP", "SESSION") and suffix in ("START", "END", "ROWTIME"):
             # a legacy group window's property (GROUP BY TUMBLE(ts, ...)): see sql_query
             return e.Expression(f"window_{suffix.lower()}", e.col("$w"))
+        if name.upper() in ("TIMESTAMPDIFF", "TIMESTAMPADD"):
+            time_unit(node.expressions[0].name)  # an unknown unit fails here, not per row
         if name.upper() in FUNCTIONS and name.lower() not in self.t_env.functions:
             return e.Expression("builtin", name.upper(),
                                 tuple(self.convert(a) for a in node.expressions))

@@ -38,6 +38,7 @@ class QueryPlanner:
     def __init__(self, t_env, expressions):
         self.t_env = t_env
         self.expressions = expressions
+        self.ctes = {}  # lower-cased name -> Table of the WITH items in scope
 
     def convert(self, node, scope):
         self.expressions.scope = scope
@@ -50,6 +51,8 @@ class QueryPlanner:
         if isinstance(source, exp.Table):
             if isinstance(source.this, exp.Anonymous):
                 table = self._table_function(source.this)
+            elif not source.args.get("db") and source.name.lower() in self.ctes:
+                table = self.ctes[source.name.lower()]
             else:
                 table = self.t_env.from_path(source.name)
         elif isinstance(source, exp.Subquery):
@@ -60,19 +63,29 @@ class QueryPlanner:
         return table, Scope.of(alias, table)
 
     def _table_function(self, call):
-        """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP and CUMULATE."""
+        """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP, CUMULATE and SESSION(TABLE t
+        [PARTITION BY keys], DESCRIPTOR(ts), gap)."""
         from weir.table.sql import interval_millis
         from weir.table.window_tvf import window_tvf
         inner = call.expressions[0] if call.name.upper() == "TABLE" and call.expressions \
             else call
         name = inner.name.upper()
-        if name not in ("TUMBLE", "HOP", "CUMULATE"):
+        if name not in ("TUMBLE", "HOP", "CUMULATE", "SESSION"):
             not_supported(f"the table function {inner.name} in FROM")
-        source, descriptor, *sizes = inner.expressions
+        source, *args = inner.expressions
+        partition = []
+        if args and isinstance(args[0], exp.Anonymous) and args[0].name == "PARTITION BY":
+            if name != "SESSION":
+                raise ValueError(f"{name} takes no PARTITION BY (SESSION does)")
+            partition = [column.name for column in args.pop(0).expressions]
+        descriptor, *sizes = args
         table, _ = self._from_item(source)
         time_column = descriptor.expressions[0].name
         millis = [interval_millis(s) for s in sizes]
-        if name == "TUMBLE":
+        if name == "SESSION":
+            node = window_tvf(table._node, "session", time_column, millis[0],
+                              partition=partition)
+        elif name == "TUMBLE":
             node = window_tvf(table._node, "tumble", time_column, millis[0])
         else:  # HOP(slide, size), CUMULATE(step, size)
             node = window_tvf(table._node, name.lower(), time_column, millis[1], millis[0])
@@ -80,13 +93,28 @@ class QueryPlanner:
 
     # -- SELECT ---------------------------------------------------------------------
     def select(self, tree):
+        """The Table of a query; its WITH items name tables for it (and for the items
+        after them), shadowing the catalog's."""
+        if not tree.args.get("with_"):
+            return self._select(tree)
+        outer = dict(self.ctes)
+        try:
+            for cte in tree.args["with_"].expressions:
+                if tree.args["with_"].args.get("recursive"):
+                    not_supported("WITH RECURSIVE")
+                table = self.select(cte.this)
+                names = [column.name for column in cte.args["alias"].columns]
+                self.ctes[cte.alias.lower()] = table.alias(*names) if names else table
+            return self._select(tree)
+        finally:
+            self.ctes = outer
+
+    def _select(self, tree):
         if isinstance(tree, exp.Union):
             left, right = self.select(tree.this), self.select(tree.expression)
             return left.union(right) if tree.args.get("distinct") else left.union_all(right)
         if not isinstance(tree, exp.Select):
             not_supported(f"the query {type(tree).__name__.upper()}")
-        if tree.args.get("with_"):
-            not_supported("WITH")
         if tree.args.get("from_") is None:  # SELECT 1: one row of no columns
             from weir.table import logical
             from weir.table.table import Table

@@ -21,17 +21,23 @@ class WindowTvf(logical.UnaryNode):
     """The input's columns and the three window columns; `kind` tumble, hop or cumulate;
     sizes in milliseconds (`step`: HOP's slide or CUMULATE's step)."""
 
-    def __init__(self, columns, input, kind, time_column, size, step=None):
+    def __init__(self, columns, input, kind, time_column, size, step=None, partition=()):
         super().__init__(columns, input)
         self.kind, self.time_column = kind, time_column
         self.size, self.step = size, step
+        self.partition = list(partition)  # SESSION's partition keys (column names)
 
     def describe(self):
         return f"WindowTableFunction(window=[{self.kind.upper()}(time_col=" \
                f"[{self.time_column}], size=[{self.size} ms])])"
 
 
-def window_tvf(node, kind, time_column, size, step=None) -> WindowTvf:
+def window_tvf(node, kind, time_column, size, step=None, partition=()) -> WindowTvf:
+    names = [c.name for c in node.columns]
+    for key in partition:
+        if key not in names:
+            raise ValueError(f"SESSION's PARTITION BY names no column of its table: '{key}' "
+                             f"(columns: {', '.join(names)})")
     column = next((c for c in node.columns if c.name == time_column), None)
     if column is None or not column.time_attribute:
         raise ValueError(f"{kind.upper()}'s DESCRIPTOR must name the table's time attribute "
@@ -42,7 +48,7 @@ def window_tvf(node, kind, time_column, size, step=None) -> WindowTvf:
     windows = [Column("window_start", DataTypes.TIMESTAMP(3, False)),
                Column("window_end", DataTypes.TIMESTAMP(3, False)),
                Column("window_time", DataTypes.TIMESTAMP(3, False), True)]
-    return WindowTvf(kept + windows, node, kind, time_column, size, step)
+    return WindowTvf(kept + windows, node, kind, time_column, size, step, partition)
 
 
 def windows_of(kind, timestamp, size, step):
@@ -73,6 +79,10 @@ class WindowRows(FlatMapFunction):
 
 
 def plan_window_tvf(planner, node: WindowTvf):
+    if node.kind == "session":
+        from weir.table.evaluate import not_supported
+        not_supported("a SESSION window table function without a window aggregation "
+                      "(GROUP BY window_start, window_end) over it")
     index = [c.name for c in node.input.columns].index(node.time_column)
     return planner.stream(node.input).flat_map(
         WindowRows(node.kind, index, node.size, node.step)).name("WindowTableFunction")
@@ -101,6 +111,21 @@ def reads_window_tvf(node) -> bool:
     if isinstance(node, logical.Calc):
         return reads_window_tvf(node.input)
     return False
+
+
+def is_session(node) -> bool:
+    """Whether `node`'s window columns come from a SESSION window table function (which
+    must be `node` itself: weir aggregates nothing else over one)."""
+    below = node
+    while isinstance(below, logical.Calc):
+        below = below.input
+    if not (isinstance(below, WindowTvf) and below.kind == "session"):
+        return False
+    if below is not node:
+        from weir.table.evaluate import not_supported
+        not_supported("a WHERE or projection between a SESSION window table function and "
+                      "its window aggregation")
+    return True
 
 
 class WindowAggregateFunction(KeyedProcessFunction):
