@@ -179,22 +179,45 @@ class FileBatchCommit:
         self.prefix = f"batch-{batch_id:010d}-{job}-{uid}-"
 
     def write(self, records) -> None:
-        marker = os.path.join(self.path, COMMITS_DIR, self.name)
-        if os.path.exists(marker):
-            return  # written by an earlier attempt of this batch
-        staging = os.path.join(self.path, STAGING_DIR, self.name)
+        if self.stage(records):
+            self.commit()
+
+    @property
+    def _marker(self) -> str:
+        return os.path.join(self.path, COMMITS_DIR, self.name)
+
+    @property
+    def _staging(self) -> str:
+        return os.path.join(self.path, STAGING_DIR, self.name)
+
+    def stage(self, records) -> bool:
+        """Spark's write of the batch into the staging directory; False: an earlier
+        attempt committed the batch (nothing to write)."""
+        if os.path.exists(self._marker):
+            return False
         options = {k: v for k, v in self.sink.options.items() if k != "path"}
         records.write.format(self.sink.format).options(**options).mode("overwrite") \
-            .save(staging)
+            .save(self._staging)
+        return True
+
+    def commit(self) -> None:
+        """The staged files into the path, and the batch's record."""
+        staging = self._staging
         self._remove_earlier_attempt()
         for name in sorted(os.listdir(staging)):
             if not name.startswith((".", "_")):
                 os.replace(os.path.join(staging, name),
                            os.path.join(self.path, self.prefix + name))
-        os.makedirs(os.path.dirname(marker), exist_ok=True)
-        with open(marker, "w", encoding="ascii"):
+        os.makedirs(os.path.dirname(self._marker), exist_ok=True)
+        with open(self._marker, "w", encoding="ascii"):
             pass
-        shutil.rmtree(staging, ignore_errors=True)
+        self.discard()
+
+    def discard(self) -> None:
+        """Drops the staged write (committed, or not to be)."""
+        shutil.rmtree(self._staging, ignore_errors=True)
+        with contextlib.suppress(OSError):  # (another batch's staging may be there)
+            os.rmdir(os.path.dirname(self._staging))
 
     def _remove_earlier_attempt(self) -> None:
         for name in os.listdir(self.path):

@@ -158,20 +158,27 @@ def java_float(value: float) -> str:
 
 
 def java_double(value: float) -> str:
-    """Java's Double.toString: what Flink prints for a DOUBLE."""
+    """Java's Double.toString: what Flink prints for a DOUBLE (plain from 10^-3 to 10^7,
+    else d.dddE<n>; always a digit after the point)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
+    text = repr(float(value))  # (the shortest digits, plain in this range)
     if value == 0 or 1e-3 <= abs(value) < 1e7:
-        text = repr(float(value))
-        return text if "e" not in text else format(decimal.Decimal(text), "f")
-    sign, digits, exponent = decimal.Decimal(repr(float(value))).as_tuple()
-    digits = "".join(map(str, digits)).rstrip("0") or "0"
-    power = exponent + len(digits) - 1 + (len("".join(map(str, decimal.Decimal(
-        repr(float(value))).as_tuple()[1]))) - len(digits))
-    mantissa = digits[0] + "." + (digits[1:] or "0")
-    return ("-" if sign else "") + f"{mantissa}E{power}"
+        return text
+    number = decimal.Decimal(text)
+    sign, digits, _ = number.normalize().as_tuple()
+    digits = "".join(map(str, digits))
+    return f"{'-' if sign else ''}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
+
+
+def java_big_decimal(value: decimal.Decimal) -> str:
+    """How Flink's csv and json formats write a DECIMAL: trailing zeros dropped, in
+    Java's BigDecimal.toString (1000.00 is 1E+3)."""
+    if value == 0:
+        return "0"
+    return str(value.normalize())
 
 
 def _timestamp_text(value: datetime.datetime, precision) -> str:

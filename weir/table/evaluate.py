@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from weir.table.casts import cast_value, literal_type, to_sql_string
+from weir.table.casts import INT_RANGES, cast_value, literal_type, to_sql_string
 from weir.table.expressions import AGGREGATES, Expression
 from weir.table.types import NUMERIC, DataType, DataTypes
 
@@ -64,7 +64,7 @@ def _null_safe(function, *parts):
     return run
 
 
-def _wider(left: DataType, right: DataType) -> DataType:
+def wider(left: DataType, right: DataType) -> DataType:
     order = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
     if left.name not in order or right.name not in order:
         return left
@@ -110,11 +110,23 @@ def compile_expression(expr: Expression, columns: List[Column]) -> Compiled:
 
 def _arithmetic(expr, columns):
     left, right = (compile_expression(a, columns) for a in expr.args)
-    data_type = _wider(left.data_type, right.data_type)
+    data_type = wider(left.data_type, right.data_type)
     if expr.op == "divide" and data_type.name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
         data_type = DataTypes.INT() if data_type.name != "BIGINT" else data_type
-    return Compiled(_null_safe(_numbers(_ARITHMETIC[expr.op]), left.function,
-                               right.function), data_type, None)
+    function = _numbers(_ARITHMETIC[expr.op])
+    if data_type.name in INT_RANGES:
+        function = _wrapping(function, INT_RANGES[data_type.name])
+    return Compiled(_null_safe(function, left.function, right.function), data_type, None)
+
+
+def _wrapping(function, bits):
+    """Integer arithmetic as Java's: a result out of the type's range wraps around."""
+    low, span = -2 ** (bits - 1), 2 ** bits
+
+    def run(a, b):
+        result = function(a, b)
+        return result if low <= result < low + span else (result - low) % span + low
+    return run
 
 
 def _comparison(expr, columns):

@@ -6,8 +6,10 @@ import datetime
 import decimal
 import functools
 import json
+import math
 
-from weir.table.casts import INT_RANGES, cast_value, java_double, java_float, to_sql_string
+from weir.table.casts import (INT_RANGES, cast_value, java_big_decimal, java_double, java_float,
+                              to_sql_string)
 from weir.table.types import DataTypes
 
 _TEXT = DataTypes.STRING()
@@ -41,6 +43,8 @@ def _to_text(value, data_type) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return java_float(value) if data_type.name == "FLOAT" else java_double(value)
+    if isinstance(value, decimal.Decimal):
+        return java_big_decimal(value)
     return to_sql_string(value, data_type)
 
 
@@ -131,8 +135,9 @@ class JsonFormat:
                           column.data_type)
 
     def write(self, values, columns) -> str:
-        document = {c.name: _json_value(v, c.data_type) for v, c in zip(values, columns)}
-        return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+        return "{" + ",".join(f"{json.dumps(c.name, ensure_ascii=False)}:"
+                              f"{_json_text(v, c.data_type)}"
+                              for v, c in zip(values, columns)) + "}"
 
 
 def _json_timestamp(value, slow):
@@ -145,6 +150,24 @@ def _json_timestamp(value, slow):
         if parsed.tzinfo is None:
             return parsed
     return slow(value)
+
+
+def _json_text(value, data_type) -> str:
+    """A value as Flink's json format (Jackson) writes it: numbers as Java prints them
+    (a DECIMAL without trailing zeros; NaN and infinities quoted)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = java_float(value) if data_type.name == "FLOAT" else java_double(value)
+        return text if math.isfinite(value) else f'"{text}"'
+    if isinstance(value, decimal.Decimal):
+        return java_big_decimal(value)
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(_json_value(value, data_type), separators=(",", ":"),
+                      ensure_ascii=False)
 
 
 def _json_value(value, data_type):

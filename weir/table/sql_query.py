@@ -58,9 +58,34 @@ class QueryPlanner:
         elif isinstance(source, exp.Subquery):
             table = self.select(source.this)
             alias = source.alias or None
+        elif isinstance(source, exp.Values):
+            table, alias = self._values(source), source.alias or None
         else:
             not_supported(f"'{source.sql()}' in FROM")
         return table, Scope.of(alias, table)
+
+    def _values(self, values):
+        """(VALUES (...), ...) [AS t(a, ...)]: constant rows, each column of the widest
+        of its rows' number types (else the first row's type), named EXPR$<i> unless
+        the alias names them."""
+        from weir.table import logical
+        from weir.table.casts import cast_value
+        from weir.table.evaluate import Column, compile_expression, wider
+        from weir.table.table import Table
+        rows = [[compile_expression(self.convert(item, Scope()), [])
+                 for item in row.expressions] for row in values.expressions]
+        if len({len(row) for row in rows}) != 1:
+            raise ValueError("the rows of VALUES have different numbers of columns")
+        types = [row.data_type for row in rows[0]]
+        for row in rows[1:]:
+            types = [wider(t, c.data_type) for t, c in zip(types, row)]
+        alias = values.args.get("alias")
+        names = [c.name for c in alias.columns] if alias is not None and alias.columns \
+            else [f"EXPR${i}" for i in range(len(types))]
+        constants = [tuple(cast_value(c.function(()), c.data_type, t)
+                           for c, t in zip(row, types)) for row in rows]
+        return Table(logical.Values([Column(n, t) for n, t in zip(names, types)], constants),
+                     self.t_env)
 
     def _table_function(self, call):
         """TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)), HOP, CUMULATE and SESSION(TABLE t

@@ -241,6 +241,10 @@ class TableEnvironment(PyFlinkGaps):
 
     def execute_table(self, table: Table) -> TableResult:
         env = self._new_env(table._node)
+        from weir.table.lowering import native_rows
+        records = native_rows(self, env, table)  # as Spark SQL, where it is lowered
+        if records is not None:
+            return TableResult(table._node.columns, records, self.streaming)
         stream = self._final(Planner(env).stream(table._node), table)
         records = list(stream.execute_and_collect("collect"))
         return TableResult(table._node.columns, records, self.streaming)
@@ -259,8 +263,7 @@ class TableEnvironment(PyFlinkGaps):
 
     def run_inserts(self, inserts) -> TableResult:
         env = self._new_env(inserts[0][1]._node)
-        planner = Planner(env)
-        names = []
+        prepared = []  # (path, table, connector, the sink's columns)
         for path, table in inserts:
             descriptor = self._sink_descriptor(path)
             _check_sink_columns(path, descriptor, table)
@@ -273,10 +276,22 @@ class TableEnvironment(PyFlinkGaps):
                     "aggregate's or an outer join's updates): it takes inserts only")
             columns = [Column(n, t) if isinstance(t, DataType) else c
                        for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
-            connector.sink(self._final(planner.stream(table._node), table), path, columns)
-            names.append(f"default_catalog.default_database.{path}")
-        client = env.execute_async("insert-into_" + ",".join(names))
+            prepared.append((path, table, connector, columns))
+        name = "insert-into_" + ",".join(
+            f"default_catalog.default_database.{path}" for path, *_ in prepared)
+        from weir.table.lowering import native_inserts
+        client = native_inserts(self, env, prepared, name,  # as Spark SQL, if lowered
+                                lambda: self._run_on_operators(env, prepared, name))
+        if client is None:
+            client = self._run_on_operators(env, prepared, name)
         return TableResult(job_client=client, kind=ResultKind.SUCCESS_WITH_CONTENT)
+
+    def _run_on_operators(self, env, prepared, name):
+        """The inserts' job on weir's operators (started)."""
+        planner = Planner(env)
+        for path, table, connector, columns in prepared:
+            connector.sink(self._final(planner.stream(table._node), table), path, columns)
+        return env.execute_async(name)
 
     def explain_table(self, table: Table) -> str:
         return "== weir plan ==\n" + logical.explain_tree(table._node) + "\n"

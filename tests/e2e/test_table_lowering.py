@@ -1,0 +1,100 @@
+"""Table jobs lowered to Spark SQL (weir.table.lowering) give what the same jobs give on
+weir's operators (which tests/pyflink_table_examples, tests/table_programs and
+tests/nexmark hold to PyFlink's output): inserts into json files and blackhole, and
+collected SELECTs; a line only Flink's json reading reads sends the job to the
+operators."""
+
+import glob
+import json
+import os
+
+import pytest
+
+from weir.common.job import JobExecutionError
+from weir.table import StreamTableEnvironment
+
+pytestmark = pytest.mark.spark
+
+ROWS = [
+    {"i": 1, "x": 1e7, "f": 0.1, "t": "2026-01-01 08:00:00", "s": 'a"b\\c', "b": True},
+    {"i": -2, "x": 0.0001, "f": 1e10, "t": "2026-01-01 08:00:00.120", "s": None,
+     "b": False},
+    {"i": 3, "x": 123456789.125, "f": 3.5, "t": "2026-01-01T08:00:00.001",
+     "s": "x\ty\u0001\u00fc/\u2028"},
+    {"i": 2147483647, "x": -0.0, "t": None, "s": ""},
+]
+QUERY = ("SELECT i * 2, CAST(i AS BIGINT) * 3, x * 2, f, t, UPPER(s), b, MOD(i, 7) "
+         "FROM a WHERE i <> 3 OR s IS NOT NULL")
+
+
+def _write_input(directory, rows, extra=()):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "a.json"), "w") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+        out.writelines(extra)
+
+
+def _t_env(spark_env, directory, lower):
+    t_env = StreamTableEnvironment.create(spark_env)
+    t_env.get_config().set("weir.table.lower-to-spark-sql", lower)
+    t_env.execute_sql(
+        "CREATE TABLE a (i INT, x DOUBLE, f FLOAT, t TIMESTAMP(3), s STRING, b BOOLEAN) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json')")
+    return t_env
+
+
+def _insert(t_env, output):
+    t_env.execute_sql(
+        "CREATE TABLE o (i INT, j BIGINT, x DOUBLE, f FLOAT, t TIMESTAMP(3), s STRING, "
+        f"b BOOLEAN, m INT) WITH ('connector' = 'filesystem', 'path' = '{output}', "
+        "'format' = 'json')")
+    t_env.execute_sql("CREATE TABLE nothing (i INT) WITH ('connector' = 'blackhole')")
+    statements = t_env.create_statement_set()
+    statements.add_insert_sql(f"INSERT INTO o {QUERY}")
+    statements.add_insert_sql("INSERT INTO nothing SELECT i FROM a")
+    result = statements.execute()
+    result.wait()
+    lines = sorted(line for path in glob.glob(os.path.join(output, "*"))
+                   if os.path.isfile(path) for line in open(path))
+    return result.get_job_client(), lines
+
+
+def test_lowered_inserts_write_what_weirs_operators_write(spark_env, tmp_path):
+    _write_input(tmp_path / "in", ROWS)
+    lowered, lines = _insert(_t_env(spark_env, tmp_path / "in", "true"), tmp_path / "out1")
+    operators, expected = _insert(_t_env(spark_env, tmp_path / "in", "false"),
+                                  tmp_path / "out2")
+    assert type(lowered).__name__ == "NativeJob" and lowered.delegate is None
+    assert type(operators).__name__ != "NativeJob"
+    assert lines == expected
+    assert '{"i":-2,"j":6442450941,"x":-0.0,"f":null,"t":null,"s":"","b":null,"m":1}\n' \
+        in lines  # (INT arithmetic wraps as Java's)
+    result = lowered.get_job_execution_result()
+    assert (result.records_read, result.records_written) == (8, 8)  # (4 rows, 2 inserts)
+    assert "one Spark batch job, 8 records read, 8 written" in result.summary()
+
+
+def test_a_line_only_flinks_json_reading_reads_sends_the_job_to_weirs_operators(
+        spark_env, tmp_path):
+    _write_input(tmp_path / "in", ROWS, ['{"i": "8", "x": "2.5", "s": "quoted"}\n'])
+    lowered, lines = _insert(_t_env(spark_env, tmp_path / "in", "true"), tmp_path / "out1")
+    _, expected = _insert(_t_env(spark_env, tmp_path / "in", "false"), tmp_path / "out2")
+    assert lowered.delegate is not None  # Spark's reader read "8" as no INT
+    assert lines == expected
+    assert '{"i":16,"j":24,"x":5.0,"f":null,"t":null,"s":"QUOTED","b":null,"m":1}\n' in lines
+    assert os.listdir(tmp_path / "out1") == [name for name in os.listdir(tmp_path / "out1")
+                                             if not name.startswith("_weir")]
+
+
+def test_lowered_selects_collect_what_weirs_operators_collect(spark_env, tmp_path):
+    _write_input(tmp_path / "in", ROWS)
+    query = "SELECT i + 1 AS n, x, t, s, DATE_FORMAT(t, 'yyyy-MM-dd HH:mm') FROM a"
+    lowered = list(_t_env(spark_env, tmp_path / "in", "true").execute_sql(query).collect())
+    expected = list(_t_env(spark_env, tmp_path / "in", "false").execute_sql(query).collect())
+    assert lowered == expected and len(lowered) == 4
+
+
+def test_a_lowered_job_that_fails_says_why(spark_env, tmp_path):
+    t_env = _t_env(spark_env, tmp_path / "missing", "true")
+    with pytest.raises(JobExecutionError, match="failed: .*(PATH_NOT_FOUND|does not exist)"):
+        _insert(t_env, tmp_path / "out")

@@ -1,0 +1,96 @@
+"""Which Table queries weir lowers to Spark SQL, and the Spark SQL (no JVM: the text
+only; tests/e2e/test_table_lowering.py runs it)."""
+
+import pytest
+
+from weir.datastream import StreamExecutionEnvironment
+from weir.table import DataTypes, StreamTableEnvironment
+from weir.table.evaluate import Column
+from weir.table.expressions import col, lit
+from weir.table.lowering import json_line, lower_query, lowered_sink
+from weir.table.connectors import connector_of
+from weir.table.spark_sql import to_spark_sql
+
+COLUMNS = [Column("n", DataTypes.INT()), Column("b", DataTypes.BIGINT()),
+           Column("s", DataTypes.STRING()), Column("t", DataTypes.TIMESTAMP(3)),
+           Column("d", DataTypes.DECIMAL(10, 2)), Column("x", DataTypes.DOUBLE()),
+           Column("y", DataTypes.TINYINT())]
+
+
+@pytest.mark.parametrize("expr, sql", [
+    (col("n") + col("b") * 2, "(_c0 + (_c1 * CAST(2 AS INT)))"),
+    ((col("s") == "it's") & col("x").is_not_null,
+     "((_c2 = 'it\\'s') AND (_c5 IS NOT NULL))"),
+    (col("n") % 7, "(_c0 % CAST(7 AS INT))"),
+    (col("s").upper_case, "upper(_c2)"),
+    (col("n").cast(DataTypes.BIGINT()), "CAST(_c0 AS BIGINT)"),
+    (col("d") * col("b"), "(_c4 * _c1)"),
+])
+def test_what_spark_computes_as_flink_is_lowered(expr, sql):
+    assert to_spark_sql(expr, COLUMNS) == sql
+
+
+@pytest.mark.parametrize("expr", [
+    col("n") / 2,                       # integer division: Flink's, not Spark's
+    col("n") % col("b"),                # a remainder by 0 fails on Flink, NULL on Spark
+    col("n") % 0,
+    col("y") + col("y"),                # TINYINT arithmetic widens apart
+    col("s").like("a%"),
+    col("n").cast(DataTypes.STRING()),  # casts to text print apart
+    col("b").cast(DataTypes.INT()),     # narrowing
+    col("s") == col("n"),               # a comparison across type families
+    col("d") * col("d") * col("d") * col("d") * col("d"),  # past 38 digits
+])
+def test_what_spark_does_not_compute_as_flink_stays_on_weir(expr):
+    assert to_spark_sql(expr, COLUMNS) is None
+
+
+@pytest.fixture
+def t_env(tmp_path):
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    t_env = StreamTableEnvironment.create(env)
+    for name, fmt in (("j", "json"), ("c", "csv")):
+        t_env.execute_sql(
+            f"CREATE TABLE {name} (`Id` BIGINT, price INT, note STRING, ts TIMESTAMP(3)) "
+            f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = '{fmt}')")
+    return t_env
+
+
+def test_a_json_tables_projections_and_filters_lower_to_spark_sql(t_env, tmp_path):
+    query = lower_query(t_env.sql_query(
+        "SELECT `Id`, price * 2 AS twice FROM j WHERE note <> 'x' AND MOD(price, 3) = 1"
+    )._node)
+    assert query.path == str(tmp_path)
+    assert query.schema == "`Id` BIGINT, `price` INT, `note` STRING, `ts` TIMESTAMP_NTZ"
+    assert [sql for _, sql in query.steps] == [
+        ["`Id` AS _c0", "`price` AS _c1", "`note` AS _c2", "`ts` AS _c3"],
+        "((_c2 <> 'x') AND ((_c1 % CAST(3 AS INT)) = CAST(1 AS INT)))",
+        ["_c0 AS _c0", "_c1 AS _c1", "_c2 AS _c2", "_c3 AS _c3"],
+        ["_c0 AS _c0", "(_c1 * CAST(2 AS INT)) AS _c1"]]
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT `Id` FROM c",                                # csv: Spark's reader differs
+    "SELECT `Id`, COUNT(*) FROM j GROUP BY `Id`",         # state
+    "SELECT `Id` / 2 FROM j",                            # an expression Spark differs on
+    "SELECT a.`Id` FROM j a JOIN j b ON a.`Id` = b.`Id`",  # a join
+])
+def test_what_else_stays_on_weirs_operators(t_env, query):
+    assert lower_query(t_env.sql_query(query)._node) is None
+
+
+def test_sinks_spark_writes_as_flink():
+    timestamp = [Column("t", DataTypes.TIMESTAMP(3)), Column("n", DataTypes.BIGINT())]
+    line, sink = lowered_sink(connector_of({"connector": "filesystem", "path": "/out",
+                                            "format": "json"}), timestamp)
+    assert sink.format == "text" and sink.options == {"path": "/out"}
+    assert line == json_line(timestamp) == (
+        "to_json(named_struct('t', regexp_replace(date_format(_c0, 'yyyy-MM-dd "
+        "HH:mm:ss.SSSSSS'), '\\\\.?0+$', ''), 'n', _c1), map('ignoreNullFields', "
+        "'false')) AS value")
+    assert lowered_sink(connector_of({"connector": "blackhole"}), timestamp)[1].format == "noop"
+    decimal = [Column("d", DataTypes.DECIMAL(10, 2))]  # Spark writes its trailing zeros
+    assert lowered_sink(connector_of({"connector": "filesystem", "path": "/out",
+                                      "format": "json"}), decimal) is None
+    assert lowered_sink(connector_of({"connector": "filesystem", "path": "/out",
+                                      "format": "csv"}), timestamp) is None

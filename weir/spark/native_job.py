@@ -1,0 +1,209 @@
+"""Jobs that run as Spark SQL from end to end: what weir.table.lowering finds Spark
+computes as Flink does (a bounded JSON file source, projections and filters, a sink
+Spark writes) runs as one Spark batch job, no Python on the records' way.
+
+Each write reads its files with Spark's JSON reader (the table's schema, text that does
+not fit its column kept aside in a corrupt-record column), builds its output with the
+lowering's Spark SQL (integer arithmetic wraps as Java's, whatever the session's ANSI
+mode), and writes:
+- `noop` (the blackhole connector): nothing;
+- a file format (the filesystem connector's lines as `text`): exactly once, as
+  SparkSink's files (weir.spark.frame_sinks.FileBatchCommit): staged by Spark, then moved
+  into the path with a record of the write, so a rerun of a job restored from its
+  checkpoint writes nothing twice.
+Flink's json format reads some values Spark's reader does not (a number in quotes): when
+any line of any write is such a line, nothing is committed and the job runs on weir's
+operators instead (`fallback`), which read every line as Flink does.
+"""
+
+import contextlib
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Callable, List
+
+from pyspark.sql import Observation
+from pyspark.sql import functions as F
+
+from weir.common.job import JobClient, JobExecutionError, JobExecutionResult, JobStatus
+from weir.runtime.connectors.spark_interop import SparkSink
+from weir.spark.frame_sinks import FileBatchCommit
+
+CORRUPT = "_corrupt_record"
+_ANSI = "spark.sql.ansi.enabled"
+_BUILDING = threading.Lock()  # (the session's ANSI mode is switched while a plan is built)
+
+
+@dataclass
+class NativeWrite:
+    """One insert: its sink's name, the JSON files and their schema (Spark DDL), the
+    output frame built from the source frame, and the SparkSink to write."""
+    uid: str
+    path: str
+    schema: str
+    build: Callable
+    sink: SparkSink
+
+
+@contextlib.contextmanager
+def legacy_arithmetic(spark):
+    """Spark SQL built in this block computes integer arithmetic as Java does (wrapping;
+    a remainder by zero is NULL), whatever the session's ANSI mode when it runs."""
+    with _BUILDING:
+        before = spark.conf.get(_ANSI, None)
+        spark.conf.set(_ANSI, "false")
+        try:
+            yield
+        finally:
+            if before is None:
+                spark.conf.unset(_ANSI)
+            else:
+                spark.conf.set(_ANSI, before)
+
+
+def json_source(spark, path: str, schema: str, seen: Observation):
+    """The JSON lines under `path` in the columns of `schema`; `seen` counts the lines
+    read and those Spark's reader did not read whole (`read`, `malformed`)."""
+    return (spark.read.schema(f"{schema}, {CORRUPT} STRING")
+            .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT)
+            .json(path)
+            .observe(seen, F.count(F.lit(1)).alias("read"),
+                     F.count(CORRUPT).alias("malformed")))
+
+
+def collect_rows(spark, path: str, schema: str, build) -> list:
+    """The rows (tuples) of `build(source)` over the JSON lines under `path`, or None
+    where a line needs Flink's json reading."""
+    seen = Observation()
+    source = json_source(spark, path, schema, seen)
+    with legacy_arithmetic(spark):
+        frame = build(source)
+    table = frame.toArrow()
+    if seen.get["malformed"]:
+        return None
+    return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+class NativeJob(JobClient):
+    """The writes of one job (all or none committed), run in a thread."""
+
+    def __init__(self, spark, writes: List[NativeWrite], job_name: str, identity: str,
+                 fallback: Callable[[], JobClient]):
+        self.spark, self.writes, self.job_name = spark, writes, job_name
+        self.identity, self.fallback = identity, fallback
+        self.job_id = uuid.uuid4().hex
+        self.status = JobStatus.CREATED
+        self.started = time.time()
+        self.error = None
+        self.result = None
+        self.delegate = None  # the fallback's job, once it runs
+        self._done = threading.Event()
+
+    def start(self) -> "NativeJob":
+        self.status = JobStatus.RUNNING
+        threading.Thread(target=self._run, daemon=True,
+                         name=f"weir-native-{self.job_id[:8]}").start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self.spark.sparkContext.setJobGroup(self.job_id, f"weir: {self.job_name}", True)
+            counts = self._write_all()
+            if counts is None:
+                self.delegate = self.fallback()
+            else:
+                runtime = int((time.time() - self.started) * 1000)
+                self.result = JobExecutionResult(self.job_id, runtime, None, {},
+                                                 self.job_name, counts)
+                self.status = JobStatus.FINISHED
+        except BaseException as error:  # noqa: BLE001 (the job's failure, for its waiter)
+            self.error = error
+            self.status = JobStatus.CANCELED if self.status == JobStatus.CANCELED \
+                else JobStatus.FAILED
+        finally:
+            self._done.set()
+
+    def _write_all(self):
+        """(records read, written), or None: some line needs Flink's json reading."""
+        staged, read, written, malformed = [], 0, 0, 0
+        try:
+            for write in self.writes:
+                observed = self._write(write, staged)
+                read += observed["read"]
+                malformed += observed["malformed"]
+                written += observed["written"]
+            if malformed:
+                return None
+            for commit in staged:
+                commit.commit()
+            staged = []
+            return read, written
+        finally:
+            for commit in staged:
+                commit.discard()
+
+    def _write(self, write: NativeWrite, staged: list) -> dict:
+        source_seen, output_seen = Observation(), Observation()
+        source = json_source(self.spark, write.path, write.schema, source_seen)
+        with legacy_arithmetic(self.spark):
+            output = write.build(source)
+        output = output.observe(output_seen, F.count(F.lit(1)).alias("written"))
+        sink = write.sink
+        if sink.format == "noop":
+            output.write.format("noop").mode("append").save()
+        else:
+            commit = FileBatchCommit(sink, write.uid, 0, self.identity)
+            if commit.stage(output):
+                staged.append(commit)
+            else:  # committed by an earlier run of the job: nothing was read
+                return {"read": 0, "malformed": 0, "written": 0}
+        return {**source_seen.get, **output_seen.get}
+
+    # -- the client -------------------------------------------------------------------
+    def get_job_id(self) -> str:
+        return self.job_id
+
+    def get_job_status(self) -> JobStatus:
+        if self.delegate is not None:
+            return self.delegate.get_job_status()
+        return self.status
+
+    def cancel(self) -> None:
+        if self.delegate is not None:
+            return self.delegate.cancel()
+        if not self._done.is_set():
+            self.status = JobStatus.CANCELED
+            self.spark.sparkContext.cancelJobGroup(self.job_id)
+        self._done.wait()
+
+    def wait(self, timeout_s: float = None) -> JobStatus:
+        self._done.wait(timeout_s)
+        if self.delegate is not None:
+            return self.delegate.wait(timeout_s)
+        return self.status
+
+    def get_job_execution_result(self) -> JobExecutionResult:
+        self._done.wait()
+        if self.delegate is not None:
+            return self.delegate.get_job_execution_result()
+        if self.error is not None:
+            raise JobExecutionError(f"job '{self.job_name}' failed: "
+                                    f"{_message(self.error)}") from self.error
+        return self.result
+
+    def trigger_savepoint(self, savepoint_directory=None):
+        raise NotImplementedError(_NO_SAVEPOINTS)
+
+    def stop_with_savepoint(self, advance_to_end_of_time=False, savepoint_directory=None):
+        raise NotImplementedError(_NO_SAVEPOINTS)
+
+
+_NO_SAVEPOINTS = ("this job runs as one Spark SQL batch job (a bounded file input, no "
+                  "state: see docs/table.md, 'What runs where'), which has no savepoints; "
+                  "it reads its input whole and commits its output once")
+
+
+def _message(error) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"

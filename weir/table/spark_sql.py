@@ -1,0 +1,249 @@
+"""Table expressions as Spark SQL text, for the parts of a Table job that Spark computes
+exactly as Flink does (weir.table.lowering runs them on Spark).
+
+`to_spark_sql(expr, columns)` is the expression over columns named `_c0`, `_c1`, ... (the
+input's columns by position: Spark's names are case-insensitive, Flink's are not), or
+None where weir cannot promise Spark's value equals Flink's. Arithmetic runs with ANSI
+mode off, where Spark's integer arithmetic wraps as Java's (and Flink's) does. What is lowered:
+- columns, literals (numbers, text, booleans), `+ - *` and unary minus on numbers
+  (INT, BIGINT, DECIMAL within 38 digits, FLOAT, DOUBLE), `%` and MOD on INT and BIGINT by a literal other than 0;
+- comparisons of two numbers, two texts, two booleans or two timestamps; AND, OR, NOT,
+  IS [NOT] NULL, CASE/IF;
+- UPPER, LOWER, CONCAT of texts; HOUR, MINUTE, SECOND, YEAR, MONTH, DAYOFMONTH of a
+  timestamp; DATE_FORMAT with the pattern letters weir's own DATE_FORMAT reads;
+  SPLIT_INDEX with a literal separator and a literal index >= 0;
+- CAST between integer types, to a wider one.
+Anything else (division, other casts, LIKE, regular expressions, Python functions...)
+keeps the job on weir's operators.
+"""
+
+import decimal
+import re
+
+from weir.table.evaluate import compile_expression
+from weir.table.types import DataTypes
+
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_NUMBERS = _INTEGERS + ("DECIMAL", "FLOAT", "DOUBLE")
+_TEXT = ("STRING", "VARCHAR", "CHAR")
+_ARITHMETIC = {"plus": "+", "minus": "-", "times": "*"}
+_COMPARISONS = {"equals": "=", "not_equals": "<>", "less_than": "<",
+                "less_than_or_equal": "<=", "greater_than": ">",
+                "greater_than_or_equal": ">="}
+_FIELDS = {"HOUR": "hour", "MINUTE": "minute", "SECOND": "second", "YEAR": "year",
+           "MONTH": "month", "DAYOFMONTH": "dayofmonth"}
+_DATE_PATTERN = re.compile(r"^(yyyy|yy|MM|dd|HH|mm|ss|SSS|[-/:. _T,])*$")
+
+
+def spark_type(data_type):
+    """The Spark SQL type of a column's type, or None (not lowered)."""
+    name = data_type.name
+    if name in _INTEGERS or name in ("BOOLEAN", "DOUBLE", "FLOAT", "DATE"):
+        return name
+    if name in _TEXT:
+        return "STRING"
+    if name == "DECIMAL":
+        return f"DECIMAL({data_type.precision}, {data_type.scale})"
+    if name == "TIMESTAMP":
+        return "TIMESTAMP_NTZ"
+    return None
+
+
+def column_name(index: int) -> str:
+    return f"_c{index}"
+
+
+class _Refused(Exception):
+    """The expression has a part Spark does not compute as Flink does."""
+
+
+def to_spark_sql(expr, columns):
+    """`expr` (over `columns`) as Spark SQL text over `_c<i>`, or None."""
+    try:
+        return _Lowering(columns).sql(expr)
+    except _Refused:
+        return None
+
+
+class _Lowering:
+    def __init__(self, columns):
+        self.columns = columns
+
+    def type_of(self, expr):
+        return compile_expression(expr, self.columns).data_type.name
+
+    def sql(self, expr) -> str:
+        op = expr.op
+        if op == "alias":
+            return self.sql(expr.args[0])
+        if op == "col":
+            names = [c.name for c in self.columns]
+            if expr.args[0] not in names:
+                raise _Refused()
+            return column_name(names.index(expr.args[0]))
+        if op == "lit":
+            return _literal(*expr.args)
+        handler = getattr(self, "_" + op, None)
+        if handler is None:
+            raise _Refused()
+        return handler(expr)
+
+    def _operands(self, left, right, families):
+        """The SQL of two operands, which must be of one of `families` of types."""
+        types = {self.type_of(left), self.type_of(right)}
+        if not any(types <= set(family) for family in families):
+            raise _Refused()
+        return self.sql(left), self.sql(right)
+
+    def _arithmetic(self, expr):
+        # (not on TINYINT and SMALLINT, whose result types Spark and Flink widen apart)
+        left, right = self._operands(*expr.args, [_NUMBERS[2:]])
+        self._check_decimal_digits(expr)
+        return f"({left} {_ARITHMETIC[expr.op]} {right})"
+
+    _plus = _minus = _times = _arithmetic
+
+    def _check_decimal_digits(self, expr):
+        """Exact decimal arithmetic only where neither Spark nor Flink needs more than 38
+        digits (beyond, each rounds by its own rules)."""
+        if self.type_of(expr) == "DECIMAL" and self._digits(expr)[0] > 38:
+            raise _Refused()
+
+    def _digits(self, expr):
+        """(precision, scale) of an exact number expression, by Spark's rules."""
+        if expr.op in ("plus", "minus", "times"):
+            (p1, s1), (p2, s2) = (self._digits(a) for a in expr.args)
+            if expr.op == "times":
+                return p1 + p2 + 1, s1 + s2
+            scale = max(s1, s2)
+            return scale + max(p1 - s1, p2 - s2) + 1, scale
+        data_type = compile_expression(expr, self.columns).data_type
+        if data_type.name == "DECIMAL":
+            return data_type.precision, data_type.scale
+        return {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 20}.get(data_type.name,
+                                                                           38), 0
+
+    def _mod(self, expr):
+        return self._remainder(*expr.args)
+
+    def _remainder(self, left, right):
+        """a % b for a literal b other than 0 (by 0 Flink fails, Spark gives NULL)."""
+        if right.op != "lit" or type(right.args[0]) is not int or right.args[0] == 0:
+            raise _Refused()
+        left, right = self._operands(left, right, [_INTEGERS[2:]])
+        return f"({left} % {right})"
+
+    def _minus_prefix(self, expr):
+        if self.type_of(expr.args[0]) not in _NUMBERS:
+            raise _Refused()
+        return f"(- {self.sql(expr.args[0])})"
+
+    def _comparison(self, expr):
+        left, right = self._operands(*expr.args, [_NUMBERS, _TEXT, ("BOOLEAN",), ("TIMESTAMP",)])
+        return f"({left} {_COMPARISONS[expr.op]} {right})"
+
+    _equals = _not_equals = _less_than = _less_than_or_equal = _comparison
+    _greater_than = _greater_than_or_equal = _comparison
+
+    def _and(self, expr):
+        return f"({self.sql(expr.args[0])} AND {self.sql(expr.args[1])})"
+
+    def _or(self, expr):
+        return f"({self.sql(expr.args[0])} OR {self.sql(expr.args[1])})"
+
+    def _not(self, expr):
+        return f"(NOT {self.sql(expr.args[0])})"
+
+    def _is_null(self, expr):
+        return f"({self.sql(expr.args[0])} IS NULL)"
+
+    def _is_not_null(self, expr):
+        return f"({self.sql(expr.args[0])} IS NOT NULL)"
+
+    def _if(self, expr):
+        condition, then, otherwise = (self.sql(a) for a in expr.args)
+        return f"(CASE WHEN {condition} THEN {then} ELSE {otherwise} END)"
+
+    def _text_function(self, expr):
+        if any(self.type_of(a) not in _TEXT for a in expr.args):
+            raise _Refused()
+        return f"{expr.op}({', '.join(self.sql(a) for a in expr.args)})"
+
+    _upper = _lower = _text_function
+
+    def _concat(self, expr):
+        parts = expr.args[0] if len(expr.args) == 1 and isinstance(expr.args[0], tuple) \
+            else expr.args
+        if any(self.type_of(a) not in _TEXT for a in parts):
+            raise _Refused()
+        return f"concat({', '.join(self.sql(a) for a in parts)})"
+
+    def _cast(self, expr):
+        inner, target = expr.args
+        source = self.type_of(inner)
+        if source not in _INTEGERS or target.name not in _INTEGERS \
+                or _INTEGERS.index(target.name) < _INTEGERS.index(source):
+            raise _Refused()
+        return f"CAST({self.sql(inner)} AS {spark_type(target)})"
+
+    def _builtin(self, expr):
+        name, args = expr.args
+        if name in _FIELDS and len(args) == 1 and self.type_of(args[0]) == "TIMESTAMP":
+            return f"CAST({_FIELDS[name]}({self.sql(args[0])}) AS BIGINT)"
+        if name == "MOD" and len(args) == 2:
+            return self._remainder(*args)
+        if name == "DATE_FORMAT":
+            return self._date_format(args)
+        if name == "SPLIT_INDEX":
+            return self._split_index(args)
+        raise _Refused()
+
+    def _date_format(self, args):
+        if len(args) != 2 or self.type_of(args[0]) != "TIMESTAMP":
+            raise _Refused()
+        pattern = _literal_value(args[1], str)
+        if not _DATE_PATTERN.match(pattern):
+            raise _Refused()
+        return f"date_format({self.sql(args[0])}, {_quote(pattern)})"
+
+    def _split_index(self, args):
+        if len(args) != 3 or self.type_of(args[0]) not in _TEXT:
+            raise _Refused()
+        separator, index = _literal_value(args[1], str), _literal_value(args[2], int)
+        if not separator or index < 0:
+            raise _Refused()
+        pattern = _quote("\\Q" + separator + "\\E") if "\\E" not in separator else None
+        if pattern is None:
+            raise _Refused()
+        return f"element_at(split({self.sql(args[0])}, {pattern}, -1), {index + 1})"
+
+
+def _literal_value(expr, kind):
+    if expr.op != "lit" or type(expr.args[0]) is not kind:
+        raise _Refused()
+    return expr.args[0]
+
+
+def _quote(text: str) -> str:
+    """A Spark SQL string literal (which reads backslash escapes)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _literal(value, data_type=None) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, int):
+        name = data_type.name if data_type is not None else \
+            ("INT" if -2 ** 31 <= value < 2 ** 31 else "BIGINT")
+        if name not in _INTEGERS:
+            raise _Refused()
+        return f"CAST({value} AS {name})"
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        data_type = data_type or DataTypes.DECIMAL(max(len(value.as_tuple().digits), 1),
+                                                   max(-value.as_tuple().exponent, 0))
+        if data_type.name != "DECIMAL":
+            raise _Refused()
+        return f"CAST('{value}' AS {spark_type(data_type)})"
+    raise _Refused()
