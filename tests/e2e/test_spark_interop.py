@@ -133,7 +133,7 @@ def test_a_parquet_spark_sink_writes_nothing_twice_when_a_batch_replays(spark, t
     assert replayed.batches >= 1  # the batch ran again
     assert written() == _expected_counts(events)
     assert sorted(os.listdir(out)) == files  # the replayed batch found its record
-    assert not os.listdir(out / "_weir_staging")
+    assert not (out / "_weir_staging").exists()  # (removed once empty)
 
 
 def test_from_spark_on_the_local_executor_is_refused(spark, local_env):
