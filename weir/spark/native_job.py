@@ -2,17 +2,17 @@
 computes as Flink does (a bounded JSON file source, projections and filters, a sink
 Spark writes) runs as one Spark batch job, no Python on the records' way.
 
-Each write reads its files with Spark's JSON reader (the table's schema, text that does
-not fit its column kept aside in a corrupt-record column), builds its output with the
-lowering's Spark SQL (integer arithmetic wraps as Java's, whatever the session's ANSI
-mode), and writes:
+Each write reads its files with Spark's JSON reader (the table's schema; the columns
+the query reads, as Flink's json format with projection push-down), builds its output
+with the lowering's Spark SQL (integer arithmetic wraps as Java's, whatever the session's
+ANSI mode), and writes:
 - `noop` (the blackhole connector): nothing;
 - a file format (the filesystem connector's lines as `text`): exactly once, as
   SparkSink's files (weir.spark.frame_sinks.FileBatchCommit): staged by Spark, then moved
   into the path with a record of the write, so a rerun of a job restored from its
   checkpoint writes nothing twice.
-Flink's json format reads some values Spark's reader does not (a number in quotes): when
-any line of any write is such a line, nothing is committed and the job runs on weir's
+Flink's json format reads some values Spark's reader does not (a number in quotes): where
+Spark's reader fails on a line, nothing is committed and the job runs on weir's
 operators instead (`fallback`), which read every line as Flink does.
 """
 
@@ -30,7 +30,7 @@ from weir.common.job import JobClient, JobExecutionError, JobExecutionResult, Jo
 from weir.runtime.connectors.spark_interop import SparkSink
 from weir.spark.frame_sinks import FileBatchCommit
 
-CORRUPT = "_corrupt_record"
+MALFORMED = "MALFORMED_RECORD_IN_PARSING"  # (Spark's error for a line its reader refuses)
 _ANSI = "spark.sql.ansi.enabled"
 _BUILDING = threading.Lock()  # (the session's ANSI mode is switched while a plan is built)
 
@@ -63,25 +63,28 @@ def legacy_arithmetic(spark):
 
 
 def json_source(spark, path: str, schema: str, seen: Observation):
-    """The JSON lines under `path` in the columns of `schema`; `seen` counts the lines
-    read and those Spark's reader did not read whole (`read`, `malformed`)."""
-    return (spark.read.schema(f"{schema}, {CORRUPT} STRING")
-            .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT)
-            .json(path)
-            .observe(seen, F.count(F.lit(1)).alias("read"),
-                     F.count(CORRUPT).alias("malformed")))
+    """The JSON lines under `path` in the columns of `schema` (a line Spark's reader does
+    not read fails the job: MALFORMED); `seen` counts the lines (`read`)."""
+    return (spark.read.schema(schema).option("mode", "FAILFAST").json(path)
+            .observe(seen, F.count(F.lit(1)).alias("read")))
+
+
+def _malformed(error) -> bool:
+    return MALFORMED in str(error)
 
 
 def collect_rows(spark, path: str, schema: str, build) -> list:
     """The rows (tuples) of `build(source)` over the JSON lines under `path`, or None
     where a line needs Flink's json reading."""
-    seen = Observation()
-    source = json_source(spark, path, schema, seen)
+    source = json_source(spark, path, schema, Observation())
     with legacy_arithmetic(spark):
         frame = build(source)
-    table = frame.toArrow()
-    if seen.get["malformed"]:
-        return None
+    try:
+        table = frame.toArrow()
+    except Exception as error:  # noqa: BLE001 (one kind is the fallback's)
+        if _malformed(error):
+            return None
+        raise
     return list(zip(*(column.to_pylist() for column in table.columns)))
 
 
@@ -126,19 +129,19 @@ class NativeJob(JobClient):
 
     def _write_all(self):
         """(records read, written), or None: some line needs Flink's json reading."""
-        staged, read, written, malformed = [], 0, 0, 0
+        staged, read, written = [], 0, 0
         try:
             for write in self.writes:
                 observed = self._write(write, staged)
-                read += observed["read"]
-                malformed += observed["malformed"]
-                written += observed["written"]
-            if malformed:
-                return None
+                read, written = read + observed["read"], written + observed["written"]
             for commit in staged:
                 commit.commit()
             staged = []
             return read, written
+        except Exception as error:  # noqa: BLE001 (one kind is the fallback's)
+            if _malformed(error):
+                return None
+            raise
         finally:
             for commit in staged:
                 commit.discard()
@@ -154,10 +157,13 @@ class NativeJob(JobClient):
             output.write.format("noop").mode("append").save()
         else:
             commit = FileBatchCommit(sink, write.uid, 0, self.identity)
-            if commit.stage(output):
-                staged.append(commit)
-            else:  # committed by an earlier run of the job: nothing was read
-                return {"read": 0, "malformed": 0, "written": 0}
+            try:
+                if not commit.stage(output):  # committed by an earlier run of the job
+                    return {"read": 0, "written": 0}
+            except BaseException:
+                commit.discard()
+                raise
+            staged.append(commit)
         return {**source_seen.get, **output_seen.get}
 
     # -- the client -------------------------------------------------------------------
