@@ -62,11 +62,11 @@ def legacy_arithmetic(spark):
                 spark.conf.set(_ANSI, before)
 
 
-def json_source(spark, path: str, schema: str, seen: Observation):
+def json_source(spark, path: str, schema: str, seen: Observation = None):
     """The JSON lines under `path` in the columns of `schema` (a line Spark's reader does
     not read fails the job: MALFORMED); `seen` counts the lines (`read`)."""
-    return (spark.read.schema(schema).option("mode", "FAILFAST").json(path)
-            .observe(seen, F.count(F.lit(1)).alias("read")))
+    frame = spark.read.schema(schema).option("mode", "FAILFAST").json(path)
+    return frame if seen is None else frame.observe(seen, F.count(F.lit(1)).alias("read"))
 
 
 def _malformed(error) -> bool:
@@ -76,7 +76,7 @@ def _malformed(error) -> bool:
 def collect_rows(spark, path: str, schema: str, build) -> list:
     """The rows (tuples) of `build(source)` over the JSON lines under `path`, or None
     where a line needs Flink's json reading."""
-    source = json_source(spark, path, schema, Observation())
+    source = json_source(spark, path, schema)
     with legacy_arithmetic(spark):
         frame = build(source)
     try:

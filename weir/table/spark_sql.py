@@ -83,10 +83,9 @@ class _Lowering:
             return column_name(names.index(expr.args[0]))
         if op == "lit":
             return _literal(*expr.args)
-        handler = getattr(self, "_" + op, None)
-        if handler is None:
+        if op not in _HANDLED:
             raise _Refused()
-        return handler(expr)
+        return getattr(self, "_" + op)(expr)
 
     def _operands(self, left, right, families):
         """The SQL of two operands, which must be of one of `families` of types."""
@@ -216,6 +215,10 @@ class _Lowering:
         if pattern is None:
             raise _Refused()
         return f"element_at(split({self.sql(args[0])}, {pattern}, -1), {index + 1})"
+
+
+_HANDLED = {*_ARITHMETIC, *_COMPARISONS, "mod", "minus_prefix", "and", "or", "not",
+            "is_null", "is_not_null", "if", "upper", "lower", "concat", "cast", "builtin"}
 
 
 def _literal_value(expr, kind):
