@@ -166,6 +166,9 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     from weir.table.aggregates import accumulator_of
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+    from weir.table.window_slicing import plan_sliced, sliceable
+    if isinstance(node.input, WindowTvf) and sliceable(node, node.input):
+        return plan_sliced(planner, node, node.input)
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
