@@ -29,6 +29,37 @@ class Node:
         return type(self).__name__
 
 
+def digest(node: Node, memo: dict) -> tuple:
+    """A key equal for two nodes that compute the same rows: the node's class and
+    attributes, its inputs' digests; functions and other objects count by identity, a
+    connector by its options (Flink's sub-plan reuse: a query that names one subquery
+    or table twice computes it once). `memo` keeps the digests made (by node id)."""
+    key = id(node)
+    if key not in memo:
+        memo[key] = (type(node).__name__,) + tuple(
+            (name, _digest_of(value, memo)) for name, value in sorted(vars(node).items()))
+    return memo[key]
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _digest_of(value, memo):
+    if isinstance(value, Node):
+        return digest(value, memo)
+    if isinstance(value, Expression):
+        return ("expr", value.op, _digest_of(value.args, memo))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_digest_of(v, memo) for v in value))
+    if isinstance(value, _PLAIN) or type(value).__module__ in ("decimal", "datetime"):
+        return (type(value).__name__, value)
+    if isinstance(value, Column) or type(value).__name__ == "DataType":
+        return ("repr", repr(value))
+    if isinstance(getattr(value, "options", None), dict):  # a connector
+        return (type(value).__name__, tuple(sorted(value.options.items())))
+    return ("id", id(value))
+
+
 class UnaryNode(Node):
     """A node of one input (the window, over and rank nodes)."""
 

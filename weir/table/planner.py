@@ -13,7 +13,7 @@ from weir.table.aggregates import accumulator_of
 from weir.table.evaluate import compile_expression
 from weir.table.expressions import Expression
 from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
-                                Values)
+                                Values, digest)
 
 
 class KeyOf:
@@ -44,10 +44,12 @@ class Planner:
     def __init__(self, env):
         self.env = env
         self._planned = {}
+        self._digests = {}
 
     def stream(self, node: Node):
-        """The DataStream of `node`'s (kind, values) records."""
-        key = id(node)
+        """The DataStream of `node`'s (kind, values) records; nodes that compute the same
+        rows share one (logical.digest)."""
+        key = digest(node, self._digests)
         if key not in self._planned:
             planner = getattr(self, "_" + type(node).__name__.lower())
             self._planned[key] = (node, planner(node))
