@@ -4,6 +4,7 @@ argument's; a function: of the arguments' types)."""
 
 import calendar
 import datetime
+import functools
 import re
 
 from weir.table.types import DataTypes
@@ -16,18 +17,27 @@ def _date_format(value, pattern="yyyy-MM-dd HH:mm:ss"):
     """DATE_FORMAT(timestamp, 'yyyy-MM-dd'): Java's date pattern letters."""
     if isinstance(value, str):
         value = datetime.datetime.fromisoformat(value)
-    out, index = "", 0
+    return "".join(f"{value.microsecond // 1000:03d}" if part is None else value.strftime(part)
+                   for part in _strftime_of(pattern))
+
+
+@functools.lru_cache(maxsize=64)
+def _strftime_of(pattern: str) -> tuple:
+    """A Java pattern as strftime formats, None where it has milliseconds (SSS)."""
+    parts, text, index = [], "", 0
     while index < len(pattern):
         for java, python in _JAVA_PATTERN:
             if pattern.startswith(java, index):
-                text = value.strftime(python)
-                out += text[:3] if java == "SSS" else text
+                if java == "SSS":
+                    parts, text = parts + [text, None], ""
+                else:
+                    text += python
                 index += len(java)
                 break
         else:
-            out += pattern[index]
+            text += pattern[index].replace("%", "%%")
             index += 1
-    return out
+    return tuple(p for p in parts + [text] if p != "")
 
 
 def _regexp_extract(text, pattern, index=1):
