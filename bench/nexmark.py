@@ -3,11 +3,13 @@
 
 Each query reads the JSON files of people, auctions and bids and writes to a sink that
 discards rows (weir and PyFlink: the `blackhole` connector; Spark: the `noop` format);
-its time runs from submitting the query to its end. weir and native Spark SQL run in this
-process on weir's embedded SparkSession, one after the other, --repeat times each (the
-table shows the median); native Spark SQL runs the queries whose SQL Spark reads as it is
+its time runs from submitting the query to its end. weir runs in this process on its
+embedded session as it ships; native Spark SQL in a process and JVM of its own with
+Spark's default compilers (bench/engines.py), taking turns, --repeat times each (the
+table shows the median). Native Spark SQL runs the queries whose SQL Spark reads as it is
 (as a batch job over the files: Spark's streaming SQL cannot run them), the others show
-"-". PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
+"-". The first query also warms weir's JVM up: a lowered one (q0, q1, q2, q10, q22)
+starts it with both compilers, as a program whose first job is lowered does. PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
 dependency of weir), each query in one process.
 
   .venv/bin/python bench/nexmark.py --events 20000              # smoke run
@@ -26,6 +28,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)
 
+import engines  # noqa: E402 (bench/engines.py)
 from tests.nexmark.generator import write_events  # noqa: E402
 from tests.nexmark.queries import QUERIES, TABLES, ddl  # noqa: E402
 
@@ -63,7 +66,7 @@ def run_weir(directory, name):
     return time.time() - start
 
 
-def run_native(spark, directory, name):
+def run_native(spark, directory, name):  # (in the native side's process: bench/engines.py)
     for table in TABLES:
         schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING") \
             .replace("TIMESTAMP(3)", "TIMESTAMP")
@@ -99,21 +102,30 @@ def main():
     print(f"{args.events:,} events written in {time.time() - started:.1f} s", flush=True)
     warm = tempfile.mkdtemp(prefix="nexmark-warm-")  # Spark's and weir's start, untimed
     write_events(warm, 1000)
-    run_weir(warm, "q1")
-    from pyspark.sql import SparkSession
-    spark = None
+    native_side = engines.Engine("native", engines.NATIVE_CONF)
+    try:
+        run_weir(warm, args.queries[0])
+        native_side(run_native, warm, "q1")
+        rows = _run_all(args, directory, native_side)
+    finally:
+        native_side.close()
+    _print_table(args, rows)
+
+
+def _run_all(args, directory, native_side):
     rows = []
     for name in args.queries:
         weir = statistics.median(run_weir(directory, name) for _ in range(args.repeat))
-        if spark is None:
-            spark = SparkSession.builder.getOrCreate()  # (weir's, started by weir)
-            run_native(spark, warm, "q1")
-        native = statistics.median(run_native(spark, directory, name)
+        native = statistics.median(native_side(run_native, directory, name)
                                    for _ in range(args.repeat)) \
             if name in SPARK_AS_IS else None
         pyflink = run_pyflink(args.pyflink, directory, name) if args.pyflink else None
         rows.append((name, weir, native, pyflink))
         print(name, weir, native, pyflink, flush=True)
+    return rows
+
+
+def _print_table(args, rows):
     rate = lambda s: "-" if s is None else f"{args.events / s:,.0f}"  # noqa: E731
     ratio = lambda a, b: "-" if a is None or b is None else f"{b / a:.3f}"  # noqa: E731
     print(f"\n{args.events:,} events; events/s (higher is better); ratios weir/peer\n")

@@ -154,5 +154,5 @@ def _spark(module: str):
 
 def _session_and_identity(env):
     storage = env.checkpoint_config.get_checkpoint_storage()
-    return _spark("session").get_session(env), (
+    return _spark("session").get_session(env, sql_job=True), (
         _spark("restore").checkpoint_identity(storage) if storage else uuid.uuid4().hex[:16])
