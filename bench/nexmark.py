@@ -3,13 +3,13 @@
 
 Each query reads the JSON files of people, auctions and bids and writes to a sink that
 discards rows (weir and PyFlink: the `blackhole` connector; Spark: the `noop` format);
-its time runs from submitting the query to its end. weir runs in this process on its
-embedded session as it ships; native Spark SQL in a process and JVM of its own with
-Spark's default compilers (bench/engines.py), taking turns, --repeat times each (the
-table shows the median). Native Spark SQL runs the queries whose SQL Spark reads as it is
-(as a batch job over the files: Spark's streaming SQL cannot run them), the others show
-"-". The first query also warms weir's JVM up: a lowered one (q0, q1, q2, q10, q22)
-starts it with both compilers, as a program whose first job is lowered does. PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
+its time runs from submitting the query to its end. weir runs each query in a process of
+its own, as a program of that query (its embedded session as it ships: the JVM's
+compilers are the first job's choice, both for a lowered query, C1 only otherwise),
+after an untimed run over a few events; native Spark SQL in one process and JVM with
+Spark's default compilers (bench/engines.py); --repeat times each (the table shows the
+median). Native Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job
+over the files: Spark's streaming SQL cannot run them), the others show "-". PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
 dependency of weir), each query in one process.
 
   .venv/bin/python bench/nexmark.py --events 20000              # smoke run
@@ -66,6 +66,22 @@ def run_weir(directory, name):
     return time.time() - start
 
 
+def weir_process(directory, warm, name, repeat):
+    """The times of `repeat` runs of query `name` in a weir process of its own (as a
+    program of that one query), after a run over `warm`'s few events (its JVM's start,
+    untimed)."""
+    done = subprocess.run([sys.executable, __file__, "--weir-query", name, directory, warm,
+                           str(repeat)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"weir's {name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _weir_query(name, directory, warm, repeat):
+    run_weir(warm, name)
+    print(json.dumps([run_weir(directory, name) for _ in range(int(repeat))]))
+
+
 def run_native(spark, directory, name):  # (in the native side's process: bench/engines.py)
     for table in TABLES:
         schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING") \
@@ -104,18 +120,17 @@ def main():
     write_events(warm, 1000)
     native_side = engines.Engine("native", engines.NATIVE_CONF)
     try:
-        run_weir(warm, args.queries[0])
         native_side(run_native, warm, "q1")
-        rows = _run_all(args, directory, native_side)
+        rows = _run_all(args, directory, warm, native_side)
     finally:
         native_side.close()
     _print_table(args, rows)
 
 
-def _run_all(args, directory, native_side):
+def _run_all(args, directory, warm, native_side):
     rows = []
     for name in args.queries:
-        weir = statistics.median(run_weir(directory, name) for _ in range(args.repeat))
+        weir = statistics.median(weir_process(directory, warm, name, args.repeat))
         native = statistics.median(native_side(run_native, directory, name)
                                    for _ in range(args.repeat)) \
             if name in SPARK_AS_IS else None
@@ -137,4 +152,7 @@ def _print_table(args, rows):
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--weir-query"]:
+        _weir_query(*sys.argv[2:])
+    else:
+        main()
