@@ -1,5 +1,5 @@
 """Which Table queries weir lowers to Spark SQL, and the Spark SQL (no JVM: the text
-only; tests/e2e/test_table_lowering.py runs it)."""
+only; tests/e2e/test_lowered_table_jobs.py runs it)."""
 
 import pytest
 
