@@ -49,8 +49,12 @@ def records_in(page) -> int:
     return int(match.group(1).replace(",", ""))
 
 
-def watermark(page) -> datetime:
+def watermark(page) -> datetime | None:
+    """The window's watermark, None while it shows "No Watermark" (a watermark reaches
+    the window a micro-batch after the records it follows)."""
     text = page.locator(f"{ROW} .watermark").text_content()
+    if text == "No Watermark":
+        return None
     return datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
 
 
@@ -105,6 +109,7 @@ def test_the_dashboard_of_a_running_job(environment, tmp_path, artifacts):  # no
             first = records_in(page)
             second = changed(lambda: records_in(page), first, "more records in")
             assert second > first
+            wait_until(lambda: watermark(page) is not None, "a first watermark", 60)
             earlier = watermark(page)
             later = changed(lambda: watermark(page), earlier, "the watermark advancing")
             assert later > earlier
