@@ -230,13 +230,38 @@ def result_type(name: str, argument_types):
     return data_type.not_null() if name == "sum0" else data_type.nullable()
 
 
-def accumulator_of(call, columns):
-    """(Accumulator, result type) of an aggregate call over `columns`."""
+class _OncePerRow:
+    """A FILTER condition that several aggregate calls share, evaluated once per row."""
+
+    def __init__(self, function):
+        self.function, self.row, self.result = function, None, None
+
+    def __call__(self, values):
+        if values is not self.row:
+            self.row, self.result = values, self.function(values)
+        return self.result
+
+    def __getstate__(self):
+        return {"function": self.function, "row": None, "result": None}
+
+
+def accumulators_of(calls, columns) -> list:
+    """The Accumulators of an aggregation's calls over `columns`."""
+    conditions = {}
+    return [accumulator_of(call, columns, conditions)[0] for call in calls]
+
+
+def accumulator_of(call, columns, conditions=None):
+    """(Accumulator, result type) of an aggregate call over `columns`; `conditions`
+    shares the FILTER conditions of one aggregation's calls."""
     name, args = call
     if name == "agg_filter":
         inner_call, condition = args
         inner, data_type = accumulator_of(inner_call, columns)
-        return Filtered(inner, compile_expression(condition, columns).function), data_type
+        shared = {} if conditions is None else conditions
+        if repr(condition) not in shared:
+            shared[repr(condition)] = _OncePerRow(compile_expression(condition, columns).function)
+        return Filtered(inner, shared[repr(condition)]), data_type
     compiled = [compile_expression(a, columns) for a in args]
     functions = [c.function for c in compiled]
     if isinstance(name, str):
@@ -250,4 +275,4 @@ def accumulator_of(call, columns):
     return PythonAggregate(functions, name.function), name.result_type
 
 
-__all__ = ["accumulator_of", "Column"]
+__all__ = ["accumulator_of", "accumulators_of", "Column"]

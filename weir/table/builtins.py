@@ -13,31 +13,33 @@ _JAVA_PATTERN = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH"
                  ("mm", "%M"), ("ss", "%S"), ("SSS", "%f")]
 
 
+_FORMAT_FIELDS = [("yyyy", "{0.year:04d}"), ("yy", "{1:02d}"), ("MM", "{0.month:02d}"),
+                  ("dd", "{0.day:02d}"), ("HH", "{0.hour:02d}"), ("mm", "{0.minute:02d}"),
+                  ("ss", "{0.second:02d}"), ("SSS", "{2:03d}")]
+
+
 def _date_format(value, pattern="yyyy-MM-dd HH:mm:ss"):
     """DATE_FORMAT(timestamp, 'yyyy-MM-dd'): Java's date pattern letters."""
     if isinstance(value, str):
         value = datetime.datetime.fromisoformat(value)
-    return "".join(f"{value.microsecond // 1000:03d}" if part is None else value.strftime(part)
-                   for part in _strftime_of(pattern))
+    return _template_of(pattern).format(value, value.year % 100, value.microsecond // 1000)
 
 
 @functools.lru_cache(maxsize=64)
-def _strftime_of(pattern: str) -> tuple:
-    """A Java pattern as strftime formats, None where it has milliseconds (SSS)."""
-    parts, text, index = [], "", 0
+def _template_of(pattern: str) -> str:
+    """A Java date pattern as a str.format template of (datetime, two-digit year,
+    milliseconds)."""
+    template, index = "", 0
     while index < len(pattern):
-        for java, python in _JAVA_PATTERN:
+        for java, field in _FORMAT_FIELDS:
             if pattern.startswith(java, index):
-                if java == "SSS":
-                    parts, text = parts + [text, None], ""
-                else:
-                    text += python
+                template += field
                 index += len(java)
                 break
         else:
-            text += pattern[index].replace("%", "%%")
+            template += pattern[index].replace("{", "{{").replace("}", "}}")
             index += 1
-    return tuple(p for p in parts + [text] if p != "")
+    return template
 
 
 def _regexp_extract(text, pattern, index=1):

@@ -58,9 +58,28 @@ def _numbers(function):
 
 
 def _null_safe(function, *parts):
+    if len(parts) == 1:
+        return _null_safe_1(function, parts[0])
+    if len(parts) == 2:
+        return _null_safe_2(function, *parts)
+
     def run(values):
         args = [part(values) for part in parts]
         return None if any(a is None for a in args) else function(*args)
+    return run
+
+
+def _null_safe_1(function, part):
+    def run(values):
+        a = part(values)
+        return None if a is None else function(a)
+    return run
+
+
+def _null_safe_2(function, left, right):
+    def run(values):
+        a, b = left(values), right(values)
+        return None if a is None or b is None else function(a, b)
     return run
 
 

@@ -9,7 +9,7 @@ several sinks (a statement set) are planned once.
 
 from weir.common.watermark_strategy import TimestampAssigner
 from weir.table import changelog
-from weir.table.aggregates import accumulator_of
+from weir.table.aggregates import accumulators_of
 from weir.table.evaluate import compile_expression
 from weir.table.expressions import Expression
 from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
@@ -112,7 +112,7 @@ class Planner:
             width = len(node.columns) - len(keys)
             return stream.process(changelog.TableAggregate(
                 keys, function.function, arguments, width)).name("GroupTableAggregate")
-        accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+        accumulators = accumulators_of(node.calls, columns)
         python = any(not isinstance(name, str) for name, _ in node.calls)
         kind = changelog.BundledGroupAggregate if python else changelog.GroupAggregate
         return stream.process(kind(keys, accumulators)).name("GroupAggregate")

@@ -141,14 +141,14 @@ class SlicedWindowAggregate(KeyedProcessFunction):
 
 
 def plan_sliced(planner, node, tvf):
-    from weir.table.aggregates import accumulator_of
+    from weir.table.aggregates import accumulators_of
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     columns = tvf.columns  # (the input's columns, then the window columns)
     parts = [k.args[0] if k.op == "col" and k.args[0] in WINDOW_COLUMNS
              else compile_expression(k, columns).function for k in node.keys]
     group = [p for p in parts if callable(p)]
-    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    accumulators = accumulators_of(node.calls, columns)
     time_index = [c.name for c in tvf.input.columns].index(tvf.time_column)
     windows = Windows(tvf.kind, tvf.size, tvf.step)
     return planner.stream(tvf.input).key_by(KeyOf(group)).process(

@@ -163,7 +163,7 @@ class WindowAggregateFunction(KeyedProcessFunction):
 
 
 def plan_window_aggregate(planner, node: WindowAggregate):
-    from weir.table.aggregates import accumulator_of
+    from weir.table.aggregates import accumulators_of
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     from weir.table.window_slicing import plan_sliced, sliceable
@@ -171,6 +171,6 @@ def plan_window_aggregate(planner, node: WindowAggregate):
         return plan_sliced(planner, node, node.input)
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
-    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    accumulators = accumulators_of(node.calls, columns)
     return planner.stream(node.input).key_by(KeyOf(keys)).process(
         WindowAggregateFunction(keys, accumulators, node.end_index)).name("WindowAggregate")

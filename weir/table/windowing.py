@@ -19,7 +19,7 @@ from weir.datastream.state import ValueStateDescriptor
 from weir.datastream.window import (EventTimeSessionWindows, SlidingEventTimeWindows,
                                     TumblingEventTimeWindows)
 from weir.table import logical
-from weir.table.aggregates import accumulator_of
+from weir.table.aggregates import accumulators_of
 from weir.table.changelog import INSERT
 
 EPOCH = datetime.datetime(1970, 1, 1)
@@ -168,7 +168,7 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     from weir.table.planner import KeyOf
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
-    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    accumulators = accumulators_of(node.calls, columns)
     window = node.window
     slice_ms = math.gcd(window.size, window.slide) if window.kind == "slide" else None
     time_index = [c.name for c in columns].index(window.time_field.args[0])
@@ -183,6 +183,6 @@ def plan_over_aggregate(planner, node: OverAggregate):
     from weir.table.planner import KeyOf
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
-    accumulators = [accumulator_of(call, columns)[0] for call in node.calls]
+    accumulators = accumulators_of(node.calls, columns)
     return planner.stream(node.input).key_by(KeyOf(keys)) \
         .process(OverFunction(accumulators, node.window.bound())).name("OverAggregate")
