@@ -12,6 +12,7 @@ import pytest
 
 from weir.common.job import JobExecutionError
 from weir.table import StreamTableEnvironment
+from weir.table.lowering import lower_query
 
 pytestmark = pytest.mark.spark
 
@@ -86,10 +87,17 @@ def test_a_line_only_flinks_json_reading_reads_sends_the_job_to_weirs_operators(
                                              if not name.startswith("_weir")]
 
 
-def test_lowered_selects_collect_what_weirs_operators_collect(spark_env, tmp_path):
+@pytest.mark.parametrize("query", [
+    "SELECT i + 1 AS n, x, t, s, DATE_FORMAT(t, 'yyyy-MM-dd HH:mm') FROM a",
+    # a group in every match, NULL where Spark's own function gives ''; IN over NULL
+    "SELECT s, REGEXP_EXTRACT(s, '(^|b)([a-z\\\\]*)', 2), REGEXP_EXTRACT(s, 'y(.)', 1), "
+    "s IN ('', 'zz'), i IN (3, 4) FROM a",
+])
+def test_lowered_selects_collect_what_weirs_operators_collect(spark_env, tmp_path, query):
     _write_input(tmp_path / "in", ROWS)
-    query = "SELECT i + 1 AS n, x, t, s, DATE_FORMAT(t, 'yyyy-MM-dd HH:mm') FROM a"
-    lowered = list(_t_env(spark_env, tmp_path / "in", "true").execute_sql(query).collect())
+    t_env = _t_env(spark_env, tmp_path / "in", "true")
+    assert lower_query(t_env.sql_query(query)._node) is not None
+    lowered = list(t_env.execute_sql(query).collect())
     expected = list(_t_env(spark_env, tmp_path / "in", "false").execute_sql(query).collect())
     assert lowered == expected and len(lowered) == 4
 

@@ -69,11 +69,28 @@ def test_a_json_tables_projections_and_filters_lower_to_spark_sql(t_env, tmp_pat
         ["_c0 AS _c0", "(_c1 * CAST(2 AS INT)) AS _c1"]]
 
 
+def test_regular_expressions_and_in_lists_lower_where_spark_agrees(t_env):
+    query = lower_query(t_env.sql_query(
+        "SELECT REGEXP_EXTRACT(note, '(&|^)id=([^&]*)', 2) AS x FROM j "
+        "WHERE price IN (1, 2) OR LOWER(note) IN ('a', 'b')")._node)
+    assert [sql for _, sql in query.steps][1:] == [
+        "((_c1 IN (CAST(1 AS INT), CAST(2 AS INT))) OR (lower(_c2) IN ('a', 'b')))",
+        ["_c0 AS _c0", "_c1 AS _c1", "_c2 AS _c2", "_c3 AS _c3"],
+        ["(CASE WHEN _c2 RLIKE '(&|^)id=([^&]*)' THEN regexp_extract(_c2, "
+         "'(&|^)id=([^&]*)', 2) END) AS _c0"]]
+
+
 @pytest.mark.parametrize("query", [
     "SELECT `Id` FROM c",                                # csv: Spark's reader differs
     "SELECT `Id`, COUNT(*) FROM j GROUP BY `Id`",         # state
     "SELECT `Id` / 2 FROM j",                            # an expression Spark differs on
     "SELECT a.`Id` FROM j a JOIN j b ON a.`Id` = b.`Id`",  # a join
+    "SELECT REGEXP_EXTRACT(note, '(a)|(b)', 2) FROM j",  # a group not in every match
+    "SELECT REGEXP_EXTRACT(note, 'x(a)?', 1) FROM j",
+    "SELECT REGEXP_EXTRACT(note, '(a)', 2) FROM j",      # no group 2: Flink's NULL
+    "SELECT REGEXP_EXTRACT(note, note, 1) FROM j",       # a pattern not a literal
+    "SELECT note IN ('a', NULL) FROM j",                 # NULL in the list
+    "SELECT price IN ('a') FROM j",                      # across type families
 ])
 def test_what_else_stays_on_weirs_operators(t_env, query):
     assert lower_query(t_env.sql_query(query)._node) is None

@@ -137,7 +137,7 @@ def native_rows(t_env, env, table):
     query = lower_query(table._node) if enabled(t_env, env) else None
     if query is None:
         return None
-    spark, _ = _session_and_identity(env)
+    spark = _spark("session").get_session(env, sql_job=True)
     rows = _spark("native_job").collect_rows(spark, query.path, query.schema, query.build)
     return None if rows is None else [(0, values) for values in rows]
 

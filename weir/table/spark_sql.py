@@ -11,9 +11,11 @@ mode off, where Spark's integer arithmetic wraps as Java's (and Flink's) does. W
   IS [NOT] NULL, CASE/IF;
 - UPPER, LOWER, CONCAT of texts; HOUR, MINUTE, SECOND, YEAR, MONTH, DAYOFMONTH of a
   timestamp; DATE_FORMAT with the pattern letters weir's own DATE_FORMAT reads;
-  SPLIT_INDEX with a literal separator and a literal index >= 0;
+  SPLIT_INDEX with a literal separator and a literal index >= 0; REGEXP_EXTRACT with a
+  literal pattern and group that takes part in every match (Spark's regular expressions
+  are Java's, as Flink's); IN with a list of literals;
 - CAST between integer types, to a wider one.
-Anything else (division, other casts, LIKE, regular expressions, Python functions...)
+Anything else (division, other casts, LIKE, other regular expressions, Python functions...)
 keeps the job on weir's operators.
 """
 
@@ -195,7 +197,31 @@ class _Lowering:
             return self._date_format(args)
         if name == "SPLIT_INDEX":
             return self._split_index(args)
+        if name == "REGEXP_EXTRACT":
+            return self._regexp_extract(args)
         raise _Refused()
+
+    def _regexp_extract(self, args):
+        """Flink's REGEXP_EXTRACT gives NULL where Spark's gives '' (no match, or a group
+        that took no part in it): lowered where the group takes part in every match."""
+        if len(args) != 3 or self.type_of(args[0]) not in _TEXT:
+            raise _Refused()
+        pattern, index = _literal_value(args[1], str), _literal_value(args[2], int)
+        if not _always_takes_part(pattern, index):
+            raise _Refused()
+        text, quoted = self.sql(args[0]), _quote(pattern)
+        return f"(CASE WHEN {text} RLIKE {quoted} THEN regexp_extract({text}, {quoted}, " \
+               f"{index}) END)"
+
+    def _in(self, expr):
+        """x IN (literals of x's family, none NULL): NULL for a NULL x on both."""
+        inner, options = expr.args
+        family = next((f for f in (_NUMBERS, _TEXT) if self.type_of(inner) in f), None)
+        if family is None or not options or any(
+                o.op != "lit" or o.args[0] is None or self.type_of(o) not in family
+                for o in options):
+            raise _Refused()
+        return f"({self.sql(inner)} IN ({', '.join(self.sql(o) for o in options)}))"
 
     def _date_format(self, args):
         if len(args) != 2 or self.type_of(args[0]) != "TIMESTAMP":
@@ -218,7 +244,30 @@ class _Lowering:
 
 
 _HANDLED = {*_ARITHMETIC, *_COMPARISONS, "mod", "minus_prefix", "and", "or", "not",
-            "is_null", "is_not_null", "if", "upper", "lower", "concat", "cast", "builtin"}
+            "is_null", "is_not_null", "if", "in", "upper", "lower", "concat", "cast", "builtin"}
+
+
+def _always_takes_part(pattern: str, index: int) -> bool:
+    """Whether group `index` of a regular expression matches in every match of it: the
+    whole match, or a group outside any alternative or repetition (read with Python's
+    parser of regular expressions, which reads the common syntax as Java's does; a
+    pattern it cannot read is not lowered)."""
+    try:
+        parsed = re._parser.parse(pattern)  # (sre_parse: Python's own parser)
+    except (re.error, RecursionError):
+        return False
+    if not 0 <= index <= parsed.state.groups - 1:
+        return False
+    return index == 0 or index in _top_level_groups(parsed)
+
+
+def _top_level_groups(items) -> set:
+    groups = set()
+    for op, argument in items:
+        if op is re._constants.SUBPATTERN:
+            group, _, _, inner = argument
+            groups |= {group} | _top_level_groups(inner)
+    return groups
 
 
 def _literal_value(expr, kind):
