@@ -60,9 +60,10 @@ def test_a_json_tables_projections_and_filters_lower_to_spark_sql(t_env, tmp_pat
     query = lower_query(t_env.sql_query(
         "SELECT `Id`, price * 2 AS twice FROM j WHERE note <> 'x' AND MOD(price, 3) = 1"
     )._node)
-    assert query.path == str(tmp_path)
-    assert query.schema == "`Id` BIGINT, `price` INT, `note` STRING, `ts` TIMESTAMP_NTZ"
-    assert [sql for _, sql in query.steps] == [
+    assert query.sources == [
+        (str(tmp_path), "`Id` BIGINT, `price` INT, `note` STRING, `ts` TIMESTAMP_NTZ")]
+    assert query.ordered
+    assert [sql for _, sql in query.root.steps] == [
         ["`Id` AS _c0", "`price` AS _c1", "`note` AS _c2", "`ts` AS _c3"],
         "((_c2 <> 'x') AND ((_c1 % CAST(3 AS INT)) = CAST(1 AS INT)))",
         ["_c0 AS _c0", "_c1 AS _c1", "_c2 AS _c2", "_c3 AS _c3"],
@@ -73,18 +74,32 @@ def test_regular_expressions_and_in_lists_lower_where_spark_agrees(t_env):
     query = lower_query(t_env.sql_query(
         "SELECT REGEXP_EXTRACT(note, '(&|^)id=([^&]*)', 2) AS x FROM j "
         "WHERE price IN (1, 2) OR LOWER(note) IN ('a', 'b')")._node)
-    assert [sql for _, sql in query.steps][1:] == [
+    assert [sql for _, sql in query.root.steps][1:] == [
         "((_c1 IN (CAST(1 AS INT), CAST(2 AS INT))) OR (lower(_c2) IN ('a', 'b')))",
         ["_c0 AS _c0", "_c1 AS _c1", "_c2 AS _c2", "_c3 AS _c3"],
         ["(CASE WHEN _c2 RLIKE '(&|^)id=([^&]*)' THEN regexp_extract(_c2, "
          "'(&|^)id=([^&]*)', 2) END) AS _c0"]]
 
 
+def test_inner_joins_lower_where_their_rows_are_not_collected_in_order(t_env, tmp_path):
+    query = lower_query(t_env.sql_query(
+        "SELECT a.`Id`, b.note FROM j a JOIN (SELECT * FROM j WHERE price > 1) b "
+        "ON a.`Id` = b.`Id` AND a.price < b.price")._node)
+    assert len(query.sources) == 2 and not query.ordered
+    join = query.root.input
+    assert (join.left_width, join.right_width) == (4, 4)
+    assert join.condition == "((_c0 = _c4) AND (_c1 < _c5))"
+    assert [sql for _, sql in join.right.steps][1] == "(_c1 > CAST(1 AS INT))"
+    assert query.root.steps == [("select", ["_c0 AS _c0", "_c6 AS _c1"])]
+
+
 @pytest.mark.parametrize("query", [
     "SELECT `Id` FROM c",                                # csv: Spark's reader differs
     "SELECT `Id`, COUNT(*) FROM j GROUP BY `Id`",         # state
     "SELECT `Id` / 2 FROM j",                            # an expression Spark differs on
-    "SELECT a.`Id` FROM j a JOIN j b ON a.`Id` = b.`Id`",  # a join
+    "SELECT a.`Id` FROM j a LEFT JOIN j b ON a.`Id` = b.`Id`",  # a changelog
+    "SELECT a.`Id` FROM j a JOIN c b ON a.`Id` = b.`Id`",  # one side csv
+    "SELECT a.`Id` FROM j a JOIN j b ON a.`Id` / 2 = b.`Id`",  # a condition Spark differs on
     "SELECT REGEXP_EXTRACT(note, '(a)|(b)', 2) FROM j",  # a group not in every match
     "SELECT REGEXP_EXTRACT(note, 'x(a)?', 1) FROM j",
     "SELECT REGEXP_EXTRACT(note, '(a)', 2) FROM j",      # no group 2: Flink's NULL

@@ -1,6 +1,6 @@
 """Jobs that run as Spark SQL from end to end: what weir.table.lowering finds Spark
-computes as Flink does (a bounded JSON file source, projections and filters, a sink
-Spark writes) runs as one Spark batch job, no Python on the records' way.
+computes as Flink does (bounded JSON file sources, projections, filters and inner
+joins, a sink Spark writes) runs as one Spark batch job, no Python on the records' way.
 
 Each write reads its files with Spark's JSON reader (the table's schema; the columns
 the query reads, as Flink's json format with projection push-down), builds its output
@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Callable, List
+from typing import Callable, List, Tuple
 
 from pyspark.sql import Observation
 from pyspark.sql import functions as F
@@ -37,11 +37,10 @@ _BUILDING = threading.Lock()  # (the session's ANSI mode is switched while a pla
 
 @dataclass
 class NativeWrite:
-    """One insert: its sink's name, the JSON files and their schema (Spark DDL), the
-    output frame built from the source frame, and the SparkSink to write."""
+    """One insert: its sink's name, the JSON files it reads with their schemas (Spark
+    DDL), the output frame built from the source frames, and the SparkSink to write."""
     uid: str
-    path: str
-    schema: str
+    sources: List[Tuple[str, str]]
     build: Callable
     sink: SparkSink
 
@@ -73,12 +72,12 @@ def _malformed(error) -> bool:
     return MALFORMED in str(error)
 
 
-def collect_rows(spark, path: str, schema: str, build) -> list:
-    """The rows (tuples) of `build(source)` over the JSON lines under `path`, or None
-    where a line needs Flink's json reading."""
-    source = json_source(spark, path, schema)
+def collect_rows(spark, sources, build) -> list:
+    """The rows (tuples) of `build(frames)` over the JSON lines of `sources` ([(path,
+    schema)]), or None where a line needs Flink's json reading."""
+    frames = [json_source(spark, path, schema) for path, schema in sources]
     with legacy_arithmetic(spark):
-        frame = build(source)
+        frame = build(frames)
     try:
         table = frame.toArrow()
     except Exception as error:  # noqa: BLE001 (one kind is the fallback's)
@@ -147,10 +146,12 @@ class NativeJob(JobClient):
                 commit.discard()
 
     def _write(self, write: NativeWrite, staged: list) -> dict:
-        source_seen, output_seen = Observation(), Observation()
-        source = json_source(self.spark, write.path, write.schema, source_seen)
+        sources_seen = [Observation() for _ in write.sources]
+        output_seen = Observation()
+        frames = [json_source(self.spark, path, schema, seen)
+                  for (path, schema), seen in zip(write.sources, sources_seen)]
         with legacy_arithmetic(self.spark):
-            output = write.build(source)
+            output = write.build(frames)
         output = output.observe(output_seen, F.count(F.lit(1)).alias("written"))
         sink = write.sink
         if sink.format == "noop":
@@ -164,7 +165,8 @@ class NativeJob(JobClient):
                 commit.discard()
                 raise
             staged.append(commit)
-        return {**source_seen.get, **output_seen.get}
+        return {"read": sum(seen.get["read"] for seen in sources_seen),
+                **output_seen.get}
 
     # -- the client -------------------------------------------------------------------
     def get_job_id(self) -> str:

@@ -1,9 +1,11 @@
 """Which Table jobs run as Spark SQL, and their Spark SQL (docs/table.md: "What runs
 where").
 
-A query is lowered when it is projections and filters (Calc nodes) over one table of the
-filesystem connector in the json format, with every expression one Spark computes as
-Flink does (weir.table.spark_sql), and it runs on the Spark executor. Its INSERTs into
+A query is lowered when it is projections, filters (Calc nodes) and inner joins over
+tables of the filesystem connector in the json format, with every expression one Spark
+computes as Flink does (weir.table.spark_sql), and it runs on the Spark executor (a
+query with a join only where its rows are inserted, not collected: Flink's order of a
+join's rows is its inputs' timing's). Its INSERTs into
 blackhole or json filesystem tables run as one Spark batch job (weir.spark.native_job);
 its `execute()` collects Spark's rows. A job of several INSERTs is lowered when all are.
 Everything else runs on weir's operators, as does a lowered job whose input has a line
@@ -22,17 +24,50 @@ OPTION = "weir.table.lower-to-spark-sql"
 
 
 class Lowered:
-    """A query as Spark SQL: the JSON files it reads, their schema (Spark DDL), and
-    `build(source frame)`: its rows as a frame of columns `_c0`, `_c1`, ..."""
+    """A query as Spark SQL: the JSON files it reads with their schemas (Spark DDL),
+    `sources` [(path, schema)], and `build(frames)`: its rows, from one frame per source,
+    as a frame of columns `_c0`, `_c1`, ...; `ordered`: whether its rows come in the
+    order Flink gives them (a join's depend on which input's rows come first)."""
 
-    def __init__(self, path, schema, steps):
-        self.path, self.schema, self.steps = path, schema, steps
+    def __init__(self, sources, root):
+        self.sources, self.root = sources, root
 
-    def build(self, source):
-        frame = source
+    @property
+    def ordered(self) -> bool:
+        return isinstance(self.root.input, int)
+
+    def build(self, frames):
+        return self.root.build(frames)
+
+
+class _Steps:
+    """Projections and filters over a source (its index) or a join (a _JoinOf)."""
+
+    def __init__(self, input, steps):
+        self.input, self.steps = input, steps
+
+    def build(self, frames):
+        frame = frames[self.input] if isinstance(self.input, int) else \
+            self.input.build(frames)
         for kind, sql in self.steps:
             frame = frame.where(sql) if kind == "where" else frame.selectExpr(*sql)
         return frame
+
+
+class _JoinOf:
+    """An inner join: the left's columns, then the right's, and the rows where the
+    condition holds (Spark's optimizer makes its equalities the join's keys)."""
+
+    def __init__(self, left, right, left_width, right_width, condition):
+        self.left, self.right, self.condition = left, right, condition
+        self.left_width, self.right_width = left_width, right_width
+
+    def build(self, frames):
+        right = self.right.build(frames).selectExpr(*(
+            f"{column_name(i)} AS {column_name(self.left_width + i)}"
+            for i in range(self.right_width)))
+        joined = self.left.build(frames).join(right)
+        return joined if self.condition is None else joined.where(self.condition)
 
 
 def enabled(t_env, env) -> bool:
@@ -45,28 +80,63 @@ def enabled(t_env, env) -> bool:
 
 def lower_query(node):
     """The query of `node` as Spark SQL (a Lowered), or None."""
+    sources = []
+    root = _lowered(node, sources)
+    return None if root is None else Lowered(sources, root)
+
+
+def _lowered(node, sources):
+    """`node` as a _Steps reading `sources` (to which it adds its own), or None."""
     calcs = []
     while type(node) is logical.Calc:
         calcs.append(node)
         node = node.input
-    if type(node) is not logical.Scan or not _json_files(node.connector):
+    if type(node) is logical.Join:
+        root = _join(node, sources)
+    elif type(node) is logical.Scan:
+        root = _scan(node, sources)
+    else:
+        return None
+    if root is None:
+        return None
+    for calc in reversed(calcs):
+        if calc.condition is not None:
+            root.steps.append(("where", to_spark_sql(calc.condition, calc.input.columns)))
+        root.steps.append(_projection(calc.projections, calc.input.columns))
+    if any(sql is None or (kind == "select" and None in sql) for kind, sql in root.steps):
+        return None
+    return root
+
+
+def _scan(node, sources):
+    if not _json_files(node.connector):
         return None
     physical = node.physical if node.physical is not None else node.columns
     names = [c.name for c in physical]
     if len({n.lower() for n in names}) != len(names) or \
             any(spark_type(c.data_type) is None for c in physical):
         return None
-    schema = ", ".join(f"{_quoted(c.name)} {spark_type(c.data_type)}" for c in physical)
+    sources.append((node.connector.options["path"], ", ".join(
+        f"{_quoted(c.name)} {spark_type(c.data_type)}" for c in physical)))
     steps = [("select", [f"{_quoted(n)} AS {column_name(i)}" for i, n in enumerate(names)])]
     if node.projections is not None:
         steps.append(_projection(node.projections, physical))
-    for calc in reversed(calcs):
-        if calc.condition is not None:
-            steps.append(("where", to_spark_sql(calc.condition, calc.input.columns)))
-        steps.append(_projection(calc.projections, calc.input.columns))
-    if any(sql is None or (kind == "select" and None in sql) for kind, sql in steps):
+    return _Steps(len(sources) - 1, steps)
+
+
+def _join(node, sources):
+    """An inner join of insert-only inputs (what Flink's gives is insert-only too; its
+    rows' order is the inputs' timing's, so a join is not lowered where rows are
+    collected in order)."""
+    if node.kind != "inner":
         return None
-    return Lowered(node.connector.options["path"], schema, steps)
+    left, right = _lowered(node.left, sources), _lowered(node.right, sources)
+    condition = None if node.condition is None else \
+        to_spark_sql(node.condition, node.columns)
+    if left is None or right is None or (node.condition is not None and condition is None):
+        return None
+    return _Steps(_JoinOf(left, right, len(node.left.columns), len(node.right.columns),
+                          condition), [])
 
 
 def _projection(expressions, columns):
@@ -126,7 +196,7 @@ def native_inserts(t_env, env, inserts, job_name, fallback):
             return None
         line, spark_sink = sink
         build = query.build if line is None else _with_line(query.build, line)
-        writes.append(native.NativeWrite(path, query.path, query.schema, build, spark_sink))
+        writes.append(native.NativeWrite(path, query.sources, build, spark_sink))
     spark, identity = _session_and_identity(env)
     return native.NativeJob(spark, writes, job_name, identity, fallback).start()
 
@@ -135,15 +205,15 @@ def native_rows(t_env, env, table):
     """The (kind, values) rows of `table`'s query computed by Spark, or None (not
     lowered, or an input line that needs Flink's json reading)."""
     query = lower_query(table._node) if enabled(t_env, env) else None
-    if query is None:
+    if query is None or not query.ordered:
         return None
     spark = _spark("session").get_session(env, sql_job=True)
-    rows = _spark("native_job").collect_rows(spark, query.path, query.schema, query.build)
+    rows = _spark("native_job").collect_rows(spark, query.sources, query.build)
     return None if rows is None else [(0, values) for values in rows]
 
 
 def _with_line(build, line):
-    return lambda source: build(source).selectExpr(line)
+    return lambda frames: build(frames).selectExpr(line)
 
 
 def _spark(module: str):
