@@ -2,6 +2,7 @@
 window table functions' windows, OVER frames, the csv writer's quoting."""
 
 import datetime
+import decimal
 import random
 
 import pytest
@@ -167,3 +168,27 @@ def test_what_session_windows_with_and_time_units_refuse(t_env, tmp_path, query,
     _with_bids(t_env, tmp_path)
     with pytest.raises(error, match=message):
         t_env.execute_sql(query).collect()
+
+
+def test_decimal_arithmetic_has_flinks_types_and_rounding(t_env):
+    """Result types and values as PyFlink 2.3 printed them for the same statements
+    (a literal's precision counts its leading zero; BIGINT is DECIMAL(19, 0); past 38
+    digits the scale gives way, down to 6; a quotient is rounded half up)."""
+    t_env.execute_sql("CREATE TABLE b (price BIGINT, n INT, d DECIMAL(10,2), "
+                      "e DECIMAL(30, 10)) WITH ('connector'='datagen', 'number-of-rows'='1')")
+    table = t_env.sql_query("SELECT 0.908 * price, price * 0.908, n * 1.5, d * d, d + 1, "
+                            "d / 3, price + 0.5, e * e, e / d, d - n FROM b")
+    assert [str(c.data_type) for c in table._node.columns] == [
+        "DECIMAL(24, 3)", "DECIMAL(24, 3)", "DECIMAL(13, 1)", "DECIMAL(21, 4)",
+        "DECIMAL(13, 2)", "DECIMAL(21, 13)", "DECIMAL(21, 1)", "DECIMAL(38, 6)",
+        "DECIMAL(38, 16)", "DECIMAL(13, 2)"]
+    rows = list(t_env.execute_sql(
+        "SELECT CAST(1.25 AS DECIMAL(10,2)) / 3, CAST(10 AS DECIMAL(10,2)) / "
+        "CAST(4 AS DECIMAL(5,1)), CAST(2.5 AS DECIMAL(4,1)) * CAST(2.5 AS DECIMAL(4,1)), "
+        "0.908 * 12345, CAST(-1.25 AS DECIMAL(10,2)) / 3, CAST(2.5 AS DECIMAL(3,1)) / "
+        "CAST(0.25 AS DECIMAL(3,2))").collect())
+    assert [str(v) for v in rows[0]] == ["0.4166666666667", "2.50000000", "6.25",
+                                         "11209.260", "-0.4166666666667", "10.000000"]
+    big = "CAST('90000000000000000000000000000000000000' AS DECIMAL(38,0))"
+    assert tuple(list(t_env.execute_sql(f"SELECT {big} * 10, {big} + 1").collect())[0]) == \
+        (None, decimal.Decimal("90000000000000000000000000000000000001"))  # (overflow)

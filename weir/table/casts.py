@@ -85,8 +85,9 @@ def _to_bool(value):
 
 def _to_decimal(value, target):
     number = decimal.Decimal(value.strip() if isinstance(value, str) else str(value))
-    return number.quantize(decimal.Decimal(1).scaleb(-target.scale),
-                           rounding=decimal.ROUND_HALF_UP)
+    with decimal.localcontext(decimal.Context(prec=200)):  # (38 digits need more than 28)
+        return number.quantize(decimal.Decimal(1).scaleb(-target.scale),
+                               rounding=decimal.ROUND_HALF_UP)
 
 
 def _local_zone():

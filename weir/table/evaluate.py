@@ -135,7 +135,59 @@ def _arithmetic(expr, columns):
     function = _numbers(_ARITHMETIC[expr.op])
     if data_type.name in INT_RANGES:
         function = _wrapping(function, INT_RANGES[data_type.name])
+    elif data_type.name == "DECIMAL" and expr.op != "mod":
+        data_type = decimal_arithmetic_type(expr.op, left.data_type, right.data_type)
+        function = _decimal_result(function, data_type)
+    nullable = left.data_type.is_nullable or right.data_type.is_nullable
+    data_type = data_type.nullable() if nullable else data_type.not_null()
     return Compiled(_null_safe(function, left.function, right.function), data_type, None)
+
+
+_EXACT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+
+
+def decimal_arithmetic_type(op: str, left: DataType, right: DataType) -> DataType:
+    """Flink's DECIMAL result of `left op right` (an integer operand as a DECIMAL of its
+    digits), at most 38 digits: beyond, the integer digits are kept and the scale gives
+    way, down to 6 digits."""
+    (p1, s1), (p2, s2) = (_digits(t) for t in (left, right))
+    if op in ("plus", "minus"):
+        scale = max(s1, s2)
+        precision = max(p1 - s1, p2 - s2) + scale + 1
+    elif op == "times":
+        precision, scale = p1 + p2 + 1, s1 + s2
+    else:  # divide
+        scale = max(6, s1 + p2 + 1)
+        precision = p1 - s1 + s2 + scale
+    if precision > 38:
+        scale = max(38 - (precision - scale), min(scale, 6))
+        precision = 38
+    return DataTypes.DECIMAL(precision, scale)
+
+
+def _digits(data_type):
+    if data_type.name == "DECIMAL":
+        return data_type.precision, data_type.scale
+    return _EXACT_DIGITS[data_type.name], 0
+
+
+_WIDE = decimal.Context(prec=200)
+
+
+def _decimal_result(function, data_type):
+    """A DECIMAL operation computed exactly, rounded half up to the type's scale; NULL
+    where it needs more digits than the type has (as Flink's)."""
+    step = decimal.Decimal(1).scaleb(-data_type.scale)
+    limit = decimal.Decimal(10) ** (data_type.precision - data_type.scale)
+
+    def run(a, b):
+        with decimal.localcontext(_WIDE):
+            result = function(a, b)
+            if not isinstance(result, decimal.Decimal):
+                return result  # (a DOUBLE operand makes the result a DOUBLE)
+            result = result.quantize(step, rounding=decimal.ROUND_HALF_UP)
+        return result if abs(result) < limit else None
+    return run
 
 
 def _wrapping(function, bits):

@@ -64,11 +64,10 @@ class SqlExpressions:
         text = node.name
         if any(c in text for c in "eE"):
             return e.lit(float(text))
-        if "." in text:
-            digits = text.replace("-", "").replace(".", "").lstrip("0") or "0"
+        if "." in text:  # (its digits, leading zeros too, as Calcite counts them)
             scale = len(text.split(".")[1])
-            return e.lit(decimal.Decimal(text),
-                         DataTypes.DECIMAL(max(len(digits), scale), scale, False))
+            return e.lit(decimal.Decimal(text), DataTypes.DECIMAL(
+                max(len(text.lstrip("-")) - 1, 1), scale, False))
         return e.lit(int(text))
 
     def _interval(self, node):
