@@ -4,6 +4,7 @@ tests/nexmark hold to PyFlink's output): inserts into json files and blackhole, 
 collected SELECTs; a line only Flink's json reading reads sends the job to the
 operators."""
 
+import datetime
 import glob
 import json
 import os
@@ -133,10 +134,11 @@ def test_a_lowered_job_that_fails_says_why(spark_env, tmp_path):
         _insert(t_env, tmp_path / "out")
 
 
-@pytest.mark.parametrize("name", ["q3", "q20", "q23"])
-def test_nexmarks_joins_lowered_insert_what_weirs_operators_insert(spark_env, tmp_path, name):
-    """Nexmark's inner joins (tests/nexmark) into json files, as Spark SQL and on weir's
-    operators; as many rows as PyFlink's (nexmark.flink.out)."""
+@pytest.mark.parametrize("name", ["q3", "q7", "q8", "q20", "q23"])
+def test_nexmarks_joins_and_windows_lowered_insert_what_operators_insert(
+        spark_env, tmp_path, name):
+    """Nexmark's inner joins and windows (tests/nexmark) into json files, as Spark SQL
+    and on weir's operators; as many rows as PyFlink's (nexmark.flink.out)."""
     from tests.e2e.test_nexmark import EVENTS, _expected
     from tests.nexmark.generator import write_events
     from tests.nexmark.queries import QUERIES, TABLES, ddl
@@ -159,3 +161,61 @@ def test_nexmarks_joins_lowered_insert_what_weirs_operators_insert(spark_env, tm
                               if os.path.isfile(path) for line in open(path)))
     assert outputs[0] == outputs[1]
     assert len(outputs[0]) == len(_expected()[name])
+
+
+def _window_rows(count=300):
+    import random
+    chooser = random.Random(7)
+    for n in range(count):
+        millis = 1_767_225_600_000 + chooser.randrange(-40_000, 90_000)  # (out of order)
+        yield {"k": chooser.choice(["a", "b", "c"]),
+               "i": None if n % 17 == 0 else chooser.randrange(-2**31, 2**31),
+               "s": chooser.choice(["x", "y", "zz", None]),
+               "d": f"{chooser.randrange(-10**6, 10**6) / 100:.2f}",
+               "t": f"{millis // 1000}.{millis % 1000:03d}"}
+
+
+WINDOWS = {
+    "tumble": "TUMBLE(TABLE w, DESCRIPTOR(t), INTERVAL '10' SECOND)",
+    "hop": "HOP(TABLE w, DESCRIPTOR(t), INTERVAL '3' SECOND, INTERVAL '9' SECOND)",
+    "cumulate": "CUMULATE(TABLE w, DESCRIPTOR(t), INTERVAL '2' SECOND, INTERVAL '8' SECOND)",
+}
+
+
+def _windowed(t_env, directory, output, window):
+    t_env.execute_sql(
+        "CREATE TABLE w (k STRING, i INT, s STRING, d DECIMAL(10, 2), t TIMESTAMP(3), "
+        "WATERMARK FOR t AS t - INTERVAL '1' SECOND) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json')")
+    t_env.execute_sql(
+        "CREATE TABLE o (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, total INT, "
+        "most STRING, first_t TIMESTAMP(3), kinds BIGINT, mean INT, small BIGINT) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{output}', 'format' = 'json')")
+    job = t_env.execute_sql(
+        "INSERT INTO o SELECT k, window_start, window_end, COUNT(*), SUM(i), MAX(s), "
+        "MIN(t), COUNT(DISTINCT s), AVG(i), COUNT(*) FILTER (WHERE i < 0) "
+        f"FROM TABLE({WINDOWS[window]}) WHERE s IS NULL OR s <> 'zz' "
+        "GROUP BY k, window_start, window_end")
+    job.wait()
+    return job.get_job_client(), sorted(
+        line for path in glob.glob(os.path.join(output, "*")) if os.path.isfile(path)
+        for line in open(path))
+
+
+@pytest.mark.parametrize("window", sorted(WINDOWS))
+def test_lowered_window_aggregations_insert_what_weirs_operators_insert(
+        spark_env, tmp_path, window):
+    os.makedirs(tmp_path / "in")
+    with open(tmp_path / "in" / "w.json", "w") as out:
+        for row in _window_rows():
+            seconds, millis = row.pop("t").split(".")
+            stamp = datetime.datetime.fromtimestamp(int(seconds), datetime.timezone.utc)
+            row["t"] = f"{stamp:%Y-%m-%d %H:%M:%S}.{millis}"
+            out.write(json.dumps(row) + "\n")
+    lowered, lines = _windowed(_t_env(spark_env, tmp_path / "x", "true"), tmp_path / "in",
+                               tmp_path / "out1", window)
+    operators, expected = _windowed(_t_env(spark_env, tmp_path / "x", "false"),
+                                    tmp_path / "in", tmp_path / "out2", window)
+    assert type(lowered).__name__ == "NativeJob" and lowered.delegate is None
+    assert type(operators).__name__ != "NativeJob"
+    assert lines == expected and len(lines) >= 39  # (13 windows of 10 s, 3 keys)

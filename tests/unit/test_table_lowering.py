@@ -126,3 +126,45 @@ def test_sinks_spark_writes_as_flink():
                                       "format": "json"}), decimal) is None
     assert lowered_sink(connector_of({"connector": "filesystem", "path": "/out",
                                       "format": "csv"}), timestamp) is None
+
+
+def _windowed(t_env, tmp_path):
+    t_env.execute_sql(
+        "CREATE TABLE w (k STRING, price INT, x DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts "
+        f"AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = "
+        f"'{tmp_path}', 'format' = 'json')")
+
+
+@pytest.mark.parametrize("window", [
+    "TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
+    "HOP(TABLE w, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)",
+    "CUMULATE(TABLE w, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)",
+])
+def test_window_aggregations_lower_to_a_grouping_of_each_rows_windows(t_env, tmp_path,
+                                                                      window):
+    _windowed(t_env, tmp_path)
+    query = lower_query(t_env.sql_query(
+        "SELECT k, window_start, COUNT(*), SUM(price), AVG(price), MAX(k), "
+        f"COUNT(DISTINCT price) FILTER (WHERE price > 0) FROM TABLE({window}) "
+        "GROUP BY k, window_start, window_end")._node)
+    assert not query.ordered  # (collected rows stay on weir's operators)
+    aggregate = query.root.input
+    assert aggregate.keys == ["_c0 AS _c0", "_c4 AS _c1", "_c5 AS _c2"]
+    assert aggregate.aggregates == [
+        "count(1) AS _c3", "CAST(sum(_c1) AS INT) AS _c4",
+        "CAST(sum(CAST(_c1 AS BIGINT)) div count(_c1) AS INT) AS _c5", "max(_c0) AS _c6",
+        "count(DISTINCT _c1) FILTER (WHERE (_c1 > CAST(0 AS INT))) AS _c7"]
+    assert aggregate.input.input.kind == window.split("(")[0].lower()
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT SUM(x) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+    "GROUP BY window_start, window_end",  # a DOUBLE sum depends on the rows' order
+    "SELECT COUNT(*) FROM TABLE(SESSION(TABLE w PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end",
+    "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+    "GROUP BY window_start, window_end, price / 2",  # a key Spark computes apart
+])
+def test_what_windows_keep_on_weirs_operators(t_env, tmp_path, query):
+    _windowed(t_env, tmp_path)
+    assert lower_query(t_env.sql_query(query)._node) is None

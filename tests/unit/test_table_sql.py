@@ -192,3 +192,16 @@ def test_decimal_arithmetic_has_flinks_types_and_rounding(t_env):
     big = "CAST('90000000000000000000000000000000000000' AS DECIMAL(38,0))"
     assert tuple(list(t_env.execute_sql(f"SELECT {big} * 10, {big} + 1").collect())[0]) == \
         (None, decimal.Decimal("90000000000000000000000000000000000001"))  # (overflow)
+
+
+def test_integer_sums_wrap_and_averages_truncate_as_flinks(t_env):
+    """Final rows as PyFlink 2.3 printed them: SUM in the argument's type, wrapping; AVG
+    the quotient, truncated toward zero, of a BIGINT sum."""
+    result = t_env.execute_sql(
+        "SELECT SUM(i), AVG(i), SUM(b), AVG(b), SUM(CAST(i AS TINYINT)), "
+        "AVG(CAST(i AS SMALLINT)) FROM (VALUES (2147483647, CAST(9223372036854775807 AS "
+        "BIGINT)), (1, CAST(1 AS BIGINT)), (2147483647, CAST(9223372036854775807 AS "
+        "BIGINT))) AS T(i, b)")
+    assert final(result) == [(-1, 1431655765, -1, 0, -1, 0)]
+    assert final(t_env.execute_sql(
+        "SELECT SUM(i), AVG(i) FROM (VALUES (-7), (2), (-2)) AS T(i)")) == [(-7, -2)]

@@ -68,6 +68,13 @@ def json_source(spark, path: str, schema: str, seen: Observation = None):
     return frame if seen is None else frame.observe(seen, F.count(F.lit(1)).alias("read"))
 
 
+def group_by(frame, keys, aggregates):
+    """`frame` grouped by `keys` with `aggregates` (Spark SQL expressions)."""
+    if not aggregates:
+        return frame.selectExpr(*keys).distinct()
+    return frame.groupBy(*map(F.expr, keys)).agg(*map(F.expr, aggregates))
+
+
 def _malformed(error) -> bool:
     return MALFORMED in str(error)
 

@@ -43,6 +43,13 @@ class Sum(Accumulator):
 
     zero_if_empty = False
     single = False  # a FLOAT sum: each addition rounds to single precision, as Java's
+    bits = None  # an integer sum: wraps around at this width, as Java's
+
+    def _wrapped(self, total):
+        if self.bits is None:
+            return total
+        low, span = -2 ** (self.bits - 1), 2 ** self.bits
+        return (total - low) % span + low
 
     def create(self):
         return (0, 0)
@@ -62,7 +69,7 @@ class Sum(Accumulator):
         return (self._add(acc[0], other[0]), acc[1] + other[1])
 
     def value(self, acc):
-        return acc[0] if acc[1] or self.zero_if_empty else None
+        return self._wrapped(acc[0]) if acc[1] or self.zero_if_empty else None
 
 
 class Sum0(Sum):
@@ -70,13 +77,14 @@ class Sum0(Sum):
 
 
 class Avg(Sum):
-    """AVG(x): of an integer type, the integer quotient (Flink's)."""
+    """AVG(x): of an integer type, the quotient truncated of a BIGINT sum (Flink's)."""
 
     def value(self, acc):
         total, count = acc
         if not count:
             return None
         if isinstance(total, int):
+            total = self._wrapped(total)
             quotient = abs(total) // count
             return quotient if total >= 0 else -quotient
         return total / count
@@ -268,6 +276,9 @@ def accumulator_of(call, columns, conditions=None):
         accumulator = BUILT_INS[name](functions)
         if isinstance(accumulator, Sum) and compiled[0].data_type.name == "FLOAT":
             accumulator.single = True
+        if isinstance(accumulator, Sum) and compiled[0].data_type.bits:
+            accumulator.bits = 64 if isinstance(accumulator, Avg) else \
+                compiled[0].data_type.bits
         return accumulator, result_type(name, [c.data_type for c in compiled])
     if name.func_type == "pandas":
         return PandasAggregate(functions, name.function, [c.data_type for c in compiled],

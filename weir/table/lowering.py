@@ -18,7 +18,9 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
+from weir.table.lowering_windows import window_aggregate
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
+from weir.table.window_tvf import WindowAggregate
 
 OPTION = "weir.table.lower-to-spark-sql"
 
@@ -93,6 +95,8 @@ def _lowered(node, sources):
         node = node.input
     if type(node) is logical.Join:
         root = _join(node, sources)
+    elif type(node) is WindowAggregate:
+        root = window_aggregate(node, sources, _lowered, _Steps)
     elif type(node) is logical.Scan:
         root = _scan(node, sources)
     else:

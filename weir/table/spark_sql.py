@@ -14,11 +14,13 @@ mode off, where Spark's integer arithmetic wraps as Java's (and Flink's) does. W
   SPLIT_INDEX with a literal separator and a literal index >= 0; REGEXP_EXTRACT with a
   literal pattern and group that takes part in every match (Spark's regular expressions
   are Java's, as Flink's); IN with a list of literals;
-- CAST between integer types, to a wider one.
+- CAST between integer types, to a wider one; a timestamp plus or minus a literal
+  interval (days to milliseconds).
 Anything else (division, other casts, LIKE, other regular expressions, Python functions...)
 keeps the job on weir's operators.
 """
 
+import datetime
 import decimal
 import re
 
@@ -98,11 +100,23 @@ class _Lowering:
 
     def _arithmetic(self, expr):
         # (not on TINYINT and SMALLINT, whose result types Spark and Flink widen apart)
+        if expr.op in ("plus", "minus") and self.type_of(expr.args[0]) == "TIMESTAMP":
+            return self._timestamp_shift(expr)
         left, right = self._operands(*expr.args, [_NUMBERS[2:]])
         self._check_decimal_digits(expr)
         return f"({left} {_ARITHMETIC[expr.op]} {right})"
 
     _plus = _minus = _times = _arithmetic
+
+    def _timestamp_shift(self, expr):
+        """A timestamp plus or minus a literal interval of days to milliseconds."""
+        timestamp, interval = expr.args
+        if interval.op != "lit" or not isinstance(interval.args[0], datetime.timedelta):
+            raise _Refused()
+        millis = interval.args[0] // datetime.timedelta(milliseconds=1)
+        sign = "-" if millis < 0 else ""
+        seconds = f"{sign}{abs(millis) // 1000}.{abs(millis) % 1000:03d}"
+        return f"({self.sql(timestamp)} {_ARITHMETIC[expr.op]} INTERVAL '{seconds}' SECOND)"
 
     def _check_decimal_digits(self, expr):
         """Exact decimal arithmetic only where neither Spark nor Flink needs more than 38

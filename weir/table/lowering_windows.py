@@ -1,0 +1,158 @@
+"""Window aggregations as Spark SQL (for weir.table.lowering): a GROUP BY window_start,
+window_end over `TUMBLE`, `HOP` or `CUMULATE` with built-in aggregates that Spark computes
+as Flink does.
+
+A bounded table of files is read in one micro-batch, so weir's operators find no row
+late (the watermark passes it only at the batch's end) and close every window at the
+end of the input: the windows' rows are a batch aggregation's, which Spark computes. Flink
+drops a row its watermark has passed (docs/limitations.md: the watermark advances once
+per micro-batch on weir). Window columns are computed on the time column's epoch
+milliseconds (its wall clock as UTC, as `weir.table.window_tvf.windows_of`)."""
+
+import importlib
+
+from weir.table import logical
+from weir.table.spark_sql import column_name, to_spark_sql
+from weir.table.window_tvf import WindowTvf
+
+_EPOCH = "TIMESTAMP_NTZ'1970-01-01 00:00:00'"
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_ORDERED = _INTEGERS + ("DECIMAL", "STRING", "VARCHAR", "CHAR", "TIMESTAMP", "DATE")
+
+
+class WindowsOf:
+    """The input's columns and window_start, window_end, window_time: a row per window
+    of its time column (`time`, its index)."""
+
+    def __init__(self, input, width, time, kind, size, step):
+        self.input, self.width, self.time = input, width, time
+        self.kind, self.size, self.step = kind, size, step
+
+    def build(self, frames):
+        millis = (f"timestampdiff(MILLISECOND, {_EPOCH}, coalesce({column_name(self.time)},"
+                  " raise_error('a row has a NULL time attribute')))")
+        starts, ends = self._windows()
+        kept = [column_name(i) for i in range(self.width)]
+        frame = self.input.build(frames).selectExpr(*kept, f"{millis} AS _ms")
+        frame = frame.selectExpr(*kept, "_ms", f"{starts} AS _ws").selectExpr(
+            *kept, "_ms", "_ws", f"{ends} AS _we")
+        if self.kind == "hop":
+            frame = frame.where("_ws <= _ms AND _ms < _we")
+        return frame.selectExpr(*kept, f"{_timestamp('_ws')} AS {column_name(self.width)}",
+                                f"{_timestamp('_we')} AS {column_name(self.width + 1)}",
+                                f"{_timestamp('_we - 1')} AS {column_name(self.width + 2)}")
+
+    def _windows(self):
+        """(start, end) of a row's windows in epoch ms: SQL over `_ms` (exploded where a
+        row has several), as windows_of computes them."""
+        size, step = self.size, self.step
+        if self.kind == "tumble":
+            return f"(_ms - pmod(_ms, {size}))", f"(_ws + {size})"
+        if self.kind == "hop":
+            last = f"(_ms - pmod(_ms, {step}))"
+            first = f"({last} - {((size - 1) // step) * step})"
+            return f"explode(sequence({first}, {last}, CAST({step} AS BIGINT)))", \
+                f"(_ws + {size})"
+        start = f"(_ms - pmod(_ms, {size}))"  # cumulate
+        return start, (f"explode(sequence(_ws + {step} * (1 + (_ms - _ws) div {step}), "
+                       f"_ws + {size}, CAST({step} AS BIGINT)))")
+
+
+class AggregateOf:
+    """GROUP BY keys with aggregates (Spark SQL over the input's `_c<i>`): the keys, then
+    the aggregates, as `_c0`, `_c1`, ..."""
+
+    def __init__(self, input, keys, aggregates):
+        self.input, self.keys, self.aggregates = input, keys, aggregates
+
+    def build(self, frames):
+        grouping = importlib.import_module("weir.spark.native_job").group_by
+        return grouping(self.input.build(frames), self.keys, self.aggregates)
+
+
+def window_aggregate(node, sources, lowered, steps):
+    """`node` (a window_tvf.WindowAggregate) as a `steps(AggregateOf)`, or None;
+    `lowered(node, sources)` lowers its input below the window table function."""
+    below = node.input
+    calcs = []
+    while type(below) is logical.Calc:
+        calcs.append(below)
+        below = below.input
+    if not isinstance(below, WindowTvf) or below.kind not in ("tumble", "hop", "cumulate"):
+        return None
+    if below.kind != "tumble" and (below.step <= 0 or below.size % below.step):
+        return None  # (Flink refuses a size that is no multiple of the step)
+    source = lowered(below.input, sources)
+    if source is None:
+        return None
+    names = [c.name for c in below.input.columns]
+    windows = steps(WindowsOf(source, len(names), names.index(below.time_column), below.kind,
+                              below.size, below.step), [])
+    for calc in reversed(calcs):
+        if calc.condition is not None:
+            windows.steps.append(("where", to_spark_sql(calc.condition, calc.input.columns)))
+        windows.steps.append(("select", [
+            None if p is None else f"{p} AS {column_name(i)}" for i, p in enumerate(
+                to_spark_sql(e, calc.input.columns) for e in calc.projections)]))
+    if any(sql is None or (kind == "select" and None in sql) for kind, sql in windows.steps):
+        return None
+    columns = node.input.columns
+    keys = [to_spark_sql(k, columns) for k in node.keys]
+    aggregates = [_aggregate(call, columns) for call in node.calls]
+    if None in keys or None in aggregates:
+        return None
+    return steps(AggregateOf(windows, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
+                             [f"{a} AS {column_name(len(keys) + i)}"
+                              for i, a in enumerate(aggregates)]), [])
+
+
+def _aggregate(call, columns):
+    """A built-in aggregate call as Spark SQL whose value is Flink's, or None."""
+    from weir.table.evaluate import compile_expression
+    name, args = call
+    if name == "agg_filter":
+        inner_call, condition = args
+        inner, where = _aggregate(inner_call, columns), to_spark_sql(condition, columns)
+        return None if inner is None or where is None else f"{inner} FILTER (WHERE {where})"
+    if not isinstance(name, str) or len(args) > 1:
+        return None
+    if name == "count_star" or (name == "count" and not args):
+        return "count(1)"
+    arg = to_spark_sql(args[0], columns)
+    data_type = compile_expression(args[0], columns).data_type
+    if arg is None:
+        return None
+    if name == "count":
+        return f"count({arg})"
+    if name == "count_distinct":
+        return f"count(DISTINCT {arg})"
+    if name in ("max", "min"):
+        return f"{name}({arg})" if data_type.name in _ORDERED else None
+    return _sum_or_average(name, arg, data_type)
+
+
+def _sum_or_average(name, arg, data_type):
+    """SUM, SUM0 and AVG of integers (in their own type, wrapping as Java's; AVG's
+    quotient truncated) or of DECIMALs (SUM: DECIMAL(38, s)); not of FLOAT or DOUBLE,
+    whose sums depend on the order of the rows."""
+    if data_type.name in _INTEGERS:
+        if name == "avg":
+            return f"CAST(sum(CAST({arg} AS BIGINT)) div count({arg}) AS {data_type.name})"
+        total = f"CAST(sum({arg}) AS {data_type.name})"
+    elif data_type.name == "DECIMAL" and name != "avg":
+        total = f"CAST(sum({arg}) AS DECIMAL(38, {data_type.scale}))"
+    else:
+        return None
+    if name == "sum0":
+        return f"coalesce({total}, CAST(0 AS {_spark_name(data_type)}))"
+    return total if name == "sum" else None
+
+
+def _spark_name(data_type):
+    if data_type.name == "DECIMAL":
+        return f"DECIMAL(38, {data_type.scale})"
+    return data_type.name
+
+
+def _timestamp(millis: str) -> str:
+    return f"timestampadd(MILLISECOND, {millis}, {_EPOCH})"
