@@ -13,7 +13,7 @@ import importlib
 
 from weir.table import logical
 from weir.table.spark_sql import column_name, to_spark_sql
-from weir.table.window_tvf import WindowTvf
+from weir.table.window_tvf import WindowAggregate, WindowTvf
 
 _EPOCH = "TIMESTAMP_NTZ'1970-01-01 00:00:00'"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
@@ -104,6 +104,48 @@ def window_aggregate(node, sources, lowered, steps):
     return steps(AggregateOf(windows, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
                              [f"{a} AS {column_name(len(keys) + i)}"
                               for i, a in enumerate(aggregates)]), [])
+
+
+def cascaded_aggregate(node, sources, lowered, steps):
+    """A GROUP BY over a window aggregation's rows by its window_start and window_end
+    (Flink makes it a window aggregation of the same windows, whose rows only insert) as
+    a `steps(AggregateOf)`, or None."""
+    if node.table_aggregate is not None or node.input.changelog:
+        return None
+    bounds = {_window_bound(node.input, k.args[0]) for k in node.keys if k.op == "col"}
+    if not {"window_start", "window_end"} <= bounds:
+        return None
+    source = lowered(node.input, sources)
+    columns = node.input.columns
+    keys = [to_spark_sql(k, columns) for k in node.keys]
+    aggregates = [_aggregate(call, columns) for call in node.calls]
+    if source is None or None in keys or None in aggregates:
+        return None
+    return steps(AggregateOf(source, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
+                             [f"{a} AS {column_name(len(keys) + i)}"
+                              for i, a in enumerate(aggregates)]), [])
+
+
+def _window_bound(node, name):
+    """'window_start' or 'window_end' where column `name` of `node` is a window
+    aggregation's window_start or window_end passed on unchanged, else None."""
+    while type(node) is logical.Calc:
+        names = [c.name for c in node.columns]
+        expr = node.projections[names.index(name)] if name in names else None
+        while expr is not None and expr.op == "alias":
+            expr = expr.args[0]
+        if expr is None or expr.op != "col":
+            return None
+        node, name = node.input, expr.args[0]
+    if not isinstance(node, WindowAggregate):
+        return None
+    index = [c.name for c in node.columns].index(name)
+    key = node.keys[index] if index < len(node.keys) else None
+    while key is not None and key.op == "alias":
+        key = key.args[0]
+    if key is None or key.op != "col" or key.args[0] not in ("window_start", "window_end"):
+        return None
+    return key.args[0]
 
 
 def _aggregate(call, columns):
