@@ -32,7 +32,8 @@ import engines  # noqa: E402 (bench/engines.py)
 from tests.nexmark.generator import write_events  # noqa: E402
 from tests.nexmark.queries import QUERIES, TABLES, ddl  # noqa: E402
 
-DEFAULT = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q15", "q17", "q20", "q21", "q22"]
+DEFAULT = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q15", "q17", "q20", "q21", "q22",
+           "q23"]
 SPARK_AS_IS = {"q0", "q1", "q2", "q3", "q10", "q15", "q17", "q20", "q21"}
 
 PYFLINK_RUNNER = """
