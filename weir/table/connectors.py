@@ -33,8 +33,9 @@ class Connector:
     name = ""
     accepts_changelog = False  # whether a sink takes updates and deletes (else inserts)
 
-    def __init__(self, options: dict):
+    def __init__(self, options: dict, primary_key=()):
         self.options = dict(options)
+        self.primary_key = list(primary_key)  # the table's (a sink's upsert key)
 
     def source_stream(self, env, path, columns):
         raise ValueError(f"table '{path}': the '{self.name}' connector cannot be read")
@@ -212,11 +213,15 @@ CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenCon
                                   FilesystemConnector, KafkaConnector)}
 
 
-def connector_of(options: dict) -> Connector:
+def connector_of(options: dict, primary_key=()) -> Connector:
+    """The connector of a table's options; `primary_key`: its primary key's columns."""
+    from weir.table.jdbc_table import JdbcConnector
+    connectors = {**CONNECTORS, JdbcConnector.name: JdbcConnector}
     name = options.get("connector")
     if name is None:
         raise ValueError("a table needs its 'connector' option")
-    if name not in CONNECTORS:
+    if name not in connectors:
         not_supported(f"the '{name}' table connector (weir has "
-                      f"{', '.join(sorted(CONNECTORS))})")
-    return CONNECTORS[name]({k: v for k, v in options.items() if k != "connector"})
+                      f"{', '.join(sorted(connectors))})")
+    return connectors[name]({k: v for k, v in options.items() if k != "connector"},
+                            primary_key)

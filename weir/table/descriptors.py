@@ -5,11 +5,13 @@ from weir.table.types import DataType
 
 
 class Schema:
-    """A table's columns: Schema.new_builder().column(name, DataTypes.X()).build()."""
+    """A table's columns: Schema.new_builder().column(name, DataTypes.X()).build(); its
+    primary key (column names, a connector's upsert key: Flink's are NOT ENFORCED)."""
 
-    def __init__(self, columns, watermark=None):
+    def __init__(self, columns, watermark=None, primary_key=()):
         self.columns = list(columns)
         self.watermark = watermark
+        self.primary_key = list(primary_key)
 
     @staticmethod
     def new_builder() -> "Schema.Builder":
@@ -19,6 +21,7 @@ class Schema:
         def __init__(self):
             self._columns = []
             self._watermark = None
+            self._primary_key = []
 
         def column(self, column_name: str, data_type) -> "Schema.Builder":
             if isinstance(data_type, str):
@@ -43,8 +46,31 @@ class Schema:
             self._watermark = (column_name, watermark_expr)
             return self
 
+        def primary_key(self, *column_names: str) -> "Schema.Builder":
+            if self._primary_key:
+                raise ValueError("a table has one primary key, declared once")
+            if not column_names:
+                raise ValueError("a primary key needs at least one column")
+            if len(set(column_names)) != len(column_names):
+                raise ValueError(f"the primary key ({', '.join(column_names)}) names a "
+                                 "column twice")
+            self._primary_key = list(column_names)
+            return self
+
+        def primary_key_named(self, constraint_name: str, *column_names: str
+                              ) -> "Schema.Builder":
+            return self.primary_key(*column_names)
+
         def build(self) -> "Schema":
-            return Schema(self._columns, self._watermark)
+            names = [name for name, _ in self._columns]
+            for key in self._primary_key:
+                if key not in names:
+                    raise ValueError(f"the primary key names no column of the table: "
+                                     f"'{key}' (columns: {', '.join(names)})")
+                if not isinstance(dict(self._columns)[key], DataType):
+                    raise ValueError(f"the primary key's column '{key}' is computed: a "
+                                     "primary key takes physical columns")
+            return Schema(self._columns, self._watermark, self._primary_key)
 
 
 class ComputedColumn:

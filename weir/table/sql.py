@@ -185,7 +185,14 @@ class SqlPlanner:
         schema_node = tree.this
         builder = Schema.new_builder()
         for column in schema_node.expressions:
-            if isinstance(column, exp.ColumnDef):
+            if isinstance(column, exp.PrimaryKey):
+                _not_enforced(column)
+                builder.primary_key(*(key.name for key in column.expressions))
+            elif isinstance(column, exp.ColumnDef):
+                key = column.find(exp.PrimaryKeyColumnConstraint)
+                if key is not None:
+                    _not_enforced(key)
+                    builder.primary_key(column.name)
                 computed = column.find(exp.ComputedColumnConstraint)
                 if column.args.get("kind") is None and computed is not None:
                     builder.column_by_expression(column.name, computed.this)
@@ -207,5 +214,12 @@ class SqlPlanner:
         descriptor = TableDescriptor(connector, builder.build(), options)
         self.t_env.create_temporary_table(schema_node.this.name, descriptor)
         return TableResult.ok()
+
+def _not_enforced(constraint):
+    """Flink's primary keys are NOT ENFORCED (it does not check the data)."""
+    if "NOT ENFORCED" not in [str(o).upper() for o in constraint.args.get("options") or []]:
+        raise ValueError("Flink doesn't support ENFORCED mode for PRIMARY KEY constraint: "
+                         "declare it as PRIMARY KEY (...) NOT ENFORCED")
+
 
 __all__ = ["SqlPlanner", "parse", "Expression", "lit"]

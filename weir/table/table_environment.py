@@ -268,7 +268,8 @@ class TableEnvironment(PyFlinkGaps):
             descriptor = self._sink_descriptor(path)
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
-            connector = connector_of(descriptor.all_options())
+            connector = connector_of(descriptor.all_options(),
+                                     getattr(descriptor.schema, "primary_key", ()))
             if table._node.changelog and self.streaming and not connector.accepts_changelog:
                 raise ValueError(
                     f"Table sink '{path}' ({connector.name}) doesn't support consuming "

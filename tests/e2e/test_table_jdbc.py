@@ -1,0 +1,81 @@
+"""The Table API's `jdbc` sink against a real PostgreSQL (a private cluster), on Spark and
+on the in-process executor: a changelog written by the table's primary key (upserts,
+deletes), inserts into a table without one, and what it refuses."""
+
+import pytest
+
+from weir.table import StreamTableEnvironment
+
+pytestmark = pytest.mark.spark
+
+WORDS = ["flink", "spark", "flink", "weir", "spark", "flink", "weir", "flink"]
+
+
+@pytest.fixture
+def database(postgres_server):
+    return postgres_server.create_database()
+
+
+@pytest.fixture(params=["spark", "local"])
+def t_env(request, spark_env, local_env):
+    return StreamTableEnvironment.create(spark_env if request.param == "spark" else local_env)
+
+
+def _jdbc(database, table):
+    return (f"'connector' = 'jdbc', 'url' = '{database.jdbc_url}', 'table-name' = '{table}', "
+            "'username' = 'postgres', 'sink.buffer-flush.max-rows' = '3'")
+
+
+def test_a_group_aggregations_changelog_ends_as_its_final_rows(database, t_env):
+    database.execute("CREATE TABLE counts (word text PRIMARY KEY, n bigint, longest int)")
+    t_env.create_temporary_view("words", t_env.from_elements(
+        [(w,) for w in WORDS], ["word"]))
+    t_env.execute_sql("CREATE TABLE counts (word STRING, n BIGINT, longest INT, "
+                      f"PRIMARY KEY (word) NOT ENFORCED) WITH ({_jdbc(database, 'counts')})")
+    t_env.execute_sql("INSERT INTO counts SELECT word, COUNT(*), MAX(CHAR_LENGTH(word)) "
+                      "FROM words GROUP BY word").wait()
+    assert database.query("SELECT word, n, longest FROM counts ORDER BY word") == [
+        ("flink", 4, 5), ("spark", 2, 5), ("weir", 2, 4)]
+
+
+def test_deletes_remove_rows_by_the_key(database, t_env):
+    """Counts of counts: as the words' counts grow, the groups of counts 1 and 3 are
+    emptied (-D) and must leave the table."""
+    database.execute("CREATE TABLE frequencies (n bigint PRIMARY KEY, words bigint)")
+    t_env.create_temporary_view("words", t_env.from_elements(
+        [(w,) for w in WORDS], ["word"]))
+    t_env.execute_sql("CREATE TABLE frequencies (n BIGINT, words BIGINT, PRIMARY KEY (n) "
+                      f"NOT ENFORCED) WITH ({_jdbc(database, 'frequencies')})")
+    t_env.execute_sql("INSERT INTO frequencies SELECT n, COUNT(*) FROM (SELECT word, "
+                      "COUNT(*) AS n FROM words GROUP BY word) GROUP BY n").wait()
+    assert database.query("SELECT n, words FROM frequencies ORDER BY n") == [(2, 2), (4, 1)]
+
+
+def test_a_table_without_a_key_takes_inserts_once(database, t_env):
+    database.execute("CREATE TABLE seen (word text, size int)")
+    t_env.create_temporary_view("words", t_env.from_elements(
+        [(w,) for w in WORDS], ["word"]))
+    t_env.execute_sql(f"CREATE TABLE seen (word STRING, size INT) WITH "
+                      f"({_jdbc(database, 'seen')})")
+    t_env.execute_sql("INSERT INTO seen SELECT word, CHAR_LENGTH(word) FROM words "
+                      "WHERE word <> 'weir'").wait()
+    assert sorted(database.query("SELECT word, size FROM seen")) == sorted(
+        (w, len(w)) for w in WORDS if w != "weir")
+    with pytest.raises(ValueError, match="doesn't support consuming update and delete"):
+        t_env.execute_sql("INSERT INTO seen SELECT word, CAST(COUNT(*) AS INT) FROM words "
+                          "GROUP BY word")
+
+
+def test_what_a_jdbc_table_refuses(database, local_env):
+    t_env = StreamTableEnvironment.create(local_env)
+    t_env.create_temporary_view("words", t_env.from_elements([("a",)], ["word"]))
+    t_env.execute_sql("CREATE TABLE nowhere (word STRING) WITH ('connector' = 'jdbc', "
+                      "'table-name' = 'nowhere')")
+    with pytest.raises(ValueError, match="needs the option 'url'"):
+        t_env.execute_sql("INSERT INTO nowhere SELECT word FROM words")
+    with pytest.raises(ValueError, match="ENFORCED mode for PRIMARY KEY"):
+        t_env.execute_sql("CREATE TABLE k (word STRING, PRIMARY KEY (word)) WITH "
+                          f"({_jdbc(database, 'k')})")
+    with pytest.raises(ValueError, match="names no column of the table: 'other'"):
+        t_env.execute_sql("CREATE TABLE k (word STRING, PRIMARY KEY (other) NOT ENFORCED) "
+                          f"WITH ({_jdbc(database, 'k')})")
