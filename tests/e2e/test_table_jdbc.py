@@ -2,6 +2,8 @@
 on the in-process executor: a changelog written by the table's primary key (upserts,
 deletes), inserts into a table without one, and what it refuses."""
 
+import decimal
+
 import pytest
 
 from weir.table import StreamTableEnvironment
@@ -79,3 +81,24 @@ def test_what_a_jdbc_table_refuses(database, local_env):
     with pytest.raises(ValueError, match="names no column of the table: 'other'"):
         t_env.execute_sql("CREATE TABLE k (word STRING, PRIMARY KEY (other) NOT ENFORCED) "
                           f"WITH ({_jdbc(database, 'k')})")
+
+
+@pytest.mark.parametrize("partitions", ["", ", 'scan.partition.column' = 'id', "
+                                        "'scan.partition.lower-bound' = '1', "
+                                        "'scan.partition.upper-bound' = '10', "
+                                        "'scan.partition.num' = '3'"])
+def test_a_jdbc_table_is_read_once_whole_or_by_ranges(database, t_env, partitions):
+    database.execute("CREATE TABLE prices (id bigint, item text, price numeric(10, 2), "
+                     "weight double precision)")
+    database.execute("INSERT INTO prices SELECT i, 'item ' || i, i * 1.5, i / 4.0 "
+                     "FROM generate_series(1, 10) AS i")
+    t_env.execute_sql(
+        "CREATE TABLE prices (id BIGINT, item STRING, price DECIMAL(10, 2), weight DOUBLE) "
+        f"WITH ({_jdbc(database, 'prices')}{partitions})".replace(
+            ", 'sink.buffer-flush.max-rows' = '3'", ""))
+    rows = sorted(tuple(row) for row in t_env.execute_sql(
+        "SELECT id, item, price, weight FROM prices WHERE id > 7").collect())
+    assert rows == [(i, f"item {i}", decimal.Decimal(i * 3) / 2, i / 4) for i in (8, 9, 10)]
+    assert str(rows[0][2]) == "12.00"
+    total = list(t_env.execute_sql("SELECT COUNT(*), SUM(price) FROM prices").collect())
+    assert [tuple(row) for row in total][-1] == (10, decimal.Decimal("82.50"))

@@ -1,5 +1,6 @@
-"""Flink's `jdbc` table connector for PostgreSQL, as a sink (written through psycopg 3
-by weir's JdbcSink, exactly once: weir.runtime.connectors.jdbc_sink).
+"""Flink's `jdbc` table connector for PostgreSQL: a bounded scan source (read once, whole
+or in ranges of a column: weir.runtime.connectors.jdbc_source) and a sink (written
+through psycopg 3 by weir's JdbcSink, exactly once: weir.runtime.connectors.jdbc_sink).
 
 A table with a PRIMARY KEY takes a changelog, written by that key (upserts and deletes,
 weir.runtime.connectors.jdbc_changelog); a table without one takes inserts only. The
@@ -10,13 +11,19 @@ are shuffled by the key first, so each key's changes are written by one task, in
 
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
+from weir.table.changelog import INSERT
 from weir.table.connectors import Connector
 
 DEFAULT_FLUSH_ROWS = 100  # Flink's sink.buffer-flush.max-rows
 DEFAULT_RETRIES = 3  # Flink's sink.max-retries
-_SINK_OPTIONS = {"url", "table-name", "driver", "username", "password",
-                 "sink.buffer-flush.max-rows", "sink.buffer-flush.interval",
-                 "sink.max-retries", "sink.parallelism", "connection.max-retry-timeout"}
+_COMMON_OPTIONS = {"url", "table-name", "driver", "username", "password",
+                   "connection.max-retry-timeout"}
+_SINK_OPTIONS = _COMMON_OPTIONS | {"sink.buffer-flush.max-rows", "sink.buffer-flush.interval",
+                                   "sink.max-retries", "sink.parallelism"}
+_PARTITIONS = ("scan.partition.column", "scan.partition.lower-bound",
+               "scan.partition.upper-bound", "scan.partition.num")
+_SOURCE_OPTIONS = _COMMON_OPTIONS | set(_PARTITIONS) | {"scan.fetch-size",
+                                                         "scan.auto-commit"}
 
 
 class _KeyOf:
@@ -35,17 +42,42 @@ class JdbcConnector(Connector):
     def accepts_changelog(self):
         return bool(self.primary_key)
 
-    def sink(self, stream, path, columns):
-        from weir.datastream.connectors.jdbc import JdbcConnectionOptions, JdbcSink
-        unknown = sorted(set(self.options) - _SINK_OPTIONS)
+    def source_stream(self, env, path, columns):
+        """The table read once, as Flink's JDBC scan: whole, or in `scan.partition.num`
+        ranges of `scan.partition.column` (each a split)."""
+        from weir.runtime.connectors.jdbc_source import JdbcScanReader
+        table, settings, address = self._connection(path, _SOURCE_OPTIONS)
+        names = [c.name for c in columns]
+        given = [self.options.get(o) for o in _PARTITIONS]
+        if any(v is not None for v in given) and None in given:
+            raise ValueError(f"table '{path}': a partitioned jdbc scan needs all of "
+                             f"{', '.join(_PARTITIONS)}")
+        reader = JdbcScanReader(f"SELECT {', '.join(names)} FROM {table}", settings, address,
+                                None if given[0] is None else tuple(given),
+                                int(self.options.get("scan.fetch-size", 1000) or 1000))
+        return env.from_source(reader, None, f"Source: {path}").map(
+            _Typed([c.data_type for c in columns])).name(f"Source: {path}")
+
+    def _connection(self, path, known):
+        """(table name, psycopg's settings, address) of the options, checked."""
+        from weir.datastream.connectors.jdbc import JdbcConnectionOptions
+        unknown = sorted(set(self.options) - known)
         if unknown:
             raise ValueError(f"table '{path}': the jdbc connector has no option "
                              f"{', '.join(repr(o) for o in unknown)}")
         table = self._required(path, "table-name")
+        driver = self.options.get("driver")
+        if driver is not None and driver != "org.postgresql.Driver":
+            raise ValueError(f"table '{path}': weir's jdbc connector reads and writes "
+                             f"PostgreSQL: the driver {driver!r} is not supported")
         connection = JdbcConnectionOptions(
-            self._required(path, "url"), self.options.get("driver"),
-            self.options.get("username"), self.options.get("password"), 60)
-        settings, address = connection._psycopg_settings()
+            self._required(path, "url"), driver, self.options.get("username"),
+            self.options.get("password"), 60)
+        return (table, *connection._psycopg_settings())
+
+    def sink(self, stream, path, columns):
+        from weir.datastream.connectors.jdbc import JdbcSink
+        table, settings, address = self._connection(path, _SINK_OPTIONS)
         names = [c.name for c in columns]
         type_info = Types.ROW([c.data_type.type_info for c in columns])
         flush = int(self.options.get("sink.buffer-flush.max-rows", DEFAULT_FLUSH_ROWS))
@@ -90,6 +122,28 @@ def _append_spec(table, names, type_info, settings, address, flush, retries):
     from weir.runtime.connectors.jdbc_sink import JdbcSinkSpec
     return JdbcSinkSpec(insert_statement(table, names), type_info, settings, address, flush,
                         retries)
+
+
+class _Typed:
+    """A row read from PostgreSQL as an insert of the table's types (a numeric to its
+    DECIMAL's scale, a real number as a float)."""
+
+    def __init__(self, types):
+        self.converters = [_converter(t) for t in types]
+
+    def __call__(self, row):
+        return INSERT, tuple(v if v is None or c is None else c(v)
+                             for c, v in zip(self.converters, row))
+
+
+def _converter(data_type):
+    import decimal
+    if data_type.name == "DECIMAL":
+        step = decimal.Decimal(1).scaleb(-data_type.scale)
+        return lambda v: decimal.Decimal(v).quantize(step, rounding=decimal.ROUND_HALF_UP)
+    if data_type.name in ("DOUBLE", "FLOAT"):
+        return float
+    return None
 
 
 class _Values:
