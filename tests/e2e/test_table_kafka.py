@@ -43,3 +43,58 @@ def test_an_aggregate_into_a_kafka_topic_is_refused(kafka_broker, local_env):
     with pytest.raises(Exception, match="takes inserts only"):
         t_env.execute_sql("INSERT INTO flagged SELECT name, SUM(amount), FALSE FROM payments "
                           "GROUP BY name").wait()
+
+
+def _keyed_messages(broker, topic, seconds=30):
+    """(key, value or None) of every message of `topic`, in order (one partition)."""
+    import time
+    import uuid
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "enable.auto.commit": False,
+                         "group.id": f"reader-{uuid.uuid4().hex[:8]}"})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    got, deadline = [], time.time() + seconds
+    _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=30)
+    while len(got) < high and time.time() < deadline:
+        for message in consumer.consume(100, 0.2):
+            if message.error() is None:
+                value = message.value()
+                got.append((message.key().decode(),
+                            None if value is None else value.decode()))
+    consumer.close()
+    return got
+
+
+def test_a_changelog_into_an_upsert_kafka_topic(kafka_broker, local_env):
+    """Counts of counts: each +I/+U a message keyed by the primary key, each -D a
+    tombstone; the topic, compacted, holds the final rows."""
+    target = kafka_broker.create_topic()
+    t_env = StreamTableEnvironment.create(local_env)
+    t_env.create_temporary_view("words", t_env.from_elements(
+        [(w,) for w in ["flink", "spark", "flink", "weir", "flink"]], ["word"]))
+    t_env.execute_sql(f"""
+        CREATE TABLE frequencies (n BIGINT, words BIGINT, PRIMARY KEY (n) NOT ENFORCED)
+        WITH ('connector' = 'upsert-kafka', 'topic' = '{target}',
+              'properties.bootstrap.servers' = '{kafka_broker.bootstrap}',
+              'key.format' = 'json', 'value.format' = 'json')""")
+    t_env.execute_sql("INSERT INTO frequencies SELECT n, COUNT(*) FROM (SELECT word, "
+                      "COUNT(*) AS n FROM words GROUP BY word) GROUP BY n").wait()
+    messages = _keyed_messages(kafka_broker, target)
+    compacted = dict(messages)  # (each key's last message; keys' order is weir's own)
+    assert compacted == {'{"n":1}': '{"n":1,"words":2}', '{"n":2}': None,
+                         '{"n":3}': '{"n":3,"words":1}'}  # (n = 2 emptied: a tombstone)
+    assert len(messages) >= 6 and all(
+        value is None or value.startswith(key[:-1]) for key, value in messages)
+
+
+def test_what_an_upsert_kafka_table_refuses(kafka_broker, local_env):
+    t_env = StreamTableEnvironment.create(local_env)
+    t_env.create_temporary_view("words", t_env.from_elements([("a",)], ["word"]))
+    t_env.execute_sql(f"""
+        CREATE TABLE unkeyed (word STRING) WITH ('connector' = 'upsert-kafka',
+            'topic' = 't', 'properties.bootstrap.servers' = '{kafka_broker.bootstrap}',
+            'key.format' = 'json', 'value.format' = 'json')""")
+    with pytest.raises(ValueError, match="require to define a PRIMARY KEY"):
+        t_env.execute_sql("INSERT INTO unkeyed SELECT word FROM words")
+    with pytest.raises(NotImplementedError, match="reading an upsert-kafka table"):
+        t_env.execute_sql("SELECT * FROM unkeyed")

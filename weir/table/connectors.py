@@ -148,7 +148,7 @@ _STARTUP = {"earliest-offset": "earliest", "latest-offset": "latest",
 class KafkaConnector(Connector):
     """Flink's `kafka` table connector on weir's KafkaSource and KafkaSink: one topic,
     messages in the json, csv or raw format; a sink takes inserts only (a changelog goes
-    to `upsert-kafka`, which weir lacks yet)."""
+    to `upsert-kafka`: weir.table.upsert_kafka)."""
     name = "kafka"
 
     def _format(self):
@@ -216,7 +216,9 @@ CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenCon
 def connector_of(options: dict, primary_key=()) -> Connector:
     """The connector of a table's options; `primary_key`: its primary key's columns."""
     from weir.table.jdbc_table import JdbcConnector
-    connectors = {**CONNECTORS, JdbcConnector.name: JdbcConnector}
+    from weir.table.upsert_kafka import UpsertKafkaConnector
+    connectors = {**CONNECTORS, JdbcConnector.name: JdbcConnector,
+                  UpsertKafkaConnector.name: UpsertKafkaConnector}
     name = options.get("connector")
     if name is None:
         raise ValueError("a table needs its 'connector' option")
