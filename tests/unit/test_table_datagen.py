@@ -75,9 +75,9 @@ def test_bad_options_are_clear_errors(columns, options, error):
 def test_what_weir_lacks_of_the_table_api_is_named_as_missing():
     env = StreamExecutionEnvironment.get_execution_environment()
     t_env = StreamTableEnvironment.create(env)
-    t_env.create_temporary_table("k", TableDescriptor.for_connector("upsert-kafka").schema(
+    t_env.create_temporary_table("k", TableDescriptor.for_connector("elasticsearch-7").schema(
         Schema.new_builder().column("a", DataTypes.INT()).build()).build())
-    with pytest.raises(NotImplementedError, match="the 'upsert-kafka' table connector"):
+    with pytest.raises(NotImplementedError, match="the 'elasticsearch-7' table connector"):
         t_env.from_path("k")
     with pytest.raises(NotImplementedError, match="INTERSECT"):
         t_env.execute_sql("SELECT 1 INTERSECT SELECT 2")
