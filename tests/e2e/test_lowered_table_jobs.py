@@ -134,7 +134,7 @@ def test_a_lowered_job_that_fails_says_why(spark_env, tmp_path):
         _insert(t_env, tmp_path / "out")
 
 
-@pytest.mark.parametrize("name", ["q3", "q7", "q8", "q20", "q23"])
+@pytest.mark.parametrize("name", ["q3", "q5", "q7", "q8", "q20", "q23"])
 def test_nexmarks_joins_and_windows_lowered_insert_what_operators_insert(
         spark_env, tmp_path, name):
     """Nexmark's inner joins and windows (tests/nexmark) into json files, as Spark SQL

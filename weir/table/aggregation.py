@@ -79,16 +79,30 @@ def aggregate_select(node, keys, selects) -> logical.Node:
         and window_tvf.reads_window_tvf(node)
     if windowed and window_tvf.is_session(node):
         return _session_select(node, keys, selects)
+    end_index = names.index("window_end") if windowed else _cascaded_end(node, keys)
     taken = _Calls(node, _call_of)
     projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
                    for position, s in enumerate(selects)]
-    if windowed:
+    if end_index is not None:
         aggregate = window_tvf.WindowAggregate(key_columns + taken.columns, node, list(keys),
-                                               taken.calls, names.index("window_end"))
+                                               taken.calls, end_index)
     else:
         aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys),
                                       taken.calls)
     return logical.project(aggregate, projections)
+
+
+def _cascaded_end(node, keys):
+    """Where grouping keys include a window aggregation's window_start and window_end
+    (passed on unchanged, under any names), Flink aggregates the same windows again,
+    once each, when it ends: the index of the key that is window_end, else None."""
+    if node.changelog:
+        return None
+    from weir.table.window_tvf import window_bound
+    bounds = [window_bound(node, k.args[0]) if k.op == "col" else None for k in keys]
+    if "window_start" not in bounds or "window_end" not in bounds:
+        return None
+    return bounds.index("window_end")
 
 
 _SESSION_COLUMNS = {"window_start": "$w_start", "window_end": "$w_end",

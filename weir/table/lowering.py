@@ -18,7 +18,7 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
-from weir.table.lowering_windows import cascaded_aggregate, window_aggregate
+from weir.table.lowering_windows import window_aggregate
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
 from weir.table.window_tvf import WindowAggregate
 
@@ -97,8 +97,6 @@ def _lowered(node, sources):
         root = _join(node, sources)
     elif type(node) is WindowAggregate:
         root = window_aggregate(node, sources, _lowered, _Steps)
-    elif type(node) is logical.Aggregate:
-        root = cascaded_aggregate(node, sources, _lowered, _Steps)
     elif type(node) is logical.Scan:
         root = _scan(node, sources)
     else:

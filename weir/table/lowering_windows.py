@@ -13,7 +13,7 @@ import importlib
 
 from weir.table import logical
 from weir.table.spark_sql import column_name, to_spark_sql
-from weir.table.window_tvf import WindowAggregate, WindowTvf
+from weir.table.window_tvf import WindowTvf, window_bound
 
 _EPOCH = "TIMESTAMP_NTZ'1970-01-01 00:00:00'"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
@@ -78,7 +78,9 @@ def window_aggregate(node, sources, lowered, steps):
     while type(below) is logical.Calc:
         calcs.append(below)
         below = below.input
-    if not isinstance(below, WindowTvf) or below.kind not in ("tumble", "hop", "cumulate"):
+    if not isinstance(below, WindowTvf):
+        return cascaded_aggregate(node, sources, lowered, steps)
+    if below.kind not in ("tumble", "hop", "cumulate"):
         return None
     if below.kind != "tumble" and (below.step <= 0 or below.size % below.step):
         return None  # (Flink refuses a size that is no multiple of the step)
@@ -107,12 +109,12 @@ def window_aggregate(node, sources, lowered, steps):
 
 
 def cascaded_aggregate(node, sources, lowered, steps):
-    """A GROUP BY over a window aggregation's rows by its window_start and window_end
-    (Flink makes it a window aggregation of the same windows, whose rows only insert) as
-    a `steps(AggregateOf)`, or None."""
-    if node.table_aggregate is not None or node.input.changelog:
+    """A window aggregation of a window aggregation's rows by its window_start and
+    window_end (a GROUP BY of them: weir.table.aggregation._cascaded_end) as a
+    `steps(AggregateOf)`, or None."""
+    if node.input.changelog:
         return None
-    bounds = {_window_bound(node.input, k.args[0]) for k in node.keys if k.op == "col"}
+    bounds = {window_bound(node.input, k.args[0]) for k in node.keys if k.op == "col"}
     if not {"window_start", "window_end"} <= bounds:
         return None
     source = lowered(node.input, sources)
@@ -124,28 +126,6 @@ def cascaded_aggregate(node, sources, lowered, steps):
     return steps(AggregateOf(source, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
                              [f"{a} AS {column_name(len(keys) + i)}"
                               for i, a in enumerate(aggregates)]), [])
-
-
-def _window_bound(node, name):
-    """'window_start' or 'window_end' where column `name` of `node` is a window
-    aggregation's window_start or window_end passed on unchanged, else None."""
-    while type(node) is logical.Calc:
-        names = [c.name for c in node.columns]
-        expr = node.projections[names.index(name)] if name in names else None
-        while expr is not None and expr.op == "alias":
-            expr = expr.args[0]
-        if expr is None or expr.op != "col":
-            return None
-        node, name = node.input, expr.args[0]
-    if not isinstance(node, WindowAggregate):
-        return None
-    index = [c.name for c in node.columns].index(name)
-    key = node.keys[index] if index < len(node.keys) else None
-    while key is not None and key.op == "alias":
-        key = key.args[0]
-    if key is None or key.op != "col" or key.args[0] not in ("window_start", "window_end"):
-        return None
-    return key.args[0]
 
 
 def _aggregate(call, columns):

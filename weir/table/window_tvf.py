@@ -113,6 +113,28 @@ def reads_window_tvf(node) -> bool:
     return False
 
 
+def window_bound(node, name):
+    """'window_start' or 'window_end' where column `name` of `node` is a window
+    aggregation's window_start or window_end passed on unchanged, else None."""
+    while type(node) is logical.Calc:
+        names = [c.name for c in node.columns]
+        expr = node.projections[names.index(name)] if name in names else None
+        while expr is not None and expr.op == "alias":
+            expr = expr.args[0]
+        if expr is None or expr.op != "col":
+            return None
+        node, name = node.input, expr.args[0]
+    if not isinstance(node, WindowAggregate):
+        return None
+    index = [c.name for c in node.columns].index(name)
+    key = node.keys[index] if index < len(node.keys) else None
+    while key is not None and key.op == "alias":
+        key = key.args[0]
+    if key is None or key.op != "col" or key.args[0] not in ("window_start", "window_end"):
+        return None
+    return key.args[0]
+
+
 def is_session(node) -> bool:
     """Whether `node`'s window columns come from a SESSION window table function (which
     must be `node` itself: weir aggregates nothing else over one)."""
