@@ -97,7 +97,34 @@ class PythonFunction:
             function = function.eval
         if inspect.iscoroutinefunction(function):
             return _Awaiting(function)
+        if self.func_type == "pandas":
+            return _PandasScalar(function)
         return function
+
+
+class _PandasScalar:
+    """A pandas scalar function (udf(func_type='pandas')) called per row with a Series
+    of one value per argument (PyFlink calls it per Arrow batch: the same results for a
+    function whose rows' results are of their own values, as PyFlink requires)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args):
+        import pandas
+        result = self.function(*(pandas.Series([a]) for a in args))
+        if isinstance(result, (pandas.Series, pandas.Index)):
+            if len(result) != 1:
+                raise ValueError(f"the pandas function {self.function.__name__} returned "
+                                 f"{len(result)} values for 1 row: it must return one "
+                                 "value per row of its arguments")
+            result = result.iloc[0] if isinstance(result, pandas.Series) else result[0]
+        if isinstance(result, pandas.Timestamp):
+            return result.to_pydatetime()
+        if result is pandas.NaT or (isinstance(result, float) and result != result):
+            return None  # (pandas' missing values are SQL's NULL)
+        item = getattr(result, "item", None)
+        return item() if callable(item) else result
 
 
 class _Awaiting:
