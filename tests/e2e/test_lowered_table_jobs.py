@@ -189,11 +189,13 @@ def _windowed(t_env, directory, output, window):
         f"WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json')")
     t_env.execute_sql(
         "CREATE TABLE o (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, total INT, "
-        "most STRING, first_t TIMESTAMP(3), kinds BIGINT, mean INT, small BIGINT) WITH ("
+        "most STRING, first_t TIMESTAMP(3), kinds BIGINT, mean INT, small BIGINT, "
+        "some INT, some_mean INT) WITH ("
         f"'connector' = 'filesystem', 'path' = '{output}', 'format' = 'json')")
     job = t_env.execute_sql(
         "INSERT INTO o SELECT k, window_start, window_end, COUNT(*), SUM(i), MAX(s), "
-        "MIN(t), COUNT(DISTINCT s), AVG(i), COUNT(*) FILTER (WHERE i < 0) "
+        "MIN(t), COUNT(DISTINCT s), AVG(i), COUNT(*) FILTER (WHERE i < 0), "
+        "SUM(i) FILTER (WHERE s = 'x'), AVG(i) FILTER (WHERE i > 0) "
         f"FROM TABLE({WINDOWS[window]}) WHERE s IS NULL OR s <> 'zz' "
         "GROUP BY k, window_start, window_end")
     job.wait()
@@ -248,3 +250,18 @@ def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):
         query = lower_query(t_env.sql_query(QUERIES[name])._node)
         rows = collect_rows(spark, query.sources, query.build)
         assert sorted(", ".join(show(v) for v in row) for row in rows) == expected[name], name
+
+
+def test_a_lowered_join_with_an_empty_side_writes_nothing_and_ends(spark_env, tmp_path):
+    """(Spark drops a join with an empty side from its plan, and the side's count with
+    it: the job still ends, having read what it read.)"""
+    _write_input(tmp_path / "in", ROWS)
+    t_env = _t_env(spark_env, tmp_path / "in", "true")
+    t_env.execute_sql(
+        "CREATE TABLE o (i INT, j INT) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'out'}', 'format' = 'json')")
+    job = t_env.execute_sql("INSERT INTO o SELECT x.i, y.i FROM a x JOIN (SELECT * FROM a "
+                            "WHERE i > 2147483646 AND i < 0) y ON x.i = y.i")
+    assert job.get_job_client().wait(120).name == "FINISHED"
+    assert type(job.get_job_client()).__name__ == "NativeJob"
+    assert job.get_job_client().get_job_execution_result().records_written == 0

@@ -102,3 +102,35 @@ def test_a_jdbc_table_is_read_once_whole_or_by_ranges(database, t_env, partition
     assert str(rows[0][2]) == "12.00"
     total = list(t_env.execute_sql("SELECT COUNT(*), SUM(price) FROM prices").collect())
     assert [tuple(row) for row in total][-1] == (10, decimal.Decimal("82.50"))
+
+
+@pytest.mark.parametrize("cache", ["", ", 'lookup.cache' = 'PARTIAL', "
+                                   "'lookup.partial-cache.max-rows' = '2', "
+                                   "'lookup.partial-cache.expire-after-write' = '1 h'"])
+def test_a_lookup_join_enriches_rows_from_postgresql(database, t_env, tmp_path, cache):
+    """FOR SYSTEM_TIME AS OF a processing-time column: each order looks up its customer
+    (none for customer 9 and for a NULL one: dropped by the inner join, padded by the
+    LEFT JOIN); the rest of the ON condition is checked on the joined rows."""
+    database.execute("CREATE TABLE customers (id bigint PRIMARY KEY, name text, tier int)")
+    database.execute("INSERT INTO customers VALUES (1, 'ann', 1), (2, 'bob', 3), "
+                     "(3, 'cy', 2)")
+    (tmp_path / "orders.json").write_text("".join(
+        f'{{"oid": {oid}, "cid": {"null" if cid is None else cid}}}\n'
+        for oid, cid in [(10, 1), (11, 2), (12, 9), (13, None), (14, 2), (15, 3)]))
+    t_env.execute_sql(
+        "CREATE TABLE orders (oid BIGINT, cid BIGINT, p AS PROCTIME()) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{tmp_path}/orders.json', 'format' = 'json')")
+    t_env.execute_sql(
+        "CREATE TABLE customers (id BIGINT, name STRING, tier INT) WITH ("
+        f"{_jdbc(database, 'customers')}{cache})".replace(
+            ", 'sink.buffer-flush.max-rows' = '3'", ""))
+
+    def rows(sql):
+        return sorted(tuple(row) for row in t_env.execute_sql(sql).collect())
+    assert rows("SELECT o.oid, c.name, c.tier FROM orders AS o JOIN customers "
+                "FOR SYSTEM_TIME AS OF o.p AS c ON o.cid = c.id") == [
+        (10, "ann", 1), (11, "bob", 3), (14, "bob", 3), (15, "cy", 2)]
+    assert rows("SELECT o.oid, c.id, c.name FROM orders AS o LEFT JOIN customers "
+                "FOR SYSTEM_TIME AS OF o.p AS c ON o.cid = c.id AND c.tier > 1") == [
+        (10, None, None), (11, 2, "bob"), (12, None, None), (13, None, None),
+        (14, 2, "bob"), (15, 3, "cy")]

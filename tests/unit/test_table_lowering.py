@@ -145,7 +145,8 @@ def test_window_aggregations_lower_to_a_grouping_of_each_rows_windows(t_env, tmp
     _windowed(t_env, tmp_path)
     query = lower_query(t_env.sql_query(
         "SELECT k, window_start, COUNT(*), SUM(price), AVG(price), MAX(k), "
-        f"COUNT(DISTINCT price) FILTER (WHERE price > 0) FROM TABLE({window}) "
+        "COUNT(DISTINCT price) FILTER (WHERE price > 0), "
+        f"AVG(price) FILTER (WHERE price < 9) FROM TABLE({window}) "
         "GROUP BY k, window_start, window_end")._node)
     assert not query.ordered  # (collected rows stay on weir's operators)
     aggregate = query.root.input
@@ -153,7 +154,9 @@ def test_window_aggregations_lower_to_a_grouping_of_each_rows_windows(t_env, tmp
     assert aggregate.aggregates == [
         "count(1) AS _c3", "CAST(sum(_c1) AS INT) AS _c4",
         "CAST(sum(CAST(_c1 AS BIGINT)) div count(_c1) AS INT) AS _c5", "max(_c0) AS _c6",
-        "count(DISTINCT _c1) FILTER (WHERE (_c1 > CAST(0 AS INT))) AS _c7"]
+        "count(DISTINCT _c1) FILTER (WHERE (_c1 > CAST(0 AS INT))) AS _c7",
+        "CAST(sum(CAST(_c1 AS BIGINT)) FILTER (WHERE (_c1 < CAST(9 AS INT))) div "
+        "count(_c1) FILTER (WHERE (_c1 < CAST(9 AS INT))) AS INT) AS _c8"]
     assert aggregate.input.input.kind == window.split("(")[0].lower()
 
 

@@ -75,6 +75,15 @@ def group_by(frame, keys, aggregates):
     return frame.groupBy(*map(F.expr, keys)).agg(*map(F.expr, aggregates))
 
 
+def _observed(seen: Observation, name: str) -> int:
+    """A count observed on a frame; 0 where Spark dropped the frame from its plan (the
+    other side of a join Spark found empty: it was not read)."""
+    try:
+        return (seen.get or {}).get(name, 0)
+    except Exception:  # noqa: BLE001 (Spark's error for metrics it never collected)
+        return 0
+
+
 def _malformed(error) -> bool:
     return MALFORMED in str(error)
 
@@ -172,8 +181,8 @@ class NativeJob(JobClient):
                 commit.discard()
                 raise
             staged.append(commit)
-        return {"read": sum(seen.get["read"] for seen in sources_seen),
-                **output_seen.get}
+        return {"read": sum(_observed(seen, "read") for seen in sources_seen),
+                "written": _observed(output_seen, "written")}
 
     # -- the client -------------------------------------------------------------------
     def get_job_id(self) -> str:

@@ -60,6 +60,12 @@ def _to_timestamp_ltz(number, precision=3):
     return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
 
 
+def _proctime():
+    """PROCTIME(): the time the row is processed (a TIMESTAMP_LTZ(3))."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
 def _to_timestamp(text, pattern="yyyy-MM-dd HH:mm:ss"):
     python = pattern
     for java, code in _JAVA_PATTERN:
@@ -145,6 +151,7 @@ FUNCTIONS = {
     "REPLACE": (lambda text, old, new: text.replace(old, new), DataTypes.STRING()),
     "MOD": (_mod, None),
     "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),
+    "PROCTIME": (_proctime, DataTypes.TIMESTAMP_LTZ(3, False)),
     "TO_TIMESTAMP": (_to_timestamp, DataTypes.TIMESTAMP(3)),
     "TIMESTAMPDIFF": (_timestamp_diff, DataTypes.INT()),
     "TIMESTAMPADD": (_timestamp_add, lambda types: types[2]),  # the timestamp's type

@@ -70,7 +70,9 @@ class Schema:
                 if not isinstance(dict(self._columns)[key], DataType):
                     raise ValueError(f"the primary key's column '{key}' is computed: a "
                                      "primary key takes physical columns")
-            return Schema(self._columns, self._watermark, self._primary_key)
+            columns = [(name, data_type.not_null() if name in self._primary_key else data_type)
+                       for name, data_type in self._columns]  # (Flink's keys are NOT NULL)
+            return Schema(columns, self._watermark, self._primary_key)
 
 
 class ComputedColumn:

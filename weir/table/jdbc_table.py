@@ -22,8 +22,13 @@ _SINK_OPTIONS = _COMMON_OPTIONS | {"sink.buffer-flush.max-rows", "sink.buffer-fl
                                    "sink.max-retries", "sink.parallelism"}
 _PARTITIONS = ("scan.partition.column", "scan.partition.lower-bound",
                "scan.partition.upper-bound", "scan.partition.num")
-_SOURCE_OPTIONS = _COMMON_OPTIONS | set(_PARTITIONS) | {"scan.fetch-size",
-                                                         "scan.auto-commit"}
+_LOOKUP_OPTIONS = {"lookup.cache", "lookup.partial-cache.max-rows",
+                   "lookup.partial-cache.expire-after-write",
+                   "lookup.partial-cache.expire-after-access",
+                   "lookup.partial-cache.cache-missing-key", "lookup.max-retries",
+                   "lookup.cache.max-rows", "lookup.cache.ttl"}
+_SOURCE_OPTIONS = _COMMON_OPTIONS | set(_PARTITIONS) | _LOOKUP_OPTIONS | {
+    "scan.fetch-size", "scan.auto-commit"}
 
 
 class _KeyOf:
@@ -57,6 +62,28 @@ class JdbcConnector(Connector):
                                 int(self.options.get("scan.fetch-size", 1000) or 1000))
         return env.from_source(reader, None, f"Source: {path}").map(
             _Typed([c.data_type for c in columns])).name(f"Source: {path}")
+
+    def lookup(self, path, columns, key_indexes):
+        """A JdbcLookup of the rows whose `key_indexes` columns equal a key."""
+        from weir.runtime.connectors.jdbc_source import JdbcLookup
+        from weir.table.lookup_join import Cache
+        table, settings, address = self._connection(path, _SOURCE_OPTIONS)
+        names = [c.name for c in columns]
+        where = " AND ".join(f"{names[i]} = %s" for i in key_indexes)
+        cache = None
+        if self.options.get("lookup.cache", "NONE").upper() == "PARTIAL" \
+                or "lookup.cache.max-rows" in self.options:
+            rows = self.options.get("lookup.partial-cache.max-rows",
+                                    self.options.get("lookup.cache.max-rows"))
+            if rows is None:
+                raise ValueError(f"table '{path}': a PARTIAL lookup cache needs "
+                                 "'lookup.partial-cache.max-rows'")
+            ttl = self.options.get("lookup.partial-cache.expire-after-write",
+                                   self.options.get("lookup.cache.ttl"))
+            cache = Cache(int(rows), None if ttl is None else duration_seconds(ttl))
+        return JdbcLookup(f"SELECT {', '.join(names)} FROM {table} WHERE {where}", settings,
+                          address, _Typed([c.data_type for c in columns], plain=True), cache,
+                          int(self.options.get("lookup.max-retries", DEFAULT_RETRIES)))
 
     def _connection(self, path, known):
         """(table name, psycopg's settings, address) of the options, checked."""
@@ -126,22 +153,39 @@ def _append_spec(table, names, type_info, settings, address, flush, retries):
 
 class _Typed:
     """A row read from PostgreSQL as an insert of the table's types (a numeric to its
-    DECIMAL's scale, a real number as a float)."""
+    DECIMAL's scale, a real number as a float); `plain`: the values only."""
 
-    def __init__(self, types):
+    def __init__(self, types, plain=False):
         self.converters = [_converter(t) for t in types]
+        self.plain = plain
 
     def __call__(self, row):
-        return INSERT, tuple(v if v is None or c is None else c(v)
-                             for c, v in zip(self.converters, row))
+        values = tuple(v if v is None or c is None else c(v)
+                       for c, v in zip(self.converters, row))
+        return values if self.plain else (INSERT, values)
+
+
+_UNITS = {"ms": 0.001, "s": 1, "sec": 1, "second": 1, "seconds": 1, "min": 60,
+          "minute": 60, "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600,
+          "d": 86400, "day": 86400, "days": 86400}
+
+
+def duration_seconds(text: str) -> float:
+    """A Flink duration option ('10 s', '1min', '2h', '500 ms'; a bare number is ms)."""
+    import re
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", str(text).lower())
+    if match is None or (match[2] and match[2] not in _UNITS):
+        raise ValueError(f"'{text}' is no duration (e.g. '10 s', '5 min', '1 h')")
+    return float(match[1]) * (_UNITS[match[2]] if match[2] else 0.001)
 
 
 def _converter(data_type):
-    import decimal
-    if data_type.name == "DECIMAL":
-        step = decimal.Decimal(1).scaleb(-data_type.scale)
-        return lambda v: decimal.Decimal(v).quantize(step, rounding=decimal.ROUND_HALF_UP)
-    if data_type.name in ("DOUBLE", "FLOAT"):
+    from weir.table.casts import cast_value, float32
+    if data_type.name == "DECIMAL":  # (to the DECIMAL's scale, in 38 digits)
+        return lambda v: cast_value(str(v), None, data_type)
+    if data_type.name == "FLOAT":
+        return lambda v: float32(float(v))
+    if data_type.name == "DOUBLE":
         return float
     return None
 

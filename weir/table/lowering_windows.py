@@ -128,41 +128,45 @@ def cascaded_aggregate(node, sources, lowered, steps):
                               for i, a in enumerate(aggregates)]), [])
 
 
-def _aggregate(call, columns):
-    """A built-in aggregate call as Spark SQL whose value is Flink's, or None."""
+def _aggregate(call, columns, where=None):
+    """A built-in aggregate call as Spark SQL whose value is Flink's, or None; `where`:
+    its FILTER condition (Spark SQL), which goes right after each aggregate function."""
     from weir.table.evaluate import compile_expression
     name, args = call
     if name == "agg_filter":
         inner_call, condition = args
-        inner, where = _aggregate(inner_call, columns), to_spark_sql(condition, columns)
-        return None if inner is None or where is None else f"{inner} FILTER (WHERE {where})"
+        condition = to_spark_sql(condition, columns)
+        return None if condition is None or where is not None else \
+            _aggregate(inner_call, columns, condition)
     if not isinstance(name, str) or len(args) > 1:
         return None
+    only = "" if where is None else f" FILTER (WHERE {where})"
     if name == "count_star" or (name == "count" and not args):
-        return "count(1)"
+        return f"count(1){only}"
     arg = to_spark_sql(args[0], columns)
     data_type = compile_expression(args[0], columns).data_type
     if arg is None:
         return None
     if name == "count":
-        return f"count({arg})"
+        return f"count({arg}){only}"
     if name == "count_distinct":
-        return f"count(DISTINCT {arg})"
+        return f"count(DISTINCT {arg}){only}"
     if name in ("max", "min"):
-        return f"{name}({arg})" if data_type.name in _ORDERED else None
-    return _sum_or_average(name, arg, data_type)
+        return f"{name}({arg}){only}" if data_type.name in _ORDERED else None
+    return _sum_or_average(name, arg, data_type, only)
 
 
-def _sum_or_average(name, arg, data_type):
+def _sum_or_average(name, arg, data_type, only=""):
     """SUM, SUM0 and AVG of integers (in their own type, wrapping as Java's; AVG's
     quotient truncated) or of DECIMALs (SUM: DECIMAL(38, s)); not of FLOAT or DOUBLE,
-    whose sums depend on the order of the rows."""
+    whose sums depend on the order of the rows. `only`: a FILTER clause."""
     if data_type.name in _INTEGERS:
         if name == "avg":
-            return f"CAST(sum(CAST({arg} AS BIGINT)) div count({arg}) AS {data_type.name})"
-        total = f"CAST(sum({arg}) AS {data_type.name})"
+            return (f"CAST(sum(CAST({arg} AS BIGINT)){only} div count({arg}){only} "
+                    f"AS {data_type.name})")
+        total = f"CAST(sum({arg}){only} AS {data_type.name})"
     elif data_type.name == "DECIMAL" and name != "avg":
-        total = f"CAST(sum({arg}) AS DECIMAL(38, {data_type.scale}))"
+        total = f"CAST(sum({arg}){only} AS DECIMAL(38, {data_type.scale}))"
     else:
         return None
     if name == "sum0":

@@ -74,6 +74,10 @@ class Planner:
         from weir.table.rank import plan_rank
         return plan_rank(self, node)
 
+    def _lookupjoin(self, node):
+        from weir.table.lookup_join import plan_lookup_join
+        return plan_lookup_join(self, node)
+
     def _windowtvf(self, node):
         from weir.table.window_tvf import plan_window_tvf
         return plan_window_tvf(self, node)

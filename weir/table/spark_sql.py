@@ -261,14 +261,22 @@ _HANDLED = {*_ARITHMETIC, *_COMPARISONS, "mod", "minus_prefix", "and", "or", "no
             "is_null", "is_not_null", "if", "in", "upper", "lower", "concat", "cast", "builtin"}
 
 
+try:  # Python's parser of regular expressions (re._parser from 3.11, sre_parse before)
+    from re import _parser as _REGEX_PARSER
+except ImportError:  # pragma: no cover (Python 3.10)
+    import sre_parse as _REGEX_PARSER
+
+
 def _always_takes_part(pattern: str, index: int) -> bool:
     """Whether group `index` of a regular expression matches in every match of it: the
     whole match, or a group outside any alternative or repetition (read with Python's
     parser of regular expressions, which reads the common syntax as Java's does; a
     pattern it cannot read is not lowered)."""
+    if any(python in pattern for python in ("(?P", "(?(", "{,")):
+        return False  # (Python's syntax, not Java's: Flink's pattern would not compile)
     try:
-        parsed = re._parser.parse(pattern)  # (sre_parse: Python's own parser)
-    except (re.error, RecursionError):
+        parsed = _REGEX_PARSER.parse(pattern)
+    except Exception:  # noqa: BLE001 (a pattern Python cannot read is not lowered)
         return False
     if not 0 <= index <= parsed.state.groups - 1:
         return False
@@ -278,7 +286,7 @@ def _always_takes_part(pattern: str, index: int) -> bool:
 def _top_level_groups(items) -> set:
     groups = set()
     for op, argument in items:
-        if op is re._constants.SUBPATTERN:
+        if op is _REGEX_PARSER.SUBPATTERN:
             group, _, _, inner = argument
             groups |= {group} | _top_level_groups(inner)
     return groups

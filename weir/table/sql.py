@@ -185,6 +185,8 @@ class SqlPlanner:
         schema_node = tree.this
         builder = Schema.new_builder()
         for column in schema_node.expressions:
+            if isinstance(column, exp.Constraint) and len(column.expressions) == 1:
+                column = column.expressions[0]  # (CONSTRAINT name PRIMARY KEY ...)
             if isinstance(column, exp.PrimaryKey):
                 _not_enforced(column)
                 builder.primary_key(*(key.name for key in column.expressions))

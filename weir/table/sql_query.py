@@ -204,12 +204,20 @@ class QueryPlanner:
                 and source.this.expressions[0].name.upper() not in ("TUMBLE", "HOP",
                                                                      "CUMULATE")):
             return self._lateral(table, scope, source, join)
+        version = source.args.get("version") if isinstance(source, exp.Table) else None
+        if version is not None:
+            source = source.copy()
+            source.set("version", None)
         other, other_scope = self._from_item(source)
         other, other_scope = _renamed_apart(table, other, other_scope)
         scope = Scope(scope.entries + other_scope.entries)
         on = join.args.get("on") if where is None else where
         condition = None if on is None else self.convert(on, scope)
         side = (join.args.get("side") or "").lower()
+        if version is not None:  # FOR SYSTEM_TIME AS OF: a lookup join
+            from weir.table.lookup_join import lookup_join
+            self.convert(version.expression, scope)  # (a column of the left, checked)
+            return lookup_join(table, other, source.name, condition, side or "inner"), scope
         method = {"": "join", "left": "left_outer_join", "right": "right_outer_join",
                   "full": "full_outer_join"}.get(side)
         if method is None:

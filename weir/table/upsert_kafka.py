@@ -50,6 +50,9 @@ class UpsertKafkaConnector(Connector):
             .set_bootstrap_servers(self.options["properties.bootstrap.servers"]) \
             .set_record_serializer(serializer).set_delivery_guarantee(guarantees[guarantee]) \
             .set_property("partitioner", "murmur2_random")
+        for key, value in self.options.items():  # the producer's own settings
+            if key.startswith("properties.") and key != "properties.bootstrap.servers":
+                builder = builder.set_property(key[len("properties."):], value)
         if "sink.transactional-id-prefix" in self.options:
             builder = builder.set_transactional_id_prefix(
                 self.options["sink.transactional-id-prefix"])
@@ -60,7 +63,10 @@ class UpsertKafkaConnector(Connector):
             .sink_to(builder.build())
 
     def _check(self, path):
-        unknown = sorted(set(self.options) - self._OPTIONS)
+        formats = tuple(f"{side}.{self.options.get(side + '.format')}."
+                        for side in ("key", "value"))
+        unknown = sorted(o for o in set(self.options) - self._OPTIONS
+                         if not o.startswith(("properties.",) + formats))
         if unknown:
             raise ValueError(f"table '{path}': the upsert-kafka connector has no option "
                              f"{', '.join(repr(o) for o in unknown)}")
@@ -74,11 +80,13 @@ class UpsertKafkaConnector(Connector):
                              "PRIMARY KEY constraint: its messages are keyed by it")
 
     def _format(self, option):
+        """The key's or value's format, with its own options (`key.json.*`)."""
         from weir.table.formats import format_of
-        prefix = self.options[option]
-        own = {k[len(prefix) + 1:]: v for k, v in self.options.items()
-               if k.startswith(prefix + ".")}
-        return format_of({**own, "format": prefix})
+        name = self.options[option]
+        prefix = f"{option.split('.')[0]}.{name}."
+        own = {name + "." + k[len(prefix):]: v for k, v in self.options.items()
+               if k.startswith(prefix)}
+        return format_of({**own, "format": name})
 
 
 class _Fields:

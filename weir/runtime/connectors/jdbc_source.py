@@ -1,5 +1,7 @@
-"""Reading a PostgreSQL table once (the Table API's `jdbc` table as a bounded scan source,
-Flink's JDBC scan): `SELECT columns FROM table`, whole or cut into partitions by ranges of
+"""Reading a PostgreSQL table: once (the Table API's `jdbc` table as a bounded scan source,
+Flink's JDBC scan), or by key (JdbcLookup: a lookup join's).
+
+The scan: `SELECT columns FROM table`, whole or cut into partitions by ranges of
 a numeric column (Flink's `scan.partition.*`), each partition a split read by a task
 through psycopg 3.
 
@@ -7,6 +9,7 @@ Position p is partition p: a bounded source of as many positions as partitions. 
 read in `fetch_size` chunks from a server-side cursor; values are PostgreSQL's as psycopg
 gives them (a numeric as a Decimal, a timestamp as a datetime)."""
 
+import time
 from typing import List, Optional
 
 from weir.runtime.connectors import postgres_clients
@@ -46,17 +49,22 @@ class JdbcScanReader(SourceReader):
             sql = f"{sql} WHERE {self.column} BETWEEN %s AND %s"
             parameters = bounds
         connection = postgres_clients.take(self.connection)
+        done = False
         try:
             with connection.cursor(name=f"weir_scan_{index}") as cursor:
                 cursor.itersize = self.fetch_size
                 cursor.execute(sql, parameters)
                 yield from (tuple(row) for row in cursor)
             connection.rollback()
+            done = True
         except psycopg.Error as failure:
-            postgres_clients.discard(connection)
             raise RuntimeError(f"jdbc source ({self.address}): {sql!r} failed: "
                                f"{type(failure).__name__}: {failure}") from failure
-        postgres_clients.give_back(self.connection, connection)
+        finally:  # (a reading stopped early, or failed, leaves no transaction open)
+            if done:
+                postgres_clients.give_back(self.connection, connection)
+            else:
+                postgres_clients.discard(connection)
 
 
 def _ranges(column: str, lower: int, upper: int, count: int) -> List[tuple]:
@@ -75,3 +83,59 @@ def _ranges(column: str, lower: int, upper: int, count: int) -> List[tuple]:
         ranges.append((start, end))
         start = end + 1
     return ranges
+
+
+class JdbcLookup:
+    """The rows of a PostgreSQL table whose key columns equal a key, for a lookup join:
+    `query` selects them with one `%s` per key column; `convert` turns a row into the
+    table's types; `cache` (weir.table.lookup_join.Cache) or None. A connection is taken
+    when first needed, in the task."""
+
+    def __init__(self, query: str, connection: dict, address: str, convert, cache=None,
+                 max_retries: int = 3):
+        self.query, self.connection, self.address = query, dict(connection), address
+        self.convert, self.cache, self.max_retries = convert, cache, max_retries
+        self._open = None
+
+    def open(self) -> None:
+        self._open = None
+
+    def close(self) -> None:
+        connection, self._open = self._open, None
+        if connection is not None:
+            postgres_clients.give_back(self.connection, connection)
+
+    def rows(self, key: tuple) -> list:
+        rows = None if self.cache is None else self.cache.get(key)
+        if rows is None:
+            rows = self._query(key)
+            if self.cache is not None:
+                self.cache.put(key, rows)
+        return rows
+
+    def _query(self, key: tuple) -> list:
+        psycopg = postgres_clients.psycopg()
+        for attempt in range(self.max_retries + 1):
+            try:
+                if self._open is None:
+                    self._open = postgres_clients.take(self.connection)
+                rows = [self.convert(row) for row in
+                        self._open.execute(self.query, key).fetchall()]
+                self._open.rollback()
+                return rows
+            except psycopg.OperationalError as failure:
+                if self._open is not None:
+                    postgres_clients.discard(self._open)
+                    self._open = None
+                if attempt == self.max_retries:
+                    raise ConnectionError(f"jdbc lookup ({self.address}): {failure}") \
+                        from failure
+                time.sleep(0.2 * (attempt + 1))
+            except psycopg.Error as failure:
+                raise RuntimeError(f"jdbc lookup ({self.address}): {self.query!r} with "
+                                   f"{key!r} failed: {type(failure).__name__}: {failure}"
+                                   ) from failure
+        return []
+
+    def __getstate__(self):
+        return {**self.__dict__, "_open": None}
