@@ -13,6 +13,7 @@ from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.table.changelog import INSERT
 from weir.table.connectors import Connector
+from weir.table.planner import KeyOf
 
 DEFAULT_FLUSH_ROWS = 100  # Flink's sink.buffer-flush.max-rows
 DEFAULT_RETRIES = 3  # Flink's sink.max-retries
@@ -29,15 +30,6 @@ _LOOKUP_OPTIONS = {"lookup.cache", "lookup.partial-cache.max-rows",
                    "lookup.cache.max-rows", "lookup.cache.ttl"}
 _SOURCE_OPTIONS = _COMMON_OPTIONS | set(_PARTITIONS) | _LOOKUP_OPTIONS | {
     "scan.fetch-size", "scan.auto-commit"}
-
-
-class _KeyOf:
-    def __init__(self, indexes):
-        self.indexes = indexes
-
-    def __call__(self, record):
-        values = record[1]
-        return tuple(values[i] for i in self.indexes)
 
 
 class JdbcConnector(Connector):
@@ -119,7 +111,7 @@ class JdbcConnector(Connector):
             upsert_statement(table, names, self.primary_key),
             delete_statement(table, self.primary_key), keys, type_info, settings, address,
             max(flush, 1), retries)
-        return stream.key_by(_KeyOf(keys)).process(_Forward()).name("Jdbc") \
+        return stream.key_by(KeyOf.at(keys)).process(_Forward()).name("Jdbc") \
             .sink_to(JdbcSink(spec))
 
     def _required(self, path, option):

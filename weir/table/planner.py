@@ -7,6 +7,8 @@ Every node is planned in the one StreamExecutionEnvironment of its job; nodes sh
 several sinks (a statement set) are planned once.
 """
 
+import operator
+
 from weir.common.watermark_strategy import TimestampAssigner
 from weir.table import changelog
 from weir.table.aggregates import accumulators_of
@@ -21,6 +23,11 @@ class KeyOf:
 
     def __init__(self, functions):
         self.functions = functions
+
+    @staticmethod
+    def at(indexes) -> "KeyOf":
+        """The key of the values at `indexes`."""
+        return KeyOf([operator.itemgetter(i) for i in indexes])
 
     def get_key(self, record):
         values = record[1]

@@ -12,6 +12,7 @@ from weir.common.serialization import SerializationSchema
 from weir.datastream.functions import KeyedProcessFunction
 from weir.table.changelog import DELETE, UPDATE_BEFORE
 from weir.table.connectors import Connector
+from weir.table.planner import KeyOf
 
 
 class UpsertKafkaConnector(Connector):
@@ -59,7 +60,7 @@ class UpsertKafkaConnector(Connector):
         messages = _Messages(self._format("key.format"), [columns[i] for i in keys], keys,
                              self._format("value.format"), [columns[i] for i in values],
                              values)
-        return stream.key_by(_Fields(keys)).process(messages).name("UpsertMessages") \
+        return stream.key_by(KeyOf.at(keys)).process(messages).name("UpsertMessages") \
             .sink_to(builder.build())
 
     def _check(self, path):
@@ -87,15 +88,6 @@ class UpsertKafkaConnector(Connector):
         own = {name + "." + k[len(prefix):]: v for k, v in self.options.items()
                if k.startswith(prefix)}
         return format_of({**own, "format": name})
-
-
-class _Fields:
-    def __init__(self, indexes):
-        self.indexes = indexes
-
-    def __call__(self, record):
-        values = record[1]
-        return tuple(values[i] for i in self.indexes)
 
 
 class _Messages(KeyedProcessFunction):
