@@ -129,13 +129,13 @@ class SqlPlanner:
         if isinstance(tree, exp.Insert):
             path, table = self._insert(tree)
             return self.t_env.insert_into(path, table)
-        if isinstance(tree, (exp.Select, exp.Union)):
+        if isinstance(tree, (exp.Select, exp.SetOperation)):
             return self.t_env.execute_table(self._select(tree))
         not_supported(f"the SQL statement {type(tree).__name__.upper()}")
 
     def query(self, statement: str):
         tree = parse(statement)
-        if not isinstance(tree, (exp.Select, exp.Union)):
+        if not isinstance(tree, (exp.Select, exp.SetOperation)):
             raise ValueError("sql_query() takes a SELECT; use execute_sql for "
                              f"{type(tree).__name__.upper()}")
         return self._select(tree)

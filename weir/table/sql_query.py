@@ -135,6 +135,11 @@ class QueryPlanner:
             self.ctes = outer
 
     def _select(self, tree):
+        if isinstance(tree, (exp.Intersect, exp.Except)):
+            left, right = self.select(tree.this), self.select(tree.expression)
+            from weir.table.set_operations import set_operation
+            kind = "intersect" if isinstance(tree, exp.Intersect) else "minus"
+            return set_operation(left, right, kind, not tree.args.get("distinct", True))
         if isinstance(tree, exp.Union):
             left, right = self.select(tree.this), self.select(tree.expression)
             return left.union(right) if tree.args.get("distinct") else left.union_all(right)

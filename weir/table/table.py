@@ -21,9 +21,7 @@ def _as_expressions(fields):
 
 class Table(PyFlinkGaps):
     _pyflink_class = "Table"
-    _pyflink_gaps = frozenset(["order_by", "fetch", "offset",
-                               "minus", "minus_all", "intersect",
-                               "intersect_all", "to_changelog_stream"])
+    _pyflink_gaps = frozenset(["order_by", "fetch", "offset", "to_changelog_stream"])
 
     def __init__(self, node: logical.Node, t_env):
         self._node = node
@@ -121,6 +119,29 @@ class Table(PyFlinkGaps):
     def union(self, right: "Table") -> "Table":
         """UNION: both tables' rows without duplicates."""
         return self.union_all(right).distinct()
+
+    def intersect(self, right: "Table") -> "Table":
+        """The distinct rows both tables have (a changelog: weir.table.set_operations)."""
+        return self._set_operation(right, "intersect", False)
+
+    def intersect_all(self, right: "Table") -> "Table":
+        """Each row as often as both tables have it."""
+        return self._set_operation(right, "intersect", True)
+
+    def minus(self, right: "Table") -> "Table":
+        """The distinct rows of this table that `right` does not have (SQL's EXCEPT)."""
+        return self._set_operation(right, "minus", False)
+
+    def minus_all(self, right: "Table") -> "Table":
+        """Each row as often as this table has it more than `right` (EXCEPT ALL)."""
+        return self._set_operation(right, "minus", True)
+
+    def _set_operation(self, right, kind, keep_all):
+        if self._t_env.streaming:  # (Flink's Table API takes them in batch mode only)
+            raise ValueError(f"The {kind.upper()} operation on two unbounded tables is "
+                             "currently not supported.")
+        from weir.table.set_operations import set_operation
+        return set_operation(self, right, kind, keep_all)
 
     def distinct(self) -> "Table":
         keys = [col(c.name) for c in self._node.columns]
