@@ -18,9 +18,9 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
-from weir.table.lowering_windows import window_aggregate
+from weir.table.lowering_windows import window_aggregate, windows_of
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
-from weir.table.window_tvf import WindowAggregate
+from weir.table.window_tvf import WindowAggregate, WindowTvf
 
 OPTION = "weir.table.lower-to-spark-sql"
 
@@ -87,8 +87,9 @@ def lower_query(node):
     return None if root is None else Lowered(sources, root)
 
 
-def _lowered(node, sources):
-    """`node` as a _Steps reading `sources` (to which it adds its own), or None."""
+def _lowered(node, sources, windows=False):
+    """`node` as a _Steps reading `sources` (to which it adds its own), or None;
+    `windows`: a window table function's rows are lowered (under a window aggregation)."""
     calcs = []
     while type(node) is logical.Calc:
         calcs.append(node)
@@ -97,6 +98,8 @@ def _lowered(node, sources):
         root = _join(node, sources)
     elif type(node) is WindowAggregate:
         root = window_aggregate(node, sources, _lowered, _Steps)
+    elif windows and type(node) is WindowTvf:
+        root = windows_of(node, sources, _lowered, _Steps)
     elif type(node) is logical.Scan:
         root = _scan(node, sources)
     else:

@@ -11,9 +11,7 @@ milliseconds (its wall clock as UTC, as `weir.table.window_tvf.windows_of`)."""
 
 import importlib
 
-from weir.table import logical
 from weir.table.spark_sql import column_name, to_spark_sql
-from weir.table.window_tvf import WindowTvf, window_bound
 
 _EPOCH = "TIMESTAMP_NTZ'1970-01-01 00:00:00'"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
@@ -70,54 +68,27 @@ class AggregateOf:
         return grouping(self.input.build(frames), self.keys, self.aggregates)
 
 
-def window_aggregate(node, sources, lowered, steps):
-    """`node` (a window_tvf.WindowAggregate) as a `steps(AggregateOf)`, or None;
-    `lowered(node, sources)` lowers its input below the window table function."""
-    below = node.input
-    calcs = []
-    while type(below) is logical.Calc:
-        calcs.append(below)
-        below = below.input
-    if not isinstance(below, WindowTvf):
-        return cascaded_aggregate(node, sources, lowered, steps)
-    if below.kind not in ("tumble", "hop", "cumulate"):
+def windows_of(node, sources, lowered, steps):
+    """A window table function's rows (`node`, a WindowTvf of TUMBLE, HOP or CUMULATE)
+    as a `steps(WindowsOf)`, or None; `lowered(node, sources)` lowers its input."""
+    if node.kind not in ("tumble", "hop", "cumulate"):
         return None
-    if below.kind != "tumble" and (below.step <= 0 or below.size % below.step):
+    if node.kind != "tumble" and (node.step <= 0 or node.size % node.step):
         return None  # (Flink refuses a size that is no multiple of the step)
-    source = lowered(below.input, sources)
+    source = lowered(node.input, sources)
     if source is None:
         return None
-    names = [c.name for c in below.input.columns]
-    windows = steps(WindowsOf(source, len(names), names.index(below.time_column), below.kind,
-                              below.size, below.step), [])
-    for calc in reversed(calcs):
-        if calc.condition is not None:
-            windows.steps.append(("where", to_spark_sql(calc.condition, calc.input.columns)))
-        windows.steps.append(("select", [
-            None if p is None else f"{p} AS {column_name(i)}" for i, p in enumerate(
-                to_spark_sql(e, calc.input.columns) for e in calc.projections)]))
-    if any(sql is None or (kind == "select" and None in sql) for kind, sql in windows.steps):
-        return None
-    columns = node.input.columns
-    keys = [to_spark_sql(k, columns) for k in node.keys]
-    aggregates = [_aggregate(call, columns) for call in node.calls]
-    if None in keys or None in aggregates:
-        return None
-    return steps(AggregateOf(windows, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
-                             [f"{a} AS {column_name(len(keys) + i)}"
-                              for i, a in enumerate(aggregates)]), [])
+    names = [c.name for c in node.input.columns]
+    return steps(WindowsOf(source, len(names), names.index(node.time_column), node.kind,
+                           node.size, node.step), [])
 
 
-def cascaded_aggregate(node, sources, lowered, steps):
-    """A window aggregation of a window aggregation's rows by its window_start and
-    window_end (a GROUP BY of them: weir.table.aggregation._cascaded_end) as a
-    `steps(AggregateOf)`, or None."""
-    if node.input.changelog:
-        return None
-    bounds = {window_bound(node.input, k.args[0]) for k in node.keys if k.op == "col"}
-    if not {"window_start", "window_end"} <= bounds:
-        return None
-    source = lowered(node.input, sources)
+def window_aggregate(node, sources, lowered, steps):
+    """`node` (a window_tvf.WindowAggregate: over a window table function, or over a
+    window aggregation's rows by their window_start and window_end, as
+    weir.table.aggregation._cascaded_end makes it) as a `steps(AggregateOf)`, or None;
+    `lowered(node, sources, windows=True)` lowers its input, window rows too."""
+    source = lowered(node.input, sources, windows=True)
     columns = node.input.columns
     keys = [to_spark_sql(k, columns) for k in node.keys]
     aggregates = [_aggregate(call, columns) for call in node.calls]
