@@ -36,6 +36,12 @@ def _write_input(directory, rows, extra=()):
         out.writelines(extra)
 
 
+def _lines(output):
+    """The lines of the files a job wrote under `output`, sorted."""
+    return sorted(line for path in glob.glob(os.path.join(output, "*"))
+                  if os.path.isfile(path) for line in open(path))
+
+
 def _t_env(spark_env, directory, lower):
     t_env = StreamTableEnvironment.create(spark_env)
     t_env.get_config().set("weir.table.lower-to-spark-sql", lower)
@@ -56,8 +62,7 @@ def _insert(t_env, output):
     statements.add_insert_sql("INSERT INTO nothing SELECT i FROM a")
     result = statements.execute()
     result.wait()
-    lines = sorted(line for path in glob.glob(os.path.join(output, "*"))
-                   if os.path.isfile(path) for line in open(path))
+    lines = _lines(output)
     return result.get_job_client(), lines
 
 
@@ -83,9 +88,7 @@ def _join(t_env, output):
     job = t_env.execute_sql("INSERT INTO o SELECT x.i, y.i, y.s, x.t FROM a x JOIN "
                             "(SELECT * FROM a WHERE i > 0) y ON x.i = y.i - 2 OR x.s = y.s")
     job.wait()
-    return job.get_job_client(), sorted(
-        line for path in glob.glob(os.path.join(output, "*")) if os.path.isfile(path)
-        for line in open(path))
+    return job.get_job_client(), _lines(output)
 
 
 def test_a_lowered_join_inserts_what_weirs_operators_insert(spark_env, tmp_path):
@@ -157,8 +160,7 @@ def test_nexmarks_joins_and_windows_lowered_insert_what_operators_insert(
         job = query.execute_insert("o")
         job.wait()
         assert (type(job.get_job_client()).__name__ == "NativeJob") == (lower == "true")
-        outputs.append(sorted(line for path in glob.glob(os.path.join(output, "*"))
-                              if os.path.isfile(path) for line in open(path)))
+        outputs.append(_lines(output))
     assert outputs[0] == outputs[1]
     assert len(outputs[0]) == len(_expected()[name])
 
@@ -199,9 +201,7 @@ def _windowed(t_env, directory, output, window):
         f"FROM TABLE({WINDOWS[window]}) WHERE s IS NULL OR s <> 'zz' "
         "GROUP BY k, window_start, window_end")
     job.wait()
-    return job.get_job_client(), sorted(
-        line for path in glob.glob(os.path.join(output, "*")) if os.path.isfile(path)
-        for line in open(path))
+    return job.get_job_client(), _lines(output)
 
 
 @pytest.mark.parametrize("window", sorted(WINDOWS))

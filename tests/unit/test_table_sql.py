@@ -20,14 +20,15 @@ def t_env():
     return StreamTableEnvironment.create(env)
 
 
-def final(result):
+def final(result, key=None):
+    """The changelog applied, sorted (by `key`: str where rows hold NULLs)."""
     rows = []
     for row in result.collect():
         if str(row.get_row_kind()) in ("+I", "+U"):
             rows.append(tuple(row))
         else:
             rows.remove(tuple(row))
-    return sorted(rows)
+    return sorted(rows, key=key)
 
 
 def test_top_n_keeps_each_keys_best_rows_like_sorting_them(t_env):
@@ -220,17 +221,8 @@ def test_intersect_and_except_keep_the_rows_of_sets_and_multisets(t_env, query, 
         [(1,), (2,), (2,), (3,), (4,), (None,)], ["x"]))
     t_env.create_temporary_view("b", t_env.from_elements(
         [(2,), (3,), (3,), (5,), (None,), (None,)], ["x"]))
-    assert _final_rows(t_env.execute_sql(query)) == sorted(rows, key=str)
+    assert final(t_env.execute_sql(query), key=str) == sorted(rows, key=str)
 
-
-def _final_rows(result):
-    rows = []
-    for row in result.collect():
-        if str(row.get_row_kind()) in ("+I", "+U"):
-            rows.append(tuple(row))
-        else:
-            rows.remove(tuple(row))
-    return sorted(rows, key=str)
 
 
 def test_the_table_apis_set_operations_in_batch_mode(t_env):
