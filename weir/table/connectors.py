@@ -189,24 +189,31 @@ class KafkaConnector(Connector):
 
     def sink(self, stream, path, columns):
         from weir.common.serialization import SimpleStringSchema
-        from weir.datastream.connectors.kafka import (DeliveryGuarantee,
-                                                      KafkaRecordSerializationSchema,
-                                                      KafkaSink)
+        from weir.datastream.connectors.kafka import KafkaRecordSerializationSchema
         topic, servers = self._settings(path)
-        guarantee = self.options.get("sink.delivery-guarantee", "at-least-once")
-        guarantees = {"at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
-                      "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
-                      "none": DeliveryGuarantee.NONE}
-        builder = KafkaSink.builder().set_bootstrap_servers(servers) \
-            .set_record_serializer(KafkaRecordSerializationSchema.builder().set_topic(topic)
-                                   .set_value_serialization_schema(SimpleStringSchema())
-                                   .build()) \
-            .set_delivery_guarantee(guarantees[guarantee])
-        if "sink.transactional-id-prefix" in self.options:
-            builder = builder.set_transactional_id_prefix(
-                self.options["sink.transactional-id-prefix"])
+        serializer = KafkaRecordSerializationSchema.builder().set_topic(topic) \
+            .set_value_serialization_schema(SimpleStringSchema()).build()
+        builder = kafka_sink_builder(path, self.options, servers, serializer)
         return stream.map(_FormatLine(self._format(), columns)).name("Format") \
             .sink_to(builder.build())
+
+
+def kafka_sink_builder(path, options, servers, serializer):
+    """A KafkaSink builder of a table's sink options: `sink.delivery-guarantee` and
+    `sink.transactional-id-prefix`."""
+    from weir.datastream.connectors.kafka import DeliveryGuarantee, KafkaSink
+    guarantee = options.get("sink.delivery-guarantee", "at-least-once")
+    guarantees = {"at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
+                  "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
+                  "none": DeliveryGuarantee.NONE}
+    if guarantee not in guarantees:
+        raise ValueError(f"table '{path}': sink.delivery-guarantee is one of "
+                         f"{', '.join(guarantees)}, got '{guarantee}'")
+    builder = KafkaSink.builder().set_bootstrap_servers(servers) \
+        .set_record_serializer(serializer).set_delivery_guarantee(guarantees[guarantee])
+    if "sink.transactional-id-prefix" in options:
+        builder = builder.set_transactional_id_prefix(options["sink.transactional-id-prefix"])
+    return builder
 
 
 CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenConnector,

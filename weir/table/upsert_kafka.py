@@ -11,7 +11,7 @@ does."""
 from weir.common.serialization import SerializationSchema
 from weir.datastream.functions import KeyedProcessFunction
 from weir.table.changelog import DELETE, UPDATE_BEFORE
-from weir.table.connectors import Connector
+from weir.table.connectors import Connector, kafka_sink_builder
 from weir.table.planner import KeyOf
 
 
@@ -28,35 +28,22 @@ class UpsertKafkaConnector(Connector):
         not_supported("reading an upsert-kafka table (weir writes one)")
 
     def sink(self, stream, path, columns):
-        from weir.datastream.connectors.kafka import (DeliveryGuarantee,
-                                                      KafkaRecordSerializationSchema,
-                                                      KafkaSink)
+        from weir.datastream.connectors.kafka import KafkaRecordSerializationSchema
         self._check(path)
         names = [c.name for c in columns]
         keys = [names.index(k) for k in self.primary_key]
         values = [i for i in range(len(columns)) if i not in keys] \
             if self.options.get("value.fields-include", "ALL") == "EXCEPT_KEY" \
             else list(range(len(columns)))
-        guarantee = self.options.get("sink.delivery-guarantee", "at-least-once")
-        guarantees = {"at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
-                      "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
-                      "none": DeliveryGuarantee.NONE}
-        if guarantee not in guarantees:
-            raise ValueError(f"table '{path}': sink.delivery-guarantee is one of "
-                             f"{', '.join(guarantees)}, got '{guarantee}'")
         serializer = KafkaRecordSerializationSchema.builder().set_topic(self.options["topic"]) \
             .set_key_serialization_schema(_Part(0)) \
             .set_value_serialization_schema(_Part(1)).build()
-        builder = KafkaSink.builder() \
-            .set_bootstrap_servers(self.options["properties.bootstrap.servers"]) \
-            .set_record_serializer(serializer).set_delivery_guarantee(guarantees[guarantee]) \
+        builder = kafka_sink_builder(path, self.options,
+                                     self.options["properties.bootstrap.servers"], serializer) \
             .set_property("partitioner", "murmur2_random")
         for key, value in self.options.items():  # the producer's own settings
             if key.startswith("properties.") and key != "properties.bootstrap.servers":
                 builder = builder.set_property(key[len("properties."):], value)
-        if "sink.transactional-id-prefix" in self.options:
-            builder = builder.set_transactional_id_prefix(
-                self.options["sink.transactional-id-prefix"])
         messages = _Messages(self._format("key.format"), [columns[i] for i in keys], keys,
                              self._format("value.format"), [columns[i] for i in values],
                              values)
