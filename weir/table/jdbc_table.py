@@ -9,6 +9,8 @@ names to lower case), `INSERT ... ON CONFLICT (key) DO UPDATE SET c = EXCLUDED.c
 are shuffled by the key first, so each key's changes are written by one task, in order.
 """
 
+import operator
+
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.table.changelog import INSERT
@@ -104,7 +106,7 @@ class JdbcConnector(Connector):
         if not self.primary_key:
             spec = JdbcSink(_append_spec(table, names, type_info, settings, address,
                                          max(flush, 1), retries))
-            return stream.map(_Values()).name("Jdbc").sink_to(spec)
+            return stream.map(operator.itemgetter(1)).name("Jdbc").sink_to(spec)
         keys = [names.index(k) for k in self.primary_key]
         from weir.runtime.connectors.jdbc_changelog import ChangelogJdbcSinkSpec
         spec = ChangelogJdbcSinkSpec(
@@ -180,11 +182,6 @@ def _converter(data_type):
     if data_type.name == "DOUBLE":
         return float
     return None
-
-
-class _Values:
-    def __call__(self, record):
-        return record[1]
 
 
 class _Forward(KeyedProcessFunction):
