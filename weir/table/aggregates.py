@@ -3,7 +3,7 @@ MAX, AVG) with retraction, and Python AggregateFunctions. An accumulator is a pl
 picklable value kept in keyed state; `accumulate`/`retract` return the new one (they may
 change the one given in place)."""
 
-from weir.table.casts import float32
+from weir.table.casts import float32, java_wrap
 from weir.table.evaluate import Column, compile_expression
 from weir.table.types import DataTypes
 
@@ -46,10 +46,7 @@ class Sum(Accumulator):
     bits = None  # an integer sum: wraps around at this width, as Java's
 
     def _wrapped(self, total):
-        if self.bits is None:
-            return total
-        low, span = -2 ** (self.bits - 1), 2 ** self.bits
-        return (total - low) % span + low
+        return total if self.bits is None else java_wrap(total, self.bits)
 
     def create(self):
         return (0, 0)

@@ -67,9 +67,12 @@ def _to_int(value, target):
         value = int(value)
     else:
         value = int(value)
-    bits = INT_RANGES[target.name]
-    wrapped = (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
-    return wrapped
+    return java_wrap(value, INT_RANGES[target.name])
+
+
+def java_wrap(value: int, bits: int) -> int:
+    """An integer as Java's of `bits` bits holds it: wrapped around past its range."""
+    return (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
 
 
 def _to_bool(value):

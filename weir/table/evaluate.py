@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from weir.table.casts import INT_RANGES, cast_value, literal_type, to_sql_string
+from weir.table.casts import INT_RANGES, cast_value, java_wrap, literal_type, to_sql_string
 from weir.table.expressions import AGGREGATES, Expression
 from weir.table.types import NUMERIC, DataType, DataTypes
 
@@ -192,11 +192,11 @@ def _decimal_result(function, data_type):
 
 def _wrapping(function, bits):
     """Integer arithmetic as Java's: a result out of the type's range wraps around."""
-    low, span = -2 ** (bits - 1), 2 ** bits
+    low, high = -2 ** (bits - 1), 2 ** (bits - 1)
 
     def run(a, b):
         result = function(a, b)
-        return result if low <= result < low + span else (result - low) % span + low
+        return result if low <= result < high else java_wrap(result, bits)
     return run
 
 

@@ -13,6 +13,7 @@ import time
 from typing import List, Optional
 
 from weir.runtime.connectors import postgres_clients
+from weir.runtime.connectors.jdbc_sink import RETRY_BACKOFF_S
 from weir.runtime.sources import SourceReader
 
 
@@ -130,12 +131,11 @@ class JdbcLookup:
                 if attempt == self.max_retries:
                     raise ConnectionError(f"jdbc lookup ({self.address}): {failure}") \
                         from failure
-                time.sleep(0.2 * (attempt + 1))
+                time.sleep(RETRY_BACKOFF_S * (attempt + 1))
             except psycopg.Error as failure:
                 raise RuntimeError(f"jdbc lookup ({self.address}): {self.query!r} with "
                                    f"{key!r} failed: {type(failure).__name__}: {failure}"
                                    ) from failure
-        return []
 
     def __getstate__(self):
         return {**self.__dict__, "_open": None}
