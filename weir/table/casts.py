@@ -86,9 +86,12 @@ def _to_bool(value):
     return bool(value)
 
 
+WIDE_DECIMALS = decimal.Context(prec=200)  # (DECIMAL's 38 digits need more than Python's 28)
+
+
 def _to_decimal(value, target):
     number = decimal.Decimal(value.strip() if isinstance(value, str) else str(value))
-    with decimal.localcontext(decimal.Context(prec=200)):  # (38 digits need more than 28)
+    with decimal.localcontext(WIDE_DECIMALS):
         return number.quantize(decimal.Decimal(1).scaleb(-target.scale),
                                rounding=decimal.ROUND_HALF_UP)
 

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from weir.table.casts import INT_RANGES, cast_value, java_wrap, literal_type, to_sql_string
+from weir.table.casts import (INT_RANGES, WIDE_DECIMALS, cast_value, java_wrap, literal_type,
+                              to_sql_string)
 from weir.table.expressions import AGGREGATES, Expression
 from weir.table.types import NUMERIC, DataType, DataTypes
 
@@ -171,9 +172,6 @@ def _digits(data_type):
     return _EXACT_DIGITS[data_type.name], 0
 
 
-_WIDE = decimal.Context(prec=200)
-
-
 def _decimal_result(function, data_type):
     """A DECIMAL operation computed exactly, rounded half up to the type's scale; NULL
     where it needs more digits than the type has (as Flink's)."""
@@ -181,7 +179,7 @@ def _decimal_result(function, data_type):
     limit = decimal.Decimal(10) ** (data_type.precision - data_type.scale)
 
     def run(a, b):
-        with decimal.localcontext(_WIDE):
+        with decimal.localcontext(WIDE_DECIMALS):
             result = function(a, b)
             if not isinstance(result, decimal.Decimal):
                 return result  # (a DOUBLE operand makes the result a DOUBLE)
