@@ -225,12 +225,14 @@ def test_lowered_window_aggregations_insert_what_weirs_operators_insert(
 
 LOWERED_NEXMARK = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q20", "q21", "q22",
                    "q23"]
+GROUPS_NEXMARK = ["q15", "q16", "q17"]  # (lowered where a group's changelog is final rows)
 
 
 def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):
     """Each Nexmark query weir lowers, run as its Spark SQL alone, gives the rows PyFlink
-    2.3 gave (tests/nexmark/nexmark.flink.out), shown as tests/nexmark/run_queries.py
-    shows them."""
+    2.3 gave (tests/nexmark/nexmark.flink.out: final rows, an aggregation's changelog
+    applied), shown as tests/nexmark/run_queries.py shows them; group aggregations are
+    lowered only where their changelog is their final rows (BATCH mode, mini-batch)."""
     from tests.e2e.test_nexmark import EVENTS, _expected
     from tests.nexmark.generator import write_events
     from tests.nexmark.queries import QUERIES, TABLES, ddl
@@ -246,8 +248,11 @@ def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):
     lowered = [name for name in sorted(QUERIES)
                if lower_query(t_env.sql_query(QUERIES[name])._node) is not None]
     assert lowered == sorted(LOWERED_NEXMARK)
+    lowered = [name for name in sorted(QUERIES)
+               if lower_query(t_env.sql_query(QUERIES[name])._node, True) is not None]
+    assert lowered == sorted(LOWERED_NEXMARK + GROUPS_NEXMARK)
     for name in lowered:
-        query = lower_query(t_env.sql_query(QUERIES[name])._node)
+        query = lower_query(t_env.sql_query(QUERIES[name])._node, True)
         rows = collect_rows(spark, query.sources, query.build)
         assert sorted(", ".join(show(v) for v in row) for row in rows) == expected[name], name
 
@@ -265,3 +270,80 @@ def test_a_lowered_join_with_an_empty_side_writes_nothing_and_ends(spark_env, tm
     assert job.get_job_client().wait(120).name == "FINISHED"
     assert type(job.get_job_client()).__name__ == "NativeJob"
     assert job.get_job_client().get_job_execution_result().records_written == 0
+
+
+GROUPED = ("INSERT INTO o SELECT k, s, COUNT(*), SUM(i), MIN(t), MAX(s), "
+           "COUNT(DISTINCT i), AVG(i), COUNT(*) FILTER (WHERE i < 0) "
+           "FROM w GROUP BY k, s HAVING COUNT(*) > 1")
+
+
+def _grouped(spark_env, directory, output, lower, settings=None, mini_batch=False):
+    """(job client, lines written) of GROUPED over `directory` into json files at
+    `output`, or into blackhole (`output` None)."""
+    t_env = StreamTableEnvironment.create(spark_env, settings)
+    _grouped_config(t_env, lower, mini_batch, directory)
+    sink = ("'connector' = 'blackhole'" if output is None else
+            f"'connector' = 'filesystem', 'path' = '{output}', 'format' = 'json'")
+    t_env.execute_sql(
+        "CREATE TABLE o (k STRING, s STRING, n BIGINT, total INT, first_t TIMESTAMP(3), "
+        f"most STRING, kinds BIGINT, mean INT, small BIGINT) WITH ({sink})")
+    job = t_env.execute_sql(GROUPED)
+    job.wait()
+    return job.get_job_client(), None if output is None else _lines(output)
+
+
+def _grouped_config(t_env, lower, mini_batch, directory):
+    config = t_env.get_config().set("weir.table.lower-to-spark-sql", lower)
+    if mini_batch:
+        config.set("table.exec.mini-batch.enabled", "true")
+        config.set("table.exec.mini-batch.allow-latency", "2 s")
+        config.set("table.exec.mini-batch.size", "1000")
+    t_env.execute_sql(
+        "CREATE TABLE w (k STRING, i INT, s STRING, d DECIMAL(10, 2), t TIMESTAMP(3)) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json')")
+
+
+def _write_window_rows(path):
+    os.makedirs(path)
+    with open(path / "w.json", "w") as out:
+        for row in _window_rows(600):
+            row["t"] = "2026-01-01 08:00:00." + row["t"].split(".")[1]
+            out.write(json.dumps(row) + "\n")
+
+
+def test_group_aggregations_in_batch_mode_lowered_insert_what_operators_insert(
+        spark_env, tmp_path):
+    """In BATCH mode a group aggregation's rows are its final rows, which Spark's
+    aggregation computes: lowered, they are the lines weir's operators write."""
+    from weir.table import EnvironmentSettings
+    _write_window_rows(tmp_path / "in")
+    batch = EnvironmentSettings.in_batch_mode()
+    lowered, lines = _grouped(spark_env, tmp_path / "in", tmp_path / "o1", "true", batch)
+    operators, expected = _grouped(spark_env, tmp_path / "in", tmp_path / "o2", "false",
+                                   batch)
+    assert type(lowered).__name__ == "NativeJob" and lowered.delegate is None
+    assert type(operators).__name__ != "NativeJob"
+    assert lines == expected and len(lines) == 12  # (3 keys k, 4 of s)
+
+
+def test_group_aggregations_are_lowered_under_mini_batch_only(spark_env, tmp_path):
+    """In streaming mode a group aggregation emits a changelog row by row, Spark's
+    aggregation its final rows: it is lowered only under mini-batch, where a bounded
+    table read in one micro-batch changes each group once: its final row, +I, as weir's
+    operators give it (tests/table_programs/sql_mini_batch) and BATCH mode collects."""
+    from weir.table import EnvironmentSettings
+    _write_window_rows(tmp_path / "in")
+    streaming = _grouped(spark_env, tmp_path / "in", None, "true")[0]
+    mini_batch = _grouped(spark_env, tmp_path / "in", None, "true", mini_batch=True)[0]
+    result = mini_batch.get_job_execution_result()
+    assert type(streaming).__name__ != "NativeJob"
+    assert type(mini_batch).__name__ == "NativeJob" and mini_batch.delegate is None
+    assert (result.records_read, result.records_written) == (600, 12)
+    collected = []
+    for settings, on in ((None, True), (EnvironmentSettings.in_batch_mode(), False)):
+        t_env = StreamTableEnvironment.create(spark_env, settings)
+        _grouped_config(t_env, "false", on, tmp_path / "in")
+        query = GROUPED.split(" ", 3)[3]
+        with t_env.sql_query(query).execute().collect() as rows:
+            collected.append(sorted((str(r.get_row_kind()), repr(r)) for r in rows))
+    assert collected[0] == collected[1] and len(collected[0]) == 12

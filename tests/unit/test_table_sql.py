@@ -240,3 +240,50 @@ def test_the_table_apis_set_operations_in_batch_mode(t_env):
     streaming = t_env.from_elements([(1,)], ["n"])  # (Flink: batch mode only)
     with pytest.raises(ValueError, match="INTERSECT operation on two unbounded tables"):
         streaming.intersect(streaming)
+
+
+def _mini_batch(t_env, latency="2 s", size="100"):
+    config = t_env.get_config().set("table.exec.mini-batch.enabled", "true")
+    if latency is not None:
+        config.set("table.exec.mini-batch.allow-latency", latency)
+    if size is not None:
+        config.set("table.exec.mini-batch.size", size)
+
+
+def test_under_mini_batch_a_group_changes_once_per_bundle_with_its_final_row(t_env):
+    rng = random.Random(5)
+    rows = [(rng.choice("abcd"), rng.randrange(-50, 50)) for _ in range(300)]
+    t_env.create_temporary_view("r", t_env.from_elements(rows, ["k", "v"]))
+    query = ("SELECT k, COUNT(*), SUM(v), MIN(v), COUNT(DISTINCT v) FILTER (WHERE v > 0) "
+             "FROM r GROUP BY k")
+    row_by_row = [str(r.get_row_kind()) for r in t_env.execute_sql(query).collect()]
+    _mini_batch(t_env)
+    with t_env.execute_sql(query).collect() as result:
+        bundled = [(str(r.get_row_kind()), tuple(r)) for r in result]
+    expected = sorted(
+        (k, len(vs), sum(vs), min(vs), len({v for v in vs if v > 0}))
+        for k in "abcd" for vs in [[v for key, v in rows if key == k]])
+    assert row_by_row.count("+I") == 4 and row_by_row.count("+U") == 296
+    assert sorted(bundled) == [("+I", row) for row in expected]
+
+
+@pytest.mark.parametrize("latency, size, message", [
+    (None, "100", r"MiniBatch Latency must be greater than 0 ms. \[null\]"),
+    ("0 ms", "100", r"MiniBatch Latency must be greater than 0 ms. \[0 ms\]"),
+    ("2 s", None, r"'table.exec.mini-batch.size' , default: -1 .* must be > 0"),
+    ("2 s", "0", r"'table.exec.mini-batch.size' , default: -1 .* must be > 0 \(it is 0\)")])
+def test_mini_batch_without_a_positive_latency_and_size_is_refused_as_flink_does(
+        t_env, latency, size, message):
+    t_env.create_temporary_view("r", t_env.from_elements([("a", 1)], ["k", "v"]))
+    _mini_batch(t_env, latency, size)
+    with pytest.raises(ValueError, match=message):
+        t_env.execute_sql("SELECT k, COUNT(*) FROM r GROUP BY k")
+
+
+def test_collected_rows_close_as_pyflinks_closeable_iterator(t_env):
+    with t_env.execute_sql("SELECT * FROM (VALUES (1), (2), (3)) AS t(x)").collect() as rows:
+        assert next(rows)[0] == 1 and rows.next()[0] == 2
+    assert list(rows) == []
+    stream = t_env.to_data_stream(t_env.from_elements([(1,), (2,)], ["x"]))
+    with stream.execute_and_collect() as results:
+        assert [tuple(r) for r in results] == [(1,), (2,)]

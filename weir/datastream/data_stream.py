@@ -216,7 +216,33 @@ class DataStream(PyFlinkGaps):
         self._sink(sink, "Collect")
         self._env.execute(job_execution_name or "collect")
         results = sink.results
-        return iter(results[:limit] if limit is not None else results)
+        return CloseableIterator(results[:limit] if limit is not None else results)
+
+
+class CloseableIterator:
+    """The results of a collecting job (PyFlink's): an iterator that is also a context
+    manager (`with stream.execute_and_collect() as results:`); `close` ends it."""
+
+    def __init__(self, results):
+        self._results = iter(results)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._results)
+
+    def next(self):
+        return next(self)
+
+    def close(self) -> None:
+        self._results = iter(())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
 
 
 def _identity(value):
@@ -308,8 +334,7 @@ def _count_assigner(size, slide):
     return assigners.CountSlidingWindowAssigner(size, slide)
 
 
-_gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [
-    "CloseableIterator"])
+_gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [])
 
 
 def __getattr__(name):  # PyFlink's module paths of classes defined beside their code

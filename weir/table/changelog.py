@@ -120,8 +120,11 @@ class _Bundled:
 
 
 class BundledGroupAggregate(_Bundled, GroupAggregate):
-    """A group aggregation with a Python aggregate function: per key and bundle, +I of
-    the first result, -U/+U of a changed one, -D of an emptied group."""
+    """A group aggregation per bundle (Flink's MiniBatchGroupAggFunction: under
+    `table.exec.mini-batch.enabled`, and as PyFlink runs Python aggregate functions): a
+    key's rows of a bundle are accumulated with one read and one write of its state, and
+    the net change emitted: +I of the first result, -U/+U of a changed one, -D of an
+    emptied group."""
 
     def open(self, runtime_context):
         super().open(runtime_context)
@@ -129,20 +132,32 @@ class BundledGroupAggregate(_Bundled, GroupAggregate):
 
     def _apply(self, rows, ctx):
         stored = self.state.value()
-        start = stored
-        for record in rows:
-            for _ in GroupAggregate.process_element(self, record, ctx):
-                pass  # the state moves on; the bundle's net change is emitted below
-        end = self.state.value()
-        previous = None if start is None else start[2]
-        current = None if end is None else end[2]
-        if previous is None and current is not None:
-            yield INSERT, current
-        elif previous is not None and current is None:
-            yield DELETE, previous
-        elif previous != current:
+        count, accs, previous = (0, None, None) if stored is None else stored
+        accumulators = self.accumulators
+        for kind, values in rows:
+            if is_accumulate(kind):
+                if accs is None:
+                    accs = [a.create() for a in accumulators]
+                count += 1
+                accs = [a.accumulate(acc, values) for a, acc in zip(accumulators, accs)]
+            elif accs is not None:  # (a retraction of a row never counted is dropped)
+                count -= 1
+                accs = [a.retract(acc, values) for a, acc in zip(accumulators, accs)]
+                if count <= 0:
+                    count, accs = 0, None
+        if accs is None:
+            self.state.clear()
+            if previous is not None:
+                yield DELETE, previous
+            return
+        result = tuple(f(rows[-1][1]) for f in self.key_functions) + tuple(
+            a.value(acc) for a, acc in zip(accumulators, accs))
+        self.state.update((count, accs, result))
+        if previous is None:
+            yield INSERT, result
+        elif previous != result:
             yield UPDATE_BEFORE, previous
-            yield UPDATE_AFTER, current
+            yield UPDATE_AFTER, result
 
 
 class TableAggregate(KeyedProcessFunction):

@@ -1,11 +1,13 @@
 """Which Table jobs run as Spark SQL, and their Spark SQL (docs/table.md: "What runs
 where").
 
-A query is lowered when it is projections, filters (Calc nodes) and inner joins over
-tables of the filesystem connector in the json format, with every expression one Spark
-computes as Flink does (weir.table.spark_sql), and it runs on the Spark executor (a
-query with a join only where its rows are inserted, not collected: Flink's order of a
-join's rows is its inputs' timing's). Its INSERTs into
+A query is lowered when it is projections, filters (Calc nodes), inner joins and window
+aggregations over tables of the filesystem connector in the json format, with every
+expression one Spark computes as Flink does (weir.table.spark_sql), and it runs on the
+Spark executor (a query with a join only where its rows are inserted, not collected:
+Flink's order of a join's rows is its inputs' timing's). A group aggregation at an
+inserted query's root is lowered where its changelog is its final rows: in BATCH mode,
+and under mini-batch (`table.exec.mini-batch.enabled`). Its INSERTs into
 blackhole or json filesystem tables run as one Spark batch job (weir.spark.native_job);
 its `execute()` collects Spark's rows. A job of several INSERTs is lowered when all are.
 Everything else runs on weir's operators, as does a lowered job whose input has a line
@@ -18,7 +20,7 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
-from weir.table.lowering_windows import window_aggregate, windows_of
+from weir.table.lowering_windows import group_aggregate, window_aggregate, windows_of
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
 from weir.table.window_tvf import WindowAggregate, WindowTvf
 
@@ -80,16 +82,19 @@ def enabled(t_env, env) -> bool:
         and not config.get("execution.savepoint.path", None)
 
 
-def lower_query(node):
-    """The query of `node` as Spark SQL (a Lowered), or None."""
+def lower_query(node, final_rows=False):
+    """The query of `node` as Spark SQL (a Lowered), or None; `final_rows`: a group
+    aggregation at its root may be lowered (its changelog is its final rows: BATCH mode,
+    or mini-batch, TableConfig.mini_batch)."""
     sources = []
-    root = _lowered(node, sources)
+    root = _lowered(node, sources, groups=final_rows)
     return None if root is None else Lowered(sources, root)
 
 
-def _lowered(node, sources, windows=False):
+def _lowered(node, sources, windows=False, groups=False):
     """`node` as a _Steps reading `sources` (to which it adds its own), or None;
-    `windows`: a window table function's rows are lowered (under a window aggregation)."""
+    `windows`: a window table function's rows are lowered (under a window aggregation);
+    `groups`: a group aggregation is (at the query's root, under its Calcs only)."""
     calcs = []
     while type(node) is logical.Calc:
         calcs.append(node)
@@ -98,6 +103,8 @@ def _lowered(node, sources, windows=False):
         root = _join(node, sources)
     elif type(node) is WindowAggregate:
         root = window_aggregate(node, sources, _lowered, _Steps)
+    elif groups and type(node) is logical.Aggregate:
+        root = group_aggregate(node, sources, _lowered, _Steps)
     elif windows and type(node) is WindowTvf:
         root = windows_of(node, sources, _lowered, _Steps)
     elif type(node) is logical.Scan:
@@ -197,8 +204,10 @@ def native_inserts(t_env, env, inserts, job_name, fallback):
         return None
     native = _spark("native_job")
     writes = []
+    final_rows = not t_env.streaming or t_env.get_config().mini_batch()
     for path, table, connector, columns in inserts:
-        query, sink = lower_query(table._node), lowered_sink(connector, columns)
+        query = lower_query(table._node, final_rows)
+        sink = lowered_sink(connector, columns)
         if query is None or sink is None:
             return None
         line, spark_sink = sink

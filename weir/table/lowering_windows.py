@@ -88,7 +88,21 @@ def window_aggregate(node, sources, lowered, steps):
     window aggregation's rows by their window_start and window_end, as
     weir.table.aggregation._cascaded_end makes it) as a `steps(AggregateOf)`, or None;
     `lowered(node, sources, windows=True)` lowers its input, window rows too."""
-    source = lowered(node.input, sources, windows=True)
+    return _grouped(node, lowered(node.input, sources, windows=True), steps)
+
+
+def group_aggregate(node, sources, lowered, steps):
+    """A group aggregation (a logical.Aggregate with keys and built-in aggregates) as a
+    `steps(AggregateOf)`, or None: its final rows, which are what weir's operators give
+    for a bounded table read in one micro-batch in BATCH mode or under mini-batch (one
+    change per key and micro-batch: its +I). Not without keys: over no rows, Flink's
+    streaming aggregation gives no row where Spark's gives one."""
+    if node.table_aggregate is not None or not node.keys:
+        return None
+    return _grouped(node, lowered(node.input, sources), steps)
+
+
+def _grouped(node, source, steps):
     columns = node.input.columns
     keys = [to_spark_sql(k, columns) for k in node.keys]
     aggregates = [_aggregate(call, columns) for call in node.calls]

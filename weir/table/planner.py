@@ -48,8 +48,9 @@ class RowtimeAssigner(TimestampAssigner):
 
 
 class Planner:
-    def __init__(self, env):
+    def __init__(self, env, mini_batch: bool = False):
         self.env = env
+        self.mini_batch = mini_batch  # (TableConfig.mini_batch)
         self._planned = {}
         self._digests = {}
 
@@ -125,7 +126,8 @@ class Planner:
                 keys, function.function, arguments, width)).name("GroupTableAggregate")
         accumulators = accumulators_of(node.calls, columns)
         python = any(not isinstance(name, str) for name, _ in node.calls)
-        kind = changelog.BundledGroupAggregate if python else changelog.GroupAggregate
+        kind = changelog.BundledGroupAggregate if python or self.mini_batch else \
+            changelog.GroupAggregate
         return stream.process(kind(keys, accumulators)).name("GroupAggregate")
 
     def _limit(self, node: Limit):

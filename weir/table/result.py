@@ -61,6 +61,11 @@ class TableResult:
         return self.get_table_schema()
 
     def collect(self):
+        """The rows (PyFlink's CloseableIterator: `with result.collect() as rows:`)."""
+        from weir.datastream.data_stream import CloseableIterator
+        return CloseableIterator(self._rows())
+
+    def _rows(self):
         names = [c.name for c in self.columns]
         for kind, values in self.records:
             row = Row(**dict(zip(names, values)))

@@ -110,14 +110,13 @@ def _declared_scan(t_env, data_stream, physical, schema):
 
 
 def table_stream(t_env, table, changelog: bool):
-    from weir.table.planner import Planner
     if t_env._stream_env is None:
         raise ValueError("to_data_stream needs a StreamTableEnvironment")
     if not changelog and table._node.changelog:
         raise ValueError("Table sink doesn't support consuming update changes: this table "
                          "is a changelog (an aggregate's updates); use to_changelog_stream")
     names = [c.name for c in table._node.columns]
-    stream = Planner(t_env._stream_env).stream(table._node)
+    stream = t_env._planner(t_env._stream_env).stream(table._node)
     from weir.common.typeinfo import Types
     row_type = Types.ROW_NAMED(names, [c.data_type.type_info or Types.PICKLED_BYTE_ARRAY()
                                        for c in table._node.columns])

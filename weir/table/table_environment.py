@@ -87,6 +87,24 @@ class TableConfig:
     def get_local_timezone(self) -> str:
         return self.get("table.local-time-zone", "default")
 
+    def mini_batch(self) -> bool:
+        """Whether `table.exec.mini-batch.enabled` is set (checked as Flink checks it:
+        its latency and size must then be set and positive). Under mini-batch a group
+        aggregation emits a key's change once per bundle (weir's: a micro-batch)."""
+        if str(self.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
+            return False
+        from weir.common.restart_strategy import parse_duration_ms
+        latency = self.get("table.exec.mini-batch.allow-latency")
+        if latency is None or parse_duration_ms(
+                latency, "table.exec.mini-batch.allow-latency") <= 0:
+            raise ValueError("MiniBatch Latency must be greater than 0 ms. "
+                             f"[{'null' if latency is None else latency}]")
+        size = self.get("table.exec.mini-batch.size", "-1")
+        if not str(size).strip().lstrip("-").isdigit() or int(size) <= 0:
+            raise ValueError(f"Key: 'table.exec.mini-batch.size' , default: -1 "
+                             f"(fallback keys: []) must be > 0 (it is {size}).")
+        return True
+
 
 class TableEnvironment(PyFlinkGaps):
     _pyflink_class = "TableEnvironment"
@@ -245,9 +263,12 @@ class TableEnvironment(PyFlinkGaps):
         records = native_rows(self, env, table)  # as Spark SQL, where it is lowered
         if records is not None:
             return TableResult(table._node.columns, records, self.streaming)
-        stream = self._final(Planner(env).stream(table._node), table)
+        stream = self._final(self._planner(env).stream(table._node), table)
         records = list(stream.execute_and_collect("collect"))
         return TableResult(table._node.columns, records, self.streaming)
+
+    def _planner(self, env) -> Planner:
+        return Planner(env, self._config.mini_batch())
 
     def _final(self, stream, table):
         """In BATCH mode a changelog's final rows (inserts) only, as Flink's batch."""
@@ -289,7 +310,7 @@ class TableEnvironment(PyFlinkGaps):
 
     def _run_on_operators(self, env, prepared, name):
         """The inserts' job on weir's operators (started)."""
-        planner = Planner(env)
+        planner = self._planner(env)
         for path, table, connector, columns in prepared:
             connector.sink(self._final(planner.stream(table._node), table), path, columns)
         return env.execute_async(name)
