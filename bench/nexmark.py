@@ -9,8 +9,11 @@ compilers are the first job's choice, both for a lowered query, C1 only otherwis
 after an untimed run over a few events; native Spark SQL in one process and JVM with
 Spark's default compilers (bench/engines.py); --repeat times each (the table shows the
 median). Native Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job
-over the files: Spark's streaming SQL cannot run them), the others show "-". PyFlink runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a
-dependency of weir), each query in one process.
+over the files: Spark's streaming SQL cannot run them), the others show "-". PyFlink
+runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a dependency of
+weir), each query in one process. weir and PyFlink run with the table settings of
+Nexmark's own Flink configuration (mini-batch: a group aggregation changes a key once
+per bundle), or with `--configuration flink-defaults` Flink's defaults (row by row).
 
   .venv/bin/python bench/nexmark.py --events 20000              # smoke run
   .venv/bin/python bench/nexmark.py --pyflink /tmp/pyflink/venv/bin/python
@@ -32,9 +35,18 @@ import engines  # noqa: E402 (bench/engines.py)
 from tests.nexmark.generator import write_events  # noqa: E402
 from tests.nexmark.queries import QUERIES, TABLES, ddl  # noqa: E402
 
-DEFAULT = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q15", "q17", "q20", "q21", "q22",
-           "q23"]
+DEFAULT = ["q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q9", "q10", "q11", "q14", "q15",
+           "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q23"]  # (all weir runs)
 SPARK_AS_IS = {"q0", "q1", "q2", "q3", "q10", "q15", "q17", "q20", "q21"}
+# The table settings of Nexmark's own Flink configuration (nexmark-flink's conf/config.yaml)
+# or Flink's defaults, on weir and PyFlink alike (--configuration)
+CONFIGURATIONS = {
+    "nexmark": {"table.exec.mini-batch.enabled": "true",
+                "table.exec.mini-batch.allow-latency": "2s",
+                "table.exec.mini-batch.size": "50000",
+                "table.optimizer.distinct-agg.split.enabled": "true"},
+    "flink-defaults": {},
+}
 
 PYFLINK_RUNNER = """
 import json, sys, time
@@ -44,6 +56,12 @@ from queries import QUERIES, ddl
 directory, name = sys.argv[2], sys.argv[3]
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "2")
+for key, value in json.loads(sys.argv[4]).items():
+    t_env.get_config().set(key, value)
+from pyflink.table import DataTypes
+from pyflink.table.udf import udf
+t_env.create_temporary_function("count_char", udf(  # (q14's function, in Python)
+    lambda text, char: text.count(char), result_type=DataTypes.BIGINT()))
 for table in ("person", "auction", "bid"):
     t_env.execute_sql(ddl(table, directory))
 start = time.time()
@@ -53,10 +71,14 @@ print(json.dumps({"seconds": time.time() - start}))
 """
 
 
-def run_weir(directory, name):
+def run_weir(directory, name, settings):
     from weir.table import EnvironmentSettings, TableEnvironment
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", "2")
+    for key, value in settings.items():
+        t_env.get_config().set(key, value)
+    from tests.nexmark.run_queries import count_char  # (q14's function)
+    t_env.create_temporary_function("count_char", count_char)
     for table in TABLES:
         t_env.execute_sql(ddl(table, directory))
     table = t_env.sql_query(QUERIES[name])
@@ -67,20 +89,22 @@ def run_weir(directory, name):
     return time.time() - start
 
 
-def weir_process(directory, warm, name, repeat):
+def weir_process(directory, warm, name, repeat, settings):
     """The times of `repeat` runs of query `name` in a weir process of its own (as a
     program of that one query), after a run over `warm`'s few events (its JVM's start,
     untimed)."""
     done = subprocess.run([sys.executable, __file__, "--weir-query", name, directory, warm,
-                           str(repeat)], capture_output=True, text=True)
+                           str(repeat), json.dumps(settings)], capture_output=True,
+                          text=True)
     if done.returncode != 0:
         raise RuntimeError(f"weir's {name} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _weir_query(name, directory, warm, repeat):
-    run_weir(warm, name)
-    print(json.dumps([run_weir(directory, name) for _ in range(int(repeat))]))
+def _weir_query(name, directory, warm, repeat, settings):
+    settings = json.loads(settings)
+    run_weir(warm, name, settings)
+    print(json.dumps([run_weir(directory, name, settings) for _ in range(int(repeat))]))
 
 
 def run_native(spark, directory, name):  # (in the native side's process: bench/engines.py)
@@ -94,12 +118,13 @@ def run_native(spark, directory, name):  # (in the native side's process: bench/
     return time.time() - start
 
 
-def run_pyflink(python, directory, name):
+def run_pyflink(python, directory, name, settings):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
         script.write(PYFLINK_RUNNER)
     env = dict(os.environ, PATH=os.path.dirname(python) + os.pathsep + os.environ["PATH"])
     done = subprocess.run([python, script.name, os.path.join(ROOT, "tests", "nexmark"),
-                           directory, name], capture_output=True, text=True, env=env)
+                           directory, name, json.dumps(settings)], capture_output=True,
+                          text=True, env=env)
     os.unlink(script.name)
     if done.returncode != 0:
         return None
@@ -112,6 +137,9 @@ def main():
     parser.add_argument("--queries", nargs="*", default=DEFAULT)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--pyflink", help="a Python interpreter with apache-flink 2.3")
+    parser.add_argument("--configuration", choices=sorted(CONFIGURATIONS),
+                        default="nexmark", help="table settings on weir and PyFlink: "
+                        "Nexmark's own (mini-batch; the default) or Flink's defaults")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="nexmark-")
     started = time.time()
@@ -131,11 +159,14 @@ def main():
 def _run_all(args, directory, warm, native_side):
     rows = []
     for name in args.queries:
-        weir = statistics.median(weir_process(directory, warm, name, args.repeat))
+        settings = CONFIGURATIONS[args.configuration]
+        weir = statistics.median(weir_process(directory, warm, name, args.repeat,
+                                              settings))
         native = statistics.median(native_side(run_native, directory, name)
                                    for _ in range(args.repeat)) \
             if name in SPARK_AS_IS else None
-        pyflink = run_pyflink(args.pyflink, directory, name) if args.pyflink else None
+        pyflink = run_pyflink(args.pyflink, directory, name, settings) \
+            if args.pyflink else None
         rows.append((name, weir, native, pyflink))
         print(name, weir, native, pyflink, flush=True)
     return rows
@@ -144,7 +175,8 @@ def _run_all(args, directory, warm, native_side):
 def _print_table(args, rows):
     rate = lambda s: "-" if s is None else f"{args.events / s:,.0f}"  # noqa: E731
     ratio = lambda a, b: "-" if a is None or b is None else f"{b / a:.3f}"  # noqa: E731
-    print(f"\n{args.events:,} events; events/s (higher is better); ratios weir/peer\n")
+    print(f"\n{args.events:,} events, {args.configuration} configuration; events/s (higher "
+          "is better); ratios weir/peer\n")
     print("| query | weir | native Spark SQL | PyFlink SQL | weir/native | weir/PyFlink |")
     print("|---|---|---|---|---|---|")
     for name, weir, native, pyflink in rows:
