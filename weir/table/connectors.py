@@ -100,8 +100,8 @@ class _FormatLine:
 
 
 class FilesystemConnector(Connector):
-    """Files of a path (a file or a directory) in csv or json; a sink writes part files
-    into the directory, exactly once (weir's FileSink)."""
+    """Files of a path (a file or a directory) in csv, json or parquet; a sink writes
+    part files into the directory, exactly once (weir's FileSink)."""
     name = "filesystem"
 
     def _format(self):
@@ -115,6 +115,11 @@ class FilesystemConnector(Connector):
 
     def source_stream(self, env, path, columns):
         from weir.datastream.connectors.file_system import FileSource, StreamFormat
+        if self.options.get("format") == "parquet":
+            from weir.table.parquet import ParquetRecord
+            source = FileSource.for_parquet(self._path(path)).build()
+            rows = env.from_source(source, None, f"Source: {path}")
+            return rows.map(ParquetRecord(columns, self._path(path))).name(f"Parse: {path}")
         source = FileSource.for_record_stream_format(StreamFormat.text_line_format(),
                                                      self._path(path)).build()
         lines = env.from_source(source, None, f"Source: {path}")
@@ -125,6 +130,9 @@ class FilesystemConnector(Connector):
         from weir.common.serialization import Encoder
         from weir.datastream.connectors.file_system import BucketAssigner, FileSink
         target = self._path(path)
+        if self.options.get("format") == "parquet":
+            from weir.table.parquet import parquet_sink
+            return parquet_sink(stream, target, columns)
         sink = FileSink.for_row_format(target, Encoder.simple_string_encoder()) \
             .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
         return stream.map(_FormatLine(self._format(), columns)).name("Format") \

@@ -186,9 +186,10 @@ FORMATS = {"csv": CsvFormat, "json": JsonFormat}
 def format_of(options):
     name = options.get("format")
     if name is None:
-        raise ValueError("a filesystem table needs its 'format' option (csv or json)")
+        raise ValueError("a filesystem table needs its 'format' option (csv, json or "
+                         "parquet)")
     if name not in FORMATS:
         from weir.table.evaluate import not_supported
-        not_supported(f"the '{name}' format of the filesystem connector (weir has csv and "
-                      "json)")
+        not_supported(f"the '{name}' format of the filesystem connector (weir has csv, "
+                      "json and parquet)")
     return FORMATS[name](options)
