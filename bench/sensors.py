@@ -14,8 +14,13 @@ micro-batch go through the same job on both engines:
           (sum, count), a ProcessWindowFunction adding the window's bounds), collected by
           a sink on the driver
 
+  weir SQL (--sql) the same job in Flink SQL on weir (SENSORS_SQL): a `filesystem` table
+          in the `parquet` format (`source.max-files-per-batch` as above), a computed
+          TO_TIMESTAMP_LTZ(event_time, 3) with a 2 s watermark, TUMBLE(5 s) with
+          AVG(temperature) per sensor, collected with execute().collect()
+
 Checks (exit status 1 on any mismatch): the average of EVERY (sensor, window), computed
-with numpy from the data. weir must match all of them exactly (it closes every window at
+with numpy from the data. weir (and weir SQL) must match all of them exactly (it closes every window at
 the end of input); native Spark's append mode leaves the windows still open under its
 final watermark unemitted, so every window it emitted must match, and the ones it did not
 must be exactly those.
@@ -131,6 +136,35 @@ def run_weir(spark, directory, files_per_batch):
     return seconds, client.query.recentProgress if client.query is not None else [], rows
 
 
+SENSORS_SQL = """
+SELECT sensor_id, window_start, window_end, AVG(temperature) AS average
+FROM TABLE(TUMBLE(TABLE readings, DESCRIPTOR(event_ts), INTERVAL '5' SECOND))
+GROUP BY sensor_id, window_start, window_end"""
+
+
+def run_weir_sql(spark, directory, files_per_batch):
+    """The same job in Flink SQL on weir; returns (seconds, progress (none), rows)."""
+    from weir.table import StreamTableEnvironment
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql(f"""
+        CREATE TABLE readings (sensor_id BIGINT, event_time BIGINT, temperature DOUBLE,
+          event_ts AS TO_TIMESTAMP_LTZ(event_time, 3),
+          WATERMARK FOR event_ts AS event_ts - INTERVAL '2' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'parquet',
+              'source.max-files-per-batch' = '{files_per_batch}')""")
+    started = time.perf_counter()
+    with t_env.execute_sql(SENSORS_SQL).collect() as results:
+        rows = [(r[0], _millis(r[1]), _millis(r[2]), r[3]) for r in results]
+    return time.perf_counter() - started, [], rows
+
+
+def _millis(stamp) -> int:
+    import datetime
+    return int(stamp.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
+
+
 # -- native ------------------------------------------------------------------------------
 def run_native(spark, directory, files_per_batch):
     from pyspark.sql import functions as F
@@ -147,10 +181,12 @@ def run_native(spark, directory, files_per_batch):
 
 
 # -- checks and driver -------------------------------------------------------------------
-def check(native_rows, native_watermark, weir_rows, expected) -> list:
+def check(native_rows, native_watermark, weir_rows, expected, sql_rows=None) -> list:
     problems = []
     got = {}
-    for label, rows in (("native", native_rows), ("weir", weir_rows)):
+    sides = [("native", native_rows), ("weir", weir_rows)] + (
+        [] if sql_rows is None else [("weir SQL", sql_rows)])
+    for label, rows in sides:
         windows = got[label] = {}
         for sensor, start, end, average in rows:
             if end - start != WINDOW_MS or (sensor, start) in windows:
@@ -159,8 +195,10 @@ def check(native_rows, native_watermark, weir_rows, expected) -> list:
         wrong = [(k, v, expected.get(k)) for k, v in windows.items() if expected.get(k) != v]
         if wrong:
             problems.append(f"{label}: {len(wrong)} wrong averages, e.g. {wrong[:3]}")
-    if got["weir"].keys() != expected.keys():
-        problems.append(f"weir: {len(expected.keys() - got['weir'].keys())} windows missing")
+    for label in ("weir", "weir SQL") if sql_rows is not None else ("weir",):
+        if got[label].keys() != expected.keys():
+            problems.append(f"{label}: {len(expected.keys() - got[label].keys())} windows "
+                            "missing")
     still_open = {k for k in expected if k[1] + WINDOW_MS > native_watermark}
     if expected.keys() - got["native"].keys() != still_open:
         problems.append("native: the windows it did not emit are not those still open")
@@ -172,13 +210,17 @@ def run_case(engines, args, workdir, events, verbose):
     expected = expected_averages(readings)
     directory = write_event_files(readings, os.path.join(workdir, f"readings-{events}"),
                                   args.files)
-    times, problems = {"native": [], "weir": []}, []
+    times, problems = {"native": [], "weir": [], "sql": []}, []
     for _ in range(args.repeat):
         native_s, native_progress, native_rows, watermark = engines.native(
             run_native, directory, args.files_per_batch)
         weir_s, weir_progress, weir_rows = engines.weir(run_weir, directory,
                                                         args.files_per_batch)
-        problems += [p for p in check(native_rows, watermark, weir_rows, expected)
+        sql_rows = None
+        if args.sql:
+            sql_s, _, sql_rows = engines.weir(run_weir_sql, directory, args.files_per_batch)
+            times["sql"].append(sql_s)
+        problems += [p for p in check(native_rows, watermark, weir_rows, expected, sql_rows)
                      if p not in problems]
         times["native"].append(native_s)
         times["weir"].append(weir_s)
@@ -190,8 +232,9 @@ def run_case(engines, args, workdir, events, verbose):
                       f"batches(rows@ms): {text} (sum {total} ms)", flush=True)
     shutil.rmtree(directory, ignore_errors=True)
     native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
+    sql = events / statistics.median(times["sql"]) if times["sql"] else None
     return {"events": events, "windows": len(expected), "native": events / native_s,
-            "weir": events / weir_s, "problems": problems}
+            "weir": events / weir_s, "sql": sql, "problems": problems}
 
 
 def parse_args(argv=None):
@@ -204,6 +247,8 @@ def parse_args(argv=None):
     parser.add_argument("--files-per-batch", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--warmup-events", type=int, default=20_000)
+    parser.add_argument("--sql", action="store_true",
+                        help="also run the job as weir's Flink SQL (bench.sensors.SENSORS_SQL)")
     add_record_argument(parser)
     return parser.parse_args(argv)
 
@@ -222,11 +267,14 @@ def main(argv=None):
                     f"{args.span:.0f} s of event time, {args.files} files, "
                     f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
                     f"{args.repeat}; {AS_SHIPPED}\n")
+        sql = row["sql"] is not None
         report.line(markdown_table(
-            ["readings", "windows", "native ev/s", "weir ev/s", "weir/native", "check"],
+            ["readings", "windows", "native ev/s", "weir ev/s", "weir/native"] + (
+                ["weir SQL ev/s", "weir SQL/native"] if sql else []) + ["check"],
             [[f"{row['events']:,}", f"{row['windows']:,}", f"{row['native']:,.0f}",
-              f"{row['weir']:,.0f}", f"{row['weir'] / row['native']:.3f}",
-              "OK" if not problems else "FAIL"]]))
+              f"{row['weir']:,.0f}", f"{row['weir'] / row['native']:.3f}"] + (
+                [f"{row['sql']:,.0f}", f"{row['sql'] / row['native']:.3f}"] if sql else [])
+             + ["OK" if not problems else "FAIL"]]))
         print(f"weir from {weir_location()}")
         if args.record and not problems:
             report.record()

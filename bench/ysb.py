@@ -18,12 +18,18 @@ Benchmark's job on both engines:
           -> aggregate(Count(), ProcessWindowFunction adding the window bounds), collected by
           a sink on the driver
 
+  weir SQL (--sql) the same job in Flink SQL on weir (YSB_SQL): a `filesystem` table in
+          the `parquet` format (`source.max-files-per-batch` as above) with a computed
+          TO_TIMESTAMP_LTZ(event_time, 3) and a 2 s watermark, a view of the views with
+          the campaign looked up by a Python function (`campaign_of`), and a TUMBLE
+          window aggregation COUNT(*) per campaign, collected with execute().collect()
+
 The lookup table has 10 ads per campaign (YSB's ratio) for 100 campaigns and 1 ad per
 campaign for 1,000,000 campaigns (10 would make a 10M-entry table, 40 MB shipped in every
 weir task and an 80+ MB broadcast per native batch, measuring the table rather than the job).
 
 Checks (exit status 1 on any mismatch): the expected count of EVERY (campaign, window) is
-computed directly with numpy from the generated data. weir must match it exactly (it
+computed directly with numpy from the generated data. weir (and weir SQL) must match it exactly (it
 closes every window at the end of input, Flink's +infinity watermark). Spark's append mode
 never closes the windows still open under its final watermark (max event time - 2 s), so
 every window Spark emitted must have the expected count, and the windows it did not emit
@@ -101,20 +107,24 @@ def wrong_counts(got: dict, expected: dict) -> list:
     return [(k, n, expected.get(k)) for k, n in got.items() if expected.get(k) != n]
 
 
-def check(native_rows, native_watermark, weir_rows, expected) -> tuple:
-    """(problems, summary): both engines against the reference, as the docstring says."""
+def check(native_rows, native_watermark, weir_rows, expected, sql_rows=None) -> tuple:
+    """(problems, summary): both engines (and weir's SQL job, `sql_rows`) against the
+    reference, as the docstring says."""
     problems = []
     native = as_windows(native_rows, "native", problems)
     weir = as_windows(weir_rows, "weir", problems)
-    for label, got in (("native", native), ("weir", weir)):
+    exact = [("weir", weir)] + ([] if sql_rows is None else [
+        ("weir SQL", as_windows(sql_rows, "weir SQL", problems))])
+    for label, got in [("native", native)] + exact:
         wrong = wrong_counts(got, expected)
         if wrong:
             problems.append(f"{label}: {len(wrong)} windows with a wrong or unexpected count, "
                             f"e.g. (campaign, start), got, expected: {wrong[:3]}")
-    missing_weir = expected.keys() - weir.keys()
-    if missing_weir:
-        problems.append(f"weir: {len(missing_weir)} windows never emitted, "
-                        f"e.g. {sorted(missing_weir)[:3]}")
+    for label, got in exact:
+        missing = expected.keys() - got.keys()
+        if missing:
+            problems.append(f"{label}: {len(missing)} windows never emitted, "
+                            f"e.g. {sorted(missing)[:3]}")
     open_at_end = {k for k in expected if k[1] + WINDOW_MS > native_watermark}
     not_emitted = expected.keys() - native.keys()
     if not_emitted != open_at_end:
@@ -219,6 +229,42 @@ def run_weir(spark, events_dir, campaign_of_ad, files_per_batch):
     return seconds, progress, rows
 
 
+YSB_SQL = """
+SELECT campaign_id, window_start, window_end, COUNT(*) AS views
+FROM TABLE(TUMBLE(TABLE views, DESCRIPTOR(event_ts), INTERVAL '10' SECOND))
+GROUP BY campaign_id, window_start, window_end"""
+
+
+def run_weir_sql(spark, events_dir, campaign_of_ad, files_per_batch):
+    """The same job in Flink SQL (a Python function looks the campaign up, as a PyFlink
+    user would write YSB's lookup); returns (seconds, progress (none), rows)."""
+    from weir.table import DataTypes, StreamTableEnvironment
+    from weir.table.udf import udf
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_spark_session(spark).set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql(f"""
+        CREATE TABLE events (user_id BIGINT, page_id BIGINT, ad_id BIGINT, ad_type STRING,
+          event_type STRING, event_time BIGINT, ip STRING,
+          event_ts AS TO_TIMESTAMP_LTZ(event_time, 3),
+          WATERMARK FOR event_ts AS event_ts - INTERVAL '2' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{events_dir}', 'format' = 'parquet',
+              'source.max-files-per-batch' = '{files_per_batch}')""")
+    campaigns = campaign_of_ad.tolist()
+    t_env.create_temporary_function("campaign_of", udf(
+        lambda ad_id: campaigns[ad_id], result_type=DataTypes.BIGINT()))
+    t_env.execute_sql("CREATE TEMPORARY VIEW views AS SELECT campaign_of(ad_id) AS "
+                      "campaign_id, event_ts FROM events WHERE event_type = 'view'")
+    started = time.perf_counter()
+    with t_env.execute_sql(YSB_SQL).collect() as results:
+        rows = [(r[0], _millis(r[1]), _millis(r[2]), r[3]) for r in results]
+    return time.perf_counter() - started, [], rows
+
+
+def _millis(stamp) -> int:
+    return int(stamp.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
+
+
 # -- driver -----------------------------------------------------------------------------------
 def run_case(engines, events, campaigns, args, workdir, verbose):
     """Both engines on one generated data set; returns the row of the table."""
@@ -234,14 +280,19 @@ def run_case(engines, events, campaigns, args, workdir, verbose):
         print(f"  data: {events:,} events, {campaigns:,} campaigns, {len(campaign_of_ad):,} ads, "
               f"{args.files} files, generated in {time.perf_counter() - generated:.1f} s",
               flush=True)
-    times = {"native": [], "weir": []}
+    times = {"native": [], "weir": [], "sql": []}
     problems = []
     for _ in range(args.repeat):  # the engines take turns, so both see the same machine
         native_s, native_progress, native_rows, watermark = engines.native(
             run_native, events_dir, lookup, args.files_per_batch)
         weir_s, weir_progress, weir_rows = engines.weir(run_weir, events_dir, campaign_of_ad,
                                                         args.files_per_batch)
-        run_problems, summary = check(native_rows, watermark, weir_rows, expected)
+        sql_rows = None
+        if args.sql:
+            sql_s, _, sql_rows = engines.weir(run_weir_sql, events_dir, campaign_of_ad,
+                                              args.files_per_batch)
+            times["sql"].append(sql_s)
+        run_problems, summary = check(native_rows, watermark, weir_rows, expected, sql_rows)
         problems += [p for p in run_problems if p not in problems]
         times["native"].append(native_s)
         times["weir"].append(weir_s)
@@ -267,19 +318,24 @@ def run_case(engines, events, campaigns, args, workdir, verbose):
         for problem in problems:
             print(f"  MISMATCH {problem}", flush=True)
     shutil.rmtree(events_dir, ignore_errors=True)
+    sql = events / statistics.median(times["sql"]) if times["sql"] else None
     return {"campaigns": campaigns, "events": events, "native": events / native_s,
-            "weir": events / weir_s, "native_s": native_s, "weir_s": weir_s,
+            "weir": events / weir_s, "native_s": native_s, "weir_s": weir_s, "sql": sql,
             "problems": problems, **summary}
 
 
 def table(rows) -> str:
-    header = ["campaigns", "events", "native ev/s", "weir ev/s", "weir/native",
-              "windows native", "windows weir", "windows expected", "check"]
+    sql = rows and rows[0]["sql"] is not None
+    header = ["campaigns", "events", "native ev/s", "weir ev/s", "weir/native"] + (
+        ["weir SQL ev/s", "weir SQL/native"] if sql else []) + [
+        "windows native", "windows weir", "windows expected", "check"]
     return markdown_table(header, [
         [f"{r['campaigns']:,}", f"{r['events']:,}", f"{r['native']:,.0f}",
-         f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}", f"{r['windows_native']:,}",
-         f"{r['windows_weir']:,}", f"{r['windows_expected']:,}",
-         "OK" if not r["problems"] else "FAIL"] for r in rows])
+         f"{r['weir']:,.0f}", f"{r['weir'] / r['native']:.3f}"] + (
+            [f"{r['sql']:,.0f}", f"{r['sql'] / r['native']:.3f}"] if sql else []) + [
+            f"{r['windows_native']:,}", f"{r['windows_weir']:,}",
+            f"{r['windows_expected']:,}", "OK" if not r["problems"] else "FAIL"]
+        for r in rows])
 
 
 def parse_args(argv=None):
@@ -298,6 +354,8 @@ def parse_args(argv=None):
                         help="runs of each engine per campaign count (taking turns); the "
                              "table shows the median time")
     parser.add_argument("--warmup-events", type=int, default=20_000)
+    parser.add_argument("--sql", action="store_true",
+                        help="also run the job as weir's Flink SQL (bench.ysb.YSB_SQL)")
     parser.add_argument("--quiet", action="store_true", help="only print the table")
     add_record_argument(parser)
     return parser.parse_args(argv)

@@ -117,14 +117,25 @@ class FilesystemConnector(Connector):
         from weir.datastream.connectors.file_system import FileSource, StreamFormat
         if self.options.get("format") == "parquet":
             from weir.table.parquet import ParquetRecord
-            source = FileSource.for_parquet(self._path(path)).build()
+            source = self._batches(FileSource.for_parquet(self._path(path)), path).build()
             rows = env.from_source(source, None, f"Source: {path}")
             return rows.map(ParquetRecord(columns, self._path(path))).name(f"Parse: {path}")
-        source = FileSource.for_record_stream_format(StreamFormat.text_line_format(),
-                                                     self._path(path)).build()
+        source = self._batches(FileSource.for_record_stream_format(
+            StreamFormat.text_line_format(), self._path(path)), path).build()
         lines = env.from_source(source, None, f"Source: {path}")
         return lines.flat_map(_ParseLine(self._format(), columns, self._path(path))) \
             .name(f"Parse: {path}")
+
+    def _batches(self, builder, path):
+        """weir's own option `source.max-files-per-batch`: files read per micro-batch
+        (FileSource's set_max_files_per_batch; Spark's maxFilesPerTrigger)."""
+        count = self.options.get("source.max-files-per-batch")
+        if count is None:
+            return builder
+        if not str(count).isdigit() or int(count) < 1:
+            raise ValueError(f"table '{path}': 'source.max-files-per-batch' is a number of "
+                             f"files, at least 1, got '{count}'")
+        return builder.set_max_files_per_batch(int(count))
 
     def sink(self, stream, path, columns):
         from weir.common.serialization import Encoder

@@ -83,9 +83,9 @@ def enabled(t_env, env) -> bool:
 
 
 def lower_query(node, final_rows=False):
-    """The query of `node` as Spark SQL (a Lowered), or None; `final_rows`: a group
-    aggregation at its root may be lowered (its changelog is its final rows: BATCH mode,
-    or mini-batch, TableConfig.mini_batch)."""
+    """The query of `node` as Spark SQL (a Lowered), or None; `final_rows`: group
+    aggregations may be lowered, the query's changelog being its final rows (BATCH mode,
+    or mini-batch: TableConfig.mini_batch)."""
     sources = []
     root = _lowered(node, sources, groups=final_rows)
     return None if root is None else Lowered(sources, root)
@@ -94,13 +94,13 @@ def lower_query(node, final_rows=False):
 def _lowered(node, sources, windows=False, groups=False):
     """`node` as a _Steps reading `sources` (to which it adds its own), or None;
     `windows`: a window table function's rows are lowered (under a window aggregation);
-    `groups`: a group aggregation is (at the query's root, under its Calcs only)."""
+    `groups`: group aggregations are (the query's changelog is its final rows)."""
     calcs = []
     while type(node) is logical.Calc:
         calcs.append(node)
         node = node.input
     if type(node) is logical.Join:
-        root = _join(node, sources)
+        root = _join(node, sources, groups)
     elif type(node) is WindowAggregate:
         root = window_aggregate(node, sources, _lowered, _Steps)
     elif groups and type(node) is logical.Aggregate:
@@ -138,13 +138,14 @@ def _scan(node, sources):
     return _Steps(len(sources) - 1, steps)
 
 
-def _join(node, sources):
+def _join(node, sources, groups=False):
     """An inner join of insert-only inputs (what Flink's gives is insert-only too; its
     rows' order is the inputs' timing's, so a join is not lowered where rows are
-    collected in order)."""
+    collected in order), or of aggregations' final rows (`groups`)."""
     if node.kind != "inner":
         return None
-    left, right = _lowered(node.left, sources), _lowered(node.right, sources)
+    left = _lowered(node.left, sources, groups=groups)
+    right = _lowered(node.right, sources, groups=groups)
     condition = None if node.condition is None else \
         to_spark_sql(node.condition, node.columns)
     if left is None or right is None or (node.condition is not None and condition is None):
@@ -162,7 +163,8 @@ def _projection(expressions, columns):
 def _json_files(connector) -> bool:
     options = getattr(connector, "options", {})
     return isinstance(connector, FilesystemConnector) and options.get("format") == "json" \
-        and "path" in options and "source.monitor-interval" not in options
+        and "path" in options and "source.monitor-interval" not in options \
+        and "source.max-files-per-batch" not in options  # (read in one micro-batch)
 
 
 def _quoted(name: str) -> str:

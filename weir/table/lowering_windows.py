@@ -95,11 +95,12 @@ def group_aggregate(node, sources, lowered, steps):
     """A group aggregation (a logical.Aggregate with keys and built-in aggregates) as a
     `steps(AggregateOf)`, or None: its final rows, which are what weir's operators give
     for a bounded table read in one micro-batch in BATCH mode or under mini-batch (one
-    change per key and micro-batch: its +I). Not without keys: over no rows, Flink's
-    streaming aggregation gives no row where Spark's gives one."""
+    change per key and micro-batch: its +I); over other aggregations' final rows too.
+    Not without keys: over no rows, Flink's streaming aggregation gives no row where
+    Spark's gives one."""
     if node.table_aggregate is not None or not node.keys:
         return None
-    return _grouped(node, lowered(node.input, sources), steps)
+    return _grouped(node, lowered(node.input, sources, groups=True), steps)
 
 
 def _grouped(node, source, steps):
