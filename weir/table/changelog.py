@@ -8,6 +8,8 @@ savepoints and rescaling come with them. Their changelogs are Flink's: a group's
 result is +I, a changed result -U (old) then +U (new), an emptied group -D.
 """
 
+import operator
+
 from weir.common.row import Row
 from weir.common.typeinfo import Types
 from weir.datastream.functions import (FlatMapFunction, KeyedCoProcessFunction,
@@ -22,16 +24,36 @@ def is_accumulate(kind: int) -> bool:
 
 
 class CalcFunction(FlatMapFunction):
-    """Projection and filter, as one function of a row's values."""
+    """Projection and filter, as one function of a row's values; `indexes`: the
+    projections are these columns (taken at C speed)."""
 
-    def __init__(self, projections, condition=None):
+    def __init__(self, projections, condition=None, indexes=None):
         self.projections, self.condition = projections, condition
+        self.select = None if indexes is None else _selector(indexes)
 
     def flat_map(self, record):
         kind, values = record
         if self.condition is not None and self.condition(values) is not True:
             return
-        yield kind, tuple(p(values) for p in self.projections)
+        if self.select is not None:
+            yield kind, self.select(values)
+        else:
+            yield kind, tuple([p(values) for p in self.projections])
+
+
+def _selector(indexes):
+    """The tuple of a row's values at `indexes`."""
+    if len(indexes) == 1:
+        return _One(indexes[0])
+    return operator.itemgetter(*indexes)
+
+
+class _One:
+    def __init__(self, index):
+        self.index = index
+
+    def __call__(self, values):
+        return (values[self.index],)
 
 
 class CorrelateFunction(FlatMapFunction):

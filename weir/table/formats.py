@@ -84,6 +84,21 @@ class CsvFormat:
         return text
 
 
+def _loads(line):
+    """A JSON document: orjson's (4x faster) where it reads the line, else Python's, whose
+    reading (integers past 64 bits, NaN) and errors the format's are."""
+    try:
+        return _orjson_loads(line)
+    except ValueError:
+        return json.loads(line)
+
+
+try:
+    from orjson import loads as _orjson_loads
+except ImportError:  # (a dependency; without it, Python's reader alone)
+    _orjson_loads = json.loads
+
+
 class JsonFormat:
     """Flink's json format: one object per line, fields by column name (a missing field
     is NULL); timestamps as SQL writes them."""
@@ -98,7 +113,7 @@ class JsonFormat:
         if columns is not self._columns:
             self._columns, self._fields = columns, [(c.name, self._reader(c)) for c in columns]
         try:
-            document = json.loads(line)
+            document = _loads(line)
             if not isinstance(document, dict):
                 raise ValueError("not a JSON object")
             return tuple([read(document.get(name)) for name, read in self._fields])

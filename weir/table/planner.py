@@ -16,6 +16,7 @@ from weir.table.evaluate import compile_expression
 from weir.table.expressions import Expression
 from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
                                 Values, digest)
+from weir.table.windowing import to_millis
 
 
 class KeyOf:
@@ -31,7 +32,7 @@ class KeyOf:
 
     def get_key(self, record):
         values = record[1]
-        return tuple(f(values) for f in self.functions)
+        return tuple([f(values) for f in self.functions])
 
     __call__ = get_key
 
@@ -43,7 +44,6 @@ class RowtimeAssigner(TimestampAssigner):
         self.index = index
 
     def extract_timestamp(self, record, record_timestamp):
-        from weir.table.windowing import to_millis
         return to_millis(record[1][self.index])
 
 
@@ -102,17 +102,12 @@ class Planner:
         physical = node.physical if node.physical is not None else node.columns
         stream = node.connector.source_stream(self.env, node.path, physical)
         if node.projections is not None:
-            projections = [compile_expression(p, physical).function for p in node.projections]
-            stream = stream.flat_map(changelog.CalcFunction(projections)).name("Calc")
+            stream = _calc_of(stream, node.projections, physical)
         return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
 
     def _calc(self, node: Calc):
-        columns = node.input.columns
-        projections = [compile_expression(p, columns).function for p in node.projections]
-        condition = None if node.condition is None else \
-            compile_expression(node.condition, columns).function
-        return self.stream(node.input).flat_map(
-            changelog.CalcFunction(projections, condition)).name("Calc")
+        return _calc_of(self.stream(node.input), node.projections, node.input.columns,
+                        node.condition)
 
     def _aggregate(self, node: Aggregate):
         columns = node.input.columns
@@ -159,6 +154,32 @@ class Planner:
         return self.stream(node.input).flat_map(changelog.CorrelateFunction(
             node.function.function, args, width, node.kind == "left", node.replace)) \
             .name("Correlate")
+
+
+def _calc_of(stream, projections, columns, condition=None):
+    """`stream` projected and filtered (not at all where the projections are its columns
+    as they are)."""
+    indexes = _column_indexes(projections, columns)
+    if condition is None and indexes == list(range(len(columns))):
+        return stream
+    compiled = [compile_expression(p, columns).function for p in projections]
+    condition = None if condition is None else \
+        compile_expression(condition, columns).function
+    return stream.flat_map(changelog.CalcFunction(compiled, condition, indexes)).name("Calc")
+
+
+def _column_indexes(projections, columns):
+    """The columns' indexes where every projection is a column (maybe renamed), else
+    None."""
+    names = [c.name for c in columns]
+    indexes = []
+    for expr in projections:
+        while expr.op == "alias":
+            expr = expr.args[0]
+        if expr.op != "col" or expr.args[0] not in names:
+            return None
+        indexes.append(names.index(expr.args[0]))
+    return indexes
 
 
 def _with_watermarks(stream, columns, rowtime, delay_ms):
