@@ -204,16 +204,21 @@ def _windowed(t_env, directory, output, window):
     return job.get_job_client(), _lines(output)
 
 
-@pytest.mark.parametrize("window", sorted(WINDOWS))
-def test_lowered_window_aggregations_insert_what_weirs_operators_insert(
-        spark_env, tmp_path, window):
-    os.makedirs(tmp_path / "in")
-    with open(tmp_path / "in" / "w.json", "w") as out:
-        for row in _window_rows():
+def _write_spread_rows(path, count=300):
+    """_window_rows over 130 s of event time, out of order."""
+    os.makedirs(path)
+    with open(path / "w.json", "w") as out:
+        for row in _window_rows(count):
             seconds, millis = row.pop("t").split(".")
             stamp = datetime.datetime.fromtimestamp(int(seconds), datetime.timezone.utc)
             row["t"] = f"{stamp:%Y-%m-%d %H:%M:%S}.{millis}"
             out.write(json.dumps(row) + "\n")
+
+
+@pytest.mark.parametrize("window", sorted(WINDOWS))
+def test_lowered_window_aggregations_insert_what_weirs_operators_insert(
+        spark_env, tmp_path, window):
+    _write_spread_rows(tmp_path / "in")
     lowered, lines = _windowed(_t_env(spark_env, tmp_path / "x", "true"), tmp_path / "in",
                                tmp_path / "out1", window)
     operators, expected = _windowed(_t_env(spark_env, tmp_path / "x", "false"),
@@ -223,8 +228,45 @@ def test_lowered_window_aggregations_insert_what_weirs_operators_insert(
     assert lines == expected and len(lines) >= 39  # (13 windows of 10 s, 3 keys)
 
 
-LOWERED_NEXMARK = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q20", "q21", "q22",
-                   "q23"]
+GROUP_WINDOWS = {
+    "tumble": ("TUMBLE", "INTERVAL '10' SECOND"),
+    "hop": ("HOP", "INTERVAL '3' SECOND, INTERVAL '9' SECOND"),
+    "hop-uneven": ("HOP", "INTERVAL '4' SECOND, INTERVAL '10' SECOND"),
+    "session": ("SESSION", "INTERVAL '2' SECOND"),
+}
+
+
+@pytest.mark.parametrize("window", sorted(GROUP_WINDOWS))
+def test_lowered_group_windows_insert_what_weirs_operators_insert(
+        spark_env, tmp_path, window):
+    """GROUP BY TUMBLE/HOP/SESSION(...) windows (the Table API's group windows) into json
+    files, as Spark SQL (a session as Spark's session_window) and on weir's operators."""
+    kind, sizes = GROUP_WINDOWS[window]
+    _write_spread_rows(tmp_path / "in", 120)
+    outputs = []
+    for lower in ("true", "false"):
+        t_env = StreamTableEnvironment.create(spark_env)
+        t_env.get_config().set("weir.table.lower-to-spark-sql", lower)
+        t_env.execute_sql(
+            "CREATE TABLE w (k STRING, i INT, s STRING, d DECIMAL(10, 2), t TIMESTAMP(3), "
+            "WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+            f"'path' = '{tmp_path / 'in'}', 'format' = 'json')")
+        t_env.execute_sql(
+            "CREATE TABLE o (k STRING, n BIGINT, total INT, most STRING, kinds BIGINT, "
+            "mean INT, ws TIMESTAMP(3), we TIMESTAMP(3), wt TIMESTAMP(3)) WITH ("
+            f"'connector' = 'filesystem', 'path' = '{tmp_path / lower}', 'format' = 'json')")
+        job = t_env.execute_sql(
+            f"INSERT INTO o SELECT k, COUNT(*), SUM(i), MAX(s), COUNT(DISTINCT s), AVG(i), "
+            f"{kind}_START(t, {sizes}), {kind}_END(t, {sizes}), {kind}_ROWTIME(t, {sizes}) "
+            f"FROM w GROUP BY k, {kind}(t, {sizes})")
+        job.wait()
+        assert (type(job.get_job_client()).__name__ == "NativeJob") == (lower == "true")
+        outputs.append(_lines(tmp_path / lower))
+    assert outputs[0] == outputs[1] and len(outputs[0]) >= 3 * 10  # (10+ windows a key)
+
+
+LOWERED_NEXMARK = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q11", "q20", "q21",
+                   "q22", "q23"]
 GROUPS_NEXMARK = ["q4", "q15", "q16", "q17"]  # (lowered where a group's changelog is final rows)
 
 

@@ -20,9 +20,11 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
-from weir.table.lowering_windows import group_aggregate, window_aggregate, windows_of
+from weir.table.lowering_windows import (group_aggregate, group_window_aggregate,
+                                         window_aggregate, windows_of)
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
 from weir.table.window_tvf import WindowAggregate, WindowTvf
+from weir.table.windowing import WindowAggregate as GroupWindowAggregate
 
 OPTION = "weir.table.lower-to-spark-sql"
 
@@ -103,6 +105,8 @@ def _lowered(node, sources, windows=False, groups=False):
         root = _join(node, sources, groups)
     elif type(node) is WindowAggregate:
         root = window_aggregate(node, sources, _lowered, _Steps)
+    elif type(node) is GroupWindowAggregate:
+        root = group_window_aggregate(node, sources, _lowered, _Steps)
     elif groups and type(node) is logical.Aggregate:
         root = group_aggregate(node, sources, _lowered, _Steps)
     elif windows and type(node) is WindowTvf:

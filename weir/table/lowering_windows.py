@@ -103,6 +103,50 @@ def group_aggregate(node, sources, lowered, steps):
     return _grouped(node, lowered(node.input, sources, groups=True), steps)
 
 
+def group_window_aggregate(node, sources, lowered, steps):
+    """A group window aggregation (weir.table.windowing.WindowAggregate: the Table API's
+    Tumble, Slide and Session, SQL's GROUP BY TUMBLE/HOP/SESSION) as steps: its keys, its
+    aggregates, then the window's start, end and rowtime (end - 1 ms), or None. A tumbling
+    or sliding window's rows are WindowsOf's; a session is Spark's `session_window`,
+    whose sessions are Flink's (a row within the gap of a session's last row, the end
+    included, joins it; checked with both)."""
+    window, columns = node.window, node.input.columns
+    source = lowered(node.input, sources)
+    if source is None or window.kind not in ("tumble", "slide", "session"):
+        return None
+    width, names = len(columns), [c.name for c in columns]
+    time = names.index(window.time_field.args[0])
+    keys = [to_spark_sql(k, columns) for k in node.keys]
+    aggregates = [_aggregate(call, columns) for call in node.calls]
+    if None in keys or None in aggregates or window.size <= 0:
+        return None
+    at = len(keys)  # (the window's columns in the grouping, after the keys)
+    grouping = [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)]
+    if window.kind == "session":
+        stamp = (f"coalesce({column_name(time)}, raise_error('a row has a NULL time "
+                 "attribute'))")
+        grouping.append(f"session_window({stamp}, '{window.size} milliseconds') AS "
+                        f"{column_name(at)}")
+        start, end = f"{column_name(at)}.start", f"{column_name(at)}.end"
+    else:
+        step = window.size if window.kind == "tumble" else window.slide
+        if step is None or step <= 0:
+            return None
+        source = steps(WindowsOf(source, width, time, "tumble" if window.kind == "tumble"
+                                 else "hop", window.size, step), [])
+        grouping += [f"{column_name(width)} AS {column_name(at)}",
+                     f"{column_name(width + 1)} AS {column_name(at + 1)}"]
+        start, end = column_name(at), column_name(at + 1)
+    first = len(grouping)
+    grouped = AggregateOf(source, grouping, [
+        f"{a} AS {column_name(first + i)}" for i, a in enumerate(aggregates)])
+    output = [column_name(i) for i in range(at)] + [
+        column_name(first + i) for i in range(len(aggregates))] + [
+        start, end, f"{end} - INTERVAL 1 MILLISECOND"]
+    return steps(grouped, [("select", [f"{e} AS {column_name(i)}"
+                                       for i, e in enumerate(output)])])
+
+
 def _grouped(node, source, steps):
     columns = node.input.columns
     keys = [to_spark_sql(k, columns) for k in node.keys]
