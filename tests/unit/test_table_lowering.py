@@ -163,11 +163,23 @@ def test_window_aggregations_lower_to_a_grouping_of_each_rows_windows(t_env, tmp
 @pytest.mark.parametrize("query", [
     "SELECT SUM(x) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
     "GROUP BY window_start, window_end",  # a DOUBLE sum depends on the rows' order
-    "SELECT COUNT(*) FROM TABLE(SESSION(TABLE w PARTITION BY k, DESCRIPTOR(ts), "
-    "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end",
     "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
     "GROUP BY window_start, window_end, price / 2",  # a key Spark computes apart
+    "SELECT SUM(x) FROM w GROUP BY k, SESSION(ts, INTERVAL '10' SECOND)",
 ])
 def test_what_windows_keep_on_weirs_operators(t_env, tmp_path, query):
     _windowed(t_env, tmp_path)
     assert lower_query(t_env.sql_query(query)._node) is None
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT k, COUNT(*) FROM TABLE(SESSION(TABLE w PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end",
+    "SELECT k, COUNT(*) FROM w GROUP BY k, SESSION(ts, INTERVAL '10' SECOND)"])
+def test_sessions_lower_to_sparks_session_window(t_env, tmp_path, query):
+    _windowed(t_env, tmp_path)
+    aggregate = lower_query(t_env.sql_query(query)._node).root.input
+    assert aggregate.keys == [
+        "_c0 AS _c0", "session_window(coalesce(_c3, raise_error('a row has a NULL time "
+        "attribute')), '10000 milliseconds') AS _c1"]
+    assert aggregate.aggregates == ["count(1) AS _c2"]
