@@ -26,9 +26,14 @@ class Rank(logical.UnaryNode):
 
     @property
     def changelog(self):
-        return True
+        from weir.table.deduplicate import deduplication
+        return deduplication(self) != "first"  # (Flink's first-row deduplication inserts)
 
     def describe(self):
+        from weir.table.deduplicate import deduplication
+        keep = deduplication(self)
+        if keep is not None:
+            return f"Deduplicate(keep=[{keep.capitalize()}Row], order=[ROWTIME])"
         return f"Rank(rankRange=[rankStart=1, rankEnd={self.rank_end}], " \
                f"select=[{', '.join(c.name for c in self.columns)}])"
 
@@ -109,6 +114,8 @@ class TopN(KeyedProcessFunction):
                 buffer.pop()
             if last == values:
                 return changes
+            if self.rank_end == 1:  # (a Top-1's partition is its unique key: an update)
+                return [(UPDATE_BEFORE, last), (UPDATE_AFTER, values)]
             changes.append((DELETE, last))
         changes.append((INSERT, values))
         return changes
@@ -148,8 +155,15 @@ def plan_rank(planner, node: Rank):
     if node.input.changelog:
         from weir.table.evaluate import not_supported
         not_supported("Top-N over a changelog (an aggregate's updates)")
-    return planner.stream(node.input).key_by(KeyOf(partition)).process(
-        TopN(order, directions, node.rank_end, node.output_rank)).name("Rank")
+    from weir.table import deduplicate
+    keep = deduplicate.deduplication(node)
+    stream = planner.stream(node.input).key_by(KeyOf(partition))
+    if keep is not None:
+        time_index = [c.name for c in columns].index(node.order[0][0].args[0])
+        function = deduplicate.KeepLastRow if keep == "last" else deduplicate.KeepFirstRow
+        return stream.process(function(time_index, node.output_rank)).name("Deduplicate")
+    return stream.process(TopN(order, directions, node.rank_end, node.output_rank)) \
+        .name("Rank")
 
 
 __all__ = ["Rank", "TopN", "plan_rank"]
