@@ -12,8 +12,9 @@ import operator
 
 from weir.common.row import Row
 from weir.common.typeinfo import Types
-from weir.datastream.functions import (FlatMapFunction, KeyedCoProcessFunction,
-                                       KeyedProcessFunction)
+from weir.datastream.functions import (FilterFunction, FlatMapFunction,
+                                       KeyedCoProcessFunction, KeyedProcessFunction,
+                                       MapFunction)
 from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = range(4)
@@ -23,22 +24,29 @@ def is_accumulate(kind: int) -> bool:
     return kind in (INSERT, UPDATE_AFTER)
 
 
-class CalcFunction(FlatMapFunction):
-    """Projection and filter, as one function of a row's values; `indexes`: the
-    projections are these columns (taken at C speed)."""
+class Project(MapFunction):
+    """A projection of a row's values (its kind passed on); `indexes`: the projections
+    are these columns (taken at C speed)."""
 
-    def __init__(self, projections, condition=None, indexes=None):
-        self.projections, self.condition = projections, condition
+    def __init__(self, projections, indexes=None):
+        self.projections = projections
         self.select = None if indexes is None else _selector(indexes)
 
-    def flat_map(self, record):
+    def map(self, record):
         kind, values = record
-        if self.condition is not None and self.condition(values) is not True:
-            return
         if self.select is not None:
-            yield kind, self.select(values)
-        else:
-            yield kind, tuple([p(values) for p in self.projections])
+            return kind, self.select(values)
+        return kind, tuple([p(values) for p in self.projections])
+
+
+class Where(FilterFunction):
+    """The rows whose `condition` is TRUE."""
+
+    def __init__(self, condition):
+        self.condition = condition
+
+    def filter(self, record):
+        return self.condition(record[1]) is True
 
 
 def _selector(indexes):

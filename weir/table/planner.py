@@ -67,9 +67,7 @@ class Planner:
         from weir.table.streams import _ToRecord
         stream = node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
         if node.projections is not None:
-            projections = [compile_expression(p, node.physical).function
-                           for p in node.projections]
-            stream = stream.flat_map(changelog.CalcFunction(projections)).name("Calc")
+            stream = _calc_of(stream, node.projections, node.physical)
         return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
 
     def _windowaggregate(self, node):
@@ -162,10 +160,13 @@ def _calc_of(stream, projections, columns, condition=None):
     indexes = _column_indexes(projections, columns)
     if condition is None and indexes == list(range(len(columns))):
         return stream
+    if condition is not None:
+        stream = stream.filter(changelog.Where(
+            compile_expression(condition, columns).function)).name("Calc")
+        if indexes == list(range(len(columns))):
+            return stream
     compiled = [compile_expression(p, columns).function for p in projections]
-    condition = None if condition is None else \
-        compile_expression(condition, columns).function
-    return stream.flat_map(changelog.CalcFunction(compiled, condition, indexes)).name("Calc")
+    return stream.map(changelog.Project(compiled, indexes)).name("Calc")
 
 
 def _column_indexes(projections, columns):
