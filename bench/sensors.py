@@ -51,7 +51,7 @@ from ad_campaign_counts import write_event_files  # noqa: E402
 from engines import AS_SHIPPED, Engines  # noqa: E402
 from keyed_state import batch_summary, weir_location  # noqa: E402
 from report import Report, add_record_argument, markdown_table  # noqa: E402
-from ysb import final_watermark, run_to_end  # noqa: E402
+from ysb import final_watermark, millis_of, run_to_end  # noqa: E402
 
 from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
 from weir.datastream import (AggregateFunction, ProcessWindowFunction,  # noqa: E402
@@ -156,13 +156,8 @@ def run_weir_sql(spark, directory, files_per_batch):
               'source.max-files-per-batch' = '{files_per_batch}')""")
     started = time.perf_counter()
     with t_env.execute_sql(SENSORS_SQL).collect() as results:
-        rows = [(r[0], _millis(r[1]), _millis(r[2]), r[3]) for r in results]
+        rows = [(r[0], millis_of(r[1]), millis_of(r[2]), r[3]) for r in results]
     return time.perf_counter() - started, [], rows
-
-
-def _millis(stamp) -> int:
-    import datetime
-    return int(stamp.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 
 
 # -- native ------------------------------------------------------------------------------

@@ -257,11 +257,12 @@ def run_weir_sql(spark, events_dir, campaign_of_ad, files_per_batch):
                       "campaign_id, event_ts FROM events WHERE event_type = 'view'")
     started = time.perf_counter()
     with t_env.execute_sql(YSB_SQL).collect() as results:
-        rows = [(r[0], _millis(r[1]), _millis(r[2]), r[3]) for r in results]
+        rows = [(r[0], millis_of(r[1]), millis_of(r[2]), r[3]) for r in results]
     return time.perf_counter() - started, [], rows
 
 
-def _millis(stamp) -> int:
+def millis_of(stamp) -> int:
+    """Epoch ms of a window bound (a TIMESTAMP's wall clock as UTC)."""
     return int(stamp.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 
 

@@ -134,7 +134,7 @@ class GroupAggregate(KeyedProcessFunction):
             yield UPDATE_AFTER, result
 
 
-class _Bundled:
+class Bundled:
     """PyFlink runs Python aggregate functions per bundle: a key's rows of a bundle are
     applied together and the key's result is emitted once for them (weir's bundle: a
     key group's rows of one micro-batch). `_apply(rows, ctx)` does one key's rows."""
@@ -149,7 +149,7 @@ class _Bundled:
             yield from self._apply(rows, ctx)
 
 
-class BundledGroupAggregate(_Bundled, GroupAggregate):
+class BundledGroupAggregate(Bundled, GroupAggregate):
     """A group aggregation per bundle (Flink's MiniBatchGroupAggFunction: under
     `table.exec.mini-batch.enabled`, and as PyFlink runs Python aggregate functions): a
     key's rows of a bundle are accumulated with one read and one write of its state, and

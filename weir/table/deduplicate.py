@@ -19,7 +19,7 @@ state: the changelog is the row-by-row one."""
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
-from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE
+from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE, Bundled
 from weir.table.windowing import to_millis
 
 
@@ -41,7 +41,7 @@ def _state(name):
     return ValueStateDescriptor(name, Types.PICKLED_BYTE_ARRAY())
 
 
-class KeepLastRow(KeyedProcessFunction):
+class KeepLastRow(Bundled, KeyedProcessFunction):
     """Per key, the row with the latest time (of equal times the last to arrive)."""
 
     def __init__(self, time_index: int, output_rank: bool):
@@ -51,20 +51,11 @@ class KeepLastRow(KeyedProcessFunction):
         self.state = runtime_context.get_state(_state("last-row"))  # (time in ms, values)
         self._buffer = {}
 
-    def process_element(self, record, ctx):
-        self._buffer.setdefault(ctx.get_current_key(), []).append(record[1])
-
-    def finish_bundle(self, select_key, ctx):
-        buffered, self._buffer = self._buffer, {}
-        for key, rows in buffered.items():
-            select_key(key)
-            yield from self._apply(rows)
-
-    def _apply(self, rows):
+    def _apply(self, records, ctx):
         kept = self.state.value()
         time, previous = (None, None) if kept is None else kept
         index, rank = self.time_index, self.rank
-        for values in rows:
+        for _, values in records:
             millis = to_millis(values[index])
             if previous is not None and millis < time:
                 continue
