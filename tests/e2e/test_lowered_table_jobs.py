@@ -267,7 +267,7 @@ def test_lowered_group_windows_insert_what_weirs_operators_insert(
 
 LOWERED_NEXMARK = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q11", "q20", "q21",
                    "q22", "q23"]
-GROUPS_NEXMARK = ["q4", "q15", "q16", "q17"]  # (lowered where a group's changelog is final rows)
+GROUPS_NEXMARK = ["q4", "q15", "q16", "q17", "q18", "q19"]  # (lowered where a group's changelog is final rows)
 
 
 def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):
@@ -374,6 +374,46 @@ def test_group_aggregations_in_batch_mode_lowered_insert_what_operators_insert(
     assert type(lowered).__name__ == "NativeJob" and lowered.delegate is None
     assert type(operators).__name__ != "NativeJob"
     assert lines == expected and len(lines) == rows  # (3 keys k, 4 of s)
+
+
+RANKED = {  # (ties everywhere: which rows are kept is decided by arrival order)
+    "top-3": "SELECT k, s, i, t, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+             "ORDER BY s DESC, MOD(i, 3)) AS rn FROM w) WHERE rn <= 3",
+    "last": "SELECT k, s, i, t, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, s "
+            "ORDER BY t DESC) AS rn FROM w) WHERE rn = 1",
+    "first": "SELECT k, s, i, t, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, s "
+             "ORDER BY t) AS rn FROM w) WHERE rn = 1",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANKED))
+def test_top_n_and_deduplication_lowered_keep_the_rows_operators_keep(
+        spark_env, tmp_path, name):
+    """In BATCH mode a Top-N's and a deduplication's rows are their final rows: lowered
+    (ties broken by the position in the file) they are the rows weir's operators keep
+    (ties broken by arrival), here with many ties of each."""
+    from weir.table import EnvironmentSettings
+    os.makedirs(tmp_path / "in")
+    with open(tmp_path / "in" / "w.json", "w") as out:
+        for n, row in enumerate(_window_rows(400)):
+            row["t"] = f"2026-01-01 08:00:0{n % 3}.{n % 2}"  # (6 times only)
+            out.write(json.dumps(row) + "\n")
+    outputs = []
+    for lower in ("true", "false"):
+        t_env = StreamTableEnvironment.create(spark_env, EnvironmentSettings.in_batch_mode())
+        t_env.get_config().set("weir.table.lower-to-spark-sql", lower)
+        t_env.execute_sql(
+            "CREATE TABLE w (k STRING, i INT, s STRING, d DECIMAL(10, 2), t TIMESTAMP(3), "
+            "WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+            f"'path' = '{tmp_path / 'in' / 'w.json'}', 'format' = 'json')")
+        t_env.execute_sql(
+            "CREATE TABLE o (k STRING, s STRING, i INT, t TIMESTAMP(3), rn BIGINT) WITH ("
+            f"'connector' = 'filesystem', 'path' = '{tmp_path / lower}', 'format' = 'json')")
+        job = t_env.execute_sql(f"INSERT INTO o {RANKED[name]}")
+        job.wait()
+        assert (type(job.get_job_client()).__name__ == "NativeJob") == (lower == "true")
+        outputs.append(_lines(tmp_path / lower))
+    assert outputs[0] == outputs[1] and len(outputs[0]) >= 9
 
 
 def test_group_aggregations_are_lowered_under_mini_batch_only(spark_env, tmp_path):

@@ -75,6 +75,12 @@ def group_by(frame, keys, aggregates):
     return frame.groupBy(*map(F.expr, keys)).agg(*map(F.expr, aggregates))
 
 
+def numbered(frame, name: str):
+    """`frame` with a column `name` that increases with its rows' order (of a file's
+    lines: their position)."""
+    return frame.withColumn(name, F.monotonically_increasing_id())
+
+
 def _observed(seen: Observation, name: str) -> int:
     """A count observed on a frame; 0 where Spark dropped the frame from its plan (the
     other side of a join Spark found empty: it was not read)."""

@@ -23,6 +23,8 @@ from weir.table.connectors import BlackholeConnector, FilesystemConnector
 from weir.table.lowering_windows import (group_aggregate, group_window_aggregate,
                                          window_aggregate, windows_of)
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
+from weir.table.lowering_ranks import rank_of
+from weir.table.rank import Rank
 from weir.table.window_tvf import WindowAggregate, WindowTvf
 from weir.table.windowing import WindowAggregate as GroupWindowAggregate
 
@@ -109,6 +111,8 @@ def _lowered(node, sources, windows=False, groups=False):
         root = group_window_aggregate(node, sources, _lowered, _Steps)
     elif groups and type(node) is logical.Aggregate:
         root = group_aggregate(node, sources, _lowered, _Steps)
+    elif groups and type(node) is Rank:
+        root = rank_of(node, sources, _lowered, _Steps)
     elif windows and type(node) is WindowTvf:
         root = windows_of(node, sources, _lowered, _Steps)
     elif type(node) is logical.Scan:
