@@ -1,13 +1,14 @@
 """Which Table jobs run as Spark SQL, and their Spark SQL (docs/table.md: "What runs
 where").
 
-A query is lowered when it is projections, filters (Calc nodes), inner joins and window
-aggregations over tables of the filesystem connector in the json format, with every
-expression one Spark computes as Flink does (weir.table.spark_sql), and it runs on the
-Spark executor (a query with a join only where its rows are inserted, not collected:
-Flink's order of a join's rows is its inputs' timing's). A group aggregation at an
-inserted query's root is lowered where its changelog is its final rows: in BATCH mode,
-and under mini-batch (`table.exec.mini-batch.enabled`). Its INSERTs into
+A query is lowered when it is projections, filters (Calc nodes), inner joins, window
+aggregations and group windows over tables of the filesystem connector in the json
+format, with every expression one Spark computes as Flink does (weir.table.spark_sql),
+and it runs on the Spark executor (a query with a join only where its rows are inserted,
+not collected: Flink's order of a join's rows is its inputs' timing's). Group
+aggregations, and Top-N and deduplication over a table of one file
+(weir.table.lowering_ranks), are lowered where the query's changelog is its final rows:
+in BATCH mode, and under mini-batch (`table.exec.mini-batch.enabled`). Its INSERTs into
 blackhole or json filesystem tables run as one Spark batch job (weir.spark.native_job);
 its `execute()` collects Spark's rows. A job of several INSERTs is lowered when all are.
 Everything else runs on weir's operators, as does a lowered job whose input has a line
