@@ -24,7 +24,7 @@ from weir.table.connectors import BlackholeConnector, FilesystemConnector
 from weir.table.lowering_windows import (group_aggregate, group_window_aggregate,
                                          window_aggregate, windows_of)
 from weir.table.spark_sql import column_name, spark_type, to_spark_sql
-from weir.table.lowering_ranks import rank_of
+from weir.table.lowering_ranks import position, rank_of
 from weir.table.rank import Rank
 from weir.table.window_tvf import WindowAggregate, WindowTvf
 from weir.table.windowing import WindowAggregate as GroupWindowAggregate
@@ -55,11 +55,21 @@ class _Steps:
     def __init__(self, input, steps):
         self.input, self.steps = input, steps
 
-    def build(self, frames):
+    def reads(self):
+        """The sources (indexes) it reads, left to right, where it is scans and joins
+        only, or None."""
+        if isinstance(self.input, int):
+            return [self.input]
+        return self.input.reads() if isinstance(self.input, _JoinOf) else None
+
+    def build(self, frames, carry=False):
+        """Its frame; `carry`: with each source's position column (`position(i)`,
+        numbered in `frames`) kept through (where `reads()` is not None)."""
         frame = frames[self.input] if isinstance(self.input, int) else \
-            self.input.build(frames)
+            self.input.build(frames, carry) if carry else self.input.build(frames)
+        kept = [position(i) for i in self.reads()] if carry else []
         for kind, sql in self.steps:
-            frame = frame.where(sql) if kind == "where" else frame.selectExpr(*sql)
+            frame = frame.where(sql) if kind == "where" else frame.selectExpr(*sql, *kept)
         return frame
 
 
@@ -71,11 +81,16 @@ class _JoinOf:
         self.left, self.right, self.condition = left, right, condition
         self.left_width, self.right_width = left_width, right_width
 
-    def build(self, frames):
-        right = self.right.build(frames).selectExpr(*(
+    def reads(self):
+        left, right = self.left.reads(), self.right.reads()
+        return None if left is None or right is None else left + right
+
+    def build(self, frames, carry=False):
+        kept = [position(i) for i in self.right.reads()] if carry else []
+        right = self.right.build(frames, carry).selectExpr(*(
             f"{column_name(i)} AS {column_name(self.left_width + i)}"
-            for i in range(self.right_width)))
-        joined = self.left.build(frames).join(right)
+            for i in range(self.right_width)), *kept)
+        joined = self.left.build(frames, carry).join(right)
         return joined if self.condition is None else joined.where(self.condition)
 
 
