@@ -3,13 +3,14 @@
 
 Each query reads the JSON files of people, auctions and bids and writes to a sink that
 discards rows (weir and PyFlink: the `blackhole` connector; Spark: the `noop` format);
-its time runs from submitting the query to its end. weir runs each query in a process of
-its own, as a program of that query (its embedded session as it ships: the JVM's
-compilers are the first job's choice, both for a lowered query, C1 only otherwise),
-after an untimed run over a few events; native Spark SQL in one process and JVM with
-Spark's default compilers (bench/engines.py); --repeat times each (the table shows the
-median). Native Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job
-over the files: Spark's streaming SQL cannot run them), the others show "-". PyFlink
+its time runs from submitting the query to its end. weir and native Spark SQL run each
+query in a process of their own, as a program of that query would, after an untimed run
+of it over a few events (the JVM's start and first compiles): weir in its embedded
+session as it ships (the JVM's compilers are the first job's choice, both for a lowered
+query, C1 only otherwise), native Spark SQL in a session of bench/engines.py's settings
+with Spark's default compilers; --repeat times each (the table shows the median). Native
+Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job over the
+files: Spark's streaming SQL cannot run them), the others show "-". PyFlink
 runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a dependency of
 weir), each query in one process. weir and PyFlink run with the table settings of
 Nexmark's own Flink configuration (mini-batch: a group aggregation changes a key once
@@ -89,15 +90,15 @@ def run_weir(directory, name, settings):
     return time.time() - start
 
 
-def weir_process(directory, warm, name, repeat, settings):
-    """The times of `repeat` runs of query `name` in a weir process of its own (as a
-    program of that one query), after a run over `warm`'s few events (its JVM's start,
-    untimed)."""
-    done = subprocess.run([sys.executable, __file__, "--weir-query", name, directory, warm,
-                           str(repeat), json.dumps(settings)], capture_output=True,
-                          text=True)
+def in_process(side, directory, warm, name, repeat, settings=None):
+    """The times of `repeat` runs of query `name` on `side` ("weir" or "native") in a
+    process of its own (as a program of that one query), after a run over `warm`'s few
+    events (its JVM's start, untimed)."""
+    done = subprocess.run([sys.executable, __file__, f"--{side}-query", name, directory,
+                           warm, str(repeat), json.dumps(settings or {})],
+                          capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"weir's {name} failed:\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"{side}'s {name} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -107,7 +108,17 @@ def _weir_query(name, directory, warm, repeat, settings):
     print(json.dumps([run_weir(directory, name, settings) for _ in range(int(repeat))]))
 
 
-def run_native(spark, directory, name):  # (in the native side's process: bench/engines.py)
+def _native_query(name, directory, warm, repeat, _settings):
+    from keyed_state import make_session  # (bench/engines.py's sessions)
+    spark = make_session(engines.NATIVE_CONF)
+    try:
+        run_native(spark, warm, name)
+        print(json.dumps([run_native(spark, directory, name) for _ in range(int(repeat))]))
+    finally:
+        spark.stop()
+
+
+def run_native(spark, directory, name):
     for table in TABLES:
         schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING") \
             .replace("TIMESTAMP(3)", "TIMESTAMP")
@@ -147,23 +158,17 @@ def main():
     print(f"{args.events:,} events written in {time.time() - started:.1f} s", flush=True)
     warm = tempfile.mkdtemp(prefix="nexmark-warm-")  # Spark's and weir's start, untimed
     write_events(warm, 1000)
-    native_side = engines.Engine("native", engines.NATIVE_CONF)
-    try:
-        native_side(run_native, warm, "q1")
-        rows = _run_all(args, directory, warm, native_side)
-    finally:
-        native_side.close()
-    _print_table(args, rows)
+    _print_table(args, _run_all(args, directory, warm))
 
 
-def _run_all(args, directory, warm, native_side):
+def _run_all(args, directory, warm):
     rows = []
     for name in args.queries:
         settings = CONFIGURATIONS[args.configuration]
-        weir = statistics.median(weir_process(directory, warm, name, args.repeat,
-                                              settings))
-        native = statistics.median(native_side(run_native, directory, name)
-                                   for _ in range(args.repeat)) \
+        weir = statistics.median(in_process("weir", directory, warm, name, args.repeat,
+                                            settings))
+        native = statistics.median(in_process("native", directory, warm, name,
+                                              args.repeat)) \
             if name in SPARK_AS_IS else None
         pyflink = run_pyflink(args.pyflink, directory, name, settings) \
             if args.pyflink else None
@@ -187,5 +192,7 @@ def _print_table(args, rows):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--weir-query"]:
         _weir_query(*sys.argv[2:])
+    elif sys.argv[1:2] == ["--native-query"]:
+        _native_query(*sys.argv[2:])
     else:
         main()
