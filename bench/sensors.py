@@ -20,7 +20,8 @@ micro-batch go through the same job on both engines:
           AVG(temperature) per sensor, collected with execute().collect()
 
 Checks (exit status 1 on any mismatch): the average of EVERY (sensor, window), computed
-with numpy from the data. weir (and weir SQL) must match all of them exactly (it closes every window at
+with numpy from the data. weir (and weir SQL) must match all of them exactly (it closes every window
+at
 the end of input); native Spark's append mode leaves the windows still open under its
 final watermark unemitted, so every window it emitted must match, and the ones it did not
 must be exactly those.

@@ -15,7 +15,8 @@ tumbling event-time windows. Here:
 * the job: FileSource (Parquet) -> timestamps from event_time, watermarks 2 s behind ->
   filter views -> map to the campaign id (lookup table) -> key_by campaign -> 10 s tumbling
   event-time windows -> the built-in Count() aggregate (counted a micro-batch at a time in
-  numpy), whose ProcessWindowFunction adds the window's bounds: (campaign_id, window_start, window_end, count). The end of the input is a
+  numpy), whose ProcessWindowFunction adds the window's bounds: (campaign_id, window_start,
+  window_end, count). The end of the input is a
   +infinity watermark, so every window fires, the last ones included.
 
 `bench/ysb.py` runs this same job (`build`, `generate_events`, `write_event_files`) against

@@ -123,3 +123,15 @@ def postgres_server():
     from weir.runtime.connectors import postgres_clients
     postgres_clients.close_connections()  # this process's connections (in-process executor)
     server.stop()
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that start Spark get the `spark` marker from the fixtures they use (`spark`,
+    directly or through `spark_env`, `run_program`, or `any_env`'s spark run), so
+    `-m "not spark"` leaves them out; tests/unit starts none (tests/unit/conftest.py)."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        callspec = getattr(item, "callspec", None)
+        if "spark" in names or (callspec is not None and
+                                callspec.params.get("any_env") == "spark"):
+            item.add_marker(pytest.mark.spark)

@@ -2,7 +2,8 @@
 
 Allowed differences: the subtask prefix of print lines (`2> `), the order of rows of
 different keys (a key: a row's first field), the order of rows of an insert-only output,
-and explain() output (weir prints its own plan). Everything else must be equal: tables' headers and footers, each key's rows in
+and explain() output (weir prints its own plan). Everything else must be equal: tables' headers and
+footers, each key's rows in
 order with their row kinds, and every other line.
 """
 

@@ -349,10 +349,10 @@ def finish(setup: Setup, life: int) -> None:
     process = start_job(setup, life)
     try:
         process.wait(JOB_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as error:
         kill(process)
         raise AssertionError(f"the last life did not end within {JOB_TIMEOUT_S} s:\n"
-                             f"{log_tail(setup, life)}")
+                             f"{log_tail(setup, life)}") from error
     if process.returncode:
         raise AssertionError(f"the last life failed with {process.returncode}:\n"
                              f"{log_tail(setup, life)}")
@@ -385,12 +385,13 @@ def run_uninterrupted(setup: Setup) -> RunReport:
                      batches=last_committed_batch(setup.path("checkpoint")))
 
 
-def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = KillPlan(),
+def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = None,
                    log=print) -> RunReport:
     """Feeds the input, kills the job once inside a Kafka transaction and then `kills`
     times at random moments (`plan`), restarting it on the same checkpoint each time, and
     lets the last life run to its end. Each life gets its share of the Kafka records,
     produced over about LIFE_S seconds; the last life gets the rest at once."""
+    plan = KillPlan() if plan is None else plan
     total = setup.sizes.kafka_events
     share = total / (kills + 2)
     report, started = RunReport(), time.monotonic()

@@ -5,11 +5,12 @@ import time
 
 import pytest
 
-from weir.common import Duration, Types, WatermarkStrategy
+from weir.common import Types, WatermarkStrategy
 from weir.common.serialization import SimpleStringSchema
 from weir.datastream.connectors import DeliveryGuarantee
-from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema,
-                                              KafkaSink, KafkaSource, KafkaTopicPartition)
+from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer,
+                                              KafkaRecordSerializationSchema, KafkaSink,
+                                              KafkaSource, KafkaTopicPartition)
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.common.time import Time
 from tests.e2e.shared import checkpointed_env

@@ -267,7 +267,8 @@ def test_lowered_group_windows_insert_what_weirs_operators_insert(
 
 LOWERED_NEXMARK = ["q0", "q1", "q2", "q3", "q5", "q7", "q8", "q10", "q11", "q20", "q21",
                    "q22", "q23"]
-GROUPS_NEXMARK = ["q4", "q9", "q15", "q16", "q17", "q18", "q19"]  # (lowered where the changelog is final rows)
+# (lowered where the changelog is final rows)
+GROUPS_NEXMARK = ["q4", "q9", "q15", "q16", "q17", "q18", "q19"]
 
 
 def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):

@@ -61,7 +61,8 @@ class Generator:
         self.people += 1
         name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
         return {"id": person_id, "name": name,
-                "emailAddress": f"{_text(rng, 7).replace(' ', '')}@{_text(rng, 5).replace(' ', '')}.com",
+                "emailAddress": f"{_text(rng, 7).replace(' ', '')}@"
+                                f"{_text(rng, 5).replace(' ', '')}.com",
                 "creditCard": " ".join(f"{rng.randrange(10000):04d}" for _ in range(4)),
                 "city": rng.choice(US_CITIES), "state": rng.choice(US_STATES),
                 "dateTime": _time(millis), "extra": _text(rng, 10)}

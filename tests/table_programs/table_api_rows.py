@@ -3,7 +3,7 @@ in_, between, a Python aggregate per group, and a table aggregate (top 2) per gr
 
 from weir.common import Row
 from weir.table import DataTypes, EnvironmentSettings, TableEnvironment
-from weir.table.expressions import col, concat, if_then_else, lit
+from weir.table.expressions import col, concat, if_then_else
 from weir.table.udf import AggregateFunction, TableAggregateFunction, udaf, udtaf
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())

@@ -163,8 +163,8 @@ class Converting(AsyncFunction):
         self.attempts += 1
         try:
             await asyncio.sleep(5)
-        except BaseException:
-            raise ConnectionError("interrupted")
+        except BaseException as error:
+            raise ConnectionError("interrupted") from error
         return [value]
 
     def timeout(self, value):

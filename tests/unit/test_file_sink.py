@@ -88,7 +88,8 @@ def test_a_commit_whose_pending_file_vanished_fails_with_the_path(tmp_path):
     writer.write([Row(a=1)])
     committables = writer.finish()
     os.remove(committables[0][0])
-    with pytest.raises(FileNotFoundError, match=r"pending part file .*part-job-files-0000000002-0-0"):
+    with pytest.raises(FileNotFoundError,
+                       match=r"pending part file .*part-job-files-0000000002-0-0"):
         spec.commit(2, committables)
 
 
@@ -114,7 +115,8 @@ def test_rows_go_to_their_buckets_and_roll_by_size(tmp_path):
     assert files_under(tmp_path) == ["key=a/pre-job-files-0000000000-3-0.ext",
                                      "key=a/pre-job-files-0000000000-3-1.ext",
                                      "key=b/pre-job-files-0000000000-3-0.ext"]
-    assert (tmp_path / "key=a/pre-job-files-0000000000-3-0.ext").read_text() == "('a', 1)\n('a', 33333)\n"
+    assert (tmp_path / "key=a/pre-job-files-0000000000-3-0.ext").read_text() == \
+        "('a', 1)\n('a', 33333)\n"
     assert (tmp_path / "key=a/pre-job-files-0000000000-3-1.ext").read_text() == "('a', 4)\n"
 
 

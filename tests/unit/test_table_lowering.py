@@ -6,7 +6,7 @@ import pytest
 from weir.datastream import StreamExecutionEnvironment
 from weir.table import DataTypes, StreamTableEnvironment
 from weir.table.evaluate import Column
-from weir.table.expressions import col, lit
+from weir.table.expressions import col
 from weir.table.lowering import json_line, lower_query, lowered_sink
 from weir.table.connectors import connector_of
 from weir.table.spark_sql import to_spark_sql

@@ -113,7 +113,7 @@ def _constant(name: str, value):
     """A per-row attribute that all rows of a batch share, read from their class; writing
     it turns the row into a plain row first."""
     def write(row, new_value):
-        row._values  # materializes: the row is now plain
+        row._values  # noqa: B018 (materializes: the row is now plain)
         setattr(row, name, new_value)
     return property(lambda row: value, write)
 

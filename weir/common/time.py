@@ -3,7 +3,6 @@
 import numbers
 from functools import total_ordering
 
-from weir.common.gaps import module_gaps
 
 __all__ = ["Time", "Duration", "Instant"]
 

@@ -2,6 +2,7 @@
 
 import copy
 import importlib
+from typing import TYPE_CHECKING
 
 from weir.common.gaps import PyFlinkGaps, module_gaps
 from weir.plan import graph as g
@@ -12,6 +13,9 @@ from weir.runtime.output_tag import OutputTag
 from weir.runtime.connectors.file_sink import FileSinkSpec
 from weir.runtime.connectors.spark_interop import SparkSink
 from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
+
+if TYPE_CHECKING:  # (imported where they are made: they import this module)
+    from weir.datastream.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 
 
 def _check_callable(function, method, operation):

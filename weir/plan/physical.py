@@ -205,7 +205,7 @@ class _Planner:
                      for label, upstream in enumerate(node.inputs) if upstream in hop_of]
             hop_of[node.id] = len(fused.hops)
             fused.hops.append(Hop(node, self.uids[node.id], edges))
-        for node_id, hop in hop_of.items():
+        for node_id in hop_of:
             for consumer in self.consumers[node_id]:
                 if consumer.kind not in (g.KEYED, g.SINK):
                     continue

@@ -55,7 +55,8 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as error:
         listening.close()
         raise ServerError(f"cannot serve on {host}:{port}: {error.strerror or error} (is "
-                          "another `weir server` or dashboard running there? pass --port)")
+                          "another `weir server` or dashboard running there? pass --port)") \
+            from error
     listening.listen(2048)
     return listening
 

@@ -1,7 +1,8 @@
 """Async I/O (Flink's AsyncWaitOperator) as a step of a stateless chain.
 
 `capacity` workers on the step's own event loop each take a batch's next record and await
-its `async_invoke`, so at most `capacity` requests are in flight. A micro-batch's step returns only once every request of its records
+its `async_invoke`, so at most `capacity` requests are in flight. A micro-batch's step returns only
+once every request of its records
 has completed: no request is in flight when Spark commits the batch, so a restart from a
 checkpoint re-issues exactly the requests whose results were not committed, and every
 result is written once. Ordered mode emits the results in input order; unordered mode in

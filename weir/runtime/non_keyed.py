@@ -4,7 +4,8 @@ stream (`DataStream.broadcast()`).
 
 Other stateless functions are fused behind their input's producer (weir.plan.physical);
 these need an instance per subtask that the engine keeps state for. weir runs them in the
-key-group runtime: instance i lives in the first key group of subtask i's range, records reach it by their partitioning (forward from the producer's
+key-group runtime: instance i lives in the first key group of subtask i's range, records reach it by
+their partitioning (forward from the producer's
 subtask, or a copy to every instance), and its operator state is a reserved page of that
 key group, snapshotted at the end of every micro-batch it runs in and committed with it.
 """

@@ -222,7 +222,8 @@ class Filtered(Accumulator):
         return self.inner.value(acc)
 
 
-BUILT_INS = {"count_distinct": CountDistinct, "count": Count, "count_star": Count, "sum": Sum, "sum0": Sum0, "avg": Avg,
+BUILT_INS = {"count_distinct": CountDistinct, "count": Count, "count_star": Count, "sum": Sum,
+             "sum0": Sum0, "avg": Avg,
              "max": Max, "min": Min}
 
 

@@ -31,11 +31,11 @@ def lookup_join(left, right, path, condition, kind):
     """The Table of `left` joined with the lookup table `right` (a Table of a jdbc table,
     maybe with renamed columns) on `condition` (over both tables' columns)."""
     from weir.table.jdbc_table import JdbcConnector
-    node, renames = right._node, None
+    node = right._node
     if type(node) is logical.Calc and node.condition is None and all(
             p.op == "alias" and p.args[0].op == "col" or p.op == "col"
             for p in node.projections):
-        renames, node = node, node.input
+        node = node.input
     if type(node) is not logical.Scan or not isinstance(node.connector, JdbcConnector) \
             or node.projections is not None:
         not_supported("a temporal join (FOR SYSTEM_TIME AS OF) of a table other than a "

@@ -6,7 +6,8 @@ input's columns by position: Spark's names are case-insensitive, Flink's are not
 None where weir cannot promise Spark's value equals Flink's. Arithmetic runs with ANSI
 mode off, where Spark's integer arithmetic wraps as Java's (and Flink's) does. What is lowered:
 - columns, literals (numbers, text, booleans), `+ - *` and unary minus on numbers
-  (INT, BIGINT, DECIMAL within 38 digits, FLOAT, DOUBLE), `%` and MOD on INT and BIGINT by a literal other than 0;
+  (INT, BIGINT, DECIMAL within 38 digits, FLOAT, DOUBLE), `%` and MOD on INT and BIGINT by a literal
+  other than 0;
 - comparisons of two numbers, two texts, two booleans or two timestamps; AND, OR, NOT,
   IS [NOT] NULL, CASE/IF;
 - UPPER, LOWER, CONCAT of texts; HOUR, MINUTE, SECOND, YEAR, MONTH, DAYOFMONTH of a

@@ -16,7 +16,7 @@ from sqlglot.tokens import TokenType
 
 from weir.table.descriptors import Schema, TableDescriptor
 from weir.table.evaluate import not_supported
-from weir.table.expressions import Expression, col, lit
+from weir.table.expressions import Expression, lit
 from weir.table.result import TableResult
 from weir.table.sql_expressions import SqlExpressions
 from weir.table.sql_types import parse_type

@@ -313,7 +313,6 @@ def _legacy_window_of(planner, call, scope):
 
 def _unique_names(items, table):
     """Output names made unique as Calcite makes them (`dateTime`, `dateTime0`)."""
-    from weir.table.evaluate import compile_expression
     seen, out = set(), []
     for item in items:
         name = item.args[1][0] if item.op == "alias" else item.args[0] \

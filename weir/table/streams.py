@@ -9,7 +9,8 @@ from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import col
 from weir.table.types import DataType, DataTypes
 
-_TYPES = {"INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9), "STRING": DataTypes.STRING, "BYTE": DataTypes.TINYINT, "SHORT": DataTypes.SMALLINT,
+_TYPES = {"INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9), "STRING": DataTypes.STRING,
+          "BYTE": DataTypes.TINYINT, "SHORT": DataTypes.SMALLINT,
           "INT": DataTypes.INT, "LONG": DataTypes.BIGINT, "FLOAT": DataTypes.FLOAT,
           "DOUBLE": DataTypes.DOUBLE, "BOOLEAN": DataTypes.BOOLEAN,
           "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18), "SQL_DATE": DataTypes.DATE,
@@ -86,7 +87,6 @@ def _declared_scan(t_env, data_stream, physical, schema):
     """The columns a Schema declares over a stream: its fields by name, computed columns
     by their SQL expressions, and the watermark's column as the time attribute."""
     from weir.table.sql import SqlPlanner
-    from weir.table.sql_types import parse_type
     expressions, columns = [], []
     known = {c.name for c in physical}
     rowtime = schema.watermark[0] if schema.watermark else None

@@ -183,7 +183,8 @@ class KafkaSourceBuilder:
                              "'bootstrap.servers' property")
         if len(self._subscriptions) != 1:
             raise ValueError("KafkaSource needs exactly one of set_topics, set_topic_pattern "
-                             f"and set_partitions (got: {', '.join(self._subscriptions) or 'none'})")
+                             "and set_partitions (got: "
+                             f"{', '.join(self._subscriptions) or 'none'})")
         if settings.get("deserializer") is None:
             raise ValueError("KafkaSource needs set_value_only_deserializer(...)")
         return KafkaSource(KafkaSourceConfig(**settings))

@@ -3,11 +3,13 @@
 EXACTLY_ONCE: a task's records of micro-batch b go in one Kafka transaction (transactional
 id `<prefix>-<task>`), which also commits offset b + 1 for the consumer group
 `<prefix>-<job>-<task>` (job: see sink_base) on partition 0 of the first record's
-topic: that group's committed offset is the last batch the task wrote. A replayed batch (after a crash, or a task retry)
+topic: that group's committed offset is the last batch the task wrote. A replayed batch (after a
+crash, or a task retry)
 finds its batch written and writes nothing. Each (task, batch) starts a new transactional
 producer: initializing it fences every earlier producer of the id (in this or another
 worker process; Spark runs a task wherever it likes) and aborts the transaction one left
-open. A kept producer would be fenced by another worker's and fail on its next flush. Flink ties its transactions to
+open. A kept producer would be fenced by another worker's and fail on its next flush. Flink ties its
+transactions to
 checkpoints the same way; weir's checkpoint is the micro-batch.
 """
 

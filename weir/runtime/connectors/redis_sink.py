@@ -4,7 +4,8 @@ transaction, sent as one pipeline (no round trip per record).
 Stream sinks (XADD) write exactly once: a task's entries of micro-batch b go in one
 transaction with its marker key `weir:sink:<uid>:<job>:<task>` = b (job: see sink_base),
 WATCHing the marker; a replayed batch (after a crash, or a task retry) finds the marker
-at b or later and writes nothing. Hash (HSET) and key-value (SET) sinks are idempotent by nature (a replay writes
+at b or later and writes nothing. Hash (HSET) and key-value (SET) sinks are idempotent by nature (a
+replay writes
 the same values again); their transaction makes each task's writes all-or-nothing.
 
 Keys are checked to be of the sink's type before a transaction: Redis does not roll a
