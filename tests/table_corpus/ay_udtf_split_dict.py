@@ -13,8 +13,8 @@ Source: https://github.com/anthony-yau/pyflink_learning
 
 Adapted for weir's test corpus (the user's function and SQL are verbatim):
 - the source path 'file:///tmp/data1.csv' is replaced by the repository's 4.udf/data1.csv kept
-  as data/ay_data1.csv (rows x1, x2 and x3 as in the repository, then x4 whose list is empty,
-  '[]'), through a DATA directory (TABLE_CORPUS_DATA or tests/table_corpus/data); the DDL
+  as data/ay_data1.csv (as in the repository: a UTF-8 byte-order mark first, rows x1, x2 with
+  multi-line quoted JSON, x3 with nothing after its comma; then x4 whose list is empty, '[]'), through a DATA directory (TABLE_CORPUS_DATA or tests/table_corpus/data); the DDL
   string becomes an f-string for that;
 - pyflink is replaced by weir in imports. The program's own module docstring follows as a
   second string.

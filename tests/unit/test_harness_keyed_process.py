@@ -2,7 +2,7 @@
 
 import pytest
 
-from weir.common import Duration, Row
+from weir.common import Duration, Row, Types
 from weir.datastream import KeyedProcessFunction, OutputTag, TimeDomain
 from weir.datastream.state import (AggregatingStateDescriptor, ListStateDescriptor,
                                    MapStateDescriptor, ReducingStateDescriptor,
@@ -227,17 +227,41 @@ def test_user_errors_name_the_operator_and_the_users_line():
 
 class WrongKind(KeyedProcessFunction):
     def open(self, ctx):
-        descriptor = ListStateDescriptor("x")
-        self.state = ctx.get_state(descriptor)
+        descriptor = ValueStateDescriptor("x", Types.INT())
+        self.state = ctx.get_list_state(descriptor)
 
     def process_element(self, value, ctx):
         yield value
 
 
 def test_state_kind_mismatch_is_a_clear_error():
-    with pytest.raises(UserFunctionError, match="declared as list state, but was requested "
-                                                "as value state"):
+    with pytest.raises(UserFunctionError, match="declared as value state, but was requested "
+                                                "as list state"):
         KeyedOperatorHarness(WrongKind(), key)
+
+
+class MapAsValue(KeyedProcessFunction):
+    """PyFlink's get_state takes any descriptor and gives a value state: a map
+    descriptor's holds a whole dict."""
+
+    def open(self, ctx):
+        self.state = ctx.get_state(MapStateDescriptor("m", Types.STRING(), Types.INT()))
+
+    def process_element(self, value, ctx):
+        counts = self.state.value() or {}
+        counts[value[0]] = counts.get(value[0], 0) + value[1]
+        self.state.update(counts)
+        yield dict(counts)
+
+
+def test_get_state_of_a_map_descriptor_is_a_value_state_holding_a_dict():
+    h = KeyedOperatorHarness(MapAsValue(), key)
+    h.process_element(("a", 3), 1)
+    h.process_element(("a", 4), 2)
+    first = h.extract_values()
+    h = KeyedOperatorHarness.restore(MapAsValue(), key, h.snapshot())
+    h.process_element(("a", 5), 3)
+    assert first + h.extract_values() == [{"a": 3}, {"a": 7}, {"a": 12}]
 
 
 class SideOutputs(KeyedProcessFunction):

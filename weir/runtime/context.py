@@ -2,7 +2,7 @@
 
 from weir.runtime.metrics import MetricGroup
 from weir.runtime.wire import MIN_WATERMARK
-from weir.runtime.state.states import KeyedStateStore, create_state
+from weir.runtime.state.states import KeyedStateStore, as_value_descriptor, create_state
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 
 
@@ -60,6 +60,8 @@ class RuntimeContext(KeyedStateStore):
         if self._backend is None:
             raise RuntimeError(f"operator '{self._task_name}': keyed state is only available "
                                "on a keyed stream (use key_by first)")
+        if kind == "value" and descriptor.kind in ("list", "map"):
+            descriptor = as_value_descriptor(descriptor)  # (PyFlink's get_state)
         state = self._states.get(descriptor.name)
         if state is None:
             state = create_state(self._backend, descriptor, kind)

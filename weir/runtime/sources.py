@@ -197,6 +197,9 @@ class DataGeneratorReader(SourceReader):
                                 lambda start, end: list(map(self.generator, range(start, end))))
 
 
+CSV_RECORDS = "csv-records"  # (lines, where a quoted field spans lines: one record)
+
+
 class FileReader(SourceReader):
     """Files of a directory in (modification time, name) order, one split per file. As
     Spark cuts files, a batch's Parquet rows are cut into row ranges of about
@@ -208,7 +211,7 @@ class FileReader(SourceReader):
     'json' (JSON lines, a Row per object) or 'parquet' (a Row per row).
     """
 
-    FORMATS = ("text", "csv", "json", "parquet")
+    FORMATS = ("text", "csv", "json", "parquet", CSV_RECORDS)
     rows_per_split = 262_144
     min_rows_per_split = 32_768
 
@@ -406,6 +409,20 @@ def _json_object(line: str, path: str, number: int) -> dict:
     return value
 
 
+def csv_records(lines):
+    """`lines` joined where a quoted field goes on over a line's end (an odd count of
+    double quotes so far: `""` inside a field counts two), each record's line ends
+    removed but those inside its fields."""
+    pending = None
+    for line in lines:
+        pending = line if pending is None else pending + line
+        if pending.count('"') % 2 == 0:
+            yield pending.rstrip("\n").rstrip("\r")
+            pending = None
+    if pending is not None:
+        yield pending.rstrip("\n").rstrip("\r")
+
+
 def _read_text_file(path: str, fmt: str, dead_letters: bool = False):
     """A text file's values, line by line: each line is decoded on its own, so a line that
     is not UTF-8 is that line's failure (a dead letter where the source has a dead-letter
@@ -414,6 +431,9 @@ def _read_text_file(path: str, fmt: str, dead_letters: bool = False):
     if fmt == "csv":
         yield from (Row(**record) for record in csv.DictReader(
             io.StringIO(_decoded_file(path), newline="")))
+        return
+    if fmt == CSV_RECORDS:
+        yield from csv_records(io.StringIO(_decoded_file(path), newline=""))
         return
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):

@@ -277,8 +277,8 @@ def over_select(node, windows, selects) -> logical.Node:
     _time_attribute(node, window.order_field, "an over window's order_by")
     taken = _Calls(node, _over_call, prefix="$over")
     projections = [taken.replace(s) for s in selects]
-    projections = [p.alias(f"EXPR${i}") if p.op == "col" and p.args[0].startswith("$over")
-                   else p for i, p in enumerate(projections)]
+    projections = [p.alias(f"_c{i}") if p.op == "col" and p.args[0].startswith("$over")
+                   else p for i, p in enumerate(projections)]  # (SQL names its own)
     aggregate = OverAggregate(list(node.columns) + taken.columns, node, window,
                               list(window.partition_by), taken.calls)
     return logical.project(aggregate, projections)

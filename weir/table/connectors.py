@@ -130,8 +130,10 @@ class FilesystemConnector(Connector):
             source = self._batches(FileSource.for_parquet(self._path(path)), path).build()
             rows = env.from_source(source, None, f"Source: {path}")
             return rows.map(ParquetRecord(columns, self._path(path))).name(f"Parse: {path}")
+        lines = StreamFormat("csv-records") if self.options.get("format") == "csv" else \
+            StreamFormat.text_line_format()  # (a csv record may span lines)
         source = self._batches(FileSource.for_record_stream_format(
-            StreamFormat.text_line_format(), self._path(path)), path).build()
+            lines, self._path(path)), path).build()
         lines = env.from_source(source, None, f"Source: {path}")
         return _parsed(lines, _ParseLine(self._format(), columns, self._path(path)), path)
 

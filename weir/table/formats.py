@@ -12,6 +12,7 @@ from weir.table.casts import (INT_RANGES, cast_value, java_big_decimal, java_dou
                               to_sql_string)
 from weir.table.types import DataTypes
 
+BOM = "\ufeff"  # (a byte-order mark, which Flink's csv and json formats skip)
 _TEXT = DataTypes.STRING()
 
 
@@ -59,6 +60,8 @@ class CsvFormat:
     def parse(self, line, columns, where):
         if not line.strip():
             return None
+        if line[:1] == BOM:
+            line = line[1:]
         try:
             fields = next(csv.reader([line], delimiter=self.delimiter))
             if len(fields) != len(columns):
@@ -112,6 +115,8 @@ class JsonFormat:
             return None
         if columns is not self._columns:
             self._columns, self._fields = columns, [(c.name, self._reader(c)) for c in columns]
+        if line[:1] == BOM:
+            line = line[1:]
         try:
             document = _loads(line)
             if not isinstance(document, dict):

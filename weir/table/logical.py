@@ -234,15 +234,15 @@ def explain_tree(node: Node, depth: int = 0) -> str:
 
 
 def project(node: Node, expressions: List[Expression], condition=None) -> Calc:
-    """A Calc of `expressions` over `node`, named as Flink names them (a column's name,
-    an alias, else EXPR$<position>)."""
+    """A Calc of `expressions` over `node`, named as Flink's Table API names them (a
+    column's name, an alias, else _c<position>; SQL names its own: EXPR$<position>)."""
     columns = []
     times = {c.name for c in node.columns if c.time_attribute}
     for position, expr in enumerate(expressions):
         compiled = compile_expression(expr, node.columns)
         source = expr.args[0] if expr.op == "alias" else expr
         is_time = source.op == "col" and source.args[0] in times
-        columns.append(Column(compiled.name or f"EXPR${position}", compiled.data_type,
+        columns.append(Column(compiled.name or f"_c{position}", compiled.data_type,
                               is_time))
     _check_unique(columns)
     return Calc(columns, node, list(expressions), condition)

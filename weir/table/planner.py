@@ -80,6 +80,10 @@ class Planner:
         from weir.table.rank import plan_rank
         return plan_rank(self, node)
 
+    def _sort(self, node):
+        from weir.table.sort import plan_sort
+        return plan_sort(self, node)
+
     def _lookupjoin(self, node):
         from weir.table.lookup_join import plan_lookup_join
         return plan_lookup_join(self, node)
@@ -124,9 +128,10 @@ class Planner:
         return stream.process(kind(keys, accumulators)).name("GroupAggregate")
 
     def _limit(self, node: Limit):
-        if node.input.changelog:
-            raise NotImplementedError("LIMIT over a changelog (an aggregate's updates) is "
-                                      "not supported by weir's Table API yet")
+        if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
+            raise NotImplementedError("LIMIT over a changelog (an aggregate's updates) in a "
+                                      "streaming query is not supported by weir's Table API "
+                                      "yet")
         return self.stream(node.input).key_by(KeyOf([])) \
             .process(changelog.Limit(node.fetch, node.offset)).name("Limit")
 

@@ -152,9 +152,10 @@ def plan_rank(planner, node: Rank):
     partition = [compile_expression(p, columns).function for p in node.partition]
     order = [compile_expression(e, columns).function for e, _ in node.order]
     directions = [descending for _, descending in node.order]
-    if node.input.changelog:
+    if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
         from weir.table.evaluate import not_supported
-        not_supported("Top-N over a changelog (an aggregate's updates)")
+        not_supported("Top-N over a changelog (an aggregate's updates) in a streaming "
+                      "query")
     from weir.table import deduplicate
     keep = deduplicate.deduplication(node)
     stream = planner.stream(node.input).key_by(KeyOf(partition))

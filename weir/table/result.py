@@ -1,6 +1,8 @@
 """TableResult: what `execute()`, `execute_sql` and `execute_insert` return; `print()`
 writes Flink's tableau (boxed) table, `collect()` iterates Rows with their RowKind."""
 
+import unicodedata
+
 from weir.common.row import Row, RowKind
 from weir.table.casts import to_sql_string
 from weir.table.types import print_width
@@ -83,8 +85,19 @@ def _cell(value, data_type) -> str:
     return NULL if value is None else to_sql_string(value, data_type)
 
 
+def display_width(text: str) -> int:
+    """Columns a terminal gives `text`, as Flink's tableau counts them: a wide or
+    full-width character (CJK) two, any other one."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+    """`text` right-aligned in `width` display columns, cut to end in "..." if wider."""
+    if display_width(text) > width:
+        while display_width(text) > width - 3:
+            text = text[:-1]
+        text += "..."
+    return " " * (width - display_width(text)) + text
 
 
 def tableau(columns, records, streaming: bool) -> str:
@@ -93,14 +106,14 @@ def tableau(columns, records, streaming: bool) -> str:
     names = [c.name for c in columns]
     cells = [[_cell(v, c.data_type) for v, c in zip(values, columns)]
              for _, values in records]
-    widths = [max(len(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
+    widths = [max(display_width(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
               for n, c in zip(names, columns)]
     if streaming:
         names = ["op"] + names
         widths = [2] + widths
         cells = [[str(RowKind(kind))] + row for (kind, _), row in zip(records, cells)]
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    line = lambda row: "| " + " | ".join(_fit(t, w).rjust(w) for t, w in zip(row, widths)) \
+    line = lambda row: "| " + " | ".join(_fit(t, w) for t, w in zip(row, widths)) \
         + " |"  # noqa: E731
     if not records:
         return "Empty set"

@@ -208,6 +208,8 @@ class SqlPlanner:
                 not_supported(f"'{column.sql()}' in CREATE TABLE")
         options = {}
         for prop in (tree.args.get("properties") or exp.Properties()).expressions:
+            if isinstance(prop, exp.TemporaryProperty):
+                continue  # (CREATE TEMPORARY TABLE: weir's tables are temporary anyway)
             options[prop.name] = prop.args["value"].name
         if "connector" not in options:
             raise ValueError(f"CREATE TABLE {schema_node.this.name}: its WITH clause needs "

@@ -178,25 +178,34 @@ class QueryPlanner:
         table = self._project(table, scope, tree)
         if tree.args.get("distinct"):
             table = table.distinct()
-        limit = tree.args.get("limit")
+        limit, offset = tree.args.get("limit"), tree.args.get("offset")
         if tree.args.get("order"):
-            return self._ordered(table, scope, tree.args["order"], limit)
+            return self._ordered(table, scope, tree.args["order"], limit, offset)
         if limit is not None:
             table = table.limit(int(limit.expression.name))
         return table
 
-    def _ordered(self, table, scope, order, limit):
-        """ORDER BY ... LIMIT n: Flink's Top-N over the whole table (a streaming query
+    def _ordered(self, table, scope, order, limit, offset=None):
+        """ORDER BY [LIMIT n] [OFFSET m]: in BATCH mode the table's final rows sorted
+        (weir.table.sort); in a streaming query Flink's Top-N over the whole table (which
         takes ORDER BY only with a LIMIT here)."""
         from weir.table.rank import Rank
-        if limit is None:
+        from weir.table.sort import Sort
+        streaming = table._t_env.streaming
+        if limit is None and streaming:
             not_supported("ORDER BY without LIMIT in a streaming query")
+        if offset is not None and streaming:
+            not_supported("OFFSET in a streaming query")
         keys = []
         for item in order.expressions:
             name = item.this.name if isinstance(item.this, exp.Column) else None
             if name is None or name not in [c.name for c in table._node.columns]:
                 not_supported("ORDER BY an expression that is not a selected column")
             keys.append((col(name), bool(item.args.get("desc"))))
+        if not streaming:
+            return table._derive(Sort(list(table._node.columns), table._node, keys,
+                                      int(offset.expression.name) if offset else 0,
+                                      int(limit.expression.name) if limit else None))
         node = Rank(list(table._node.columns), table._node, [], keys,
                     int(limit.expression.name), False)
         return table._derive(node)

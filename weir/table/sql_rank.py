@@ -75,7 +75,12 @@ def ranked_subquery(planner, source, where, outer):
     from weir.table.evaluate import Column
     columns = list(table._node.columns) + ([Column(name, DataTypes.BIGINT(False))]
                                            if output_rank else [])
-    ranked = Rank(columns, table._node, partition, order_keys, min(ends), output_rank)
+    if not table._t_env.streaming and table._node.changelog:  # (its final rows, sorted)
+        from weir.table.sort import Sort
+        ranked = Sort(columns, table._node, order_keys, fetch=min(ends),
+                      partition=partition, output_rank=output_rank)
+    else:
+        ranked = Rank(columns, table._node, partition, order_keys, min(ends), output_rank)
     kept = [col(c.name) for c in visible] + ([col(name)] if output_rank else [])
     result = table._derive(ranked).select(*kept)
     rest = None

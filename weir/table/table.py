@@ -8,20 +8,46 @@ from weir.common.gaps import PyFlinkGaps
 from weir.table import logical
 from weir.table.aggregation import (aggregate_select, flat_aggregate, over_select,
                                     udaf_aggregate, window_select)
-from weir.table.evaluate import Column, compile_expression
+from weir.table.evaluate import Column, compile_expression, not_supported
 from weir.table.expressions import Expression, col
 from weir.table.types import DataTypes
 
 _UNNAMED = itertools.count()
 
 
-def _as_expressions(fields):
-    return [col(f) if isinstance(f, str) else f for f in fields]
+def _as_expressions(fields, t_env=None):
+    """`fields` as Expressions (a name: its column), functions called by name resolved
+    among `t_env`'s registered functions."""
+    expressions = [col(f) if isinstance(f, str) else f for f in fields]
+    return expressions if t_env is None else [resolved(e, t_env) for e in expressions]
+
+
+def _of(table, fields):
+    """`fields` as Expressions over `table` (its environment's functions by name)."""
+    return _as_expressions(fields, table._t_env)
+
+
+def resolved(expr, t_env):
+    """`expr` with each `call("name", ...)` calling the function registered as `name`
+    (create_temporary_function and the like)."""
+    if not isinstance(expr, Expression):
+        return expr
+    args = tuple(tuple(resolved(a, t_env) for a in arg) if isinstance(arg, tuple)
+                 else resolved(arg, t_env) for arg in expr.args)
+    if expr.op == "call" and isinstance(args[0], str):
+        function = t_env.functions.get(args[0].lower())
+        if function is None:
+            raise ValueError(f"no function named '{args[0]}': register it first "
+                             "(create_temporary_function or CREATE FUNCTION)")
+        args = (function,) + args[1:]
+    if all(a is b for a, b in zip(args, expr.args)):
+        return expr
+    return Expression(expr.op, *args)
 
 
 class Table(PyFlinkGaps):
     _pyflink_class = "Table"
-    _pyflink_gaps = frozenset(["order_by", "fetch", "offset", "to_changelog_stream"])
+    _pyflink_gaps = frozenset(["to_changelog_stream"])
 
     def __init__(self, node: logical.Node, t_env):
         self._node = node
@@ -55,13 +81,14 @@ class Table(PyFlinkGaps):
 
     # -- projections and filters ----------------------------------------------------
     def select(self, *fields) -> "Table":
-        expressions = _as_expressions(fields)
+        expressions = _as_expressions(fields, self._t_env)
         if any(logical.contains_aggregate(e) for e in expressions):
             return self._derive(aggregate_select(self._node, [], expressions))
         return self._derive(logical.project(self._node, _expand_star(expressions,
                                                                      self._node)))
 
     def where(self, predicate: Expression) -> "Table":
+        predicate = resolved(predicate, self._t_env)
         data_type = compile_expression(predicate, self._node.columns).data_type
         if data_type.name != "BOOLEAN":
             raise ValueError(f"a filter needs a BOOLEAN condition, got {data_type}")
@@ -73,9 +100,11 @@ class Table(PyFlinkGaps):
 
     def add_columns(self, *fields) -> "Table":
         kept = [col(c.name) for c in self._node.columns]
-        return self._derive(logical.project(self._node, kept + list(fields)))
+        return self._derive(logical.project(self._node, kept + _as_expressions(
+            fields, self._t_env)))
 
     def add_or_replace_columns(self, *fields) -> "Table":
+        fields = _as_expressions(fields, self._t_env)
         new = {compile_expression(f, self._node.columns).name: f for f in fields}
         kept = [new.pop(c.name) if c.name in new else col(c.name)
                 for c in self._node.columns]
@@ -96,10 +125,14 @@ class Table(PyFlinkGaps):
             for c in self._node.columns]))
 
     def alias(self, field: str, *fields: str) -> "Table":
+        """The table's first columns renamed (Flink's: no more names than columns; the
+        columns after them keep theirs)."""
         names = (field,) + fields
-        if len(names) != len(self._node.columns):
-            raise ValueError(f"alias() names {len(names)} columns; the table has "
+        if len(names) > len(self._node.columns):
+            raise ValueError("Aliasing more fields than we actually have: alias() names "
+                             f"{len(names)} columns; the table has "
                              f"{len(self._node.columns)}")
+        names += tuple(c.name for c in self._node.columns[len(names):])
         return self._derive(logical.project(self._node, [
             col(c.name).alias(n) for c, n in zip(self._node.columns, names)]))
 
@@ -148,11 +181,46 @@ class Table(PyFlinkGaps):
         return self._derive(logical.Aggregate(list(self._node.columns), self._node, keys, []))
 
     def limit(self, fetch: int, offset: int = 0) -> "Table":
+        from weir.table.sort import Sort
+        if isinstance(self._node, Sort):
+            return self._derive(self._node.limited(fetch, offset))
+        if not self._t_env.streaming and self._node.changelog:  # (of its final rows)
+            return self._derive(Sort(list(self._node.columns), self._node, [], offset,
+                                     fetch, nulls_high=True))
         return self._derive(logical.Limit(list(self._node.columns), self._node, fetch, offset))
+
+    # -- sorting (BATCH mode: weir.table.sort) ----------------------------------------
+    def order_by(self, *fields) -> "Table":
+        """The table's rows sorted by `fields` (`col('a').desc`, `col('b').asc`, or
+        columns: ascending); `offset` and `fetch` then cut them."""
+        from weir.table.sort import STREAMING_SORT, Sort
+        keys = [_sort_key(e) for e in _of(self, fields)]
+        if self._t_env.streaming:
+            first, descending = keys[0] if keys else (None, False)
+            times = {c.name for c in self._node.columns if c.time_attribute}
+            if first is not None and first.op == "col" and first.args[0] in times \
+                    and not descending:
+                not_supported("order_by a time attribute in a streaming query")
+            raise ValueError(STREAMING_SORT)
+        return self._derive(Sort(list(self._node.columns), self._node, keys,
+                                 nulls_high=True))
+
+    def offset(self, offset: int) -> "Table":
+        return self._derive(self._sorted("offset").limited(None, offset))
+
+    def fetch(self, fetch: int) -> "Table":
+        return self._derive(self._sorted("fetch").limited(fetch))
+
+    def _sorted(self, operation):
+        from weir.table.sort import Sort
+        if not isinstance(self._node, Sort):
+            raise ValueError(f"A limit operation must be preceded by a sort operation "
+                             f"(order_by(...) before {operation}(...))")
+        return self._node
 
     # -- grouping -------------------------------------------------------------------
     def group_by(self, *fields) -> "GroupedTable":
-        return GroupedTable(self, _as_expressions(fields))
+        return GroupedTable(self, _as_expressions(fields, self._t_env))
 
     def aggregate(self, func) -> "AggregatedTable":
         return AggregatedTable(self, [], func)
@@ -192,8 +260,13 @@ class Table(PyFlinkGaps):
         return self._lateral(table_function_call, "left", join_predicate)
 
     def _lateral(self, call, kind, predicate):
+        names, call = _aliased(resolved(call, self._t_env))
         function, args = _table_function(call, self._node.columns, whole_row=True)
-        names = function.names or [f"f{i}" for i in range(len(function.result_type))]
+        names = names or function.names or [f"f{i}" for i in
+                                            range(len(function.result_type))]
+        if len(names) != len(function.result_type):
+            raise ValueError(f"alias() names {len(names)} columns; the table function "
+                             f"'{function.name}' gives {len(function.result_type)}")
         extra = [Column(n, t) for n, t in zip(names, function.result_type)]
         node = logical.Correlate(list(self._node.columns) + extra, self._node, function,
                                  args, kind)
@@ -202,6 +275,7 @@ class Table(PyFlinkGaps):
 
     def map(self, func) -> "Table":
         expr = func if isinstance(func, Expression) else func(Expression("input_row"))
+        expr = resolved(expr, self._t_env)
         compiled = compile_expression(expr, self._node.columns)
         data_type = compiled.data_type
         if data_type.name == "ROW":
@@ -213,7 +287,8 @@ class Table(PyFlinkGaps):
         return self._derive(logical.Calc([Column("f0", data_type)], self._node, [expr]))
 
     def flat_map(self, func) -> "Table":
-        function, args = _table_function(func, self._node.columns, whole_row=True)
+        function, args = _table_function(resolved(func, self._t_env), self._node.columns,
+                                         whole_row=True)
         names = function.names or [f"f{i}" for i in range(len(function.result_type))]
         columns = [Column(n, t) for n, t in zip(names, function.result_type)]
         return self._derive(logical.Correlate(columns, self._node, function, args,
@@ -239,6 +314,21 @@ class Table(PyFlinkGaps):
 
 def _field_of(expr, index):
     return Expression("field_of", Expression("col", "_row"), index)
+
+
+def _sort_key(expr):
+    """(expression, descending) of an order_by field."""
+    if expr.op in ("asc", "desc"):
+        return expr.args[0], expr.op == "desc"
+    return expr, False
+
+
+def _aliased(call):
+    """(the names an `.alias(...)` gives a table function's columns, or None; the
+    call)."""
+    if isinstance(call, Expression) and call.op == "alias":
+        return list(call.args[1]), call.args[0]
+    return None, call
 
 
 def _table_function(call, columns, whole_row=False):
@@ -270,7 +360,7 @@ class GroupedTable:
         self._table, self._keys = table, keys
 
     def select(self, *fields) -> Table:
-        node = aggregate_select(self._table._node, self._keys, _as_expressions(fields))
+        node = aggregate_select(self._table._node, self._keys, _of(self._table, fields))
         return self._table._derive(node)
 
     def aggregate(self, func) -> "AggregatedTable":
@@ -282,19 +372,20 @@ class GroupedTable:
 
 class AggregatedTable:
     def __init__(self, table, keys, func):
-        self._table, self._keys, self._func = table, keys, func
+        self._table, self._keys = table, keys
+        self._func = resolved(func, table._t_env)
 
     def select(self, *fields) -> Table:
         node = udaf_aggregate(self._table._node, self._keys, self._func)
         return self._table._derive(logical.project(node, _expand_star(
-            _as_expressions(fields), node)))
+            _of(self._table, fields), node)))
 
 
 class FlatAggregateTable(AggregatedTable):
     def select(self, *fields) -> Table:
         node = flat_aggregate(self._table._node, self._keys, self._func)
         return self._table._derive(logical.project(node, _expand_star(
-            _as_expressions(fields), node)))
+            _of(self._table, fields), node)))
 
 
 class GroupWindowedTable:
@@ -302,7 +393,7 @@ class GroupWindowedTable:
         self._table, self._window = table, window
 
     def group_by(self, *fields) -> "WindowGroupedTable":
-        return WindowGroupedTable(self._table, self._window, _as_expressions(fields))
+        return WindowGroupedTable(self._table, self._window, _of(self._table, fields))
 
 
 class WindowGroupedTable:
@@ -311,7 +402,7 @@ class WindowGroupedTable:
 
     def select(self, *fields) -> Table:
         return self._table._derive(window_select(self._table._node, self._window,
-                                                 self._keys, _as_expressions(fields)))
+                                                 self._keys, _of(self._table, fields)))
 
 
 class OverWindowedTable:
@@ -320,7 +411,7 @@ class OverWindowedTable:
 
     def select(self, *fields) -> Table:
         return self._table._derive(over_select(self._table._node, self._windows,
-                                               _as_expressions(fields)))
+                                               _of(self._table, fields)))
 
 
 class TableSchema:

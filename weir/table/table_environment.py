@@ -13,7 +13,7 @@ from weir.table import logical
 from weir.table.casts import element_type
 from weir.table.connectors import connector_of
 from weir.table.descriptors import TableDescriptor
-from weir.table.evaluate import Column
+from weir.table.evaluate import Column, not_supported
 from weir.table.planner import Planner
 from weir.table.result import ResultKind, TableResult
 from weir.table.table import Table
@@ -83,6 +83,17 @@ class TableConfig:
 
     def set_local_timezone(self, timezone_id: str) -> None:
         self.set("table.local-time-zone", timezone_id)
+
+    def set_sql_dialect(self, sql_dialect) -> None:
+        """Flink's `table.sql-dialect`: weir reads the default dialect only."""
+        name = str(getattr(sql_dialect, "name", sql_dialect)).upper()
+        if name != "DEFAULT":
+            not_supported(f"the {name} SQL dialect (weir reads Flink's default dialect)")
+        self.set("table.sql-dialect", "default")
+
+    def get_sql_dialect(self):
+        from weir.table import SqlDialect
+        return SqlDialect.DEFAULT
 
     def get_local_timezone(self) -> str:
         return self.get("table.local-time-zone", "default")

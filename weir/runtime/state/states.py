@@ -213,6 +213,23 @@ class KeyedStateStore:
         return self._state(state_descriptor, "aggregating")
 
 
+def as_value_descriptor(descriptor):
+    """PyFlink's `get_state` gives a value state whatever the descriptor: one of a list
+    or map descriptor holds a whole list or dict (of its declared types)."""
+    from weir.common.typeinfo import Types
+    from weir.runtime.state.descriptors import ValueStateDescriptor
+    kind, info = descriptor.kind, descriptor.type_info
+    if kind == "map" and info is not None and descriptor.key_type_info is not None:
+        info = Types.MAP(descriptor.key_type_info, info)
+    elif kind == "list" and info is not None:
+        info = Types.LIST(info)
+    else:
+        info = None
+    value = ValueStateDescriptor(descriptor.name, info)
+    value.ttl_config = descriptor.ttl_config
+    return value
+
+
 STATE_CLASSES = {
     "value": ValueState,
     "list": ListState,
