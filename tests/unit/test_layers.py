@@ -1,4 +1,5 @@
-"""The layers of DESIGN.md hold: import-linter's contracts (pyproject.toml) are kept."""
+"""The layers of CONTRIBUTING.md and docs/architecture.md hold: import-linter's contracts
+(pyproject.toml) are kept."""
 
 import os
 import subprocess

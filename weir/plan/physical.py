@@ -9,12 +9,15 @@ not, computes each record once, however many consumers its output has.
 
 Keyed operators are placed in stages by shuffle depth (a keyed operator is one stage after
 the latest producer feeding it); an executor runs the operators of one stage together (on
-Spark: one transformWithState grouped by (operator, key group)). Rows for a later stage or
-a sink pass through the stages in between.
+Spark: one transformWithState grouped by (operator uid, shard number), a shard holding
+key groups of its operator: weir.spark.shards). Rows for a later stage or a sink pass
+through the stages in between.
 
 Watermarks: each source reaches at most one watermark assigner through its fused nodes;
-sources sharing an assigner form one watermark group (their largest timestamp counts),
-and the job's watermark is the minimum over groups, as Spark computes it.
+sources sharing an assigner form one watermark group (their largest timestamp counts).
+An operator's watermark is the minimum over the groups upstream of it (weir.control);
+one every group reaches runs with the job's, the minimum over groups, as Spark computes
+it (docs/architecture.md, "The control plane").
 """
 
 import dataclasses
