@@ -7,12 +7,15 @@ Source: https://github.com/sparsh-ai/recohut
   Exercises: env.from_collection of (Instant.of_epoch_milli(...), str, float) rows with
   Types.ROW([Types.INSTANT(), Types.STRING(), Types.FLOAT()]), from_data_stream(ds,
   Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))").column(...)
-  .watermark("ts", "ts - INTERVAL '3' SECOND").build()), .alias("ts, name, price") with one
-  comma-separated string, create_temporary_view, SESSION(ts, INTERVAL '5' SECONDS) with
+  .watermark("ts", "ts - INTERVAL '3' SECOND").build()) (the computed rowtime column first),
+  .alias("ts", "name", "price"), create_temporary_view, SESSION(ts, INTERVAL '5' SECONDS) with
   SESSION_START/SESSION_END and SUM of a FLOAT, a print sink declared by
   TableDescriptor.for_connector("print").schema(...), execute_insert(...).wait().
 
-Adapted for weir's test corpus (the program is verbatim):
+Adapted for weir's test corpus (the program is verbatim but for one call):
+- .alias("ts, name, price") (one comma-separated string, read as a list of names by PyFlink
+  1.x) becomes .alias("ts", "name", "price"): PyFlink 2.3 names the first column
+  `ts, name, price` and then fails on the SQL ("Column 'ts' not found in any table");
 - pyflink is replaced by weir in imports.
 """
 from weir.common.time import Instant
@@ -47,7 +50,7 @@ table = t_env.from_data_stream(
           .column("f2", DataTypes.FLOAT())
           .watermark("ts", "ts - INTERVAL '3' SECOND")
           .build()
-).alias("ts, name, price")
+).alias("ts", "name", "price")
 
 t_env.create_temporary_view("source_table", table)
 windowed = t_env.sql_query("""

@@ -11,6 +11,7 @@ are shuffled by the key first, so each key's changes are written by one task, in
 
 import operator
 
+from weir.common.restart_strategy import parse_duration_ms
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.table.changelog import INSERT
@@ -74,7 +75,8 @@ class JdbcConnector(Connector):
                                  "'lookup.partial-cache.max-rows'")
             ttl = self.options.get("lookup.partial-cache.expire-after-write",
                                    self.options.get("lookup.cache.ttl"))
-            cache = Cache(int(rows), None if ttl is None else duration_seconds(ttl))
+            cache = Cache(int(rows), None if ttl is None else parse_duration_ms(
+                str(ttl), "lookup.partial-cache.expire-after-write") / 1000)
         return JdbcLookup(f"SELECT {', '.join(names)} FROM {table} WHERE {where}", settings,
                           address, _Typed([c.data_type for c in columns], plain=True), cache,
                           int(self.options.get("lookup.max-retries", DEFAULT_RETRIES)))
@@ -157,20 +159,6 @@ class _Typed:
         values = tuple(v if v is None or c is None else c(v)
                        for c, v in zip(self.converters, row))
         return values if self.plain else (INSERT, values)
-
-
-_UNITS = {"ms": 0.001, "s": 1, "sec": 1, "second": 1, "seconds": 1, "min": 60,
-          "minute": 60, "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600,
-          "d": 86400, "day": 86400, "days": 86400}
-
-
-def duration_seconds(text: str) -> float:
-    """A Flink duration option ('10 s', '1min', '2h', '500 ms'; a bare number is ms)."""
-    import re
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", str(text).lower())
-    if match is None or (match[2] and match[2] not in _UNITS):
-        raise ValueError(f"'{text}' is no duration (e.g. '10 s', '5 min', '1 h')")
-    return float(match[1]) * (_UNITS[match[2]] if match[2] else 0.001)
 
 
 def _converter(data_type):
