@@ -30,8 +30,10 @@ def java_text(value, type_info) -> str:
     if isinstance(type_info, TupleTypeInfo):
         types = type_info.get_field_types()
         return "(" + ",".join(java_text(v, t) for v, t in zip(value, types)) + ")"
-    if isinstance(type_info, RowTypeInfo):
-        return flink_text(value if isinstance(value, Row) else Row(*value), type_info)
+    if isinstance(type_info, RowTypeInfo):  # (Java's Row.toString: fields by ", ")
+        row = value if isinstance(value, Row) else Row(*value)
+        return f"{row.get_row_kind()}[" + ", ".join(java_text(v, t) for v, t in zip(
+            row._values, type_info.get_field_types())) + "]"
     if isinstance(type_info, ListTypeInfo):
         element = type_info.get_element_type()
         return "[" + ", ".join(java_text(v, element) for v in value) + "]"

@@ -121,3 +121,54 @@ def table_stream(t_env, table, changelog: bool):
     row_type = Types.ROW_NAMED(names, [c.data_type.type_info or Types.PICKLED_BYTE_ARRAY()
                                        for c in table._node.columns])
     return stream.map(_ToRow(names, changelog), output_type=row_type)
+
+
+class _AsType:
+    """A Row as a stream of `type_info` gets it: a tuple for a TUPLE type, else the Row
+    (its kind reset: an append stream's rows are inserts)."""
+
+    def __init__(self, as_tuple):
+        self.as_tuple = as_tuple
+
+    def __call__(self, row):
+        if self.as_tuple:
+            return tuple(row)
+        plain = Row(**row.as_dict()) if hasattr(row, "as_dict") else row
+        plain.set_row_kind(RowKind.INSERT)
+        return plain
+
+
+class _Retraction:
+    """A changelog Row as the legacy retract stream's (flag, row): True adds the row
+    (+I, +U), False retracts it (-U, -D); the row keeps its kind."""
+
+    def __init__(self, as_tuple):
+        self.as_tuple = as_tuple
+
+    def __call__(self, row):
+        kind = row.get_row_kind()
+        return kind in (RowKind.INSERT, RowKind.UPDATE_AFTER), \
+            tuple(row) if self.as_tuple else row
+
+
+def _is_tuple_type(type_info) -> bool:
+    return type(type_info).__name__ == "TupleTypeInfo"
+
+
+def append_stream(t_env, table, type_info=None):
+    """PyFlink's to_append_stream(table, type_info): an insert-only table's rows as
+    `type_info` (a ROW: Rows; a TUPLE: tuples)."""
+    stream = table_stream(t_env, table, changelog=False)
+    if type_info is None:
+        return stream
+    return stream.map(_AsType(_is_tuple_type(type_info)), output_type=type_info)
+
+
+def retract_stream(t_env, table, type_info=None):
+    """PyFlink's to_retract_stream(table, type_info): (True, row) for an added row,
+    (False, row) for a retracted one."""
+    from weir.common.typeinfo import Types
+    stream = table_stream(t_env, table, changelog=True)
+    as_tuple = type_info is not None and _is_tuple_type(type_info)
+    output = None if type_info is None else Types.TUPLE([Types.BOOLEAN(), type_info])
+    return stream.map(_Retraction(as_tuple), output_type=output)

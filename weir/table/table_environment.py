@@ -372,8 +372,13 @@ class TableEnvironment(PyFlinkGaps):
         from weir.table.streams import table_stream
         return table_stream(self, table, changelog=True)
 
-    to_append_stream = to_data_stream
-    to_retract_stream = to_changelog_stream
+    def to_append_stream(self, table: Table, type_info=None):
+        from weir.table.streams import append_stream
+        return append_stream(self, table, type_info)
+
+    def to_retract_stream(self, table: Table, type_info=None):
+        from weir.table.streams import retract_stream
+        return retract_stream(self, table, type_info)
 
 
 class StreamTableEnvironment(TableEnvironment):
