@@ -7,7 +7,7 @@ from weir.common.row import Row, RowKind  # noqa: F401 (pyflink.table exports th
 from weir.table.descriptors import FormatDescriptor, Schema, TableDescriptor  # noqa: F401
 from weir.table.result import ResultKind, TableResult  # noqa: F401
 from weir.table.table import (  # noqa: F401
-    GroupedTable, GroupWindowedTable, OverWindowedTable, Table, TableSchema,
+    GroupedTable, GroupWindowedTable, OverWindowedTable, Table, TablePipeline, TableSchema,
     WindowGroupedTable)
 from weir.table.table_environment import (  # noqa: F401
     EnvironmentSettings, StatementSet, StreamTableEnvironment, TableConfig,
@@ -34,4 +34,4 @@ class ExplainDetail:
 __getattr__ = module_gaps(__name__, "pyflink.table", [
     "Expression", "TableSource", "TableSink", "Catalog", "Module", "ModuleEntry",
     "DataView", "ListView", "MapView", "UserDefinedType", "ChangelogMode", "CompiledPlan",
-    "PlanReference", "TablePipeline"])
+    "PlanReference"])

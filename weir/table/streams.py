@@ -58,8 +58,22 @@ class StreamScan(logical.Node):
         self.stream, self.physical, self.projections = stream, physical, projections
         self.rowtime, self.delay_ms = rowtime, delay_ms
 
+    changelog_input = False  # (from_changelog_stream: the Rows' kinds are changes)
+
+    @property
+    def changelog(self):
+        return self.changelog_input
+
     def describe(self):
         return f"DataStreamScan(fields=[{', '.join(c.name for c in self.columns)}])"
+
+
+def changelog_table(t_env, data_stream, schema=None):
+    """PyFlink's from_changelog_stream: a stream of Rows whose kinds (+I, -U, +U, -D)
+    are the table's changes."""
+    table = stream_table(t_env, data_stream, (schema,) if schema is not None else ())
+    table._node.changelog_input = True
+    return table
 
 
 def stream_table(t_env, data_stream, fields):

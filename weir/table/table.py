@@ -301,8 +301,15 @@ class Table(PyFlinkGaps):
     def execute_insert(self, table_path_or_descriptor, overwrite: bool = False):
         return self._t_env.insert_into(table_path_or_descriptor, self)
 
+    def insert_into(self, table_path_or_descriptor, overwrite: bool = False):
+        """Flink's TablePipeline: the insert, run by `execute()`."""
+        return TablePipeline(self, table_path_or_descriptor)
+
     def explain(self, *extra_details) -> str:
         return self._t_env.explain_table(self)
+
+    def print_explain(self, *extra_details) -> None:
+        print(self.explain(*extra_details))
 
     def to_pandas(self):
         return self._t_env.to_pandas(self)
@@ -353,6 +360,22 @@ def _expand_star(expressions, node):
         else:
             out.append(expr)
     return out
+
+
+class TablePipeline:
+    """An insert of a table into a sink table, not yet run (Table.insert_into)."""
+
+    def __init__(self, table, target):
+        self._table, self._target = table, target
+
+    def execute(self):
+        return self._table.execute_insert(self._target)
+
+    def explain(self, *extra_details) -> str:
+        return self._table.explain(*extra_details)
+
+    def print_explain(self, *extra_details) -> None:
+        print(self.explain(*extra_details))
 
 
 class GroupedTable:

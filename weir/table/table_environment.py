@@ -11,6 +11,7 @@ from weir.common.row import Row, RowKind
 from weir.datastream import StreamExecutionEnvironment
 from weir.table import logical
 from weir.table.casts import element_type
+from weir.table.catalog import CatalogMethods
 from weir.table.connectors import connector_of
 from weir.table.descriptors import TableDescriptor
 from weir.table.evaluate import Column, not_supported
@@ -117,11 +118,11 @@ class TableConfig:
         return True
 
 
-class TableEnvironment(PyFlinkGaps):
+class TableEnvironment(CatalogMethods, PyFlinkGaps):
     _pyflink_class = "TableEnvironment"
-    _pyflink_gaps = frozenset(["from_table_source", "use_catalog", "use_database",
-                               "register_catalog", "load_module", "create_catalog",
-                               "from_changelog_stream", "to_changelog_stream"])
+    _pyflink_gaps = frozenset(["from_table_source", "register_catalog", "load_module",
+                               "create_catalog", "get_catalog",
+                               "compile_plan_sql", "load_plan", "execute_plan"])
 
     def __init__(self, settings: EnvironmentSettings = None, stream_env=None):
         self._settings = settings or EnvironmentSettings.in_streaming_mode()
@@ -129,6 +130,7 @@ class TableEnvironment(PyFlinkGaps):
         self._config = TableConfig()
         self._tables = {}  # name -> Table (views) or TableDescriptor-like (DDL)
         self.functions = {}
+        self._dependencies = []  # (method, args): add_python_file and the like
 
     @staticmethod
     def create(environment_settings=None) -> "TableEnvironment":
@@ -266,7 +268,7 @@ class TableEnvironment(PyFlinkGaps):
         if not self.streaming:
             from weir.datastream import RuntimeExecutionMode
             env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-        return env
+        return self._with_dependencies(env)
 
     def execute_table(self, table: Table) -> TableResult:
         env = self._new_env(table._node)
@@ -296,8 +298,11 @@ class TableEnvironment(PyFlinkGaps):
     def run_inserts(self, inserts) -> TableResult:
         env = self._new_env(inserts[0][1]._node)
         prepared = []  # (path, table, connector, the sink's columns)
-        for path, table in inserts:
-            descriptor = self._sink_descriptor(path)
+        for anonymous, (path, table) in enumerate(inserts, 1):
+            if isinstance(path, TableDescriptor):  # (an inline sink: Flink's anonymous)
+                descriptor, path = path, f"*anonymous_{path.connector}${anonymous}*"
+            else:
+                descriptor = self._sink_descriptor(path)
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
             connector = connector_of(descriptor.all_options(),
@@ -363,6 +368,10 @@ class TableEnvironment(PyFlinkGaps):
     def from_data_stream(self, data_stream, *fields) -> Table:
         from weir.table.streams import stream_table
         return stream_table(self, data_stream, fields)
+
+    def from_changelog_stream(self, data_stream, schema=None, changelog_mode=None) -> Table:
+        from weir.table.streams import changelog_table
+        return changelog_table(self, data_stream, schema)
 
     def to_data_stream(self, table: Table):
         from weir.table.streams import table_stream
