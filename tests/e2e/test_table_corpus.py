@@ -43,8 +43,15 @@ DIFFERS = {
     # chained operators print record by record, weir a micro-batch's function output
     # before its sink's rows (docs/limitations.md)
     "ay_udtf_split_dict": _same_lines,
+    # a window's rows of different (pickup, dropoff) pairs come in an order Flink's
+    # parallel tasks decide (two PyFlink runs differ): the same lines in any order
+    "ok_taxi_tumble": _same_lines,
 }
-FAILS = {}  # name: what does not work yet (docs/limitations.md)
+FAILS = {  # name: what does not work yet (docs/limitations.md)
+    "bd_unnest_wordcount": "CROSS JOIN UNNEST(...) is not in weir's SQL yet",
+    "ok_taxi_session": "a SESSION window table function grouped by window_start alone "
+                       "(without window_end) is not in weir yet",
+}
 
 
 @pytest.fixture(params=["local", pytest.param("spark", marks=pytest.mark.spark)])
@@ -53,10 +60,10 @@ def run(request):
         "run_program_locally" if request.param == "local" else "run_program")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason=FAILS[n], strict=True)) if n in FAILS
+    else n for n in NAMES])
 def test_program_prints_what_pyflink_prints(run, name):
-    if name in FAILS:
-        pytest.xfail(FAILS[name])
     printed = run(os.path.join(CORPUS, f"{name}.py"))
     with open(os.path.join(CORPUS, f"{name}.flink.out"), encoding="utf-8") as expected:
         flink = expected.read()

@@ -67,10 +67,35 @@ def _proctime():
 
 
 def _to_timestamp(text, pattern="yyyy-MM-dd HH:mm:ss"):
-    python = pattern
-    for java, code in _JAVA_PATTERN:
-        python = python.replace(java, code)
-    return datetime.datetime.strptime(text, python)
+    """TO_TIMESTAMP(text, Java pattern): NULL where the text does not match, as Flink's."""
+    python = strptime_pattern(pattern)  # (a pattern weir cannot read fails the job)
+    try:
+        return datetime.datetime.strptime(text, python)
+    except ValueError:
+        return None
+
+
+def strptime_pattern(pattern: str) -> str:
+    """A Java date pattern (`yyyy-MM-dd'T'HH:mm:ss.SSS`, text in single quotes literal,
+    `''` a quote) as strptime's."""
+    out, index = [], 0
+    codes = dict(_JAVA_PATTERN)
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "'":
+            end = pattern.find("'", index + 1)
+            end = len(pattern) if end < 0 else end
+            out.append("'" if end == index + 1 else pattern[index + 1:end].replace("%", "%%"))
+            index = end + 1
+            continue
+        run = len(pattern[index:]) - len(pattern[index:].lstrip(char))
+        letters = pattern[index:index + run]
+        if char.isalpha() and letters not in codes:
+            raise ValueError(f"the date pattern letters '{letters}' (in '{pattern}') are "
+                             "not supported by weir yet")
+        out.append(codes.get(letters, letters.replace("%", "%%")))
+        index += run
+    return "".join(out)
 
 
 def _mod(a, b):

@@ -352,6 +352,21 @@ def _field_of(expr, columns):
                     field.name)
 
 
+def _get(expr, columns):
+    """A ROW value's field by name or position, named as Flink names it (`location$lat`)."""
+    inner = compile_expression(expr.args[0], columns)
+    key, data_type = expr.args[1], inner.data_type
+    names = data_type.field_names() if data_type.name == "ROW" else None
+    if names is None:
+        raise ValueError(f"get({key!r}) takes a field of a ROW, got {data_type}")
+    if isinstance(key, str) and key not in names:
+        raise ValueError(f"the ROW has no field '{key}' (fields: {', '.join(names)})")
+    index = names.index(key) if isinstance(key, str) else key
+    field = data_type.fields[index]
+    name = f"{inner.name}${field.name}" if inner.name else None
+    return Compiled(lambda values: _nth(inner.function(values), index), field.data_type, name)
+
+
 def _nth(value, index):
     return None if value is None else value[index]
 
@@ -395,7 +410,7 @@ _HANDLERS = {
     "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
     "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
     "call": _call, "input_row": _input_row,
-    "field_of": _field_of, "builtin": _builtin,
+    "field_of": _field_of, "get": _get, "builtin": _builtin,
 }
 
 __all__ = ["Column", "Compiled", "compile_expression", "not_supported", "NUMERIC"]

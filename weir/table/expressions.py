@@ -60,6 +60,17 @@ class Expression:
     def try_cast(self, data_type) -> "Expression":
         return Expression("try_cast", self, data_type)
 
+    # -- fields of a ROW --------------------------------------------------------------
+    def get(self, name_or_index) -> "Expression":
+        """A field of a ROW value, by name or position (`col('location').get('lat')`)."""
+        return Expression("get", self, name_or_index)
+
+    def __getattr__(self, name):
+        """`col('location').lat`: the field `lat` (PyFlink's attribute access)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.get(name)
+
     # -- aggregates (properties, as PyFlink's) --------------------------------------
     count = property(lambda self: Expression("count", self))
     sum = property(lambda self: Expression("sum", self))

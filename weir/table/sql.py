@@ -77,6 +77,10 @@ class FlinkSql(RisingWave):
                     if k != "SESSION"}
 
     class Parser(RisingWave.Parser):
+        # Flink's TO_TIMESTAMP(text[, Java pattern]): the pattern as written (sqlglot
+        # would read it as its own time format)
+        FUNCTIONS = {**RisingWave.Parser.FUNCTIONS, "TO_TIMESTAMP": lambda args: exp.Anonymous(
+            this="TO_TIMESTAMP", expressions=args)}
         FUNCTION_PARSERS = {**RisingWave.Parser.FUNCTION_PARSERS,
                             **{name: _parse_window_function(name)
                                for name in WINDOW_FUNCTIONS},

@@ -186,6 +186,15 @@ class SqlExpressions:
         return self._builtin("REGEXP_EXTRACT", node.this, node.expression,
                              node.args.get("group") or node.args.get("position"))
 
+    def _substring(self, node):
+        start, length = node.args.get("start"), node.args.get("length")
+        args = [self.convert(start)] + ([self.convert(length)] if length is not None else [])
+        return e.Expression("substring", self.convert(node.this), *args)
+
+    def _replace(self, node):
+        return self._builtin("REPLACE", node.this, node.expression,
+                             node.args.get("replacement"))
+
     def _anonymous(self, node):
         from weir.table.builtins import FUNCTIONS, time_unit
         name = node.name
