@@ -13,6 +13,7 @@ from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.table import logical
 from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE, DELETE
+from weir.table.sort import compare
 
 
 class Rank(logical.UnaryNode):
@@ -38,27 +39,15 @@ class Rank(logical.UnaryNode):
                f"select=[{', '.join(c.name for c in self.columns)}])"
 
 
-def _compare_values(a, b, descending):
-    """ASC puts NULLs first, DESC last (Flink's defaults)."""
-    if a is None or b is None:
-        if a is None and b is None:
-            return 0
-        first = -1 if a is None else 1
-        return -first if descending else first
-    result = (a > b) - (a < b)
-    return -result if descending else result
-
-
 class _SortKey:
+    """Sort keys compared in their directions, NULLs first ascending and last descending
+    (Flink's defaults: weir.table.sort.compare)."""
+
     def __init__(self, directions):
         self.directions = directions
 
     def compare(self, a, b):
-        for x, y, descending in zip(a, b, self.directions):
-            result = _compare_values(x, y, descending)
-            if result:
-                return result
-        return 0
+        return compare(a, b, self.directions)
 
 
 class TopN(KeyedProcessFunction):
