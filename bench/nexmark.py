@@ -3,12 +3,14 @@
 
 Each query reads the JSON files of people, auctions and bids and writes to a sink that
 discards rows (weir and PyFlink: the `blackhole` connector; Spark: the `noop` format);
-its time runs from submitting the query to its end. weir and native Spark SQL run each
-query in a process of their own, as a program of that query would, after an untimed run
-of it over a few events (the JVM's start and first compiles): weir in its embedded
-session as it ships (the JVM's compilers are the first job's choice, both for a lowered
-query, C1 only otherwise), native Spark SQL in a session of bench/engines.py's settings
-with Spark's default compilers; --repeat times each (the table shows the median). Native
+its time runs from declaring its tables (weir's and PyFlink's `CREATE TABLE`, Spark's
+readers, which list the files where the DDL does not) to the query's end. weir and
+native Spark SQL run each query in a process of their own, as a program of that query
+would, after an untimed run of it over a few events (the JVM's start and first
+compiles): weir in its embedded session as it ships (the JVM's compilers are the first
+job's choice, both for a lowered query, C1 only otherwise), native Spark SQL in a
+session of bench/engines.py's settings with Spark's default compilers; --repeat times
+each (the table shows the median). Native
 Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job over the
 files: Spark's streaming SQL cannot run them), the others show "-". PyFlink
 runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a dependency of
@@ -63,9 +65,9 @@ from pyflink.table import DataTypes
 from pyflink.table.udf import udf
 t_env.create_temporary_function("count_char", udf(  # (q14's function, in Python)
     lambda text, char: text.count(char), result_type=DataTypes.BIGINT()))
+start = time.time()
 for table in ("person", "auction", "bid"):
     t_env.execute_sql(ddl(table, directory))
-start = time.time()
 t_env.execute_sql("CREATE TABLE sink WITH ('connector' = 'blackhole') AS "
                   + QUERIES[name]).wait()
 print(json.dumps({"seconds": time.time() - start}))
@@ -80,12 +82,12 @@ def run_weir(directory, name, settings):
         t_env.get_config().set(key, value)
     from tests.nexmark.run_queries import count_char  # (q14's function)
     t_env.create_temporary_function("count_char", count_char)
+    start = time.time()
     for table in TABLES:
         t_env.execute_sql(ddl(table, directory))
     table = t_env.sql_query(QUERIES[name])
     columns = ", ".join(f"`c{i}` {c.data_type}" for i, c in enumerate(table._node.columns))
     t_env.execute_sql(f"CREATE TABLE sink ({columns}) WITH ('connector' = 'blackhole')")
-    start = time.time()
     table.execute_insert("sink").wait()
     return time.time() - start
 
@@ -119,12 +121,12 @@ def _native_query(name, directory, warm, repeat, _settings):
 
 
 def run_native(spark, directory, name):
+    start = time.time()
     for table in TABLES:
         schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING") \
             .replace("TIMESTAMP(3)", "TIMESTAMP")
         spark.read.schema(schema).json(os.path.join(directory, f"{table}.json")) \
             .createOrReplaceTempView(table)
-    start = time.time()
     spark.sql(QUERIES[name]).write.format("noop").mode("overwrite").save()
     return time.time() - start
 
