@@ -54,6 +54,14 @@ def _split_index(text, separator, index):
     return parts[index] if 0 <= index < len(parts) else None
 
 
+def _split(text, delimiter):
+    """SPLIT(text, delimiter): its parts, empty ones kept; every character where the
+    delimiter is empty; no parts of an empty text."""
+    if text == "":
+        return []
+    return list(text) if delimiter == "" else text.split(delimiter)
+
+
 def _to_timestamp_ltz(number, precision=3):
     """TO_TIMESTAMP_LTZ(epoch, precision): epoch seconds (0) or milliseconds (3)."""
     millis = number * 1000 if precision == 0 else number
@@ -173,6 +181,7 @@ FUNCTIONS = {
     "DAYOFMONTH": (lambda ts: ts.day, DataTypes.BIGINT()),
     "REGEXP_EXTRACT": (_regexp_extract, DataTypes.STRING()),
     "SPLIT_INDEX": (_split_index, DataTypes.STRING()),
+    "SPLIT": (_split, DataTypes.ARRAY(DataTypes.STRING())),
     "REPLACE": (lambda text, old, new: text.replace(old, new), DataTypes.STRING()),
     "MOD": (_mod, None),
     "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),

@@ -66,11 +66,12 @@ class _One:
 
 class CorrelateFunction(FlatMapFunction):
     """A table function on each row: the row's values (unless `replace`) and each row the
-    function yields (a left join keeps a row it yields nothing for, with NULLs)."""
+    function yields where `condition` holds on them (a left join keeps a row it joins
+    nothing to, with NULLs)."""
 
-    def __init__(self, function, args, width, left=False, replace=False):
+    def __init__(self, function, args, width, left=False, replace=False, condition=None):
         self.function, self.args, self.width = function, args, width
-        self.left, self.replace = left, replace
+        self.left, self.replace, self.condition = left, replace, condition
 
     def open(self, runtime_context):
         self.function.open(None) if hasattr(self.function, "open") else None
@@ -80,8 +81,10 @@ class CorrelateFunction(FlatMapFunction):
         produced = False
         evaluate = getattr(self.function, "eval", self.function)
         for result in evaluate(*(a(values) for a in self.args)) or ():
-            produced = True
-            yield kind, (() if self.replace else values) + _fields(result, self.width)
+            joined = (() if self.replace else values) + _fields(result, self.width)
+            if self.condition is None or self.condition(joined) is True:
+                produced = True
+                yield kind, joined
         if self.left and not produced:
             yield kind, values + (None,) * self.width
 

@@ -161,16 +161,6 @@ class FilesystemConnector(Connector):
             .sink_to(sink)
 
 
-class _RawFormat:
-    """The `raw` format: the whole message as the one STRING column."""
-
-    def parse(self, line, columns, where):
-        return (line,)
-
-    def write(self, values, columns):
-        return "" if values[0] is None else str(values[0])
-
-
 _STARTUP = {"earliest-offset": "earliest", "latest-offset": "latest",
             "group-offsets": "committed_offsets"}
 
@@ -183,8 +173,6 @@ class KafkaConnector(Connector):
 
     def _format(self):
         name = self.options.get("value.format", self.options.get("format"))
-        if name == "raw":
-            return _RawFormat()
         from weir.table.formats import format_of
         return format_of({**self.options, "format": name})
 

@@ -85,10 +85,25 @@ def _null_safe_2(function, left, right):
 
 
 def wider(left: DataType, right: DataType) -> DataType:
+    """The type of values of both types (Calcite's least restrictive: a DECIMAL and an
+    integer or another DECIMAL, the digits of both before the point and after it)."""
     order = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
     if left.name not in order or right.name not in order:
         return left
+    if "DECIMAL" in (left.name, right.name) and \
+            all(t.name == "DECIMAL" or t.bits for t in (left, right)):
+        scale = max(_decimal_digits(left)[1], _decimal_digits(right)[1])
+        whole = max(p - s for p, s in map(_decimal_digits, (left, right)))
+        return DataTypes.DECIMAL(min(whole + scale, 38), scale,
+                                 left.is_nullable or right.is_nullable)
     return left if order.index(left.name) >= order.index(right.name) else right
+
+
+def _decimal_digits(data_type):
+    """(precision, scale) of a DECIMAL or an integer type."""
+    if data_type.name == "DECIMAL":
+        return data_type.precision, data_type.scale
+    return _EXACT_DIGITS[data_type.name], 0
 
 
 def _divide(a, b):
@@ -334,6 +349,19 @@ def _substring(expr, columns):
     return Compiled(_null_safe(cut, *parts), DataTypes.STRING(), None)
 
 
+def _array(expr, columns):
+    """ARRAY[a, b, ...]: a list, its elements of the widest of their types."""
+    from weir.table.casts import cast_value
+    parts = [compile_expression(a, columns) for a in expr.args]
+    if not parts:
+        raise ValueError("ARRAY[] needs at least one element")
+    element = parts[0].data_type
+    for part in parts[1:]:
+        element = wider(element, part.data_type)
+    return Compiled(lambda values: [cast_value(p.function(values), p.data_type, element)
+                                    for p in parts], DataTypes.ARRAY(element, False), None)
+
+
 def _input_row(expr, columns):
     """All of the row's columns as one Row (what Table.map and flat_map give a
     function)."""
@@ -409,7 +437,7 @@ _HANDLERS = {
     "is_false": _unary(lambda v: v is False, DataTypes.BOOLEAN),
     "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
     "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
-    "call": _call, "input_row": _input_row,
+    "call": _call, "input_row": _input_row, "array": _array,
     "field_of": _field_of, "get": _get, "builtin": _builtin,
 }
 

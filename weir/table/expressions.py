@@ -200,6 +200,11 @@ def row(*values) -> Expression:
     return Expression("row", tuple(_expr(v) for v in values))
 
 
+def array(head, *tail) -> Expression:
+    """ARRAY[head, ...]: an array of the values (PyFlink's `array`)."""
+    return Expression("array", *(_expr(v) for v in (head, *tail)))
+
+
 def row_interval(rows: int) -> Expression:
     """ROWS n: an over window's bound in rows."""
     return Expression("row_interval", rows)
@@ -212,4 +217,4 @@ UNBOUNDED_RANGE = Expression("unbounded_range")
 
 __all__ = ["col", "row_interval", "CURRENT_ROW", "CURRENT_RANGE", "UNBOUNDED_ROW",
            "UNBOUNDED_RANGE", "lit", "call", "concat", "if_then_else", "and_", "or_", "not_",
-           "coalesce", "json", "row", "Expression"]
+           "coalesce", "json", "row", "array", "Expression"]

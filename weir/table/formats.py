@@ -200,7 +200,26 @@ def _json_value(value, data_type):
     return value
 
 
-FORMATS = {"csv": CsvFormat, "json": JsonFormat}
+class RawFormat:
+    """The `raw` format: a whole line (a message) as the table's one STRING column."""
+
+    def __init__(self, options):
+        charset = options.get("raw.charset", "UTF-8").upper().replace("_", "-")
+        if charset not in ("UTF-8", "UTF8"):
+            from weir.table.evaluate import not_supported
+            not_supported(f"raw.charset '{charset}' (weir reads UTF-8)")
+
+    def parse(self, line, columns, where):
+        if len(columns) != 1:
+            raise ValueError(f"the raw format reads one column, the table has "
+                             f"{len(columns)}")
+        return (line,)
+
+    def write(self, values, columns) -> str:
+        return "" if values[0] is None else str(values[0])
+
+
+FORMATS = {"csv": CsvFormat, "json": JsonFormat, "raw": RawFormat}
 
 
 def format_of(options):
@@ -211,5 +230,5 @@ def format_of(options):
     if name not in FORMATS:
         from weir.table.evaluate import not_supported
         not_supported(f"the '{name}' format of the filesystem connector (weir has csv, "
-                      "json and parquet)")
+                      "json, raw and parquet)")
     return FORMATS[name](options)

@@ -197,6 +197,7 @@ class Correlate(Node):
     args: List[Expression] = field(default_factory=list)
     kind: str = "inner"
     replace: bool = False
+    condition: Optional[Expression] = None  # (a LEFT join's: on the joined columns)
 
     @property
     def inputs(self):

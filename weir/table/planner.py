@@ -154,9 +154,11 @@ class Planner:
         columns = node.input.columns
         args = [compile_expression(a, columns).function for a in node.args]
         width = len(node.columns) - (0 if node.replace else len(columns))
+        condition = None if node.condition is None else \
+            compile_expression(node.condition, node.columns).function
         return self.stream(node.input).flat_map(changelog.CorrelateFunction(
-            node.function.function, args, width, node.kind == "left", node.replace)) \
-            .name("Correlate")
+            node.function.function, args, width, node.kind == "left", node.replace,
+            condition)).name("Correlate")
 
 
 def _calc_of(stream, projections, columns, condition=None):

@@ -191,6 +191,12 @@ class SqlExpressions:
         args = [self.convert(start)] + ([self.convert(length)] if length is not None else [])
         return e.Expression("substring", self.convert(node.this), *args)
 
+    def _array(self, node):
+        return e.Expression("array", *(self.convert(a) for a in node.expressions))
+
+    def _split(self, node):
+        return self._builtin("SPLIT", node.this, node.expression)
+
     def _replace(self, node):
         return self._builtin("REPLACE", node.this, node.expression,
                              node.args.get("replacement"))

@@ -168,7 +168,8 @@ class QueryPlanner:
             # equalities key the join
             last_comma = index == len(joins) - 1 and where is not None \
                 and join.args.get("on") is None and not join.args.get("side") \
-                and not join.args.get("kind") and not isinstance(join.this, exp.Lateral)
+                and not join.args.get("kind") \
+                and not isinstance(join.this, (exp.Lateral, exp.Unnest))
             table, scope = self._join(table, scope, join,
                                       where.this if last_comma else None)
             if last_comma:
@@ -218,6 +219,8 @@ class QueryPlanner:
                 and source.this.expressions[0].name.upper() not in ("TUMBLE", "HOP",
                                                                      "CUMULATE")):
             return self._lateral(table, scope, source, join)
+        if isinstance(source, exp.Unnest):
+            return self._unnest(table, scope, source, join)
         version = source.args.get("version") if isinstance(source, exp.Table) else None
         if version is not None:
             source = source.copy()
@@ -248,12 +251,27 @@ class QueryPlanner:
         alias = source.args.get("alias")
         names = [c.name for c in alias.columns] if alias is not None and alias.columns else None
         udtf = function.alias(*names) if names else function
-        side = (join.args.get("side") or "").lower()
-        joined = table.left_outer_join_lateral(udtf(*args)) if side == "left" \
-            else table.join_lateral(udtf(*args))
-        qualifier = alias.name if alias is not None and alias.name else None
-        added = joined._node.columns[len(table._node.columns):]
-        return joined, Scope(scope.entries + [(qualifier, c.name, c.name) for c in added])
+        return _joined_laterally(self, table, scope, udtf(*args), join, alias)
+
+    def _unnest(self, table, scope, source, join):
+        """[CROSS | LEFT] JOIN UNNEST(collection) [WITH ORDINALITY] [AS t(names)] [ON
+        condition], or a comma before it: weir.table.unnest."""
+        from weir.table.evaluate import compile_expression
+        from weir.table.unnest import unnest_function
+        if len(source.expressions) != 1:
+            not_supported("UNNEST of more than one collection")
+        if (join.args.get("side") or "").lower() not in ("", "left"):
+            not_supported(f"'{join.sql()}' (UNNEST joins by CROSS JOIN, a comma or "
+                          "LEFT JOIN)")
+        value = self.convert(source.expressions[0], scope)
+        data_type = compile_expression(value, table._node.columns).data_type
+        alias, ordinality = source.args.get("alias"), source.args.get("offset")
+        names = [c.name for c in alias.columns] if alias is not None else []
+        if isinstance(ordinality, exp.Identifier) and names:
+            names.append(ordinality.name)  # (sqlglot keeps the last name apart)
+        function = unnest_function(data_type, names, bool(ordinality),
+                                   alias.name if alias is not None else None)
+        return _joined_laterally(self, table, scope, function(value), join, alias)
 
     def _legacy_window(self, windows, scope):
         """GROUP BY ..., TUMBLE(ts, size) (HOP(ts, slide, size), SESSION(ts, gap)):
@@ -305,6 +323,25 @@ class QueryPlanner:
 
 
 LEGACY_WINDOWS = ("TUMBLE", "HOP", "SESSION")
+
+
+def _joined_laterally(planner, table, scope, call, join, alias):
+    """(the table with a table function's rows joined laterally: LEFT or inner, as
+    `join` says, where its ON condition holds; the scope with its columns, qualified
+    by the alias's name)."""
+    side = (join.args.get("side") or "").lower()
+    joined = table.left_outer_join_lateral(call) if side == "left" \
+        else table.join_lateral(call)
+    qualifier = alias.name if alias is not None and alias.name else None
+    added = joined._node.columns[len(table._node.columns):]
+    scope = Scope(scope.entries + [(qualifier, c.name, c.name) for c in added])
+    on = join.args.get("on")
+    if on is None or on == exp.true():
+        return joined, scope
+    condition = planner.convert(on, scope)
+    if side == "left":  # (a row joined to nothing that holds keeps its row, with NULLs)
+        return table.left_outer_join_lateral(call, condition), scope
+    return joined.where(condition), scope
 
 
 def _legacy_window_of(planner, call, scope):

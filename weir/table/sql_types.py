@@ -1,5 +1,6 @@
 """SQL type names as DataTypes: 'BIGINT', 'string', 'VARCHAR(10)', 'TIMESTAMP(3)',
-'DECIMAL(10, 2)', 'ARRAY<INT>' (what DDL columns and PyFlink's string result types say)."""
+'DECIMAL(10, 2)', 'ARRAY<INT>', 'MAP<STRING, INT>' (what DDL columns and PyFlink's string
+result types say)."""
 
 import re
 
@@ -27,6 +28,10 @@ def parse_type(text: str):
     array = re.fullmatch(r"ARRAY\s*<(.+)>", upper)
     if array:
         return DataTypes.ARRAY(parse_type(array[1]), nullable)
+    mapping = re.fullmatch(r"MAP\s*<(.+)>", upper)
+    if mapping:
+        key, value = _split_top_level(source[source.index("<") + 1:source.rindex(">")])
+        return DataTypes.MAP(parse_type(key), parse_type(value), nullable)
     if not match:
         raise ValueError(f"unknown SQL type '{source}'")
     name, first, second = match[1].strip(), match[2], match[3]
@@ -47,3 +52,16 @@ def parse_type(text: str):
             return DataTypes.TIMESTAMP_LTZ(precision, nullable)
         return DataTypes.TIMESTAMP(precision, nullable)
     raise ValueError(f"unknown SQL type '{source}'")
+
+
+def _split_top_level(text: str):
+    """A MAP's two type names, split at its comma outside any <...> or (...)."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return text[:index], text[index + 1:]
+    raise ValueError(f"MAP<{text}> needs a key type and a value type")

@@ -268,10 +268,12 @@ class Table(PyFlinkGaps):
             raise ValueError(f"alias() names {len(names)} columns; the table function "
                              f"'{function.name}' gives {len(function.result_type)}")
         extra = [Column(n, t) for n, t in zip(names, function.result_type)]
+        condition = None if predicate is None or kind != "left" else \
+            resolved(predicate, self._t_env)
         node = logical.Correlate(list(self._node.columns) + extra, self._node, function,
-                                 args, kind)
+                                 args, kind, condition=condition)
         table = self._derive(node)
-        return table if predicate is None else table.where(predicate)
+        return table if predicate is None or kind == "left" else table.where(predicate)
 
     def map(self, func) -> "Table":
         expr = func if isinstance(func, Expression) else func(Expression("input_row"))

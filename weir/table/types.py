@@ -16,18 +16,19 @@ class DataType:
     """A column's SQL type."""
 
     def __init__(self, name: str, type_info, length=None, nullable=True, precision=None,
-                 scale=None, fields=None, element=None):
+                 scale=None, fields=None, element=None, key=None):
         self.name = name
         self.type_info = type_info
         self.length = length
         self._nullable = nullable
         self.precision, self.scale = precision, scale
         self.fields = fields  # ROW: [DataTypeField]
-        self.element = element  # ARRAY: the element type
+        self.element = element  # ARRAY: the element type; MAP: the value type
+        self.key = key  # MAP: the key type
 
     def _copy(self, nullable: bool) -> "DataType":
         return DataType(self.name, self.type_info, self.length, nullable, self.precision,
-                        self.scale, self.fields, self.element)
+                        self.scale, self.fields, self.element, self.key)
 
     def not_null(self) -> "DataType":
         return self._copy(False)
@@ -59,6 +60,8 @@ class DataType:
             body = f"ROW<{inner}>"
         elif self.name == "ARRAY":
             body = f"ARRAY<{self.element}>"
+        elif self.name == "MAP":
+            body = f"MAP<{self.key}, {self.element}>"
         elif self.name == "DECIMAL":
             body = f"DECIMAL({self.precision}, {self.scale})"
         elif self.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
@@ -158,6 +161,11 @@ class DataTypes:
     def ARRAY(element_type: DataType, nullable=True):
         return DataType("ARRAY", Types.LIST(element_type.type_info), None, nullable,
                         element=element_type)
+
+    @staticmethod
+    def MAP(key_type: DataType, value_type: DataType, nullable=True):
+        return DataType("MAP", Types.MAP(key_type.type_info, value_type.type_info), None,
+                        nullable, element=value_type, key=key_type)
 
     @staticmethod
     def FIELD(name: str, data_type: DataType, description=None) -> DataTypeField:
