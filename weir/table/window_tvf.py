@@ -79,11 +79,10 @@ class WindowRows(FlatMapFunction):
 
 
 def plan_window_tvf(planner, node: WindowTvf):
-    if node.kind == "session":
-        from weir.table.evaluate import not_supported
-        not_supported("a SESSION window table function without a window aggregation "
-                      "(GROUP BY window_start, window_end) over it")
     index = [c.name for c in node.input.columns].index(node.time_column)
+    if node.kind == "session":
+        from weir.table.session_rows import plan_session_rows
+        return plan_session_rows(planner, node, index)
     return planner.stream(node.input).flat_map(
         WindowRows(node.kind, index, node.size, node.step)).name("WindowTableFunction")
 
