@@ -28,6 +28,9 @@ class Rank(logical.UnaryNode):
     @property
     def changelog(self):
         from weir.table.deduplicate import deduplication
+        from weir.table.window_rank import window_end_of
+        if window_end_of(self) is not None:
+            return False  # (a window Top-N inserts each window's rows once)
         return deduplication(self) != "first"  # (Flink's first-row deduplication inserts)
 
     def describe(self):
@@ -137,6 +140,10 @@ class TopN(KeyedProcessFunction):
 def plan_rank(planner, node: Rank):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+    from weir.table.window_rank import plan_window_rank, window_end_of
+    end_position = window_end_of(node)
+    if end_position is not None and not node.input.changelog:
+        return plan_window_rank(planner, node, end_position)
     columns = node.input.columns
     partition = [compile_expression(p, columns).function for p in node.partition]
     order = [compile_expression(e, columns).function for e, _ in node.order]
