@@ -167,11 +167,16 @@ class Join(Node):
 
     @property
     def changelog(self):
+        from weir.table.planner import window_join_end
+        if window_join_end(self) is not None:
+            return False  # (a window join inserts each window's rows once)
         return self.kind != "inner" or super().changelog
 
     def describe(self):
+        from weir.table.planner import window_join_end
         on = "true" if self.condition is None else _show(self.condition)
-        return f"Join(joinType=[{self.kind.capitalize()}Join], where=[{on}])"
+        name = "WindowJoin" if window_join_end(self) is not None else "Join"
+        return f"{name}(joinType=[{self.kind.capitalize()}Join], where=[{on}])"
 
 
 @dataclass

@@ -17,6 +17,7 @@ from weir.table.expressions import Expression
 from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
                                 Values, digest)
 from weir.table.windowing import to_millis
+from weir.table.window_join import WindowJoin, window_join_ends
 
 
 class KeyOf:
@@ -143,8 +144,13 @@ class Planner:
             compile_expression(node.condition, node.columns).function
         left, right = self.stream(node.left), self.stream(node.right)
         widths = (left_width, len(node.right.columns))
-        return left.connect(right).key_by(KeyOf(left_keys), KeyOf(right_keys)) \
-            .process(changelog.RegularJoin(condition, widths, node.kind)).name("Join")
+        keyed = left.connect(right).key_by(KeyOf(left_keys), KeyOf(right_keys))
+        ends = window_join_end(node)
+        if ends is not None:
+            return keyed.process(WindowJoin((left_keys[ends], right_keys[ends]), condition,
+                                            widths, node.kind)).name("WindowJoin")
+        return keyed.process(changelog.RegularJoin(condition, widths, node.kind)) \
+            .name("Join")
 
     def _union(self, node):
         first, *others = [self.stream(part) for part in node.parts]
@@ -213,24 +219,35 @@ def _conjuncts(condition: Expression):
         yield condition
 
 
+def window_join_end(join):
+    """Where `join` is a window join (weir.table.window_join), the position of the
+    windows' ends among its equality keys, else None."""
+    pairs = equi_names(join.condition, join.left.columns, join.right.columns)
+    return window_join_ends(join, [a for a, _ in pairs], [b for _, b in pairs])
+
+
 def equi_keys(condition, left_columns, right_columns):
     """The key functions of each side from the `a = b` conjuncts of a join condition that
     compare a column of one side with a column of the other ([] and []: none, every
     row meets every row of the other side under one key)."""
+    pairs = equi_names(condition, left_columns, right_columns)
+    return ([compile_expression(Expression("col", a), left_columns).function for a, _ in pairs],
+            [compile_expression(Expression("col", b), right_columns).function
+             for _, b in pairs])
+
+
+def equi_names(condition, left_columns, right_columns):
+    """[(left column, right column)] of the `a = b` conjuncts of a join condition that
+    compare a column of one side with a column of the other."""
     left_names = {c.name for c in left_columns}
     right_names = {c.name for c in right_columns}
-    left_keys, right_keys = [], []
+    pairs = []
     for conjunct in ([] if condition is None else _conjuncts(condition)):
         if conjunct.op != "equals" or any(a.op != "col" for a in conjunct.args):
             continue
         a, b = (arg.args[0] for arg in conjunct.args)
         if a in left_names and b in right_names:
-            pair = (a, b)
+            pairs.append((a, b))
         elif b in left_names and a in right_names:
-            pair = (b, a)
-        else:
-            continue
-        left_keys.append(compile_expression(Expression("col", pair[0]), left_columns).function)
-        right_keys.append(compile_expression(Expression("col", pair[1]),
-                                             right_columns).function)
-    return left_keys, right_keys
+            pairs.append((b, a))
+    return pairs
