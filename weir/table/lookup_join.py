@@ -27,17 +27,29 @@ class LookupJoin(logical.UnaryNode):
         return f"LookupJoin(table=[{self.path}], joinType=[{self.kind.capitalize()}Join])"
 
 
-def lookup_join(left, right, path, condition, kind):
-    """The Table of `left` joined with the lookup table `right` (a Table of a jdbc table,
-    maybe with renamed columns) on `condition` (over both tables' columns)."""
+def is_lookup_table(table) -> bool:
+    """Whether `table` reads a lookup source (a jdbc table)."""
+    return _scanned(table._node) is not None
+
+
+def _scanned(node):
+    """The Scan of a jdbc table that `node` is (maybe with renamed columns), else None."""
     from weir.table.jdbc_table import JdbcConnector
-    node = right._node
     if type(node) is logical.Calc and node.condition is None and all(
             p.op == "alias" and p.args[0].op == "col" or p.op == "col"
             for p in node.projections):
         node = node.input
     if type(node) is not logical.Scan or not isinstance(node.connector, JdbcConnector) \
             or node.projections is not None:
+        return None
+    return node
+
+
+def lookup_join(left, right, path, condition, kind):
+    """The Table of `left` joined with the lookup table `right` (a Table of a jdbc table,
+    maybe with renamed columns) on `condition` (over both tables' columns)."""
+    node = _scanned(right._node)
+    if node is None:
         not_supported("a temporal join (FOR SYSTEM_TIME AS OF) of a table other than a "
                       "lookup table: weir looks up jdbc tables")
     if kind not in ("inner", "left"):

@@ -89,6 +89,10 @@ class Planner:
         from weir.table.lookup_join import plan_lookup_join
         return plan_lookup_join(self, node)
 
+    def _temporaljoin(self, node):
+        from weir.table.temporal_join import plan_temporal_join
+        return plan_temporal_join(self, node)
+
     def _windowtvf(self, node):
         from weir.table.window_tvf import plan_window_tvf
         return plan_window_tvf(self, node)

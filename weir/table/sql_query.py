@@ -231,10 +231,18 @@ class QueryPlanner:
         on = join.args.get("on") if where is None else where
         condition = None if on is None else self.convert(on, scope)
         side = (join.args.get("side") or "").lower()
-        if version is not None:  # FOR SYSTEM_TIME AS OF: a lookup join
-            from weir.table.lookup_join import lookup_join
-            self.convert(version.expression, scope)  # (a column of the left, checked)
-            return lookup_join(table, other, source.name, condition, side or "inner"), scope
+        if version is not None:  # FOR SYSTEM_TIME AS OF: a lookup or temporal join
+            from weir.table.lookup_join import is_lookup_table, lookup_join
+            from weir.table.temporal_join import temporal_join
+            as_of = self.convert(version.expression, scope)  # (a column of the left)
+            if is_lookup_table(other):
+                return lookup_join(table, other, source.name, condition, side or "inner"), \
+                    scope
+            if as_of.op != "col":
+                not_supported(f"FOR SYSTEM_TIME AS OF {version.expression.sql()} (a "
+                              "column of the left table)")
+            return temporal_join(table, other, as_of.args[0], condition, side or "inner"), \
+                scope
         method = {"": "join", "left": "left_outer_join", "right": "right_outer_join",
                   "full": "full_outer_join"}.get(side)
         if method is None:

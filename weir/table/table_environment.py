@@ -214,8 +214,9 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
                                  "not a column")
             from weir.table.sql import SqlPlanner
             delay = SqlPlanner(self).watermark_delay(schema.watermark[1], rowtime)
-        return logical.Scan(columns, path, connector_of(descriptor.all_options()), rowtime,
-                            delay, physical, projections)
+        connector = connector_of(descriptor.all_options(),
+                                 getattr(schema, "primary_key", ()))
+        return logical.Scan(columns, path, connector, rowtime, delay, physical, projections)
 
     def _sink_descriptor(self, path: str):
         entry = self._tables.get(path)
