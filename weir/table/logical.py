@@ -167,16 +167,22 @@ class Join(Node):
 
     @property
     def changelog(self):
-        from weir.table.planner import window_join_end
-        if window_join_end(self) is not None:
-            return False  # (a window join inserts each window's rows once)
+        if self.flavour != "Join":
+            return False  # (window and interval joins insert their rows once)
         return self.kind != "inner" or super().changelog
 
-    def describe(self):
+    @property
+    def flavour(self) -> str:
+        """'WindowJoin', 'IntervalJoin' (weir.table.window_join, interval_join) or 'Join'."""
+        from weir.table.interval_join import interval_bounds
         from weir.table.planner import window_join_end
+        if window_join_end(self) is not None:
+            return "WindowJoin"
+        return "IntervalJoin" if interval_bounds(self) is not None else "Join"
+
+    def describe(self):
         on = "true" if self.condition is None else _show(self.condition)
-        name = "WindowJoin" if window_join_end(self) is not None else "Join"
-        return f"{name}(joinType=[{self.kind.capitalize()}Join], where=[{on}])"
+        return f"{self.flavour}(joinType=[{self.kind.capitalize()}Join], where=[{on}])"
 
 
 @dataclass

@@ -17,6 +17,7 @@ from weir.table.expressions import Expression
 from weir.table.logical import (Aggregate, Calc, Correlate, Join, Limit, Node, Scan,
                                 Values, digest)
 from weir.table.windowing import to_millis
+from weir.table.interval_join import IntervalJoin, interval_bounds
 from weir.table.window_join import WindowJoin, window_join_ends
 
 
@@ -153,6 +154,10 @@ class Planner:
         if ends is not None:
             return keyed.process(WindowJoin((left_keys[ends], right_keys[ends]), condition,
                                             widths, node.kind)).name("WindowJoin")
+        interval = interval_bounds(node)
+        if interval is not None:
+            return keyed.process(IntervalJoin(interval[:2], interval[2:], condition, widths,
+                                              node.kind)).name("IntervalJoin")
         return keyed.process(changelog.RegularJoin(condition, widths, node.kind)) \
             .name("Join")
 
