@@ -1,7 +1,8 @@
 """Event-time temporal joins: each order joined with the version of its currency's rate
 valid at the order's time (`FOR SYSTEM_TIME AS OF o.order_time` over a versioned table:
 a primary key and an event-time attribute), inner and LEFT (an order before any rate of
-its currency keeps its row with NULLs), emitted once the watermark passes the order."""
+its currency keeps its row with NULLs), emitted once the watermark passes the order; and
+over a versioned view (a deduplication keeping each currency's latest rate)."""
 
 import os
 import tempfile
@@ -44,4 +45,22 @@ t_env.execute_sql("""
     FROM orders AS o
     LEFT JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
     ON o.currency = r.currency AND r.rate > 100
+""").print()
+t_env.execute_sql(f"""
+    CREATE TABLE rates_log (update_time TIMESTAMP(3), currency STRING, rate INT,
+                            WATERMARK FOR update_time AS update_time - INTERVAL '1' SECOND)
+    WITH ('connector' = 'filesystem', 'path' = '{directory}/rates.csv', 'format' = 'csv')
+""")
+t_env.execute_sql("""
+    CREATE VIEW versioned_rates AS
+    SELECT currency, rate, update_time FROM (
+      SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS n
+      FROM rates_log)
+    WHERE n = 1
+""")
+t_env.execute_sql("""
+    SELECT o.order_id, o.amount * r.rate AS converted
+    FROM orders AS o
+    JOIN versioned_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+    ON o.currency = r.currency
 """).print()

@@ -83,3 +83,14 @@ def test_a_temporal_join_needs_a_versioned_table_and_an_event_time(tmp_path):
     with pytest.raises(NotImplementedError, match="a FULL temporal join"):
         t_env.sql_query("SELECT * FROM o FULL JOIN versioned FOR SYSTEM_TIME AS OF o.ts "
                         "AS r ON o.k = r.k")
+
+
+def test_a_versions_retraction_before_its_update_does_not_delete_it():
+    """A versioned view (a deduplication) sends -U then +U: the versions are its upserts."""
+    from weir.table.changelog import UPDATE_BEFORE
+    h = harness()
+    version(h, 10, "v10"), version(h, 10, "v10", UPDATE_BEFORE), version(h, 20, "v20",
+                                                                          UPDATE_AFTER)
+    order(h, 15, "a"), order(h, 25, "b")
+    h.process_watermark(30)
+    assert joined(h) == [("a", "v10"), ("b", "v20")]

@@ -1,7 +1,8 @@
 """Flink's event-time temporal join: `JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
 ON o.currency = r.currency`, where `o.order_time` is the left's event-time attribute and
 `rates` a versioned table (a primary key and an event-time attribute; an upsert or
-insert-only table, each row a new version of its key).
+insert-only table, each row a new version of its key; or a versioned view: a
+deduplication keeping each key's latest row).
 
 Per join key (the ON condition's equalities, which hold the right's primary key), the
 left rows wait until the watermark passes their time; then each joins the right's
@@ -16,7 +17,7 @@ from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedCoProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.table import logical
-from weir.table.changelog import is_accumulate
+from weir.table.changelog import UPDATE_BEFORE, is_accumulate
 from weir.table.evaluate import Column, not_supported
 from weir.table.windowing import to_millis
 
@@ -67,9 +68,15 @@ def temporal_join(left, right, as_of, condition, kind):
 
 
 def _primary_key(node):
-    """The primary key of the table a right side reads (through renaming projections)."""
+    """The primary key of the table a right side reads (through projections): its
+    connector's, or a deduplication's partition (a versioned view: Flink's `ROW_NUMBER()
+    OVER (PARTITION BY key ORDER BY time DESC) = 1`)."""
+    from weir.table.deduplicate import deduplication
+    from weir.table.rank import Rank
     while isinstance(node, logical.Calc):
         node = node.input
+    if isinstance(node, Rank):
+        return list(node.partition) if deduplication(node) == "last" else []
     connector = getattr(node, "connector", None)
     return list(getattr(connector, "primary_key", []) or [])
 
@@ -98,6 +105,8 @@ class VersionedJoin(KeyedCoProcessFunction):
 
     def process_element2(self, record, ctx):
         kind, values = record
+        if kind == UPDATE_BEFORE:
+            return ()  # (the versions are upserts, as Flink asks of its input: +U is one)
         arrival, lefts, versions = self.state.value() or (0, [], {})
         versions[to_millis(values[self.right_time])] = (kind, values)
         self.state.update((arrival, lefts, versions))
