@@ -134,10 +134,14 @@ class Planner:
         return stream.process(kind(keys, accumulators)).name("GroupAggregate")
 
     def _limit(self, node: Limit):
-        if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
-            raise NotImplementedError("LIMIT over a changelog (an aggregate's updates) in a "
-                                      "streaming query is not supported by weir's Table API "
-                                      "yet")
+        if node.input.changelog:  # (a Top-N without a sort key: the first rows to come)
+            if node.offset:
+                raise NotImplementedError("OFFSET over a changelog (an aggregate's updates) "
+                                          "in a streaming query is not supported by weir's "
+                                          "Table API yet")
+            from weir.table.changelog_rank import ChangelogTopN
+            return self.stream(node.input).key_by(KeyOf([])).process(
+                ChangelogTopN([], [], node.fetch, False)).name("Limit")
         return self.stream(node.input).key_by(KeyOf([])) \
             .process(changelog.Limit(node.fetch, node.offset)).name("Limit")
 

@@ -149,9 +149,10 @@ def plan_rank(planner, node: Rank):
     order = [compile_expression(e, columns).function for e, _ in node.order]
     directions = [descending for _, descending in node.order]
     if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
-        from weir.table.evaluate import not_supported
-        not_supported("Top-N over a changelog (an aggregate's updates) in a streaming "
-                      "query")
+        from weir.table.changelog_rank import ChangelogTopN, unique_key
+        return planner.stream(node.input).key_by(KeyOf(partition)).process(ChangelogTopN(
+            order, directions, node.rank_end, node.output_rank, unique_key(node))) \
+            .name("Rank")
     from weir.table import deduplicate
     keep = deduplicate.deduplication(node)
     stream = planner.stream(node.input).key_by(KeyOf(partition))
