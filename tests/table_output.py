@@ -10,7 +10,9 @@ order with their row kinds, and every other line.
 import re
 
 _EXPLAIN_STARTS = ("== Abstract Syntax Tree ==", "== weir plan ==")
-_PRINTED = re.compile(r"^(?:\S+:)?(?:\d+> )?([+-][IUD])\[(.*)\]$")
+# a print sink's row: `+I[...]`, after `2> `, `name> ` or `name:2> ` (its identifier and
+# subtask, as Flink prefixes them)
+_PRINTED = re.compile(r"^(?:\S+:)?(?:\d+> |\S+> )?([+-][IUD])\[(.*)\]$")
 
 
 def _without_explains(lines):

@@ -47,7 +47,23 @@ def java_text(value, type_info) -> str:
         return java_float(value, single=True)
     if name == "DOUBLE" or isinstance(value, float):
         return java_float(value, single=False)
+    if type(value).__name__ == "Instant":
+        return java_instant(value)
     return str(value)
+
+
+def java_instant(instant) -> str:
+    """Java's Instant.toString: ISO-8601 in UTC, seconds always, the fraction in groups
+    of three digits where it is not zero (2017-11-26T01:05:00Z)."""
+    import datetime
+    moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=instant.seconds)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if instant.nanos:
+        fraction = f"{instant.nanos:09d}"
+        while fraction.endswith("000"):
+            fraction = fraction[:-3]
+        text += "." + fraction
+    return text + "Z"
 
 
 def java_float(value, single: bool) -> str:

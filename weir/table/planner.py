@@ -66,8 +66,11 @@ class Planner:
         return self._planned[key][1]
 
     def _streamscan(self, node):
-        from weir.table.streams import _ToRecord
-        stream = node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
+        from weir.table.streams import RecordTime, _ToRecord
+        if node.record_time is not None:
+            stream = node.stream.process(RecordTime(node.record_time)).name("DataStreamScan")
+        else:
+            stream = node.stream.map(_ToRecord(len(node.columns))).name("DataStreamScan")
         if node.projections is not None:
             stream = _calc_of(stream, node.projections, node.physical)
         return _with_watermarks(stream, node.columns, node.rowtime, node.delay_ms)
