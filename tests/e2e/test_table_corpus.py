@@ -104,8 +104,6 @@ DIFFERS = {
     "wu_hot_items_sql": _ranks_apart_from_ties,
 }
 FAILS = {  # name: what does not work yet (docs/limitations.md)
-    "jk_eventtime_tumble": "print_schema() leaves out Flink's *PROCTIME* and *ROWTIME* "
-                           "markers, computed columns' expressions and the WATERMARK line",
 }
 
 

@@ -24,6 +24,7 @@ class Column:
     name: str
     data_type: DataType
     time_attribute: bool = False  # the event-time column (rowtime) of its table
+    proctime: bool = False  # a processing-time attribute (PROCTIME()), as printed
 
 
 @dataclass
@@ -305,7 +306,26 @@ def _concat(expr, columns):
 def _if(expr, columns):
     condition, yes, no = (compile_expression(a, columns) for a in expr.args)
     return Compiled(lambda v: yes.function(v) if condition.function(v) is True
-                    else no.function(v), yes.data_type, None)
+                    else no.function(v), common_type(yes.data_type, no.data_type), None)
+
+
+_TEXTS = ("CHAR", "VARCHAR", "STRING")
+
+
+def common_type(a: DataType, b: DataType) -> DataType:
+    """The type of values of either type (Calcite's least restrictive, for what weir
+    meets: texts are CHAR of one length, else VARCHAR of the longer, STRING over all;
+    numbers the wider), nullable where either is."""
+    if a.name in _TEXTS and b.name in _TEXTS:
+        if "STRING" in (a.name, b.name):
+            result = DataTypes.STRING()
+        elif a.name == b.name == "CHAR" and a.length == b.length:
+            result = DataTypes.CHAR(a.length)
+        else:
+            result = DataTypes.VARCHAR(max(a.length, b.length))
+    else:
+        result = wider(a, b)
+    return result.nullable() if a.is_nullable or b.is_nullable else result.not_null()
 
 
 def _coalesce(expr, columns):
@@ -317,7 +337,11 @@ def _coalesce(expr, columns):
             if value is not None:
                 return value
         return None
-    return Compiled(run, parts[0].data_type, None)
+    data_type = parts[0].data_type
+    for part in parts[1:]:
+        data_type = common_type(data_type, part.data_type)
+    nullable = all(p.data_type.is_nullable for p in parts)  # (NULL only where all are)
+    return Compiled(run, data_type.nullable() if nullable else data_type.not_null(), None)
 
 
 def _in(expr, columns):

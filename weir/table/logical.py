@@ -250,12 +250,13 @@ def project(node: Node, expressions: List[Expression], condition=None) -> Calc:
     column's name, an alias, else _c<position>; SQL names its own: EXPR$<position>)."""
     columns = []
     times = {c.name for c in node.columns if c.time_attribute}
+    procs = {c.name for c in node.columns if c.proctime}
     for position, expr in enumerate(expressions):
         compiled = compile_expression(expr, node.columns)
         source = expr.args[0] if expr.op == "alias" else expr
-        is_time = source.op == "col" and source.args[0] in times
+        named = source.args[0] if source.op == "col" else None
         columns.append(Column(compiled.name or f"_c{position}", compiled.data_type,
-                              is_time))
+                              named in times, named in procs))
     _check_unique(columns)
     return Calc(columns, node, list(expressions), condition)
 

@@ -194,6 +194,16 @@ class SqlExpressions:
     def _array(self, node):
         return e.Expression("array", *(self.convert(a) for a in node.expressions))
 
+    def _jsonvalue(self, node):
+        condition = node.args.get("on_condition")
+        if node.args.get("returning") or (
+                condition is not None and any(condition.args.values())):
+            not_supported(f"'{node.sql()}' (JSON_VALUE with RETURNING or ON EMPTY/ERROR)")
+        return self.convert(node.this).json_value(node.args["path"].name)
+
+    def _dpipe(self, node):  # (a || b: CONCAT's NULL rule, NULL if either is)
+        return e.Expression("concat", (self.convert(node.this), self.convert(node.expression)))
+
     def _split(self, node):
         return self._builtin("SPLIT", node.this, node.expression)
 

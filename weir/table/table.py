@@ -68,7 +68,7 @@ class Table(PyFlinkGaps):
         return self._name
 
     def get_schema(self):
-        return TableSchema(self._node.columns)
+        return TableSchema(self._node.columns, getattr(self, "_declared", None))
 
     def get_resolved_schema(self):
         return self.get_schema()
@@ -442,8 +442,8 @@ class OverWindowedTable:
 class TableSchema:
     """A table's columns, printed as Flink prints a resolved schema."""
 
-    def __init__(self, columns):
-        self.columns = columns
+    def __init__(self, columns, declared=None):
+        self.columns, self.declared = columns, declared  # (declared: the table's Schema)
 
     def get_field_names(self):
         return [c.name for c in self.columns]
@@ -452,8 +452,8 @@ class TableSchema:
         return [c.data_type for c in self.columns]
 
     def __str__(self):
-        lines = ",\n".join(f"  `{c.name}` {c.data_type}" for c in self.columns)
-        return f"(\n{lines}\n)"
+        from weir.table.schema_text import schema_text
+        return schema_text(self.columns, self.declared)
 
 
 __all__ = ["Table", "GroupedTable", "TableSchema", "DataTypes"]

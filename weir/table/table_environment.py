@@ -187,7 +187,9 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
                              "create_temporary_table, create_temporary_view or CREATE TABLE")
         if isinstance(entry, Table):
             return entry
-        return Table(self._scan(path, entry), self)
+        table = Table(self._scan(path, entry), self)
+        table._declared = entry.schema  # (printed with its expressions: print_schema)
+        return table
 
     def _scan(self, path, descriptor):
         from weir.table.descriptors import ComputedColumn
@@ -204,9 +206,12 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
                            if isinstance(t, ComputedColumn) else col(n)
                            for n, t in schema.columns]
         for index, (name, data_type) in enumerate(schema.columns):
+            proctime = False
             if isinstance(data_type, ComputedColumn):
-                data_type = compile_expression(projections[index], physical).data_type
-            columns.append(Column(name, data_type, name == rowtime))
+                projection = projections[index]
+                proctime = projection.op == "builtin" and projection.args[0] == "PROCTIME"
+                data_type = compile_expression(projection, physical).data_type
+            columns.append(Column(name, data_type, name == rowtime, proctime))
         delay = 0
         if rowtime is not None:
             if rowtime not in [c.name for c in columns]:
