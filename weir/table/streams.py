@@ -207,7 +207,7 @@ def _field_converters(type_info):
     TIMESTAMP read as UTC; a BIG_DEC from an integer, at DECIMAL(38, 18)'s scale), or
     None where the value passes as it is."""
     fields = getattr(type_info, "get_field_types", lambda: [])()
-    return [_CONVERSIONS.get(repr(t).split("(")[0].replace("Types.", "")) for t in fields]
+    return [_CONVERSIONS.get(getattr(t, "name", None)) for t in fields]
 
 
 def _to_instant(value):
@@ -229,6 +229,9 @@ _CONVERSIONS = {"INSTANT": _to_instant, "BIG_DEC": _to_big_decimal}
 
 
 def _converted(values, converters):
+    """`values` with each field's conversion (none: as they are)."""
+    if not converters:
+        return values
     return tuple(v if c is None or v is None else c(v) for v, c in zip(values, converters))
 
 
@@ -241,8 +244,7 @@ class _AsType:
 
     def __call__(self, row):
         if self.as_tuple:
-            return _converted(tuple(row), self.converters) if self.converters \
-                else tuple(row)
+            return _converted(tuple(row), self.converters)
         plain = Row(**row.as_dict()) if hasattr(row, "as_dict") else row
         plain.set_row_kind(RowKind.INSERT)
         return plain
@@ -257,10 +259,8 @@ class _Retraction:
 
     def __call__(self, row):
         kind = row.get_row_kind()
-        values = _converted(tuple(row), self.converters) if self.converters \
-            else tuple(row)
         return kind in (RowKind.INSERT, RowKind.UPDATE_AFTER), \
-            values if self.as_tuple else row
+            _converted(tuple(row), self.converters) if self.as_tuple else row
 
 
 def _is_tuple_type(type_info) -> bool:

@@ -22,11 +22,11 @@ def window_join_ends(join, left_keys, right_keys):
     """The position in the join's equality keys (`left_keys`, `right_keys`: paired
     column names) of the windows' ends, where the keys pair both inputs' window_start
     and window_end and both inputs are insert-only; else None."""
-    from weir.table.window_rank import _bound
+    from weir.table.window_tvf import window_bound
     if join.left.changelog or join.right.changelog:
         return None
-    pairs = [(_bound(join.left, a), _bound(join.right, b)) for a, b in
-             zip(left_keys, right_keys)]
+    pairs = [(window_bound(join.left, a, tvf=True), window_bound(join.right, b, tvf=True))
+             for a, b in zip(left_keys, right_keys)]
     if ("window_start", "window_start") not in pairs or \
             ("window_end", "window_end") not in pairs:
         return None

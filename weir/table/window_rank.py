@@ -15,7 +15,6 @@ import functools
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
-from weir.table import logical
 from weir.table.changelog import INSERT
 from weir.table.sort import compare
 from weir.table.windowing import to_millis
@@ -25,27 +24,12 @@ def window_end_of(rank):
     """The position in `rank.partition` (a Rank's) of its window's end, where the
     partition has both bounds of one window table function's (or window aggregation's)
     windows; else None."""
-    bounds = [_bound(rank.input, p.args[0]) if p.op == "col" else None
+    from weir.table.window_tvf import window_bound
+    bounds = [window_bound(rank.input, p.args[0], tvf=True) if p.op == "col" else None
               for p in rank.partition]
     if "window_start" in bounds and "window_end" in bounds:
         return bounds.index("window_end")
     return None
-
-
-def _bound(node, name):
-    """'window_start' or 'window_end' where column `name` of `node` is one, passed on
-    unchanged from a window table function or a window aggregation; else None."""
-    from weir.table.window_tvf import WindowTvf, window_bound
-    while type(node) is logical.Calc:
-        expr = node.projections[[c.name for c in node.columns].index(name)]
-        while expr.op == "alias":
-            expr = expr.args[0]
-        if expr.op != "col":
-            return None
-        node, name = node.input, expr.args[0]
-    if isinstance(node, WindowTvf):
-        return name if name in ("window_start", "window_end") else None
-    return window_bound(node, name)
 
 
 class WindowTopN(KeyedProcessFunction):

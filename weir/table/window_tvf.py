@@ -112,9 +112,10 @@ def reads_window_tvf(node) -> bool:
     return False
 
 
-def window_bound(node, name):
+def window_bound(node, name, tvf=False):
     """'window_start' or 'window_end' where column `name` of `node` is a window
-    aggregation's window_start or window_end passed on unchanged, else None."""
+    aggregation's window_start or window_end passed on unchanged (`tvf`: or a window
+    table function's), else None."""
     while type(node) is logical.Calc:
         names = [c.name for c in node.columns]
         expr = node.projections[names.index(name)] if name in names else None
@@ -123,6 +124,8 @@ def window_bound(node, name):
         if expr is None or expr.op != "col":
             return None
         node, name = node.input, expr.args[0]
+    if tvf and isinstance(node, WindowTvf):
+        return name if name in ("window_start", "window_end") else None
     if not isinstance(node, WindowAggregate):
         return None
     index = [c.name for c in node.columns].index(name)
