@@ -78,3 +78,10 @@ def test_an_unnest_query_has_flinks_columns():
         ("VALUE", "INT")]
     with pytest.raises(NotImplementedError, match="UNNEST joins by"):
         t_env.sql_query("SELECT * FROM t RIGHT JOIN UNNEST(tags) AS u(x) ON TRUE")
+
+
+def test_an_array_constant_has_the_type_common_to_its_elements_as_pyflink_printed_it():
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    table = t_env.sql_query("SELECT ARRAY['a', 'bb'] AS x, ARRAY[1, 2] AS y")
+    assert [str(c.data_type) for c in table._node.columns] == [
+        "ARRAY<VARCHAR(2) NOT NULL> NOT NULL", "ARRAY<INT NOT NULL> NOT NULL"]

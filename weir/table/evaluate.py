@@ -374,14 +374,14 @@ def _substring(expr, columns):
 
 
 def _array(expr, columns):
-    """ARRAY[a, b, ...]: a list, its elements of the widest of their types."""
+    """ARRAY[a, b, ...]: a list, its elements of the type common to theirs."""
     from weir.table.casts import cast_value
     parts = [compile_expression(a, columns) for a in expr.args]
     if not parts:
         raise ValueError("ARRAY[] needs at least one element")
     element = parts[0].data_type
     for part in parts[1:]:
-        element = wider(element, part.data_type)
+        element = common_type(element, part.data_type)
     return Compiled(lambda values: [cast_value(p.function(values), p.data_type, element)
                                     for p in parts], DataTypes.ARRAY(element, False), None)
 
