@@ -96,8 +96,7 @@ class ChangelogTopN(KeyedProcessFunction):
             replaced = self._remove_key(rows, values)
         if is_accumulate(kind):
             entry = (tuple(f(values) for f in self.sort_functions), arrival, values)
-            keys = [self._order(r) for r in rows]
-            rows.insert(bisect.bisect_right(keys, self._order(entry)), entry)
+            rows.insert(bisect.bisect_right(rows, self._order(entry), key=self._order), entry)
             arrival += 1
         elif replaced is None:
             _remove_values(rows, values)

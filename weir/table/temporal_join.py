@@ -13,6 +13,8 @@ and a LEFT join pads it with NULLs. Versions that no waiting or later left row c
 left's time attribute stays one (the right's does not).
 """
 
+import bisect
+
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedCoProcessFunction
 from weir.datastream.state import ValueStateDescriptor
@@ -141,12 +143,8 @@ class VersionedJoin(KeyedCoProcessFunction):
 
 def _version_at(versions, times, time):
     """The version valid at `time`: the latest at or before it, else None."""
-    valid = None
-    for version_time in times:
-        if version_time > time:
-            break
-        valid = version_time
-    return None if valid is None else versions[valid]
+    index = bisect.bisect_right(times, time)
+    return versions[times[index - 1]] if index else None
 
 
 def _unexpired(versions, times, watermark):
