@@ -296,7 +296,7 @@ def test_nexmarks_lowered_queries_give_pyflinks_rows(spark_env, tmp_path):
     assert lowered == sorted(LOWERED_NEXMARK + GROUPS_NEXMARK)
     for name in lowered:
         query = lower_query(t_env.sql_query(QUERIES[name])._node, True)
-        rows = collect_rows(spark, query.sources, query.build)
+        rows = collect_rows(spark, query.sources, query.sql)
         assert sorted(", ".join(show(v) for v in row) for row in rows) == expected[name], name
 
 

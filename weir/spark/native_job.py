@@ -38,10 +38,11 @@ _BUILDING = threading.Lock()  # (the session's ANSI mode is switched while a pla
 @dataclass
 class NativeWrite:
     """One insert: its sink's name, the JSON files it reads with their schemas (Spark
-    DDL), the output frame built from the source frames, and the SparkSink to write."""
+    DDL), its output's query text over the sources' views (`sql(views)`), and the
+    SparkSink to write."""
     uid: str
     sources: List[Tuple[str, str]]
-    build: Callable
+    sql: Callable
     sink: SparkSink
 
 
@@ -68,17 +69,18 @@ def json_source(spark, path: str, schema: str, seen: Observation = None):
     return frame if seen is None else frame.observe(seen, F.count(F.lit(1)).alias("read"))
 
 
-def group_by(frame, keys, aggregates):
-    """`frame` grouped by `keys` with `aggregates` (Spark SQL expressions)."""
-    if not aggregates:
-        return frame.selectExpr(*keys).distinct()
-    return frame.groupBy(*map(F.expr, keys)).agg(*map(F.expr, aggregates))
-
-
-def numbered(frame, name: str):
-    """`frame` with a column `name` that increases with its rows' order (of a file's
-    lines: their position)."""
-    return frame.withColumn(name, F.monotonically_increasing_id())
+def query_frame(spark, frames, sql: Callable):
+    """The frame of the query text `sql(views)` over `frames`, each a temporary view
+    while Spark analyses the text (once, however many steps the query has)."""
+    views = [f"_weir_{uuid.uuid4().hex}" for _ in frames]
+    for view, frame in zip(views, frames):
+        frame.createOrReplaceTempView(view)
+    try:
+        with legacy_arithmetic(spark):
+            return spark.sql(sql(views))
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
 
 
 def _observed(seen: Observation, name: str) -> int:
@@ -94,12 +96,11 @@ def _malformed(error) -> bool:
     return MALFORMED in str(error)
 
 
-def collect_rows(spark, sources, build) -> list:
-    """The rows (tuples) of `build(frames)` over the JSON lines of `sources` ([(path,
-    schema)]), or None where a line needs Flink's json reading."""
-    frames = [json_source(spark, path, schema) for path, schema in sources]
-    with legacy_arithmetic(spark):
-        frame = build(frames)
+def collect_rows(spark, sources, sql) -> list:
+    """The rows (tuples) of the query text `sql(views)` over the JSON lines of `sources`
+    ([(path, schema)]), or None where a line needs Flink's json reading."""
+    frame = query_frame(spark, [json_source(spark, path, schema)
+                                for path, schema in sources], sql)
     try:
         table = frame.toArrow()
     except Exception as error:  # noqa: BLE001 (one kind is the fallback's)
@@ -172,8 +173,7 @@ class NativeJob(JobClient):
         output_seen = Observation()
         frames = [json_source(self.spark, path, schema, seen)
                   for (path, schema), seen in zip(write.sources, sources_seen)]
-        with legacy_arithmetic(self.spark):
-            output = write.build(frames)
+        output = query_frame(self.spark, frames, write.sql)
         output = output.observe(output_seen, F.count(F.lit(1)).alias("written"))
         sink = write.sink
         if sink.format == "noop":

@@ -23,7 +23,7 @@ from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
 from weir.table.lowering_windows import (group_aggregate, group_window_aggregate,
                                          window_aggregate, windows_of)
-from weir.table.spark_sql import column_name, spark_type, to_spark_sql
+from weir.table.spark_sql import column_name, select, spark_type, to_spark_sql
 from weir.table.lowering_ranks import position, rank_of
 from weir.table.rank import Rank
 from weir.table.window_tvf import WindowAggregate, WindowTvf
@@ -34,9 +34,10 @@ OPTION = "weir.table.lower-to-spark-sql"
 
 class Lowered:
     """A query as Spark SQL: the JSON files it reads with their schemas (Spark DDL),
-    `sources` [(path, schema)], and `build(frames)`: its rows, from one frame per source,
-    as a frame of columns `_c0`, `_c1`, ...; `ordered`: whether its rows come in the
-    order Flink gives them (a join's depend on which input's rows come first)."""
+    `sources` [(path, schema)], and `sql(views)`: one query text (so Spark analyses it
+    once) of its rows in columns `_c0`, `_c1`, ..., over one view per source (their
+    names); `ordered`: whether its rows come in the order Flink gives them (a join's
+    depend on which input's rows come first)."""
 
     def __init__(self, sources, root):
         self.sources, self.root = sources, root
@@ -45,8 +46,9 @@ class Lowered:
     def ordered(self) -> bool:
         return isinstance(self.root.input, int)
 
-    def build(self, frames):
-        return self.root.build(frames)
+    def sql(self, views) -> str:
+        return self.root.sql(views)
+
 
 
 class _Steps:
@@ -62,15 +64,16 @@ class _Steps:
             return [self.input]
         return self.input.reads() if isinstance(self.input, _JoinOf) else None
 
-    def build(self, frames, carry=False):
-        """Its frame; `carry`: with each source's position column (`position(i)`,
-        numbered in `frames`) kept through (where `reads()` is not None)."""
-        frame = frames[self.input] if isinstance(self.input, int) else \
-            self.input.build(frames, carry) if carry else self.input.build(frames)
+    def sql(self, views, carry=False) -> str:
+        """Its query text; `carry`: with each source's position column (`position(i)`,
+        numbered in `views`) kept through (where `reads()` is not None)."""
+        text = f"SELECT * FROM {views[self.input]}" if isinstance(self.input, int) else \
+            self.input.sql(views, carry) if carry else self.input.sql(views)
         kept = [position(i) for i in self.reads()] if carry else []
         for kind, sql in self.steps:
-            frame = frame.where(sql) if kind == "where" else frame.selectExpr(*sql, *kept)
-        return frame
+            text = select(["*"], text, sql) if kind == "where" else \
+                select([*sql, *kept], text)
+        return text
 
 
 class _JoinOf:
@@ -85,13 +88,13 @@ class _JoinOf:
         left, right = self.left.reads(), self.right.reads()
         return None if left is None or right is None else left + right
 
-    def build(self, frames, carry=False):
+    def sql(self, views, carry=False) -> str:
         kept = [position(i) for i in self.right.reads()] if carry else []
-        right = self.right.build(frames, carry).selectExpr(*(
-            f"{column_name(i)} AS {column_name(self.left_width + i)}"
-            for i in range(self.right_width)), *kept)
-        joined = self.left.build(frames, carry).join(right)
-        return joined if self.condition is None else joined.where(self.condition)
+        right = select([*(f"{column_name(i)} AS {column_name(self.left_width + i)}"
+                          for i in range(self.right_width)), *kept],
+                       self.right.sql(views, carry))
+        text = f"SELECT * FROM ({self.left.sql(views, carry)}) AS _l, ({right}) AS _r"
+        return text if self.condition is None else f"{text} WHERE {self.condition}"
 
 
 def enabled(t_env, env) -> bool:
@@ -237,8 +240,8 @@ def native_inserts(t_env, env, inserts, job_name, fallback):
         if query is None or sink is None:
             return None
         line, spark_sink = sink
-        build = query.build if line is None else _with_line(query.build, line)
-        writes.append(native.NativeWrite(path, query.sources, build, spark_sink))
+        sql = query.sql if line is None else _with_line(query.sql, line)
+        writes.append(native.NativeWrite(path, query.sources, sql, spark_sink))
     spark, identity = _session_and_identity(env)
     return native.NativeJob(spark, writes, job_name, identity, fallback).start()
 
@@ -250,12 +253,12 @@ def native_rows(t_env, env, table):
     if query is None or not query.ordered:
         return None
     spark = _spark("session").get_session(env, sql_job=True)
-    rows = _spark("native_job").collect_rows(spark, query.sources, query.build)
+    rows = _spark("native_job").collect_rows(spark, query.sources, query.sql)
     return None if rows is None else [(0, values) for values in rows]
 
 
-def _with_line(build, line):
-    return lambda frames: build(frames).selectExpr(line)
+def _with_line(sql, line):
+    return lambda views: select([line], sql(views))
 
 
 def _spark(module: str):

@@ -15,11 +15,10 @@ over projections, filters and inner joins of tables of one file is lowered, and 
 with sort keys that Spark orders as weir does (integers, DECIMALs, text, timestamps,
 dates, booleans; NULLs first ascending and last descending, Flink's defaults)."""
 
-import importlib
 import os
 
 from weir.table.deduplicate import deduplication
-from weir.table.spark_sql import column_name, to_spark_sql
+from weir.table.spark_sql import column_name, select, to_spark_sql
 
 _ORDERED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "STRING", "VARCHAR", "CHAR",
             "TIMESTAMP", "DATE", "BOOLEAN")
@@ -39,17 +38,17 @@ class RankOf:
         self.scan, self.width, self.partition, self.order = scan, width, partition, order
         self.rank_end, self.output_rank = rank_end, output_rank
 
-    def build(self, frames):
-        numbered = importlib.import_module("weir.spark.native_job").numbered
-        frame = self.scan.build([numbered(frame, position(i))
-                                 for i, frame in enumerate(frames)], carry=True)
+    def sql(self, views) -> str:
+        numbered = [f"(SELECT *, monotonically_increasing_id() AS {position(i)} FROM {view}) AS _n"
+                    for i, view in enumerate(views)]  # (increasing with a file's lines)
+        text = self.scan.sql(numbered, carry=True)
         over = (f"PARTITION BY {', '.join(self.partition)} " if self.partition else "") + \
             f"ORDER BY {', '.join(self.order)}"
         columns = [column_name(i) for i in range(self.width)]
-        ranked = frame.selectExpr(*columns, f"row_number() OVER ({over}) AS _weir_rank") \
-            .where(f"_weir_rank <= {self.rank_end}")
+        ranked = select(["*"], select([*columns, f"row_number() OVER ({over}) AS _weir_rank"],
+                                      text), f"_weir_rank <= {self.rank_end}")
         rank = [f"_weir_rank AS {column_name(self.width)}"] if self.output_rank else []
-        return ranked.selectExpr(*columns, *rank)
+        return select([*columns, *rank], ranked)
 
 
 def rank_of(node, sources, lowered, steps):

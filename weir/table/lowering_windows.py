@@ -9,9 +9,7 @@ drops a row its watermark has passed (docs/limitations.md: the watermark advance
 per micro-batch on weir). Window columns are computed on the time column's epoch
 milliseconds (its wall clock as UTC, as `weir.table.window_tvf.windows_of`)."""
 
-import importlib
-
-from weir.table.spark_sql import column_name, to_spark_sql
+from weir.table.spark_sql import column_name, select, to_spark_sql
 
 _EPOCH = "TIMESTAMP_NTZ'1970-01-01 00:00:00'"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
@@ -26,19 +24,19 @@ class WindowsOf:
         self.input, self.width, self.time = input, width, time
         self.kind, self.size, self.step = kind, size, step
 
-    def build(self, frames):
+    def sql(self, views) -> str:
         millis = (f"timestampdiff(MILLISECOND, {_EPOCH}, coalesce({column_name(self.time)},"
                   " raise_error('a row has a NULL time attribute')))")
         starts, ends = self._windows()
         kept = [column_name(i) for i in range(self.width)]
-        frame = self.input.build(frames).selectExpr(*kept, f"{millis} AS _ms")
-        frame = frame.selectExpr(*kept, "_ms", f"{starts} AS _ws").selectExpr(
-            *kept, "_ms", "_ws", f"{ends} AS _we")
+        text = select([*kept, f"{millis} AS _ms"], self.input.sql(views))
+        text = select([*kept, "_ms", f"{starts} AS _ws"], text)
+        text = select([*kept, "_ms", "_ws", f"{ends} AS _we"], text)
         if self.kind == "hop":
-            frame = frame.where("_ws <= _ms AND _ms < _we")
-        return frame.selectExpr(*kept, f"{_timestamp('_ws')} AS {column_name(self.width)}",
-                                f"{_timestamp('_we')} AS {column_name(self.width + 1)}",
-                                f"{_timestamp('_we - 1')} AS {column_name(self.width + 2)}")
+            text = select(["*"], text, "_ws <= _ms AND _ms < _we")
+        return select([*kept, f"{_timestamp('_ws')} AS {column_name(self.width)}",
+                       f"{_timestamp('_we')} AS {column_name(self.width + 1)}",
+                       f"{_timestamp('_we - 1')} AS {column_name(self.width + 2)}"], text)
 
     def _windows(self):
         """(start, end) of a row's windows in epoch ms: SQL over `_ms` (exploded where a
@@ -63,9 +61,13 @@ class AggregateOf:
     def __init__(self, input, keys, aggregates):
         self.input, self.keys, self.aggregates = input, keys, aggregates
 
-    def build(self, frames):
-        grouping = importlib.import_module("weir.spark.native_job").group_by
-        return grouping(self.input.build(frames), self.keys, self.aggregates)
+    def sql(self, views) -> str:
+        named = [f"{e} AS {column_name(i)}" for i, e in enumerate(self.keys + self.aggregates)]
+        text = self.input.sql(views)
+        if not self.aggregates:
+            return f"SELECT DISTINCT {', '.join(named)} FROM ({text}) AS _q"
+        return select(named, text) + (
+            f" GROUP BY {', '.join(self.keys)}" if self.keys else "")
 
 
 def windows_of(node, sources, lowered, steps):
@@ -121,12 +123,11 @@ def group_window_aggregate(node, sources, lowered, steps):
     if None in keys or None in aggregates or window.size <= 0:
         return None
     at = len(keys)  # (the window's columns in the grouping, after the keys)
-    grouping = [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)]
+    grouping = list(keys)
     if window.kind == "session":
         stamp = (f"coalesce({column_name(time)}, raise_error('a row has a NULL time "
                  "attribute'))")
-        grouping.append(f"session_window({stamp}, '{window.size} milliseconds') AS "
-                        f"{column_name(at)}")
+        grouping.append(f"session_window({stamp}, '{window.size} milliseconds')")
         start, end = f"{column_name(at)}.start", f"{column_name(at)}.end"
     else:
         step = window.size if window.kind == "tumble" else window.slide
@@ -134,12 +135,10 @@ def group_window_aggregate(node, sources, lowered, steps):
             return None
         source = steps(WindowsOf(source, width, time, "tumble" if window.kind == "tumble"
                                  else "hop", window.size, step), [])
-        grouping += [f"{column_name(width)} AS {column_name(at)}",
-                     f"{column_name(width + 1)} AS {column_name(at + 1)}"]
+        grouping += [column_name(width), column_name(width + 1)]
         start, end = column_name(at), column_name(at + 1)
     first = len(grouping)
-    grouped = AggregateOf(source, grouping, [
-        f"{a} AS {column_name(first + i)}" for i, a in enumerate(aggregates)])
+    grouped = AggregateOf(source, grouping, aggregates)
     output = [column_name(i) for i in range(at)] + [
         column_name(first + i) for i in range(len(aggregates))] + [
         start, end, f"{end} - INTERVAL 1 MILLISECOND"]
@@ -153,9 +152,7 @@ def _grouped(node, source, steps):
     aggregates = [_aggregate(call, columns) for call in node.calls]
     if source is None or None in keys or None in aggregates:
         return None
-    return steps(AggregateOf(source, [f"{k} AS {column_name(i)}" for i, k in enumerate(keys)],
-                             [f"{a} AS {column_name(len(keys) + i)}"
-                              for i, a in enumerate(aggregates)]), [])
+    return steps(AggregateOf(source, keys, aggregates), [])
 
 
 def _aggregate(call, columns, where=None):

@@ -58,6 +58,12 @@ def column_name(index: int) -> str:
     return f"_c{index}"
 
 
+def select(items, source: str, where: str = None) -> str:
+    """SELECT `items` FROM (`source`), a query text, [WHERE `where`]."""
+    text = f"SELECT {', '.join(items)} FROM ({source}) AS _q"
+    return text if where is None else f"{text} WHERE {where}"
+
+
 class _Refused(Exception):
     """The expression has a part Spark does not compute as Flink does."""
 
