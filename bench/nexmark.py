@@ -10,7 +10,8 @@ would, after an untimed run of it over a few events (the JVM's start and first
 compiles): weir in its embedded session as it ships (the JVM's compilers are the first
 job's choice, both for a lowered query, C1 only otherwise), native Spark SQL in a
 session of bench/engines.py's settings with Spark's default compilers; --repeat times
-each (the table shows the median). Native
+each (the table shows the median), --rounds runs a weir process and a native one in
+turn that many times (the ratio is the median of each round's). Native
 Spark SQL runs the queries whose SQL Spark reads as it is (as a batch job over the
 files: Spark's streaming SQL cannot run them), the others show "-". PyFlink
 runs with `--pyflink PYTHON` (an interpreter with apache-flink 2.3; not a dependency of
@@ -149,6 +150,9 @@ def main():
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--queries", nargs="*", default=DEFAULT)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1, help="weir's and native's "
+                        "processes in turn this many times; weir/native is the median of "
+                        "each round's ratio (the machine's speed drifts between processes)")
     parser.add_argument("--pyflink", help="a Python interpreter with apache-flink 2.3")
     parser.add_argument("--configuration", choices=sorted(CONFIGURATIONS),
                         default="nexmark", help="table settings on weir and PyFlink: "
@@ -167,15 +171,20 @@ def _run_all(args, directory, warm):
     rows = []
     for name in args.queries:
         settings = CONFIGURATIONS[args.configuration]
-        weir = statistics.median(in_process("weir", directory, warm, name, args.repeat,
-                                            settings))
-        native = statistics.median(in_process("native", directory, warm, name,
-                                              args.repeat)) \
-            if name in SPARK_AS_IS else None
+        weir, native, ratios = [], [], []
+        for _ in range(args.rounds):  # (a weir process, then a native one, in turn)
+            weir.append(statistics.median(in_process("weir", directory, warm, name,
+                                                     args.repeat, settings)))
+            if name in SPARK_AS_IS:
+                native.append(statistics.median(in_process("native", directory, warm,
+                                                           name, args.repeat)))
+                ratios.append(native[-1] / weir[-1])
         pyflink = run_pyflink(args.pyflink, directory, name, settings) \
             if args.pyflink else None
-        rows.append((name, weir, native, pyflink))
-        print(name, weir, native, pyflink, flush=True)
+        rows.append((name, statistics.median(weir),
+                     statistics.median(native) if native else None, pyflink,
+                     statistics.median(ratios) if ratios else None))
+        print(name, weir, native, pyflink, [round(r, 3) for r in ratios], flush=True)
     return rows
 
 
@@ -183,12 +192,15 @@ def _print_table(args, rows):
     rate = lambda s: "-" if s is None else f"{args.events / s:,.0f}"  # noqa: E731
     ratio = lambda a, b: "-" if a is None or b is None else f"{b / a:.3f}"  # noqa: E731
     print(f"\n{args.events:,} events, {args.configuration} configuration; events/s (higher "
-          "is better); ratios weir/peer\n")
+          "is better); ratios weir/peer" + (
+              f"; weir/native: the median of {args.rounds} rounds' ratios" if
+              args.rounds > 1 else "") + "\n")
     print("| query | weir | native Spark SQL | PyFlink SQL | weir/native | weir/PyFlink |")
     print("|---|---|---|---|---|---|")
-    for name, weir, native, pyflink in rows:
+    for name, weir, native, pyflink, paired in rows:
+        native_ratio = "-" if paired is None else f"{paired:.3f}"
         print(f"| {name} | {rate(weir)} | {rate(native)} | {rate(pyflink)} | "
-              f"{ratio(weir, native)} | {ratio(weir, pyflink)} |")
+              f"{native_ratio} | {ratio(weir, pyflink)} |")
 
 
 if __name__ == "__main__":

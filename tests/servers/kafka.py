@@ -70,6 +70,18 @@ class Broker:
                 producer.flush(30)
         assert producer.flush(30) == 0
 
+    def produce_keyed(self, topic: str, messages) -> None:
+        """messages: (key str, value str or None: a tombstone) pairs, to partition 0, one
+        per batch."""
+        from confluent_kafka import Producer
+        producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 0,
+                             "batch.num.messages": 1})
+        for key, value in messages:
+            producer.produce(topic, None if value is None else value.encode(),
+                             key.encode(), partition=0)
+            producer.flush(30)
+        assert producer.flush(30) == 0
+
     def consume(self, topic: str, count: int, seconds: float = 30, committed=True) -> list:
         """The values of `count` records of `topic` (all partitions), by partition and
         offset; waits up to `seconds`, then a little more for records beyond `count`."""

@@ -92,6 +92,10 @@ class Scan(Node):
     physical: Optional[List[Column]] = None  # what the connector reads (computed columns)
     projections: Optional[List[Expression]] = None  # the columns from the physical ones
 
+    @property
+    def changelog(self) -> bool:  # (a connector that reads updates and deletes)
+        return getattr(self.connector, "produces_changelog", False)
+
     def describe(self):
         return f"TableSourceScan(table=[{self.path}], fields=[" \
                f"{', '.join(c.name for c in self.columns)}])"

@@ -153,6 +153,17 @@ class KafkaSourceBuilder:
         self._settings["deserializer"] = deserialization_schema
         return self
 
+    def set_deserializer(self, record_deserializer) -> "KafkaSourceBuilder":
+        """A deserializer of whole records, key and value (Flink's Java
+        `setDeserializer(KafkaRecordDeserializationSchema)`): an object whose
+        `deserialize_record(key, value)` takes a message's key and value bytes (either
+        None: no key, a tombstone) and gives its record, None to skip it."""
+        if not callable(getattr(record_deserializer, "deserialize_record", None)):
+            raise TypeError("set_deserializer expects a record deserializer (with "
+                            f"deserialize_record(key, value)), got {record_deserializer!r}")
+        self._settings["deserializer"] = record_deserializer
+        return self
+
     def set_dead_letter_output(self, output_tag) -> "KafkaSourceBuilder":
         """weir: a record the deserializer cannot read goes to this side output of the
         source's stream (`stream.get_side_output(tag)`) instead of failing the job
@@ -186,7 +197,8 @@ class KafkaSourceBuilder:
                              "and set_partitions (got: "
                              f"{', '.join(self._subscriptions) or 'none'})")
         if settings.get("deserializer") is None:
-            raise ValueError("KafkaSource needs set_value_only_deserializer(...)")
+            raise ValueError("KafkaSource needs set_value_only_deserializer(...) or "
+                             "set_deserializer(...)")
         return KafkaSource(KafkaSourceConfig(**settings))
 
 

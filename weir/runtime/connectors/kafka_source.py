@@ -319,7 +319,7 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
     position."""
     from confluent_kafka import KafkaError, TopicPartition
     consumer = kafka_clients.consumer(config.client_config())
-    deserialize = config.deserializer.deserialize
+    deserialize = _reader_of(config.deserializer)
     consumer.assign([TopicPartition(topic, partition, lo)])
     timeout_s = config.read_timeout_ms() / 1000
     values, stamps, position = [], [], lo
@@ -362,12 +362,22 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
         consumer.unassign()
 
 
+def _reader_of(deserializer):
+    """A message's record: its key and value's (a record deserializer's
+    `deserialize_record`), or its value's (a value-only DeserializationSchema's)."""
+    whole = getattr(deserializer, "deserialize_record", None)
+    if whole is not None:
+        return lambda message: whole(message.key(), message.value())
+    value_only = deserializer.deserialize
+    return lambda message: value_only(message.value())
+
+
 def _deserialized(deserialize, message, topic: str, partition: int, offset: int,
                   to_dead_letters: bool):
-    """The record's value; one that cannot be deserialized fails, naming its position,
-    or, `to_dead_letters`, becomes a DeadLetter."""
+    """The record of a message; one that cannot be deserialized fails, naming its
+    position, or, `to_dead_letters`, becomes a DeadLetter."""
     try:
-        return deserialize(message.value())
+        return deserialize(message)
     except Exception as exc:
         raw = message.value()
         position = f"{topic}/{partition}@{offset}"
