@@ -105,9 +105,10 @@ class TimerService:
 class ProcessContext:
     """The `ctx` of process_element (and, with `time_domain`, of on_timer)."""
 
-    def __init__(self, timer_service: TimerService, emit_side):
+    def __init__(self, timer_service: TimerService, emit_side, stamp=None):
         self._timer_service = timer_service
         self._emit_side = emit_side
+        self._stamp = stamp  # (sets the timestamp of what is emitted next)
         self.current_timestamp = None
         self.current_key = None
         self.current_time_domain = None
@@ -129,3 +130,10 @@ class ProcessContext:
 
     def output(self, output_tag, value) -> None:
         self._emit_side(output_tag.tag_id, value)
+
+    def _stamp_outputs(self, timestamp: int) -> None:
+        """weir's operators (CEP): what is emitted next carries `timestamp`, where
+        Flink's operator sets its output's timestamp (a match's: its last event's)."""
+        if self._stamp is None:
+            raise RuntimeError("this context cannot set its outputs' timestamps")
+        self._stamp(timestamp)

@@ -31,7 +31,8 @@ class KeyedProcessOperator(KeyedStreamOperator):
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.function = function
         self._output_ts = None
-        self.ctx = ProcessContext(TimerService(self.clock, self), self._emit_side)
+        self.ctx = ProcessContext(TimerService(self.clock, self), self._emit_side,
+                                  self._set_output_timestamp)
         self._processes = _process_methods(function)
         self._on_timer = getattr(function, "on_timer", None)
         self._finish_bundle = getattr(function, "finish_bundle", None)
@@ -81,14 +82,17 @@ class KeyedProcessOperator(KeyedStreamOperator):
     def _emit_side(self, tag_id, value) -> None:
         self._emit(tag_id, value, self._output_ts)
 
+    def _set_output_timestamp(self, timestamp) -> None:
+        self._output_ts = timestamp
+
     def _collect(self, method, argument, ctx) -> None:
         try:
             result = method(argument, ctx)
             if result is None:
                 return
-            emit, timestamp = self._emit, self._output_ts
-            for item in result:
-                emit(*split_side_output(item), timestamp)
+            emit = self._emit
+            for item in result:  # (the timestamp read after the item is made)
+                emit(*split_side_output(item), self._output_ts)
         except UserFunctionError:
             raise
         except Exception as exc:

@@ -1,0 +1,215 @@
+"""Running a compiled pattern (weir.cep.compiler) over one key's events, in timestamp
+order, as FlinkCEP's NFA runs.
+
+A partial match (Flink's computation state) is (state index, path, start timestamp,
+start event id, previous event's timestamp); its path is a chain of (earlier path,
+pattern name, event, event id) shared by the partial matches that branched from it, so
+each event is held once however many partial matches took it (and pickled once with
+the key's state). An event id is (timestamp, number among the events of that
+timestamp), ordered as Flink orders EventIds.
+
+`process(state, event, timestamp)` gives the matches the event completes;
+`advance_time(state, timestamp)` times out partial matches whose window has passed
+(their events, for a TimedOutPartialMatchHandler) and gives the matches of pending
+`not_followed_by` ends. With a skip strategy, a match waits (in `state.completed`) until
+no partial match that started before it is left, then prunes as its strategy says.
+"""
+
+from typing import List
+
+from weir.cep.compiler import FINAL, IGNORE, PENDING, PROCEED, START, STOP
+
+_LAST = (float("inf"), float("inf"))
+
+
+class NFAState:
+    """One key's partial matches (by their start), the matches a skip strategy holds
+    back, and the numbering of the events of the latest timestamp."""
+
+    def __init__(self, start_index: int):
+        self.partial = [(start_index, None, None, None, None)]
+        self.completed = []
+        self.last_timestamp, self.count = None, 0
+
+    def next_event_id(self, timestamp: int) -> tuple:
+        if timestamp != self.last_timestamp:
+            self.last_timestamp, self.count = timestamp, 0
+        else:
+            self.count += 1
+        return timestamp, self.count
+
+    def has_partial_matches(self) -> bool:
+        return len(self.partial) > 1 or bool(self.completed)
+
+
+def _order(partial) -> tuple:
+    start_id = partial[3]
+    return _LAST if start_id is None else start_id
+
+
+def events_of(path, name=None) -> list:
+    """The events of `path`, oldest first (of pattern `name` only, if given)."""
+    found = []
+    while path is not None:
+        path, pattern, event, _ = path
+        if name is None or pattern == name:
+            found.append(event)
+    found.reverse()
+    return found
+
+
+def match_of(path, ids=False) -> dict:
+    """pattern name -> its events (or event ids) in order, for the names with events."""
+    match = {}
+    while path is not None:
+        path, pattern, event, event_id = path
+        match.setdefault(pattern, []).append(event_id if ids else event)
+    for events in match.values():
+        events.reverse()
+    return dict(reversed(list(match.items())))
+
+
+class _Context:
+    """An IterativeCondition's `ctx`: the partial match before the event."""
+
+    def __init__(self, path, timestamp, processing_time):
+        self._path, self._timestamp, self._now = path, timestamp, processing_time
+
+    def get_events_for_pattern(self, name: str) -> list:
+        return events_of(self._path, name)
+
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    def current_processing_time(self) -> int:
+        return self._now()
+
+
+class NFA:
+    def __init__(self, compiled, processing_time=lambda: 0):
+        self.states = compiled.states
+        self.start = compiled.start.index
+        self.window = compiled.window
+        self.window_times = compiled.window_times
+        self.skip = compiled.skip_strategy
+        self.processing_time = processing_time
+
+    def initial_state(self) -> NFAState:
+        return NFAState(self.start)
+
+    # -- an event ---------------------------------------------------------------------
+    def process(self, nfa_state: NFAState, event, timestamp: int) -> List[dict]:
+        event_id = nfa_state.next_event_id(timestamp)
+        partial, potential = [], []
+        for current in nfa_state.partial:
+            retained, stopped = [], False
+            for state in self._next_states(current, event, timestamp, event_id):
+                kind = self.states[state[0]].kind
+                if kind == FINAL:
+                    potential.append(state)
+                elif kind == STOP:
+                    stopped = True
+                else:
+                    retained.append(state)
+            if not stopped:
+                partial.extend(retained)
+        partial.sort(key=_order)
+        potential.sort(key=_order)
+        return self._emit(nfa_state, potential, partial)
+
+    def _next_states(self, current, event, timestamp, event_id) -> list:
+        index, path, start_ts, start_id, _ = current
+        is_start = self.states[index].kind == START
+        ctx = _Context(path, timestamp, self.processing_time)
+        found = []
+        for action, source, target in self._edges(self.states[index], event, ctx):
+            if action == IGNORE:
+                if not is_start:
+                    found.append((target.index, path, start_ts, start_id, current[4]))
+                continue
+            taken = (path, source.pattern, event, event_id)
+            first_ts, first_id = (timestamp, event_id) if is_start else (start_ts, start_id)
+            found.append((target.index, taken, first_ts, first_id, timestamp))
+            final = self._final_after_proceed(target, event, ctx)
+            if final is not None:
+                found.append((final.index, taken, first_ts, first_id, timestamp))
+        if is_start:
+            found.append(current)
+        return found
+
+    def _edges(self, state, event, ctx) -> list:
+        """The TAKE and IGNORE transitions that `event` takes from `state`, through its
+        PROCEED transitions (tried last-added first, as Flink's stack does)."""
+        edges, stack = [], [state]
+        while stack:
+            source = stack.pop()
+            for action, target, condition in source.transitions:
+                if condition is not None and not condition(event, ctx):
+                    continue
+                if action == PROCEED:
+                    stack.append(target)
+                else:
+                    edges.append((action, source, target))
+        return edges
+
+    def _final_after_proceed(self, state, event, ctx):
+        """The final state, where `state` can PROCEED to it on `event`, or None."""
+        stack = [state]
+        while stack:
+            current = stack.pop()
+            for action, target, condition in current.transitions:
+                if action == PROCEED and (condition is None or condition(event, ctx)):
+                    if target.kind == FINAL:
+                        return target
+                    stack.append(target)
+        return None
+
+    # -- time -------------------------------------------------------------------------
+    def advance_time(self, nfa_state: NFAState, timestamp: int):
+        """(matches of pending ends, timed-out partial matches as (events by pattern
+        name, the time their window ended)) at `timestamp`."""
+        partial, potential, timed_out = [], [], []
+        for current in nfa_state.partial:
+            index, path, start_ts, _, previous_ts = current
+            state = self.states[index]
+            between = self.window_times.get(state.name)
+            by_previous = state.kind != START and between is not None and \
+                timestamp - previous_ts >= between
+            by_first = state.kind != START and self.window > 0 and \
+                timestamp - start_ts >= self.window
+            if not (by_previous or by_first):
+                partial.append(current)
+            elif state.kind == PENDING:
+                potential.append(current)
+            else:
+                ended = previous_ts + between if by_previous else start_ts + self.window
+                timed_out.append((match_of(path), ended))
+        potential.sort(key=_order)
+        return self._emit(nfa_state, potential, partial), timed_out
+
+    # -- matches ----------------------------------------------------------------------
+    def _emit(self, nfa_state: NFAState, potential: list, partial: list) -> List[dict]:
+        if not self.skip.is_skip_strategy():
+            nfa_state.partial = partial
+            return [match_of(m[1]) for m in potential]
+        completed = sorted(nfa_state.completed + potential, key=_order)
+        matches = []
+        while completed and (_earliest(partial) is None or
+                             _order(completed[0]) < _earliest(partial)):
+            match = completed.pop(0)
+            pruning = self.skip.pruning_id(match_of(match[1], ids=True))
+            if pruning is not None:
+                partial = [p for p in partial if not self._pruned(p, pruning)]
+                completed = [c for c in completed if not self._pruned(c, pruning)]
+            matches.append(match_of(match[1]))
+        nfa_state.partial, nfa_state.completed = partial, completed
+        return matches
+
+    def _pruned(self, partial, pruning_id) -> bool:
+        return partial[3] is not None and self.skip.should_prune(partial[3], pruning_id)
+
+
+def _earliest(partial: list):
+    """The start of the earliest partial match that has started, or None."""
+    starts = [p[3] for p in partial if p[3] is not None]
+    return min(starts) if starts else None

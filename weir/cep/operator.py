@@ -1,0 +1,166 @@
+"""The CEP operator: a keyed function on weir's state and timers (so checkpoints,
+savepoints and rescaling need nothing of its own), as Flink's CepOperator.
+
+In event time an event is buffered (keyed map state, by timestamp) until the watermark
+passes it; then the key's buffered events are fed to the NFA in timestamp order (ties by
+the comparator, then arrival), each timestamp's after the partial matches are timed out
+to it, and at last the partial matches are timed out to the watermark. An event at or
+behind the watermark is late: to the late-data side output, or dropped and counted
+(numLateRecordsDropped). A timer at each buffered timestamp and at the earliest end of a
+partial match's window brings the operator back. In processing time an event is fed at
+once, at the current processing time. A match's outputs carry the timestamp of the
+event that completed it; a timed-out match's, the end of its window.
+"""
+
+from weir.cep.compiler import compile_pattern
+from weir.cep.nfa import NFA
+from weir.common.typeinfo import Types
+from weir.datastream.functions import KeyedProcessFunction
+from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
+
+_NO_TIMESTAMP = -(2 ** 63)
+
+
+class PatternContext:
+    """The `ctx` of process_match and process_timed_out_match."""
+
+    def __init__(self, ctx, timestamp: int):
+        self._ctx, self._timestamp = ctx, timestamp
+
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    def current_processing_time(self) -> int:
+        return self._ctx.timer_service().current_processing_time()
+
+    def output(self, output_tag, value) -> None:
+        self._ctx.output(output_tag, value)
+
+
+class CepOperator(KeyedProcessFunction):
+    """`function`: a PatternProcessFunction (with process_match(match, ctx), and
+    process_timed_out_match(match, ctx) if it is a TimedOutPartialMatchHandler)."""
+
+    def __init__(self, pattern, function, comparator=None, late_tag=None,
+                 processing_time: bool = False):
+        self.pattern, self.function, self.comparator = pattern, function, comparator
+        self.late_tag, self.processing_time = late_tag, processing_time
+        compile_pattern(pattern)  # (a malformed pattern fails when the job is built)
+
+    def open(self, runtime_context):
+        self.nfa = NFA(compile_pattern(self.pattern))
+        self.nfa_state = runtime_context.get_state(
+            ValueStateDescriptor("cep-nfa-state", Types.PICKLED_BYTE_ARRAY()))
+        self.buffer = runtime_context.get_map_state(MapStateDescriptor(
+            "cep-buffered-events", Types.LONG(), Types.PICKLED_BYTE_ARRAY()))
+        self.late_dropped = runtime_context.get_metrics_group().counter(
+            "numLateRecordsDropped")
+        self.timed_out = getattr(self.function, "process_timed_out_match", None)
+        opening = getattr(self.function, "open", None)
+        if callable(opening):
+            opening(runtime_context)
+
+    def close(self):
+        closing = getattr(self.function, "close", None)
+        if callable(closing):
+            closing()
+
+    # -- events -----------------------------------------------------------------------
+    def process_element(self, value, ctx):
+        if self.processing_time:
+            yield from self._at_once(value, ctx)
+            return
+        timestamp = ctx.timestamp()
+        if timestamp == _NO_TIMESTAMP:
+            raise ValueError("CEP in event time needs each event's timestamp: assign them "
+                             "(assign_timestamps_and_watermarks) or use in_processing_time()")
+        if timestamp > ctx.timer_service().current_watermark():
+            self.buffer.put(timestamp, (self.buffer.get(timestamp) or []) + [value])
+            ctx.timer_service().register_event_time_timer(timestamp)
+        elif self.late_tag is not None:
+            ctx.output(self.late_tag, value)
+        else:
+            self.late_dropped.inc()
+
+    def _at_once(self, value, ctx):
+        now = ctx.timer_service().current_processing_time()
+        state = self._state()
+        yield from self._advance(state, now, ctx)
+        yield from self._matches(self.nfa.process(state, value, now), now, ctx)
+        self._save(state, ctx, now)
+
+    def on_timer(self, timestamp, ctx):
+        if self.processing_time:
+            now = ctx.timer_service().current_processing_time()
+            state = self._state()
+            yield from self._advance(state, now, ctx)
+            self._save(state, ctx, now)
+            return
+        watermark = ctx.timer_service().current_watermark()
+        state = self._state()
+        for stamp in sorted(t for t in self.buffer.keys() if t <= watermark):
+            yield from self._advance(state, stamp, ctx)
+            for event in self._in_order(self.buffer.get(stamp)):
+                yield from self._matches(self.nfa.process(state, event, stamp), stamp, ctx)
+            self.buffer.remove(stamp)
+        yield from self._advance(state, watermark, ctx)
+        self._save(state, ctx, watermark)
+
+    def _in_order(self, events: list) -> list:
+        if self.comparator is None or len(events) < 2:
+            return events
+        import functools
+        compare = getattr(self.comparator, "compare", self.comparator)
+        return sorted(events, key=functools.cmp_to_key(compare))
+
+    # -- the NFA's state --------------------------------------------------------------
+    def _state(self):
+        state = self.nfa_state.value()
+        return self.nfa.initial_state() if state is None else state
+
+    def _save(self, state, ctx, now: int) -> None:
+        if state.has_partial_matches():
+            self.nfa_state.update(state)
+            deadline = self._deadline(state)
+            if deadline is not None:
+                service = ctx.timer_service()
+                if self.processing_time:
+                    service.register_processing_time_timer(max(deadline, now + 1))
+                else:
+                    service.register_event_time_timer(max(deadline, now + 1))
+        else:
+            self.nfa_state.clear()
+
+    def _deadline(self, state):
+        """The earliest time a partial match's window ends, or None."""
+        ends = []
+        for index, _, start_ts, start_id, previous_ts in state.partial:
+            if start_id is None:
+                continue
+            if self.nfa.window > 0:
+                ends.append(start_ts + self.nfa.window)
+            between = self.nfa.window_times.get(self.nfa.states[index].name)
+            if between is not None:
+                ends.append(previous_ts + between)
+        return min(ends) if ends else None
+
+    # -- outputs ----------------------------------------------------------------------
+    def _advance(self, state, timestamp: int, ctx):
+        matches, timed_out = self.nfa.advance_time(state, timestamp)
+        yield from self._matches(matches, timestamp, ctx)
+        if self.timed_out is None:
+            return
+        for match, ended in timed_out:
+            ctx._stamp_outputs(ended)
+            result = self.timed_out(match, PatternContext(ctx, ended))
+            if result is not None:
+                yield from result
+
+    def _matches(self, matches, timestamp: int, ctx):
+        if not matches:
+            return
+        ctx._stamp_outputs(timestamp)
+        for match in matches:
+            result = self.function.process_match(match, PatternContext(ctx, timestamp))
+            if result is not None:
+                yield from result
