@@ -14,7 +14,9 @@ LATE = OutputTag("late")
 
 
 def ids_of(match: dict) -> dict:
-    return {name: [event.id for event in events] for name, events in match.items()}
+    """{name: [event ids]} (events without an id as they are)."""
+    return {name: [getattr(event, "id", event) for event in events]
+            for name, events in match.items()}
 
 
 class Recorder(PatternProcessFunction, TimedOutPartialMatchHandler):
