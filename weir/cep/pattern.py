@@ -15,6 +15,7 @@ import inspect
 from typing import Optional
 
 from weir.cep.skip import AfterMatchSkipStrategy
+from weir.common.time import Duration  # noqa: F401 (weir.cep's, as PyFlink's)
 
 
 class MalformedPatternException(ValueError):
@@ -26,43 +27,8 @@ class WithinType(enum.Enum):
     PREVIOUS_AND_CURRENT = "PREVIOUS_AND_CURRENT"  # from the event before to this one
 
 
-class Duration:
-    """A length of time (Java's Duration, as weir.cep takes it), in milliseconds."""
-
-    def __init__(self, millis: int):
-        self.millis = int(millis)
-
-    @staticmethod
-    def of_millis(n) -> "Duration":
-        return Duration(n)
-
-    @staticmethod
-    def of_seconds(n) -> "Duration":
-        return Duration(n * 1000)
-
-    @staticmethod
-    def of_minutes(n) -> "Duration":
-        return Duration(n * 60_000)
-
-    @staticmethod
-    def of_hours(n) -> "Duration":
-        return Duration(n * 3_600_000)
-
-    @staticmethod
-    def of_days(n) -> "Duration":
-        return Duration(n * 86_400_000)
-
-    def to_millis(self) -> int:
-        return self.millis
-
-    def __repr__(self):
-        return f"Duration.of_millis({self.millis})"
-
-
 def _millis(duration) -> int:
-    if isinstance(duration, Duration):
-        return duration.millis
-    to_milliseconds = getattr(duration, "to_milliseconds", None)  # (weir's Time)
+    to_milliseconds = getattr(duration, "to_milliseconds", None)  # (Duration, or Time)
     if callable(to_milliseconds):
         return int(to_milliseconds())
     raise TypeError(f"within expects a Duration (Duration.of_seconds(10)), got {duration!r}")
