@@ -45,8 +45,8 @@ def run_on_harness(transcript):
     end = transcript.watermark_at_end
     harness.process_watermark(2 ** 63 - 1 if end is None else end)
     matches = [value[1] for value, _ in harness.extract_outputs()]
-    timeouts = [value[1] for value in harness.side_output(TIMED_OUT)]
-    late = [event.id for event in harness.side_output(LATE)]
+    timeouts = [value[1] for value, _ in harness.side_output(TIMED_OUT)]
+    late = [event.id for event, _ in harness.side_output(LATE)]
     return matches, timeouts, late
 
 

@@ -289,7 +289,8 @@ class _Compiler:
         taken = self._without_transitive_nots(sink)
         state.add_take(take, taken)
         anyway = self._true()
-        if optional and not self._head_of_group(self.current):
+        if optional and (not self._head_of_group(self.current) or  # (a group's own
+                         self.current.quantifier.optional):  # PROCEED: _group's)
             if self.current.quantifier.greedy:
                 until = self.current.until_condition
                 if until is not None:
@@ -346,19 +347,21 @@ class _Compiler:
         self.current, self.following, self.group = saved
 
     def _group(self, group, sink: State, proceed: Optional[State], optional: bool) -> State:
+        anyway = self._true()  # (the enclosing group's until, not this one's)
         saved = self._enter_group(group)
         state = self._convert(self._middle_states(sink))
         if optional:
-            state.add_proceed(proceed, self._true())
+            state.add_proceed(proceed, anyway)
         self._leave_group(saved)
         return state
 
     def _looping_group(self, group, sink: State) -> State:
+        anyway = self._true()
         dummy = self._state(self.current.name, NORMAL)
         saved = self._enter_group(group)
         state = self._convert(self._middle_states(dummy))
-        state.add_proceed(sink, self._true())
-        dummy.add_proceed(state, self._true())
+        state.add_proceed(sink, anyway)
+        dummy.add_proceed(state, anyway)
         self._leave_group(saved)
         return state
 
@@ -373,8 +376,9 @@ class _Compiler:
         return self.group is not None and pattern.previous is None
 
     def _is_optional(self, pattern) -> bool:
-        if self._head_of_group(pattern):
-            return self._group_first_of_loop() and self.group.quantifier.optional
+        if self._head_of_group(pattern):  # (the group's optional, or its own)
+            return (self._group_first_of_loop() and self.group.quantifier.optional) or \
+                pattern.quantifier.optional
         return pattern.quantifier.optional
 
     # -- conditions ---------------------------------------------------------------------

@@ -194,8 +194,8 @@ class NFA:
             return [match_of(m[1]) for m in potential]
         completed = sorted(nfa_state.completed + potential, key=_order)
         matches = []
-        while completed and (_earliest(partial) is None or
-                             _order(completed[0]) < _earliest(partial)):
+        while completed and (_earliest(partial) is None or  # (none started before it)
+                             _order(completed[0]) <= _earliest(partial)):
             match = completed.pop(0)
             pruning = self.skip.pruning_id(match_of(match[1], ids=True))
             if pruning is not None:

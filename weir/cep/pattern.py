@@ -276,9 +276,6 @@ class GroupPattern(Pattern):
 
     or_ = subtype = where
 
-    def until(self, condition):
-        raise MalformedPatternException("a group pattern takes no until condition")
-
 
 def _check_times(times: int, to: int) -> None:
     if not isinstance(times, int) or not isinstance(to, int) or times < 0 or to < times \
