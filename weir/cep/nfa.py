@@ -24,12 +24,14 @@ _LAST = (float("inf"), float("inf"))
 
 class NFAState:
     """One key's partial matches (by their start), the matches a skip strategy holds
-    back, and the numbering of the events of the latest timestamp."""
+    back, the numbering of the events of the latest timestamp, and the events waiting
+    for the watermark."""
 
     def __init__(self, start_index: int):
         self.partial = [(start_index, None, None, None, None)]
         self.completed = []
         self.last_timestamp, self.count = None, 0
+        self.waiting = []  # (timestamp, event) not yet fed, the operator's
 
     def next_event_id(self, timestamp: int) -> tuple:
         if timestamp != self.last_timestamp:

@@ -1,13 +1,14 @@
 """The CEP operator: a keyed function on weir's state and timers (so checkpoints,
 savepoints and rescaling need nothing of its own), as Flink's CepOperator.
 
-In event time an event is buffered (keyed map state, by timestamp) until the watermark
-passes it; then the key's buffered events are fed to the NFA in timestamp order (ties by
+In event time an event waits (in the key's state, with its partial matches) until the
+watermark passes it; then the key's buffered events are fed to the NFA in timestamp order (ties by
 the comparator, then arrival), each timestamp's after the partial matches are timed out
 to it, and at last the partial matches are timed out to the watermark. An event at or
 behind the watermark is late: to the late-data side output, or dropped and counted
-(numLateRecordsDropped). A timer at each buffered timestamp and at the earliest end of a
-partial match's window brings the operator back. In processing time an event is fed at
+(numLateRecordsDropped). A timer just past the watermark while events wait (one per key
+and watermark, as Flink's), and one at the earliest end of a partial match's window,
+bring the operator back. In processing time an event is fed at
 once, at the current processing time. A match's outputs carry the timestamp of the
 event that completed it; a timed-out match's, the end of its window.
 """
@@ -16,9 +17,26 @@ from weir.cep.compiler import compile_pattern
 from weir.cep.nfa import NFA
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
-from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from weir.datastream.state import ValueStateDescriptor
 
 _NO_TIMESTAMP = -(2 ** 63)
+
+
+def _time_of(waiting) -> int:
+    return waiting[0]
+
+
+def _by_time(waiting):
+    """(time, [events]) of `waiting` (sorted by time)."""
+    group, current = [], None
+    for stamp, event in waiting:
+        if stamp != current and group:
+            yield current, group
+            group = []
+        current = stamp
+        group.append(event)
+    if group:
+        yield current, group
 
 
 class PatternContext:
@@ -49,10 +67,8 @@ class CepOperator(KeyedProcessFunction):
 
     def open(self, runtime_context):
         self.nfa = NFA(compile_pattern(self.pattern))
-        self.nfa_state = runtime_context.get_state(
+        self.nfa_state = runtime_context.get_state(  # (with the events waiting)
             ValueStateDescriptor("cep-nfa-state", Types.PICKLED_BYTE_ARRAY()))
-        self.buffer = runtime_context.get_map_state(MapStateDescriptor(
-            "cep-buffered-events", Types.LONG(), Types.PICKLED_BYTE_ARRAY()))
         self.late_dropped = runtime_context.get_metrics_group().counter(
             "numLateRecordsDropped")
         self.timed_out = getattr(self.function, "process_timed_out_match", None)
@@ -74,9 +90,13 @@ class CepOperator(KeyedProcessFunction):
         if timestamp == _NO_TIMESTAMP:
             raise ValueError("CEP in event time needs each event's timestamp: assign them "
                              "(assign_timestamps_and_watermarks) or use in_processing_time()")
-        if timestamp > ctx.timer_service().current_watermark():
-            self.buffer.put(timestamp, (self.buffer.get(timestamp) or []) + [value])
-            ctx.timer_service().register_event_time_timer(timestamp)
+        watermark = ctx.timer_service().current_watermark()
+        if timestamp > watermark:
+            state = self._state()
+            if not state.waiting:  # (else the timer is set)
+                ctx.timer_service().register_event_time_timer(watermark + 1)
+            state.waiting.append((timestamp, value))
+            self.nfa_state.update(state)
         elif self.late_tag is not None:
             ctx.output(self.late_tag, value)
         else:
@@ -98,13 +118,19 @@ class CepOperator(KeyedProcessFunction):
             return
         watermark = ctx.timer_service().current_watermark()
         state = self._state()
-        for stamp in sorted(t for t in self.buffer.keys() if t <= watermark):
-            yield from self._advance(state, stamp, ctx)
-            for event in self._in_order(self.buffer.get(stamp)):
-                yield from self._matches(self.nfa.process(state, event, stamp), stamp, ctx)
-            self.buffer.remove(stamp)
+        due = [w for w in state.waiting if w[0] <= watermark]
+        if due:
+            state.waiting = [w for w in state.waiting if w[0] > watermark]
+            due.sort(key=_time_of)  # (stable: events of one time in arrival order)
+            for stamp, events in _by_time(due):
+                yield from self._advance(state, stamp, ctx)
+                for event in self._in_order(events):
+                    yield from self._matches(self.nfa.process(state, event, stamp),
+                                             stamp, ctx)
         yield from self._advance(state, watermark, ctx)
         self._save(state, ctx, watermark)
+        if state.waiting:  # (events the watermark has not passed yet: at the next one)
+            ctx.timer_service().register_event_time_timer(watermark + 1)
 
     def _in_order(self, events: list) -> list:
         if self.comparator is None or len(events) < 2:
@@ -119,7 +145,7 @@ class CepOperator(KeyedProcessFunction):
         return self.nfa.initial_state() if state is None else state
 
     def _save(self, state, ctx, now: int) -> None:
-        if state.has_partial_matches():
+        if state.has_partial_matches() or state.waiting:
             self.nfa_state.update(state)
             deadline = self._deadline(state)
             if deadline is not None:
