@@ -2,7 +2,6 @@
 and on Spark; a CEP job stopped with a savepoint midway and restored at another
 parallelism writes what an uninterrupted run writes."""
 
-import json
 import os
 import re
 import sys
@@ -11,13 +10,12 @@ import pytest
 
 from tests.e2e.test_savepoints import environment, order, wait_for_records
 from tests.e2e.shared import read_part_files
-from weir.cep import CEP, Duration, Pattern, PatternProcessFunction
-from weir.common import WatermarkStrategy
+from tests.e2e.jobs.checkpointed_cep import cep_job, expected_matches
 from weir.common.job import JobStatus
-from weir.datastream import StreamExecutionEnvironment
-from weir.datastream.connectors import DataGeneratorSource, FileSink
+from weir.datastream.connectors import FileSink
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+CEP_JOB = os.path.join(os.path.dirname(__file__), "jobs", "checkpointed_cep.py")
 
 import fraud_detection  # noqa: E402
 import overheating_alert  # noqa: E402
@@ -50,37 +48,8 @@ def test_the_overheating_example_reports_alerts_and_timed_out_runs(any_env, caps
         "warning sensor-3: 1 reading(s) over 100.0 from 27 s, none more by 37 s"]
 
 
-# -- a CEP job across a savepoint ---------------------------------------------------------
+# -- a CEP job across a savepoint and a SIGKILL ------------------------------------------
 EVENTS, PER_BATCH, RATE = 600, 40, 200
-
-
-def reading(index):
-    """(key, event time ms, amount): 5 keys, 100 ms apart, amounts 0..9."""
-    return index % 5, index * 100, index * 7 % 10
-
-
-class LowThenHigh(PatternProcessFunction):
-    def process_match(self, match, ctx):
-        low, high = match["low"][0], match["high"]
-        yield {"key": low[0], "low": low[1], "high": [h[1] for h in high],
-               "ts": ctx.timestamp()}
-
-
-def low_then_high():
-    return Pattern.begin("low").where(lambda r: r[2] < 3) \
-        .followed_by("high").where(lambda r: r[2] > 6).times(1, 2) \
-        .within(Duration.of_millis(3000))
-
-
-def cep_job(env, sink):
-    source = DataGeneratorSource(reading, count=EVENTS, records_per_second=RATE,
-                                 max_records_per_batch=PER_BATCH)
-    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda r, ts: r[1])
-    readings = env.from_source(source, strategy, "readings").uid("readings")
-    matches = CEP.pattern(readings.key_by(lambda r: r[0]), low_then_high()) \
-        .process(LowThenHigh()).uid("low-then-high")
-    sink(matches)
 
 
 @pytest.mark.spark
@@ -93,24 +62,22 @@ def test_a_cep_job_restored_from_a_savepoint_at_another_parallelism(spark, tmp_p
         matches.sink_to(FileSink.for_json_lines(out).build())
 
     first_env = environment(spark, tmp_path, "first", 2, None)
-    cep_job(first_env, to_files)
+    cep_job(first_env, to_files, EVENTS, PER_BATCH, RATE)
     client = first_env.execute_async("cep")
     wait_for_records(out, 20)
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
     assert client.wait(60) == JobStatus.FINISHED
-    assert len(read_part_files(out)) < len(expected_matches())  # (stopped midway)
+    expected = expected_matches(EVENTS)
+    assert len(read_part_files(out)) < len(expected)  # (stopped midway)
     second_env = environment(spark, tmp_path, "second", parallelism,
                              {"execution.savepoint.path": path})
-    cep_job(second_env, to_files)
+    cep_job(second_env, to_files, EVENTS, PER_BATCH, RATE)
     second_env.execute_async("cep").get_job_execution_result()
-    assert sorted(read_part_files(out), key=order) == \
-        sorted(expected_matches(), key=order)
+    assert sorted(read_part_files(out), key=order) == sorted(expected, key=order)
 
 
-def expected_matches():
-    """The matches of an uninterrupted run (the in-process executor, the same job)."""
-    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
-    env.set_parallelism(2)
-    with_results = []
-    cep_job(env, lambda matches: with_results.append(matches.execute_and_collect()))
-    return [json.loads(json.dumps(record)) for record in with_results[0]]
+@pytest.mark.spark
+def test_a_checkpointed_cep_job_killed_mid_stream_restarts_as_if_never_killed(tmp_path):
+    from tests.e2e.test_recovery import EVENTS as RECOVERY_EVENTS, kill_and_restart
+    written = kill_and_restart(tmp_path, (CEP_JOB,))
+    assert sorted(written, key=order) == sorted(expected_matches(RECOVERY_EVENTS), key=order)

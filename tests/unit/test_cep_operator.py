@@ -139,3 +139,48 @@ def test_patterns_flinks_compiler_refuses(build, message):
 def test_a_pattern_stream_needs_a_pattern_process_function():
     with pytest.raises(TypeError, match="expects a Pattern"):
         CEP.pattern(None, "a")
+
+
+def test_processing_time_feeds_events_as_they_come_and_times_out_by_the_clock():
+    pattern = Pattern.begin("a").where(lambda e: e[1] == "a") \
+        .followed_by("b").where(lambda e: e[1] == "b").within(Duration.of_millis(100))
+    harness = KeyedOperatorHarness(
+        CepOperator(pattern, Recorder(), processing_time=True), card)
+    harness.set_processing_time(10)
+    harness.process_element(("k", "a", 1))
+    harness.set_processing_time(50)
+    harness.process_element(("k", "b", 2))  # (within 100 ms of the a: a match)
+    harness.process_element(("k", "a", 3))
+    harness.set_processing_time(200)  # (the second a's window passes: a timeout)
+    assert [(v[1], ts) for v, ts in harness.extract_outputs()] == [
+        ({"a": [("k", "a", 1)], "b": [("k", "b", 2)]}, 50)]
+    assert [(v[1], ts) for v, ts in harness.side_output(TIMED_OUT)] == [
+        ({"a": [("k", "a", 3)]}, 150)]
+    assert harness.num_keyed_state_entries() == 0 and harness.num_timers() == 0
+
+
+def test_select_and_flat_select_with_a_timed_out_tag():
+    from weir.datastream.output_tag import OutputTag
+    from weir.datastream import StreamExecutionEnvironment
+    from weir.common import WatermarkStrategy
+    pattern = Pattern.begin("a").where(lambda e: e[1] == "a") \
+        .followed_by("b").where(lambda e: e[1] == "b").within(Duration.of_millis(100))
+    late = OutputTag("timed-out")
+    events = [("k", "a", 0), ("k", "b", 50), ("k", "a", 200), ("j", "a", 10)]
+    env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
+    stream = env.from_collection(events).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps()
+        .with_timestamp_assigner(lambda e, ts: e[2]))
+    selected = CEP.pattern(stream, pattern).select(  # (not keyed: the whole stream)
+        late, lambda match, at: ("timed out", match["a"][0][2], at),
+        lambda match: ("match", match["a"][0][2], match["b"][0][2]))
+    flat = CEP.pattern(stream.key_by(card), pattern).flat_select(
+        lambda match: [("a", match["a"][0][2]), ("b", match["b"][0][2])])
+    got, timed_out, flat_got = [], [], []
+    selected.add_sink(lambda v, ctx: got.append(v))
+    selected.get_side_output(late).add_sink(lambda v, ctx: timed_out.append(v))
+    flat.add_sink(lambda v, ctx: flat_got.append(v))
+    env.execute("select")
+    assert sorted(got) == [("match", 0, 50), ("match", 10, 50)]  # (k's and j's a)
+    assert timed_out == [("timed out", 200, 300)]
+    assert flat_got == [("a", 0), ("b", 50)]

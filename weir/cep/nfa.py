@@ -32,6 +32,7 @@ class NFAState:
         self.completed = []
         self.last_timestamp, self.count = None, 0
         self.waiting = []  # (timestamp, event) not yet fed, the operator's
+        self.deadline = None  # the earliest end of a partial match's window, if any
 
     def next_event_id(self, timestamp: int) -> tuple:
         if timestamp != self.last_timestamp:
@@ -90,6 +91,8 @@ class _Context:
 class NFA:
     def __init__(self, compiled, processing_time=lambda: 0):
         self.states = compiled.states
+        self.kinds = [state.kind for state in self.states]
+        self.may_end = [_proceeds_to_final(state) for state in self.states]
         self.start = compiled.start.index
         self.window = compiled.window
         self.window_times = compiled.window_times
@@ -102,11 +105,12 @@ class NFA:
     # -- an event ---------------------------------------------------------------------
     def process(self, nfa_state: NFAState, event, timestamp: int) -> List[dict]:
         event_id = nfa_state.next_event_id(timestamp)
-        partial, potential = [], []
+        partial, potential, kinds = [], [], self.kinds
+        ctx = _Context(None, timestamp, self.processing_time)  # (its path set per match)
         for current in nfa_state.partial:
             retained, stopped = [], False
-            for state in self._next_states(current, event, timestamp, event_id):
-                kind = self.states[state[0]].kind
+            for state in self._next_states(current, event, timestamp, event_id, ctx):
+                kind = kinds[state[0]]
                 if kind == FINAL:
                     potential.append(state)
                 elif kind == STOP:
@@ -119,10 +123,10 @@ class NFA:
         potential.sort(key=_order)
         return self._emit(nfa_state, potential, partial)
 
-    def _next_states(self, current, event, timestamp, event_id) -> list:
+    def _next_states(self, current, event, timestamp, event_id, ctx) -> list:
         index, path, start_ts, start_id, _ = current
-        is_start = self.states[index].kind == START
-        ctx = _Context(path, timestamp, self.processing_time)
+        is_start = self.kinds[index] == START
+        ctx._path = path
         found = []
         for action, source, target in self._edges(self.states[index], event, ctx):
             if action == IGNORE:
@@ -132,7 +136,8 @@ class NFA:
             taken = (path, source.pattern, event, event_id)
             first_ts, first_id = (timestamp, event_id) if is_start else (start_ts, start_id)
             found.append((target.index, taken, first_ts, first_id, timestamp))
-            final = self._final_after_proceed(target, event, ctx)
+            final = self._final_after_proceed(target, event, ctx) \
+                if self.may_end[target.index] else None
             if final is not None:
                 found.append((final.index, taken, first_ts, first_id, timestamp))
         if is_start:
@@ -170,6 +175,8 @@ class NFA:
     def advance_time(self, nfa_state: NFAState, timestamp: int):
         """(matches of pending ends, timed-out partial matches as (events by pattern
         name, the time their window ended)) at `timestamp`."""
+        if nfa_state.deadline is None or timestamp < nfa_state.deadline:
+            return [], []  # (nothing ends: nothing changes)
         partial, potential, timed_out = [], [], []
         for current in nfa_state.partial:
             index, path, start_ts, _, previous_ts = current
@@ -190,7 +197,22 @@ class NFA:
         return self._emit(nfa_state, potential, partial), timed_out
 
     # -- matches ----------------------------------------------------------------------
+    def _deadline(self, partial: list):
+        """The earliest time a window of `partial` ends, or None."""
+        ends, window, between = [], self.window, self.window_times
+        for index, _, start_ts, start_id, previous_ts in partial:
+            if start_id is None:
+                continue
+            if window > 0:
+                ends.append(start_ts + window)
+            if between:
+                gap = between.get(self.states[index].name)
+                if gap is not None:
+                    ends.append(previous_ts + gap)
+        return min(ends) if ends else None
+
     def _emit(self, nfa_state: NFAState, potential: list, partial: list) -> List[dict]:
+        nfa_state.deadline = self._deadline(partial)
         if not self.skip.is_skip_strategy():
             nfa_state.partial = partial
             return [match_of(m[1]) for m in potential]
@@ -209,6 +231,21 @@ class NFA:
 
     def _pruned(self, partial, pruning_id) -> bool:
         return partial[3] is not None and self.skip.should_prune(partial[3], pruning_id)
+
+
+def _proceeds_to_final(state) -> bool:
+    """Whether PROCEED transitions lead from `state` to the final state (whatever
+    their conditions)."""
+    seen, stack = set(), [state]
+    while stack:
+        current = stack.pop()
+        for action, target, _ in current.transitions:
+            if action == PROCEED and target.name not in seen:
+                if target.kind == FINAL:
+                    return True
+                seen.add(target.name)
+                stack.append(target)
+    return False
 
 
 def _earliest(partial: list):

@@ -147,7 +147,7 @@ class CepOperator(KeyedProcessFunction):
     def _save(self, state, ctx, now: int) -> None:
         if state.has_partial_matches() or state.waiting:
             self.nfa_state.update(state)
-            deadline = self._deadline(state)
+            deadline = state.deadline
             if deadline is not None:
                 service = ctx.timer_service()
                 if self.processing_time:
@@ -156,19 +156,6 @@ class CepOperator(KeyedProcessFunction):
                     service.register_event_time_timer(max(deadline, now + 1))
         else:
             self.nfa_state.clear()
-
-    def _deadline(self, state):
-        """The earliest time a partial match's window ends, or None."""
-        ends = []
-        for index, _, start_ts, start_id, previous_ts in state.partial:
-            if start_id is None:
-                continue
-            if self.nfa.window > 0:
-                ends.append(start_ts + self.nfa.window)
-            between = self.nfa.window_times.get(self.nfa.states[index].name)
-            if between is not None:
-                ends.append(previous_ts + between)
-        return min(ends) if ends else None
 
     # -- outputs ----------------------------------------------------------------------
     def _advance(self, state, timestamp: int, ctx):
