@@ -28,3 +28,4 @@ bench-smoke: setup  ## a few queries of each bench on small inputs (minutes, not
 	$(PY) bench/nexmark.py --events 20000 --queries q0 q4 q9
 	$(PY) bench/ysb.py --events 50000 --campaigns 100 --repeat 1 --warmup-events 2000
 	$(PY) bench/keyed_state.py --events 50000 --keys 100 --warmup-events 2000
+	$(PY) bench/cep.py --events 20000 --keys 200 --repeat 1 --state-events 20000
