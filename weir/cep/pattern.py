@@ -15,10 +15,11 @@ import inspect
 from typing import Optional
 
 from weir.cep.skip import AfterMatchSkipStrategy
+from weir.common.errors import WeirError
 from weir.common.time import Duration  # noqa: F401 (weir.cep's, as PyFlink's)
 
 
-class MalformedPatternException(ValueError):
+class MalformedPatternException(WeirError, ValueError):
     """A pattern Flink's compiler refuses (FlinkCEP's MalformedPatternException)."""
 
 

@@ -5,6 +5,7 @@ import json
 import os
 import sys
 
+from weir.common.errors import WeirError
 from weir.jobs.directory import TERMINAL, JobRecord
 from weir.jobs.lifecycle import (answered, await_end, check_parallelism, max_parallelism_of,
                                  rescale, running, start_detached)
@@ -17,7 +18,7 @@ from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint
 DASHBOARD_PORT = "WEIR_DASHBOARD_PORT"
 
 
-class CommandError(RuntimeError):
+class CommandError(WeirError, RuntimeError):
     """A command that cannot be done (the message says why)."""
 
 

@@ -2,6 +2,8 @@
 
 from enum import Enum
 
+from weir.common.errors import WeirError
+
 
 class JobStatus(Enum):
     CREATED = "CREATED"
@@ -15,7 +17,7 @@ class JobStatus(Enum):
         return self in (JobStatus.FINISHED, JobStatus.CANCELED, JobStatus.FAILED)
 
 
-class JobExecutionError(RuntimeError):
+class JobExecutionError(WeirError, RuntimeError):
     """A job failed; the message names the failing operator where weir knows it."""
 
 

@@ -4,6 +4,8 @@ from enum import Enum
 from operator import attrgetter
 from typing import Any, Dict, List, Optional
 
+from weir.common.errors import WeirError
+
 __all__ = ["Row", "RowKind", "FieldNotFoundError"]
 
 
@@ -27,7 +29,7 @@ _SHORT_STRINGS = {
 }
 
 
-class FieldNotFoundError(KeyError, ValueError):
+class FieldNotFoundError(WeirError, KeyError, ValueError):
     """A field name that a row does not have.
 
     PyFlink raises ``ValueError`` here; it is also a ``KeyError`` so that

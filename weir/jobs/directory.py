@@ -18,6 +18,7 @@ import os
 import time
 import uuid
 
+from weir.common.errors import WeirError
 from weir.common.job import JobStatus
 from weir.runtime.sink_writers import atomic_write
 
@@ -26,7 +27,7 @@ ANSWER = ".answer"
 TERMINAL = {JobStatus.FINISHED.value, JobStatus.CANCELED.value, JobStatus.FAILED.value}
 
 
-class JobNotFound(LookupError):
+class JobNotFound(WeirError, LookupError):
     """No job with that id in the job directory."""
 
 

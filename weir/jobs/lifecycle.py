@@ -8,13 +8,14 @@ import sys
 import threading
 import time
 
+from weir.common.errors import WeirError
 from weir.jobs.directory import TERMINAL, JobRecord, process_alive
 from weir.common.job import JobStatus
 
 START_TIMEOUT_S = 600  # how long a rescale waits for the restarted job to run
 
 
-class LifecycleError(RuntimeError):
+class LifecycleError(WeirError, RuntimeError):
     """A job cannot do what was asked (the message says why)."""
 
 

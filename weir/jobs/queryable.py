@@ -1,10 +1,11 @@
 """The latest checkpointed value of one key's state in a running job of the job directory
 (what Flink's queryable state offered), asked of the job's process."""
 
+from weir.common.errors import WeirError
 from weir.jobs.lifecycle import LifecycleError, running
 
 
-class StateNotFound(LookupError):
+class StateNotFound(WeirError, LookupError):
     """The key has no value for that state (or the job no such operator)."""
 
 

@@ -5,12 +5,14 @@ requires a token (`--token`, or WEIR_REST_TOKEN)."""
 import os
 import socket
 
+from weir.common.errors import WeirError
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 TOKEN = "WEIR_REST_TOKEN"
 DEFAULT_PORT = 8081  # Flink's REST port
 
 
-class ServerError(RuntimeError):
+class ServerError(WeirError, RuntimeError):
     """The server cannot start as asked (the message says why)."""
 
 

@@ -4,11 +4,13 @@ import os
 import re
 import traceback
 
+from weir.common.errors import WeirError
+
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = "WeirUserFunctionError"
 
 
-class UserFunctionError(RuntimeError):
+class UserFunctionError(WeirError, RuntimeError):
     """A user function raised: the message names the operator and the user's file and line."""
 
     def __init__(self, message: str):

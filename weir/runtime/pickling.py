@@ -16,10 +16,12 @@ import types
 
 import cloudpickle
 
+from weir.common.errors import WeirError
+
 PROTOCOL = 5
 
 
-class NotSerializable(TypeError):
+class NotSerializable(WeirError, TypeError):
     """A value that cannot travel between operators or be kept in state."""
 
 

@@ -31,6 +31,7 @@ import pickle
 import time
 import uuid
 
+from weir.common.errors import WeirError
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.evolution import describe
 from weir.runtime.wire import TYPES_PAGE
@@ -41,7 +42,7 @@ MANIFEST = "_metadata"
 KEYED, OPERATOR = "keyed", "operator"
 
 
-class SavepointError(ValueError):
+class SavepointError(WeirError, ValueError):
     """A savepoint that cannot be restored (the message names its path and why)."""
 
 
