@@ -196,11 +196,7 @@ class KafkaConnector(Connector):
             .set_starting_offsets(getattr(KafkaOffsetsInitializer, _STARTUP[mode])())
         if "properties.group.id" in self.options:
             builder = builder.set_group_id(self.options["properties.group.id"])
-        bounded = self.options.get("scan.bounded.mode", "unbounded")
-        if bounded == "latest-offset":
-            builder = builder.set_bounded(KafkaOffsetsInitializer.latest())
-        elif bounded != "unbounded":
-            not_supported(f"the kafka option scan.bounded.mode = '{bounded}'")
+        builder = kafka_bounded(builder, self.options, self.name)
         lines = env.from_source(builder.build(), None, f"Source: {path}")
         return _parsed(lines, _ParseLine(self._format(), columns, topic), path)
 
@@ -213,6 +209,18 @@ class KafkaConnector(Connector):
         builder = kafka_sink_builder(path, self.options, servers, serializer)
         return stream.map(_FormatLine(self._format(), columns)).name("Format") \
             .sink_to(builder.build())
+
+
+def kafka_bounded(builder, options, connector: str):
+    """A KafkaSource builder bounded as a table's `scan.bounded.mode` says (unbounded, or
+    the partitions' latest offsets when the job starts)."""
+    from weir.datastream.connectors.kafka import KafkaOffsetsInitializer
+    bounded = options.get("scan.bounded.mode", "unbounded")
+    if bounded == "latest-offset":
+        return builder.set_bounded(KafkaOffsetsInitializer.latest())
+    if bounded != "unbounded":
+        not_supported(f"the {connector} option scan.bounded.mode = '{bounded}'")
+    return builder
 
 
 def kafka_sink_builder(path, options, servers, serializer):

@@ -19,7 +19,7 @@ from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.table.changelog import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
-from weir.table.connectors import Connector, kafka_sink_builder
+from weir.table.connectors import Connector, kafka_bounded, kafka_sink_builder
 from weir.table.planner import KeyOf
 
 
@@ -44,17 +44,17 @@ class UpsertKafkaConnector(Connector):
                 self._format("key.format"), [columns[i] for i in keys], keys,
                 self._format("value.format"), [columns[i] for i in values], values,
                 len(columns), path))
-        for key, value in self.options.items():  # the consumer's own settings
-            if key.startswith("properties.") and key != "properties.bootstrap.servers":
-                builder = builder.set_property(key[len("properties."):], value)
-        bounded = self.options.get("scan.bounded.mode", "unbounded")
-        if bounded == "latest-offset":
-            builder = builder.set_bounded(KafkaOffsetsInitializer.latest())
-        elif bounded != "unbounded":
-            from weir.table.evaluate import not_supported
-            not_supported(f"the upsert-kafka option scan.bounded.mode = '{bounded}'")
+        builder = kafka_bounded(self._with_properties(builder), self.options, self.name)
         return env.from_source(builder.build(), None, f"Source: {path}") \
             .key_by(KeyOf.at(keys)).process(ChangelogNormalize()).name("ChangelogNormalize")
+
+    def _with_properties(self, builder):
+        """`builder` (a KafkaSource's or KafkaSink's) with the client's own settings, the
+        table's `properties.*` options."""
+        for key, value in self.options.items():
+            if key.startswith("properties.") and key != "properties.bootstrap.servers":
+                builder = builder.set_property(key[len("properties."):], value)
+        return builder
 
     def _fields(self, columns):
         """(indexes of the key's columns, of the value's) in the table's columns."""
@@ -75,9 +75,7 @@ class UpsertKafkaConnector(Connector):
         builder = kafka_sink_builder(path, self.options,
                                      self.options["properties.bootstrap.servers"], serializer) \
             .set_property("partitioner", "murmur2_random")
-        for key, value in self.options.items():  # the producer's own settings
-            if key.startswith("properties.") and key != "properties.bootstrap.servers":
-                builder = builder.set_property(key[len("properties."):], value)
+        builder = self._with_properties(builder)
         messages = _Messages(self._format("key.format"), [columns[i] for i in keys], keys,
                              self._format("value.format"), [columns[i] for i in values],
                              values)
