@@ -184,3 +184,17 @@ def test_select_and_flat_select_with_a_timed_out_tag():
     assert sorted(got) == [("match", 0, 50), ("match", 10, 50)]  # (k's and j's a)
     assert timed_out == [("timed out", 200, 300)]
     assert flat_got == [("a", 0), ("b", 50)]
+
+
+def test_a_condition_reads_the_operators_processing_time():
+    seen = []
+
+    def at(event, ctx):
+        seen.append(ctx.current_processing_time())
+        return True
+    harness = KeyedOperatorHarness(CepOperator(Pattern.begin("a").where(at), Recorder()),
+                                   card)
+    harness.set_processing_time(777)
+    harness.process_element(("k", 1.0, 0), 5)
+    harness.process_watermark(10)
+    assert seen == [777] and len(harness.extract_outputs()) == 1

@@ -23,6 +23,7 @@ from weir.cep.pattern import (Duration, GroupPattern, IterativeCondition,
                               MalformedPatternException, Pattern, SimpleCondition,
                               WithinType)
 from weir.cep.skip import AfterMatchSkipStrategy
+from weir.datastream.data_stream import KeyedStream
 
 
 class PatternProcessFunction:
@@ -107,7 +108,6 @@ class PatternStream:
                             f"process_match(match, ctx)), got {function!r}")
         operator = CepOperator(self._pattern, function, self._comparator, self._late_tag,
                                self._processing_time)
-        from weir.datastream.data_stream import KeyedStream
         keyed = self._stream if isinstance(self._stream, KeyedStream) else \
             self._stream.key_by(_whole_stream)
         return keyed.process(operator, output_type).name("CepOperator")

@@ -15,7 +15,7 @@ state (a `not_followed_by` at the end) is a match when its window passes.
 from typing import Dict, List, Optional
 
 from weir.cep.pattern import (Consuming, GroupPattern, MalformedPatternException,
-                              WithinType, all_of, always, any_of, negated)
+                              WithinType, all_of, always, negated)
 
 TAKE, IGNORE, PROCEED = "TAKE", "IGNORE", "PROCEED"
 START, NORMAL, FINAL, STOP, PENDING = "start", "normal", "final", "stop", "pending"
@@ -433,4 +433,4 @@ def _require_not(state: State, take) -> None:
 
 
 __all__ = ["compile_pattern", "CompiledPattern", "State", "TAKE", "IGNORE", "PROCEED",
-           "START", "NORMAL", "FINAL", "STOP", "PENDING", "any_of"]
+           "START", "NORMAL", "FINAL", "STOP", "PENDING"]

@@ -89,6 +89,9 @@ class _Context:
 
 
 class NFA:
+    """`processing_time`: the clock an IterativeCondition's
+    `ctx.current_processing_time()` reads (the operator's timer service's)."""
+
     def __init__(self, compiled, processing_time=lambda: 0):
         self.states = compiled.states
         self.kinds = [state.kind for state in self.states]
@@ -179,36 +182,37 @@ class NFA:
             return [], []  # (nothing ends: nothing changes)
         partial, potential, timed_out = [], [], []
         for current in nfa_state.partial:
-            index, path, start_ts, _, previous_ts = current
-            state = self.states[index]
-            between = self.window_times.get(state.name)
-            by_previous = state.kind != START and between is not None and \
-                timestamp - previous_ts >= between
-            by_first = state.kind != START and self.window > 0 and \
-                timestamp - start_ts >= self.window
-            if not (by_previous or by_first):
+            by_previous, by_first = self._window_ends(current)
+            if by_previous is not None and timestamp >= by_previous:
+                ended = by_previous
+            elif by_first is not None and timestamp >= by_first:
+                ended = by_first
+            else:
                 partial.append(current)
-            elif state.kind == PENDING:
+                continue
+            if self.kinds[current[0]] == PENDING:
                 potential.append(current)
             else:
-                ended = previous_ts + between if by_previous else start_ts + self.window
-                timed_out.append((match_of(path), ended))
+                timed_out.append((match_of(current[1]), ended))
         potential.sort(key=_order)
         return self._emit(nfa_state, potential, partial), timed_out
 
     # -- matches ----------------------------------------------------------------------
+    def _window_ends(self, current) -> tuple:
+        """When `current`'s windows end: (from its previous event, PREVIOUS_AND_CURRENT;
+        from its first, FIRST_AND_LAST), each None where it has no such window (the
+        start state has none)."""
+        index, _, start_ts, start_id, previous_ts = current
+        if start_id is None:
+            return None, None
+        gap = self.window_times.get(self.states[index].name) if self.window_times else None
+        return (None if gap is None else previous_ts + gap,
+                start_ts + self.window if self.window > 0 else None)
+
     def _deadline(self, partial: list):
         """The earliest time a window of `partial` ends, or None."""
-        ends, window, between = [], self.window, self.window_times
-        for index, _, start_ts, start_id, previous_ts in partial:
-            if start_id is None:
-                continue
-            if window > 0:
-                ends.append(start_ts + window)
-            if between:
-                gap = between.get(self.states[index].name)
-                if gap is not None:
-                    ends.append(previous_ts + gap)
+        ends = [end for current in partial for end in self._window_ends(current)
+                if end is not None]
         return min(ends) if ends else None
 
     def _emit(self, nfa_state: NFAState, potential: list, partial: list) -> List[dict]:

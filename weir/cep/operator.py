@@ -2,9 +2,9 @@
 savepoints and rescaling need nothing of its own), as Flink's CepOperator.
 
 In event time an event waits (in the key's state, with its partial matches) until the
-watermark passes it; then the key's buffered events are fed to the NFA in timestamp order (ties by
-the comparator, then arrival), each timestamp's after the partial matches are timed out
-to it, and at last the partial matches are timed out to the watermark. An event at or
+watermark passes it; then the key's waiting events are fed to the NFA in timestamp
+order (ties by the comparator, then arrival), each timestamp's after the partial matches
+are timed out to it, and at last the partial matches are timed out to the watermark. An event at or
 behind the watermark is late: to the late-data side output, or dropped and counted
 (numLateRecordsDropped). A timer just past the watermark while events wait (one per key
 and watermark, as Flink's), and one at the earliest end of a partial match's window,
@@ -12,6 +12,8 @@ bring the operator back. In processing time an event is fed at
 once, at the current processing time. A match's outputs carry the timestamp of the
 event that completed it; a timed-out match's, the end of its window.
 """
+
+import functools
 
 from weir.cep.compiler import compile_pattern
 from weir.cep.nfa import NFA
@@ -83,6 +85,7 @@ class CepOperator(KeyedProcessFunction):
 
     # -- events -----------------------------------------------------------------------
     def process_element(self, value, ctx):
+        self.nfa.processing_time = ctx.timer_service().current_processing_time
         if self.processing_time:
             yield from self._at_once(value, ctx)
             return
@@ -110,6 +113,7 @@ class CepOperator(KeyedProcessFunction):
         self._save(state, ctx, now)
 
     def on_timer(self, timestamp, ctx):
+        self.nfa.processing_time = ctx.timer_service().current_processing_time
         if self.processing_time:
             now = ctx.timer_service().current_processing_time()
             state = self._state()
@@ -135,7 +139,6 @@ class CepOperator(KeyedProcessFunction):
     def _in_order(self, events: list) -> list:
         if self.comparator is None or len(events) < 2:
             return events
-        import functools
         compare = getattr(self.comparator, "compare", self.comparator)
         return sorted(events, key=functools.cmp_to_key(compare))
 

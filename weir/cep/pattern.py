@@ -257,9 +257,6 @@ class Pattern:
     def get_previous(self):
         return self.previous
 
-    def window_millis(self, within_type=WithinType.FIRST_AND_LAST):
-        return self.window.get(within_type)
-
     def __repr__(self):
         return f"Pattern({self.name!r})"
 
