@@ -6,6 +6,7 @@ Usage: checkpointed_cep.py OUTPUT_DIR CHECKPOINT_DIR EVENTS PER_BATCH RATE [PARA
 
 import sys
 
+from tests.e2e.jobs.checkpointed_counts import checkpointed_environment
 from weir.cep import CEP, Duration, Pattern, PatternProcessFunction
 from weir.common import WatermarkStrategy
 from weir.datastream import StreamExecutionEnvironment
@@ -50,11 +51,7 @@ def expected_matches(events):
 
 
 def main(output_dir, checkpoint_dir, events, per_batch, rate, parallelism=2):
-    env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(parallelism).set_spark_config("spark.master", "local[2]")
-    env.set_spark_config("spark.sql.shuffle.partitions", "2")
-    env.enable_checkpointing(200)
-    env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
+    env = checkpointed_environment(checkpoint_dir, parallelism)
     cep_job(env, lambda matches: matches.sink_to(FileSink.for_json_lines(output_dir).build()),
             events, per_batch, rate)
     env.execute("checkpointed cep")

@@ -30,12 +30,19 @@ class RunningCount(KeyedProcessFunction):
         yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value()}
 
 
-def main(output_dir, checkpoint_dir, events, per_batch, rate, parallelism=2):
+def checkpointed_environment(checkpoint_dir, parallelism):
+    """The environment of the recovery tests' jobs: local[2], checkpoints every 200 ms
+    into `checkpoint_dir`."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism).set_spark_config("spark.master", "local[2]")
     env.set_spark_config("spark.sql.shuffle.partitions", "2")
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
+    return env
+
+
+def main(output_dir, checkpoint_dir, events, per_batch, rate, parallelism=2):
+    env = checkpointed_environment(checkpoint_dir, parallelism)
     source = DataGeneratorSource(event, count=events, records_per_second=rate,
                                  max_records_per_batch=per_batch)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
