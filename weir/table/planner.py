@@ -85,6 +85,10 @@ class Planner:
         from weir.table.rank import plan_rank
         return plan_rank(self, node)
 
+    def _matchrecognize(self, node):
+        from weir.table.match_recognize import plan_match_recognize
+        return plan_match_recognize(self, node)
+
     def _sort(self, node):
         from weir.table.sort import plan_sort
         return plan_sort(self, node)

@@ -73,8 +73,8 @@ class FlinkSql(RisingWave):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
         # SESSION is Flink's session window function, not a keyword
-        KEYWORDS = {k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items()
-                    if k != "SESSION"}
+        KEYWORDS = {**{k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items()
+                       if k != "SESSION"}, "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
     class Parser(RisingWave.Parser):
         # Flink's TO_TIMESTAMP(text[, Java pattern]): the pattern as written (sqlglot
@@ -86,6 +86,27 @@ class FlinkSql(RisingWave):
                                for name in WINDOW_FUNCTIONS},
                             **{name: _parse_time_unit_function(name)
                                for name in ("TIMESTAMPDIFF", "TIMESTAMPADD")}}
+
+        def _parse_match_recognize(self):
+            """sqlglot's MATCH_RECOGNIZE, with Flink's `WITHIN interval` after PATTERN
+            (kept as the clause's `within`)."""
+            if not self._match(TokenType.MATCH_RECOGNIZE, advance=False):
+                return None
+            within = []
+            original = self._match_text_seq
+
+            def match_text_seq(*texts, **kwargs):
+                if texts == ("DEFINE",) and not within and original("WITHIN"):
+                    within.append(self._parse_interval())
+                return original(*texts, **kwargs)
+            self._match_text_seq = match_text_seq
+            try:
+                clause = super()._parse_match_recognize()
+            finally:
+                del self._match_text_seq
+            if within:
+                clause.set("within", within[0])
+            return clause
 
 
 def parse(statement: str):

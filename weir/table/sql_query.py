@@ -163,6 +163,11 @@ class QueryPlanner:
                 scope = Scope.of(source.alias or None, table)
             else:
                 table, scope = self._from_item(source)
+        if tree.args.get("match") is not None:
+            from weir.table.match_recognize import match_recognize
+            table = match_recognize(self, table, tree.args["match"])
+            alias = tree.args["match"].args.get("alias")
+            scope = Scope.of(alias.name if alias is not None else None, table)
         for index, join in enumerate(joins):
             # FROM a, b WHERE ...: the WHERE is the (inner) join's condition, so that its
             # equalities key the join
