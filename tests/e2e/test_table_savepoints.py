@@ -1,6 +1,7 @@
-"""A SQL job with a window aggregation and a group aggregation stops with a savepoint
-midway and resumes from it at another parallelism, giving an uninterrupted run's
-results: each window once, each group's changelog continuing where it stopped."""
+"""A SQL job with a window aggregation, a group aggregation and a MATCH_RECOGNIZE stops
+with a savepoint midway and resumes from it at another parallelism, giving an
+uninterrupted run's results: each window once, each group's changelog continuing where it
+stopped, each match once (partial matches and rows waiting for the watermark restored)."""
 
 import json
 import os
@@ -33,7 +34,15 @@ def start(tmp_path, parallelism, savepoint=None):
         WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/windows', 'format' = 'json')""")
     t_env.execute_sql("CREATE TABLE totals (k BIGINT, n BIGINT, s BIGINT) "
                       "WITH ('connector' = 'print')")
+    t_env.execute_sql(f"""
+        CREATE TABLE matches (k BIGINT, a BIGINT, c BIGINT)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/matches', 'format' = 'json')""")
     statements = t_env.create_statement_set()
+    statements.add_insert_sql("""
+        INSERT INTO matches SELECT * FROM (SELECT *, MOD(id, 3) AS k FROM src)
+        MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.id AS a, C.id AS c
+                         AFTER MATCH SKIP PAST LAST ROW
+                         PATTERN (A B C) DEFINE A AS MOD(A.id, 4) = 0)""")
     statements.add_insert_sql("""
         INSERT INTO windows SELECT window_start, COUNT(*), SUM(id)
         FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
@@ -75,4 +84,21 @@ def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path
         key=json.dumps)
     assert totals_of(capsys.readouterr().out) == {
         k: (ROWS // 5, sum(i for i in range(ROWS) if i % 5 == k)) for k in range(5)}
+    assert sorted(tuple(m.values()) for m in read_part_files(str(tmp_path / "matches"))) \
+        == expected_matches()
     assert os.path.isdir(path)
+
+
+def expected_matches():
+    """(k, a, c) of PATTERN (A B C), A's id a multiple of 4, per k = id mod 3, each row
+    in one match at most."""
+    found = []
+    for k in range(3):
+        ids, index = list(range(k, ROWS, 3)), 0
+        while index + 2 < len(ids):
+            if ids[index] % 4 == 0:
+                found.append((k, ids[index], ids[index + 2]))
+                index += 3
+            else:
+                index += 1
+    return sorted(found)
