@@ -285,3 +285,28 @@ def test_collected_rows_close_as_pyflinks_closeable_iterator(t_env):
     stream = t_env.to_data_stream(t_env.from_elements([(1,), (2,)], ["x"]))
     with stream.execute_and_collect() as results:
         assert [tuple(r) for r in results] == [(1,), (2,)]
+
+
+def test_round_and_uuid_as_flinks(t_env):
+    """ROUND half away from zero on the double's decimal text (PyFlink 2.3 printed these
+    for the same query); UUID() a new random UUID per call."""
+    row = list(t_env.execute_sql(
+        "SELECT ROUND(2.45e0, 1), ROUND(-2.45e0, 1), ROUND(CAST(125 AS INT), -1), "
+        "ROUND(3.14159e0, 3), ROUND(2.5e0), ROUND(CAST(1.005 AS DOUBLE), 2), UUID(), "
+        "UUID()").collect())[0]
+    assert tuple(row)[:6] == (2.5, -2.5, 130, 3.142, 3.0, 1.01)
+    first, second = row[6], row[7]
+    assert len(first) == 36 and first.count("-") == 4 and first != second
+
+
+def test_json_ignore_parse_errors_nulls_a_field_and_skips_a_broken_line(t_env, tmp_path):
+    """As Flink's json format: a value its column cannot take is NULL, a line that is
+    not an object is skipped."""
+    (tmp_path / "in.json").write_text('{"a": 1, "b": "x"}\n{"a": "n/a", "b": "y"}\n'
+                                      'not json\n{"a": 3}\n')
+    t_env.execute_sql(
+        "CREATE TABLE j (a INT, b STRING) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path}/in.json', 'format' = 'json', "
+        "'json.ignore-parse-errors' = 'true')")
+    rows = [tuple(r) for r in t_env.execute_sql("SELECT * FROM j").collect()]
+    assert rows == [(1, "x"), (None, "y"), (3, None)]

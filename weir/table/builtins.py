@@ -4,8 +4,10 @@ argument's; a function: of the arguments' types)."""
 
 import calendar
 import datetime
+import decimal
 import functools
 import re
+import uuid
 
 from weir.table.types import DataTypes
 
@@ -171,7 +173,27 @@ def _timestamp_add(unit, count, value):
     return _add_months(value, count * _UNIT_MONTHS[unit])
 
 
+def _round(value, digits=0):
+    """ROUND(x, d): half away from zero at d digits after the point (before it where d is
+    negative), as Flink's (Java's BigDecimal HALF_UP); of the argument's type."""
+    exact = decimal.Decimal(repr(value)) if isinstance(value, float) else \
+        decimal.Decimal(value)
+    rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP)
+    if isinstance(value, float):
+        return float(rounded)
+    return int(rounded) if isinstance(value, int) else rounded
+
+
+def _round_type(types):
+    if types[0].name == "DECIMAL":
+        from weir.table.evaluate import not_supported
+        not_supported("ROUND of a DECIMAL (of a DOUBLE, a FLOAT or an integer it runs)")
+    return types[0]
+
+
 FUNCTIONS = {
+    "ROUND": (_round, _round_type),
+    "UUID": (lambda: str(uuid.uuid4()), DataTypes.STRING(False)),
     "DATE_FORMAT": (_date_format, DataTypes.STRING()),
     "HOUR": (lambda ts: ts.hour, DataTypes.BIGINT()),
     "MINUTE": (lambda ts: ts.minute, DataTypes.BIGINT()),

@@ -102,6 +102,13 @@ except ImportError:  # (a dependency; without it, Python's reader alone)
     _orjson_loads = json.loads
 
 
+def _or_null(read, value):
+    try:
+        return read(value)
+    except ValueError:
+        return None
+
+
 class JsonFormat:
     """Flink's json format: one object per line, fields by column name (a missing field
     is NULL); timestamps as SQL writes them."""
@@ -121,8 +128,16 @@ class JsonFormat:
             document = _loads(line)
             if not isinstance(document, dict):
                 raise ValueError("not a JSON object")
+        except ValueError as error:
+            if self.ignore_errors:
+                return None
+            raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
+        try:
             return tuple([read(document.get(name)) for name, read in self._fields])
         except ValueError as error:
+            if self.ignore_errors:  # (as Flink's: a field it cannot read is NULL)
+                return tuple([_or_null(read, document.get(name))
+                              for name, read in self._fields])
             if self.ignore_errors:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None

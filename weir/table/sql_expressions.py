@@ -178,6 +178,12 @@ class SqlExpressions:
     def _builtin(self, name, *args):
         return e.Expression("builtin", name, tuple(self.convert(a) for a in args if a))
 
+    def _round(self, node):
+        return self._builtin("ROUND", node.this, node.args.get("decimals"))
+
+    def _uuid(self, node):  # noqa: ARG002
+        return e.Expression("builtin", "UUID", ())
+
     def _hour(self, node):
         return self._builtin("HOUR", node.this)
 
