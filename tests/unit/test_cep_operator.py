@@ -159,6 +159,41 @@ def test_processing_time_feeds_events_as_they_come_and_times_out_by_the_clock():
     assert harness.num_keyed_state_entries() == 0 and harness.num_timers() == 0
 
 
+def test_processing_time_with_a_comparator_orders_events_of_one_millisecond():
+    """As Flink's: with a comparator, an event waits for the processing-time timer a
+    millisecond after it came; events of one time go to the NFA by the comparator."""
+    pattern = Pattern.begin("a").where(lambda e: e[1] == "a") \
+        .next("b").where(lambda e: e[1] == "b")
+    by_id = lambda x, y: (x[2] > y[2]) - (x[2] < y[2])  # noqa: E731
+    harness = KeyedOperatorHarness(
+        CepOperator(pattern, Recorder(), comparator=by_id, processing_time=True), card)
+    harness.set_processing_time(10)
+    harness.process_element(("k", "b", 2))  # (comes first, ordered after the a)
+    harness.process_element(("k", "a", 1))
+    assert harness.extract_outputs() == [] and harness.num_keyed_state_entries() == 1
+    harness.set_processing_time(11)
+    assert [(v[1], ts) for v, ts in harness.extract_outputs()] == [
+        ({"a": [("k", "a", 1)], "b": [("k", "b", 2)]}, 10)]
+    assert harness.num_keyed_state_entries() == 0 and harness.num_timers() == 0
+
+
+def test_processing_time_events_waiting_at_the_end_of_input_are_fed():
+    """Where the input ends before the processing-time timer, the final watermark feeds
+    the waiting events (nothing is left behind)."""
+    pattern = Pattern.begin("a").where(lambda e: e[1] == "a") \
+        .next("b").where(lambda e: e[1] == "b")
+    harness = KeyedOperatorHarness(
+        CepOperator(pattern, Recorder(), comparator=lambda x, y: 0, processing_time=True),
+        card)
+    harness.set_processing_time(10)
+    harness.process_element(("k", "a", 1))
+    harness.process_element(("k", "b", 2))
+    harness.process_watermark(2 ** 63 - 1)
+    assert [v[1] for v, _ in harness.extract_outputs()] == [
+        {"a": [("k", "a", 1)], "b": [("k", "b", 2)]}]
+    assert harness.num_keyed_state_entries() == 0
+
+
 def test_select_and_flat_select_with_a_timed_out_tag():
     from weir.datastream.output_tag import OutputTag
     from weir.datastream import StreamExecutionEnvironment

@@ -91,9 +91,6 @@ class PatternStream:
         return PatternStream(self._stream, self._pattern, self._comparator, **settings)
 
     def in_processing_time(self) -> "PatternStream":
-        if self._comparator is not None:
-            raise NotImplementedError("weir's CEP does not order events by a comparator "
-                                      "in processing time (it does in event time)")
         return self._with(processing_time=True)
 
     def in_event_time(self) -> "PatternStream":

@@ -9,8 +9,12 @@ behind the watermark is late: to the late-data side output, or dropped and count
 (numLateRecordsDropped). A timer just past the watermark while events wait (one per key
 and watermark, as Flink's), and one at the earliest end of a partial match's window,
 bring the operator back. In processing time an event is fed at
-once, at the current processing time. A match's outputs carry the timestamp of the
-event that completed it; a timed-out match's, the end of its window.
+once, at the current processing time; with a comparator (as Flink's) it waits for a
+processing-time timer a millisecond later, which feeds the key's waiting events in
+arrival time order, events of one time by the comparator (and, at the end of a bounded
+input, where Flink's processing-time timers may not fire, the final watermark feeds
+them). A match's outputs carry the timestamp of the event that completed it; a
+timed-out match's, the end of its window.
 """
 
 import functools
@@ -20,6 +24,7 @@ from weir.cep.nfa import NFA
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
+from weir.runtime.wire import MAX_WATERMARK
 
 _NO_TIMESTAMP = -(2 ** 63)
 
@@ -86,8 +91,11 @@ class CepOperator(KeyedProcessFunction):
     # -- events -----------------------------------------------------------------------
     def process_element(self, value, ctx):
         self.nfa.processing_time = ctx.timer_service().current_processing_time
-        if self.processing_time:
+        if self.processing_time and self.comparator is None:
             yield from self._at_once(value, ctx)
+            return
+        if self.processing_time:
+            self._wait(value, ctx)
             return
         timestamp = ctx.timestamp()
         if timestamp == _NO_TIMESTAMP:
@@ -112,11 +120,28 @@ class CepOperator(KeyedProcessFunction):
         yield from self._matches(self.nfa.process(state, value, now), now, ctx)
         self._save(state, ctx, now)
 
+    def _wait(self, value, ctx):
+        """Processing time with a comparator: the event waits for the timer a
+        millisecond later (and for the final watermark, should the input end first)."""
+        timers = ctx.timer_service()
+        now = timers.current_processing_time()
+        state = self._state()
+        if not state.waiting:
+            timers.register_event_time_timer(MAX_WATERMARK)
+        state.waiting.append((now, value))
+        timers.register_processing_time_timer(now + 1)
+        self.nfa_state.update(state)
+
     def on_timer(self, timestamp, ctx):
         self.nfa.processing_time = ctx.timer_service().current_processing_time
         if self.processing_time:
             now = ctx.timer_service().current_processing_time()
             state = self._state()
+            if state.waiting:
+                if timestamp != MAX_WATERMARK:
+                    ctx.timer_service().delete_event_time_timer(MAX_WATERMARK)
+                yield from self._feed(state, state.waiting, ctx)
+                state.waiting = []
             yield from self._advance(state, now, ctx)
             self._save(state, ctx, now)
             return
@@ -125,16 +150,20 @@ class CepOperator(KeyedProcessFunction):
         due = [w for w in state.waiting if w[0] <= watermark]
         if due:
             state.waiting = [w for w in state.waiting if w[0] > watermark]
-            due.sort(key=_time_of)  # (stable: events of one time in arrival order)
-            for stamp, events in _by_time(due):
-                yield from self._advance(state, stamp, ctx)
-                for event in self._in_order(events):
-                    yield from self._matches(self.nfa.process(state, event, stamp),
-                                             stamp, ctx)
+            yield from self._feed(state, due, ctx)
         yield from self._advance(state, watermark, ctx)
         self._save(state, ctx, watermark)
         if state.waiting:  # (events the watermark has not passed yet: at the next one)
             ctx.timer_service().register_event_time_timer(watermark + 1)
+
+    def _feed(self, state, waiting, ctx):
+        """The NFA fed `waiting` (time, event) in time order, events of one time by the
+        comparator, then in arrival order; partial matches timed out before each time."""
+        waiting = sorted(waiting, key=_time_of)  # (stable: arrival order kept)
+        for stamp, events in _by_time(waiting):
+            yield from self._advance(state, stamp, ctx)
+            for event in self._in_order(events):
+                yield from self._matches(self.nfa.process(state, event, stamp), stamp, ctx)
 
     def _in_order(self, events: list) -> list:
         if self.comparator is None or len(events) < 2:
