@@ -86,3 +86,15 @@ def test_a_define_of_a_name_outside_the_pattern_is_ignored_as_in_flink(t_env):
         define="B AS B.price > A.price, X AS X.price > 1000", measures="B.price AS b",
         rest="AFTER MATCH SKIP PAST LAST ROW")).collect()]
     assert rows == [("ACME", 17), ("ACME", 20)]
+
+
+def test_match_proctime_is_the_processing_time_a_match_is_made_at(t_env):
+    import datetime
+    before = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+    table = t_env.sql_query(_query(measures="B.price AS b, MATCH_PROCTIME() AS made",
+                                   rest="AFTER MATCH SKIP PAST LAST ROW"))
+    assert [c.proctime for c in table._node.columns] == [False, False, True]
+    rows = [tuple(r) for r in table.execute().collect()]
+    after = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=1)
+    assert [r[:2] for r in rows] == [("ACME", 17), ("ACME", 20)]
+    assert all(before <= r[2] <= after for r in rows)

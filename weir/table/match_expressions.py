@@ -9,7 +9,8 @@ expression runs (a "navigation"):
 - `LAST(A.price, n)` and `FIRST(A.price, n)`: the n-th row of A from its last or first
   (n defaults to 0); the expression inside names one variable at most;
 - `SUM`, `AVG`, `MIN`, `MAX`, `COUNT` of an expression over A's rows (or all rows);
-- `MATCH_ROWTIME()`: the time attribute of the match's last row.
+- `MATCH_ROWTIME()`: the time attribute of the match's last row; `MATCH_PROCTIME()`:
+  the processing time the match is made at (a processing-time attribute).
 
 The rest of the expression is an ordinary row expression (weir.table.evaluate) over the
 navigations' values. Flink's rules are kept: no PREV/NEXT (physical offsets), no
@@ -104,7 +105,8 @@ class MatchExpressions:
             navigation = Navigation(None, lambda values: values[index])
             data_type = self.columns[index].data_type
         elif isinstance(node, exp.Anonymous) and node.name.upper() == "MATCH_PROCTIME":
-            not_supported("MATCH_PROCTIME()")
+            navigation = Navigation(None, _processing_time)
+            data_type = DataTypes.TIMESTAMP_LTZ(3, False)
         elif isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             variable, compiled = self._of_one_variable(node)
             navigation, data_type = Navigation(variable, compiled.function), \
@@ -146,6 +148,11 @@ class MatchExpressions:
     def _scope(self):
         from weir.table.sql_query import Scope
         return Scope.of(None, self.table)
+
+
+def _processing_time(values):  # noqa: ARG001 (a row of the match: not needed)
+    from weir.table.builtins import FUNCTIONS
+    return FUNCTIONS["PROCTIME"][0]()
 
 
 def _unqualified(node):

@@ -254,9 +254,10 @@ def match_recognize(planner, table, clause):
         if not isinstance(item, exp.Alias):
             raise ValueError(f"a measure needs a name: '{item.sql()} AS name'")
         measures.append(expressions.compile(item.this))
-        is_rowtime = isinstance(item.this, exp.Anonymous) \
-            and item.this.name.upper() == "MATCH_ROWTIME"
-        out.append(Column(item.alias, measures[-1].data_type, time_attribute=is_rowtime))
+        function = item.this.name.upper() if isinstance(item.this, exp.Anonymous) else ""
+        out.append(Column(item.alias, measures[-1].data_type,
+                          time_attribute=function == "MATCH_ROWTIME",
+                          proctime=function == "MATCH_PROCTIME"))
     within = clause.args.get("within")
     node = MatchRecognize(out, table._node, partition, variables, conditions, measures,
                           skip_strategy(clause.args.get("after"), by_name),
