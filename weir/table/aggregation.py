@@ -80,6 +80,8 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     if windowed and window_tvf.is_session(node):
         return _session_select(node, keys, selects)
     end_index = names.index("window_end") if windowed else _cascaded_end(node, keys)
+    if windowed:  # (window_time stays the windows' time attribute)
+        key_columns = [_window_time_kept(node, k, c) for k, c in zip(keys, key_columns)]
     taken = _Calls(node, _call_of)
     projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
                    for position, s in enumerate(selects)]
@@ -90,6 +92,13 @@ def aggregate_select(node, keys, selects) -> logical.Node:
         aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys),
                                       taken.calls)
     return logical.project(aggregate, projections)
+
+
+def _window_time_kept(node, key, column):
+    if key.op != "col" or key.args[0] != "window_time":
+        return column
+    source = next(c for c in node.columns if c.name == "window_time")
+    return Column(column.name, column.data_type, source.time_attribute, source.proctime)
 
 
 def _cascaded_end(node, keys):
@@ -198,12 +207,14 @@ def _window_key(window):
     return (repr(window.partition_by), repr(window.order_field), window.bound())
 
 
-def _time_attribute(node, field, what):
+def _time_attribute(node, field, what) -> bool:
+    """Whether `field`, a time attribute of `node`, is a processing-time one."""
     name = field.args[0] if isinstance(field, Expression) and field.op == "col" else None
     column = next((c for c in node.columns if c.name == name), None)
-    if column is None or not column.time_attribute:
-        raise ValueError(f"{what} must be on the table's time attribute (a column with a "
-                         f"watermark), got {field!r}")
+    if column is None or not (column.time_attribute or column.proctime):
+        raise ValueError(f"{what} must be on a time attribute of the table (a column with "
+                         f"a watermark, or PROCTIME()), got {field!r}")
+    return column.proctime
 
 
 def window_select(node, window, keys, selects) -> logical.Node:
@@ -213,21 +224,25 @@ def window_select(node, window, keys, selects) -> logical.Node:
     if node.changelog:
         raise ValueError("a group window aggregation takes an insert-only table (this one "
                          "is a changelog)")
-    _time_attribute(node, window.time_field, "a group window")
+    proctime = _time_attribute(node, window.time_field, "a group window")
     alias = window.alias_name
     keys = [k for k in keys if not (k.op == "col" and k.args[0] == alias)]
     key_columns = _key_columns(node, keys)
-    taken = _Calls(node, _call_of, fixed={"window_start": "$w_start",
-                                          "window_end": "$w_end",
-                                          "window_rowtime": "$w_rowtime"})
+    # (the window's time: its rowtime, end - 1 ms; in processing time, its proctime,
+    # when it fires)
+    taken = _Calls(node, _call_of, fixed={
+        "window_start": "$w_start", "window_end": "$w_end",
+        "window_proctime" if proctime else "window_rowtime": "$w_rowtime"})
     projections = [_rename_key(taken.replace(s), keys, key_columns) for s in selects]
-    times = [Column("$w_start", DataTypes.TIMESTAMP(3)),
-             Column("$w_end", DataTypes.TIMESTAMP(3)),
-             Column("$w_rowtime", DataTypes.TIMESTAMP(3), True)]
+    nullable = not window.not_null
+    times = [Column("$w_start", DataTypes.TIMESTAMP(3, nullable)),
+             Column("$w_end", DataTypes.TIMESTAMP(3, nullable)),
+             Column("$w_rowtime", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
+             if proctime else Column("$w_rowtime", DataTypes.TIMESTAMP(3, nullable), True)]
     aggregate = WindowAggregate(key_columns + taken.columns + times, node, window, keys,
                                 taken.calls)
-    return logical.project(aggregate, [_name_property(p, i) for i, p in
-                                       enumerate(projections)])
+    return logical.project(aggregate, _unnamed_numbered(
+        projections, {c.name for c in taken.columns}))
 
 
 def _name_key(expr, position):
@@ -237,11 +252,19 @@ def _name_key(expr, position):
     return expr
 
 
-def _name_property(expr, position):
-    """An unnamed window property gets Flink's EXPR$<position> name."""
-    if expr.op == "col" and expr.args[0].startswith("$w_"):
-        return expr.alias(f"EXPR${position}")
-    return expr
+def _unnamed_numbered(projections, aggregates):
+    """A group window's select items with Flink's names: the items without one (window
+    properties, aggregates, other expressions) are EXPR$0, EXPR$1... in their order;
+    columns and aliases keep theirs."""
+    out, number = [], 0
+    for expr in projections:
+        if expr.op == "alias" or (expr.op == "col" and not expr.args[0].startswith("$w_")
+                                  and expr.args[0] not in aggregates):
+            out.append(expr)
+            continue
+        out.append(expr.alias(f"EXPR${number}"))
+        number += 1
+    return out
 
 
 def _over_call(expr):

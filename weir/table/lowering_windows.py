@@ -73,7 +73,7 @@ class AggregateOf:
 def windows_of(node, sources, lowered, steps):
     """A window table function's rows (`node`, a WindowTvf of TUMBLE, HOP or CUMULATE)
     as a `steps(WindowsOf)`, or None; `lowered(node, sources)` lowers its input."""
-    if node.kind not in ("tumble", "hop", "cumulate"):
+    if node.kind not in ("tumble", "hop", "cumulate") or node.processing_time:
         return None
     if node.kind != "tumble" and (node.step <= 0 or node.size % node.step):
         return None  # (Flink refuses a size that is no multiple of the step)
@@ -90,6 +90,9 @@ def window_aggregate(node, sources, lowered, steps):
     window aggregation's rows by their window_start and window_end, as
     weir.table.aggregation._cascaded_end makes it) as a `steps(AggregateOf)`, or None;
     `lowered(node, sources, windows=True)` lowers its input, window rows too."""
+    from weir.table.window_tvf import in_processing_time
+    if in_processing_time(node):
+        return None  # (processing time: weir's operators, by the clock)
     return _grouped(node, lowered(node.input, sources, windows=True), steps)
 
 
@@ -113,6 +116,8 @@ def group_window_aggregate(node, sources, lowered, steps):
     whose sessions are Flink's (a row within the gap of a session's last row, the end
     included, joins it; checked with both)."""
     window, columns = node.window, node.input.columns
+    if any(c.proctime for c in columns if c.name == window.time_field.args[0]):
+        return None  # (processing time: weir's operators, by the clock)
     source = lowered(node.input, sources)
     if source is None or window.kind not in ("tumble", "slide", "session"):
         return None

@@ -221,7 +221,8 @@ class SqlExpressions:
         from weir.table.builtins import FUNCTIONS, time_unit
         name = node.name
         prefix, _, suffix = name.upper().partition("_")
-        if prefix in ("TUMBLE", "HOP", "SESSION") and suffix in ("START", "END", "ROWTIME"):
+        if prefix in ("TUMBLE", "HOP", "SESSION") and suffix in ("START", "END", "ROWTIME",
+                                                                  "PROCTIME"):
             # a legacy group window's property (GROUP BY TUMBLE(ts, ...)): see sql_query
             return e.Expression(f"window_{suffix.lower()}", e.col("$w"))
         if name.upper() in ("TIMESTAMPDIFF", "TIMESTAMPADD"):

@@ -364,10 +364,13 @@ def _legacy_window_of(planner, call, scope):
     time_field = planner.convert(call.expressions[0], scope)
     sizes = [interval_millis(a) for a in call.expressions[1:]]
     if name == "TUMBLE":
-        return GroupWindow("tumble", sizes[0], None, time_field, "$w")
-    if name == "HOP":  # HOP(ts, slide, size)
-        return GroupWindow("slide", sizes[1], sizes[0], time_field, "$w")
-    return GroupWindow("session", sizes[0], None, time_field, "$w")
+        window = GroupWindow("tumble", sizes[0], None, time_field, "$w")
+    elif name == "HOP":  # HOP(ts, slide, size)
+        window = GroupWindow("slide", sizes[1], sizes[0], time_field, "$w")
+    else:
+        window = GroupWindow("session", sizes[0], None, time_field, "$w")
+    window.not_null = True  # (SQL's TUMBLE_START and the like are NOT NULL, as Calcite's)
+    return window
 
 
 def _unique_names(items, table):

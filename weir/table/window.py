@@ -20,6 +20,8 @@ class GroupWindow:
     """A group window: its kind (tumble, slide, session), sizes in ms, time column and
     alias."""
 
+    not_null = False  # (its properties' types: NOT NULL in SQL)
+
     def __init__(self, kind, size, slide=None, time_field=None, alias=None):
         self.kind, self.size, self.slide = kind, size, slide
         self.time_field, self.alias_name = time_field, alias

@@ -3,7 +3,10 @@
 `CUMULATE(..., step, size)` add `window_start`, `window_end` and `window_time` to each
 row (a row of HOP or CUMULATE is repeated for each of its windows); a GROUP BY over
 `window_start, window_end` then emits each group once, when the watermark passes the
-window's end (rows coming after that are late and dropped, as in Flink)."""
+window's end (rows coming after that are late and dropped, as in Flink). Over a
+PROCTIME() attribute, windows are by the rows' processing time and each group is emitted
+when the processing time passes the window's end (a bounded input that ends first
+emits none, as Flink's)."""
 
 from weir.common.typeinfo import Types
 from weir.datastream.functions import FlatMapFunction, KeyedProcessFunction
@@ -12,7 +15,7 @@ from weir.table import logical
 from weir.table.changelog import INSERT
 from weir.table.evaluate import Column
 from weir.table.types import DataTypes
-from weir.table.windowing import to_datetime, to_millis
+from weir.table.windowing import to_datetime, to_instant, to_millis
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
@@ -21,11 +24,13 @@ class WindowTvf(logical.UnaryNode):
     """The input's columns and the three window columns; `kind` tumble, hop or cumulate;
     sizes in milliseconds (`step`: HOP's slide or CUMULATE's step)."""
 
-    def __init__(self, columns, input, kind, time_column, size, step=None, partition=()):
+    def __init__(self, columns, input, kind, time_column, size, step=None, partition=(),
+                 processing_time=False):
         super().__init__(columns, input)
         self.kind, self.time_column = kind, time_column
         self.size, self.step = size, step
         self.partition = list(partition)  # SESSION's partition keys (column names)
+        self.processing_time = processing_time  # (over a PROCTIME() attribute)
 
     def describe(self):
         return f"WindowTableFunction(window=[{self.kind.upper()}(time_col=" \
@@ -39,16 +44,23 @@ def window_tvf(node, kind, time_column, size, step=None, partition=()) -> Window
             raise ValueError(f"SESSION's PARTITION BY names no column of its table: '{key}' "
                              f"(columns: {', '.join(names)})")
     column = next((c for c in node.columns if c.name == time_column), None)
-    if column is None or not column.time_attribute:
-        raise ValueError(f"{kind.upper()}'s DESCRIPTOR must name the table's time attribute "
-                         f"(a column with a WATERMARK), got '{time_column}'")
+    if column is None or not (column.time_attribute or column.proctime):
+        raise ValueError(f"{kind.upper()}'s DESCRIPTOR must name a time attribute of the "
+                         f"table (a column with a WATERMARK, or PROCTIME()), got "
+                         f"'{time_column}'")
     if node.changelog:
         raise ValueError(f"{kind.upper()} takes an insert-only table")
+    if column.proctime and kind == "session":
+        from weir.table.evaluate import not_supported
+        not_supported("a SESSION window table function on a processing-time attribute")
     kept = [Column(c.name, c.data_type) for c in node.columns]  # the rowtime is window_time
     windows = [Column("window_start", DataTypes.TIMESTAMP(3, False)),
                Column("window_end", DataTypes.TIMESTAMP(3, False)),
+               Column("window_time", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
+               if column.proctime else
                Column("window_time", DataTypes.TIMESTAMP(3, False), True)]
-    return WindowTvf(kept + windows, node, kind, time_column, size, step, partition)
+    return WindowTvf(kept + windows, node, kind, time_column, size, step, partition,
+                     column.proctime)
 
 
 def windows_of(kind, timestamp, size, step):
@@ -67,15 +79,19 @@ def windows_of(kind, timestamp, size, step):
 
 
 class WindowRows(FlatMapFunction):
-    def __init__(self, kind, time_index, size, step):
+    """A row with each of its windows' start, end and time (end - 1 ms; in processing
+    time, that instant as a TIMESTAMP_LTZ)."""
+
+    def __init__(self, kind, time_index, size, step, processing_time=False):
         self.kind, self.time_index, self.size, self.step = kind, time_index, size, step
+        self.time_of = to_instant if processing_time else to_datetime
 
     def flat_map(self, record):
         kind, values = record
         timestamp = to_millis(values[self.time_index])
         for start, end in windows_of(self.kind, timestamp, self.size, self.step):
             yield kind, values + (to_datetime(start), to_datetime(end),
-                                  to_datetime(end - 1))
+                                  self.time_of(end - 1))
 
 
 def plan_window_tvf(planner, node: WindowTvf):
@@ -83,8 +99,9 @@ def plan_window_tvf(planner, node: WindowTvf):
     if node.kind == "session":
         from weir.table.session_rows import plan_session_rows
         return plan_session_rows(planner, node, index)
-    return planner.stream(node.input).flat_map(
-        WindowRows(node.kind, index, node.size, node.step)).name("WindowTableFunction")
+    return planner.stream(node.input).flat_map(WindowRows(
+        node.kind, index, node.size, node.step, node.processing_time)) \
+        .name("WindowTableFunction")
 
 
 class WindowAggregate(logical.UnaryNode):
@@ -156,9 +173,9 @@ class WindowAggregateFunction(KeyedProcessFunction):
     """One group of one window: accumulates its rows until the watermark passes the
     window's end, then emits the group's row once."""
 
-    def __init__(self, key_functions, accumulators, end_index):
+    def __init__(self, key_functions, accumulators, end_index, processing_time=False):
         self.key_functions, self.accumulators = key_functions, accumulators
-        self.end_index = end_index
+        self.end_index, self.processing_time = end_index, processing_time
 
     def open(self, runtime_context):
         self.state = runtime_context.get_state(ValueStateDescriptor(
@@ -168,14 +185,17 @@ class WindowAggregateFunction(KeyedProcessFunction):
         kind, values = record
         keys = tuple(f(values) for f in self.key_functions)
         fires = to_millis(keys[self.end_index]) - 1
-        if fires <= ctx.timer_service().current_watermark():
+        timers = ctx.timer_service()
+        if not self.processing_time and fires <= timers.current_watermark():
             return  # the window has fired: a late row
         stored = self.state.value()
         accs = stored[1] if stored else [a.create() for a in self.accumulators]
         accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
         self.state.update((keys, accs))
-        if stored is None:
-            ctx.timer_service().register_event_time_timer(fires)
+        if stored is None and self.processing_time:
+            timers.register_processing_time_timer(fires)
+        elif stored is None:
+            timers.register_event_time_timer(fires)
 
     def on_timer(self, timestamp, ctx):
         stored = self.state.value()
@@ -191,10 +211,21 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     from weir.table.window_slicing import plan_sliced, sliceable
-    if isinstance(node.input, WindowTvf) and sliceable(node, node.input):
+    processing_time = in_processing_time(node)
+    if isinstance(node.input, WindowTvf) and not processing_time and \
+            sliceable(node, node.input):
         return plan_sliced(planner, node, node.input)
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = accumulators_of(node.calls, columns)
-    return planner.stream(node.input).key_by(KeyOf(keys)).process(
-        WindowAggregateFunction(keys, accumulators, node.end_index)).name("WindowAggregate")
+    return planner.stream(node.input).key_by(KeyOf(keys)).process(WindowAggregateFunction(
+        keys, accumulators, node.end_index, processing_time)).name("WindowAggregate")
+
+
+def in_processing_time(node) -> bool:
+    """Whether a window aggregation's windows are a processing-time window table
+    function's (through projections and filters)."""
+    below = node.input
+    while isinstance(below, logical.Calc):
+        below = below.input
+    return isinstance(below, WindowTvf) and below.processing_time

@@ -1,12 +1,13 @@
 """Group windows and over windows of the Table API on weir's event-time machinery.
 
 A group window aggregation (`window(Tumble...).group_by(keys, w).select(...)`) is a
-DataStream window of weir's (tumbling, sliding or session, on event time) whose function
-aggregates the window's rows: one +I row per key and window, with the window's start,
-end and rowtime (end - 1 ms) as TIMESTAMP(3). An over aggregation
-(`over_window(Over...).select(agg.over(w))`) buffers each partition's rows until the
-watermark passes them, then emits them in time order with the aggregates over their
-preceding rows or range (late rows are dropped, as in Flink).
+DataStream window of weir's (tumbling, sliding or session, on event time or, over a
+PROCTIME() attribute, on processing time) whose function aggregates the window's rows:
+one +I row per key and window, with the window's start, end and rowtime (end - 1 ms) as
+TIMESTAMP(3), or, in processing time, its proctime (when it fired, a TIMESTAMP_LTZ(3)).
+An over aggregation (`over_window(Over...).select(agg.over(w))`) buffers each
+partition's rows until the watermark passes them, then emits them in time order with the
+aggregates over their preceding rows or range (late rows are dropped, as in Flink).
 """
 
 import datetime
@@ -16,8 +17,9 @@ from weir.common.time import Time
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction, ProcessWindowFunction
 from weir.datastream.state import ValueStateDescriptor
-from weir.datastream.window import (EventTimeSessionWindows, SlidingEventTimeWindows,
-                                    TumblingEventTimeWindows)
+from weir.datastream.window import (
+    EventTimeSessionWindows, ProcessingTimeSessionWindows, SlidingEventTimeWindows,
+    SlidingProcessingTimeWindows, TumblingEventTimeWindows, TumblingProcessingTimeWindows)
 from weir.table import logical
 from weir.table.aggregates import accumulators_of
 from weir.table.changelog import INSERT
@@ -29,6 +31,11 @@ def to_datetime(millis: int) -> datetime.datetime:
     """A TIMESTAMP(3) value from epoch milliseconds (Flink keeps TIMESTAMP as UTC wall
     clock)."""
     return EPOCH + datetime.timedelta(milliseconds=millis)
+
+
+def to_instant(millis: int) -> datetime.datetime:
+    """A TIMESTAMP_LTZ(3) value (an instant, as PROCTIME() gives) from epoch ms."""
+    return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
 
 
 def to_millis(value) -> int:
@@ -68,13 +75,17 @@ class OverAggregate(logical.UnaryNode):
                f"select=[{', '.join(c.name for c in self.columns)}])"
 
 
-def assigner_of(window):
+def assigner_of(window, processing_time=False):
+    """The window assigner of a group window, in event or processing time."""
+    size = Time.milliseconds(window.size)
     if window.kind == "tumble":
-        return TumblingEventTimeWindows.of(Time.milliseconds(window.size))
+        kind = TumblingProcessingTimeWindows if processing_time else TumblingEventTimeWindows
+        return kind.of(size)
     if window.kind == "slide":
-        return SlidingEventTimeWindows.of(Time.milliseconds(window.size),
-                                          Time.milliseconds(window.slide))
-    return EventTimeSessionWindows.with_gap(Time.milliseconds(window.size))
+        kind = SlidingProcessingTimeWindows if processing_time else SlidingEventTimeWindows
+        return kind.of(size, Time.milliseconds(window.slide))
+    kind = ProcessingTimeSessionWindows if processing_time else EventTimeSessionWindows
+    return kind.with_gap(size)
 
 
 class WindowAggregateFunction(ProcessWindowFunction):
@@ -82,9 +93,11 @@ class WindowAggregateFunction(ProcessWindowFunction):
     (the greatest common divisor of size and slide) in arrival order, then the slices
     merged in time order (which decides a FLOAT sum's rounding)."""
 
-    def __init__(self, accumulators, slice_ms=None, time_index=None):
+    def __init__(self, accumulators, slice_ms=None, time_index=None,
+                 processing_time=False):
         self.accumulators = accumulators
         self.slice_ms, self.time_index = slice_ms, time_index
+        self.processing_time = processing_time  # (the window's time: when it fires)
 
     def _accumulate(self, rows):
         accs = [a.create() for a in self.accumulators]
@@ -106,8 +119,9 @@ class WindowAggregateFunction(ProcessWindowFunction):
                 accs = [a.merge(acc, part) for a, acc, part in
                         zip(self.accumulators, accs, self._accumulate(slices[index]))]
         window = context.window()
-        times = (to_datetime(window.start), to_datetime(window.end),
-                 to_datetime(window.max_timestamp()))
+        time = to_instant(context.current_processing_time()) if self.processing_time \
+            else to_datetime(window.max_timestamp())
+        times = (to_datetime(window.start), to_datetime(window.end), time)
         yield INSERT, tuple(key) + tuple(a.value(acc) for a, acc in
                                          zip(self.accumulators, accs)) + times
 
@@ -172,9 +186,10 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     window = node.window
     slice_ms = math.gcd(window.size, window.slide) if window.kind == "slide" else None
     time_index = [c.name for c in columns].index(window.time_field.args[0])
+    proctime = columns[time_index].proctime
     return planner.stream(node.input).key_by(KeyOf(keys)) \
-        .window(assigner_of(window)) \
-        .process(WindowAggregateFunction(accumulators, slice_ms, time_index)) \
+        .window(assigner_of(window, proctime)) \
+        .process(WindowAggregateFunction(accumulators, slice_ms, time_index, proctime)) \
         .name("GroupWindowAggregate")
 
 
