@@ -81,3 +81,16 @@ def test_rows_written_as_parquet_read_back(t_env, tmp_path):
     assert pq.read_table(files[0]).to_pylist() == [
         {"k": "b", "twice": 4, "t": T0}, {"k": "a", "twice": 6, "t": None}]
     assert _rows(t_env, "SELECT k, twice FROM o") == [("b", 4), ("a", 6)]
+
+
+def test_a_decimal_is_written_at_its_declared_precision_and_scale(t_env, tmp_path):
+    _write(tmp_path / "in", d=pa.array([decimal.Decimal("1.25"), None], pa.decimal128(6, 2)))
+    _table(t_env, "p", tmp_path / "in", "d DECIMAL(6, 2)")
+    _table(t_env, "o", tmp_path / "out", "d DECIMAL(6, 2), e DECIMAL(12, 3)")
+    t_env.execute_sql("INSERT INTO o SELECT d, CAST(d AS DECIMAL(12, 3)) FROM p").wait()
+    written = pq.read_table(next((tmp_path / "out").glob("*.parquet")))
+    assert [written.schema.field(n).type for n in ("d", "e")] == [
+        pa.decimal128(6, 2), pa.decimal128(12, 3)]
+    assert written.to_pylist() == [
+        {"d": decimal.Decimal("1.25"), "e": decimal.Decimal("1.250")},
+        {"d": None, "e": None}]

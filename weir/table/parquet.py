@@ -11,6 +11,8 @@ the file, the column and the value: Flink's parquet format converts no types eit
 import datetime
 import decimal
 
+from weir.common.typeinfo import BasicTypeInfo
+
 from weir.table.casts import INT_RANGES, float32
 from weir.table.changelog import INSERT
 
@@ -101,11 +103,30 @@ class _AsRow:
         return Row(**dict(zip(self.names, values)))
 
 
+class _DecimalTypeInfo(BasicTypeInfo):
+    """BIG_DEC written as Parquet's DECIMAL of the column's precision and scale."""
+
+    def __init__(self, precision: int, scale: int):
+        super().__init__("BIG_DEC")
+        self.precision, self.scale = precision, scale
+
+    def to_arrow_type(self):
+        import pyarrow as pa
+        return pa.decimal128(self.precision, self.scale)
+
+
+def _written_type(data_type):
+    if data_type.name == "DECIMAL" and data_type.precision is not None:
+        return _DecimalTypeInfo(data_type.precision, data_type.scale or 0)
+    return data_type.type_info
+
+
 def parquet_sink(stream, target, columns):
-    """Writes the table's rows under `target` as Parquet part files."""
+    """Writes the table's rows under `target` as Parquet part files (a DECIMAL column
+    as a Parquet DECIMAL of its precision and scale)."""
     from weir.common.typeinfo import Types
     from weir.datastream.connectors.file_system import FileSink
     names = [c.name for c in columns]
-    row_type = Types.ROW_NAMED(names, [c.data_type.type_info for c in columns])
+    row_type = Types.ROW_NAMED(names, [_written_type(c.data_type) for c in columns])
     return stream.map(_AsRow(names), output_type=row_type).name("Format") \
         .sink_to(FileSink.for_parquet(target, row_type).build())
