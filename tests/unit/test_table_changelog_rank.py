@@ -82,3 +82,36 @@ def test_flinks_update_strategy_is_chosen_for_counts_and_maxima_not_sums():
     assert strategy("MIN", "v") == [0]
     assert strategy("SUM", "v DESC") is None
     assert strategy("COUNT", "v") is None  # (a count only grows: ascending moves it down)
+
+
+def _applied(changes):
+    rows = []
+    for kind, values in changes:
+        if kind in (I, UA):
+            rows.append(values)
+        else:
+            rows.remove(values)  # (a retraction of a row not out is an error)
+    return sorted(rows)
+
+
+def test_ranks_from_past_the_first_add_up_to_a_brute_forces_after_every_change():
+    """Ranks 2..3 of each group, with and without the rank number: after each change the
+    changes out so far applied are the sorted group's rows 2..3 (the changes never
+    retract a row they did not insert, which PyFlink 2.3's do without the rank)."""
+    for output_rank in (True, False):
+        function = ChangelogTopN([lambda v: v[2]], [True], 3, output_rank, rank_start=2)
+        harness = KeyedOperatorHarness(function, lambda r: r[1][0])
+        live, out = [], []
+        for change in SUMS:
+            harness.process_element(change)
+            out += harness.extract_values()
+            if change[0] in (I, UA):
+                live.append(change[1])
+            else:
+                live.remove(change[1])
+            expected = []
+            for group in ("fruit", "veg"):  # (ties: in arrival order, an update arriving anew)
+                ranked = sorted((r for r in live if r[0] == group), key=lambda r: -r[2])
+                expected += [r + ((rank,) if output_rank else ())
+                             for rank, r in enumerate(ranked[1:3], 2)]
+            assert _applied(out) == sorted(expected), (output_rank, change)

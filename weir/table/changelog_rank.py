@@ -72,9 +72,11 @@ def _column_kinds(aggregate):
 class ChangelogTopN(KeyedProcessFunction):
     """One partition's rows: [(sort key, arrival, values)] in order."""
 
-    def __init__(self, sort_functions, directions, rank_end, output_rank, key_indexes=None):
+    def __init__(self, sort_functions, directions, rank_end, output_rank, key_indexes=None,
+                 rank_start=1):
         self.sort_functions, self.directions = sort_functions, directions
         self.rank_end, self.output_rank = rank_end, output_rank
+        self.rank_start = rank_start  # (ranks before it are kept, not output)
         self.key_indexes = key_indexes  # (the update strategy's unique key, or None)
 
     def open(self, runtime_context):
@@ -90,7 +92,7 @@ class ChangelogTopN(KeyedProcessFunction):
         if self.key_indexes is not None and kind == UPDATE_BEFORE:
             return ()  # (upserts: the +U that follows replaces the key's row)
         arrival, rows = self.state.value() or (0, [])
-        before = rows[:self.rank_end]
+        before = rows[self.rank_start - 1:self.rank_end]
         replaced = None
         if self.key_indexes is not None:
             replaced = self._remove_key(rows, values)
@@ -101,7 +103,7 @@ class ChangelogTopN(KeyedProcessFunction):
         elif replaced is None:
             _remove_values(rows, values)
         self.state.update((arrival, rows))
-        return list(self._changes(before, rows[:self.rank_end], replaced))
+        return list(self._changes(before, rows[self.rank_start - 1:self.rank_end], replaced))
 
     def _remove_key(self, rows, values):
         key = [values[i] for i in self.key_indexes]
@@ -112,16 +114,17 @@ class ChangelogTopN(KeyedProcessFunction):
 
     def _changes(self, before, after, replaced):
         if self.output_rank:
-            for rank in range(max(len(before), len(after))):
-                old = before[rank] if rank < len(before) else None
-                new = after[rank] if rank < len(after) else None
+            first = self.rank_start
+            for index in range(max(len(before), len(after))):
+                old = before[index] if index < len(before) else None
+                new = after[index] if index < len(after) else None
                 if old is not None and new is not None and old[1] != new[1]:
-                    yield UPDATE_BEFORE, old[2] + (rank + 1,)
-                    yield UPDATE_AFTER, new[2] + (rank + 1,)
+                    yield UPDATE_BEFORE, old[2] + (index + first,)
+                    yield UPDATE_AFTER, new[2] + (index + first,)
                 elif old is None and new is not None:
-                    yield INSERT, new[2] + (rank + 1,)
+                    yield INSERT, new[2] + (index + first,)
                 elif new is None and old is not None:
-                    yield DELETE, old[2] + (rank + 1,)
+                    yield DELETE, old[2] + (index + first,)
             return
         kept = {row[1] for row in after}
         gone = [row for row in before if row[1] not in kept]

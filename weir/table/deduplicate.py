@@ -26,7 +26,7 @@ from weir.table.windowing import to_millis
 def deduplication(node) -> str:
     """'last' or 'first' where a Rank (weir.table.rank) is Flink's deduplication on event
     time, else None."""
-    if node.rank_end != 1 or len(node.order) != 1:
+    if node.rank_end != 1 or node.rank_start != 1 or len(node.order) != 1:
         return None
     expression, descending = node.order[0]
     if expression.op != "col":

@@ -34,9 +34,10 @@ class RankOf:
     inner joins of sources by index) ranked per partition: the input's columns, then the
     rank (`output_rank`)."""
 
-    def __init__(self, scan, width, partition, order, rank_end, output_rank):
+    def __init__(self, scan, width, partition, order, rank_end, output_rank, rank_start=1):
         self.scan, self.width, self.partition, self.order = scan, width, partition, order
         self.rank_end, self.output_rank = rank_end, output_rank
+        self.rank_start = rank_start
 
     def sql(self, views) -> str:
         numbered = [f"(SELECT *, monotonically_increasing_id() AS {position(i)} FROM {view}) AS _n"
@@ -46,7 +47,8 @@ class RankOf:
             f"ORDER BY {', '.join(self.order)}"
         columns = [column_name(i) for i in range(self.width)]
         ranked = select(["*"], select([*columns, f"row_number() OVER ({over}) AS _weir_rank"],
-                                      text), f"_weir_rank <= {self.rank_end}")
+                                      text),
+                        f"_weir_rank BETWEEN {self.rank_start} AND {self.rank_end}")
         rank = [f"_weir_rank AS {column_name(self.width)}"] if self.output_rank else []
         return select([*columns, *rank], ranked)
 
@@ -77,4 +79,4 @@ def rank_of(node, sources, lowered, steps):
     order += [f"{position(i)} {'DESC' if keep == 'last' else 'ASC'}"
               for i in reversed(reads)]
     return steps(RankOf(scan, len(columns), partition, order, node.rank_end,
-                        node.output_rank), [])
+                        node.output_rank, node.rank_start), [])

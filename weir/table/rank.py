@@ -20,10 +20,12 @@ class Rank(logical.UnaryNode):
     """The input's columns (and the rank, if `output_rank`); `order` is [(expression,
     descending)]; ranks 1..rank_end are kept."""
 
-    def __init__(self, columns, input, partition, order, rank_end, output_rank):
+    def __init__(self, columns, input, partition, order, rank_end, output_rank,
+                 rank_start=1):
         super().__init__(columns, input)
         self.partition, self.order = partition, order
         self.rank_end, self.output_rank = rank_end, output_rank
+        self.rank_start = rank_start  # (ranks rank_start..rank_end are output)
 
     @property
     def changelog(self):
@@ -38,7 +40,7 @@ class Rank(logical.UnaryNode):
         keep = deduplication(self)
         if keep is not None:
             return f"Deduplicate(keep=[{keep.capitalize()}Row], order=[ROWTIME])"
-        return f"Rank(rankRange=[rankStart=1, rankEnd={self.rank_end}], " \
+        return f"Rank(rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], " \
                f"select=[{', '.join(c.name for c in self.columns)}])"
 
 
@@ -54,9 +56,14 @@ class _SortKey:
 
 
 class TopN(KeyedProcessFunction):
-    def __init__(self, sort_functions, directions, rank_end, output_rank):
+    """An insert-only input's best rows per partition, ranks rank_start..rank_end out
+    (with a start past 1, as Flink's AppendOnlyTopNFunction: each rank's row updated in
+    place, with or without its rank number)."""
+
+    def __init__(self, sort_functions, directions, rank_end, output_rank, rank_start=1):
         self.sort_functions, self.sort = sort_functions, _SortKey(directions)
         self.rank_end, self.output_rank = rank_end, output_rank
+        self.rank_start = rank_start
 
     def open(self, runtime_context):
         self.state = runtime_context.get_state(ValueStateDescriptor(
@@ -69,7 +76,11 @@ class TopN(KeyedProcessFunction):
         if not self._in_range(key, buffer):
             return
         self._put(buffer, key, values)
-        if self.output_rank:
+        if self.rank_start > 1:
+            changes = [(kind, row if self.output_rank else row[:-1])
+                       for kind, row in self._with_rank(buffer, key, values)
+                       if row[-1] >= self.rank_start]
+        elif self.output_rank:
             changes = self._with_rank(buffer, key, values)
         else:
             changes = self._without_rank(buffer, values)
@@ -151,8 +162,8 @@ def plan_rank(planner, node: Rank):
     if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
         from weir.table.changelog_rank import ChangelogTopN, unique_key
         return planner.stream(node.input).key_by(KeyOf(partition)).process(ChangelogTopN(
-            order, directions, node.rank_end, node.output_rank, unique_key(node))) \
-            .name("Rank")
+            order, directions, node.rank_end, node.output_rank, unique_key(node),
+            node.rank_start)).name("Rank")
     from weir.table import deduplicate
     keep = deduplicate.deduplication(node)
     stream = planner.stream(node.input).key_by(KeyOf(partition))
@@ -160,8 +171,8 @@ def plan_rank(planner, node: Rank):
         time_index = [c.name for c in columns].index(node.order[0][0].args[0])
         function = deduplicate.KeepLastRow if keep == "last" else deduplicate.KeepFirstRow
         return stream.process(function(time_index, node.output_rank)).name("Deduplicate")
-    return stream.process(TopN(order, directions, node.rank_end, node.output_rank)) \
-        .name("Rank")
+    return stream.process(TopN(order, directions, node.rank_end, node.output_rank,
+                               node.rank_start)).name("Rank")
 
 
 __all__ = ["Rank", "TopN", "plan_rank"]

@@ -200,8 +200,6 @@ class QueryPlanner:
         streaming = table._t_env.streaming
         if limit is None and streaming:
             not_supported("ORDER BY without LIMIT in a streaming query")
-        if offset is not None and streaming:
-            not_supported("OFFSET in a streaming query")
         keys = []
         for item in order.expressions:
             name = item.this.name if isinstance(item.this, exp.Column) else None
@@ -212,8 +210,9 @@ class QueryPlanner:
             return table._derive(Sort(list(table._node.columns), table._node, keys,
                                       int(offset.expression.name) if offset else 0,
                                       int(limit.expression.name) if limit else None))
+        skip = int(offset.expression.name) if offset is not None else 0
         node = Rank(list(table._node.columns), table._node, [], keys,
-                    int(limit.expression.name), False)
+                    skip + int(limit.expression.name), False, skip + 1)
         return table._derive(node)
 
     def _join(self, table, scope, join, where=None):

@@ -1,6 +1,6 @@
 """Flink SQL's Top-N pattern: a subquery with `ROW_NUMBER() OVER (PARTITION BY ...
-ORDER BY ...) AS rn` filtered on `rn <= N` (`rn < N`, `rn = 1`, `rn BETWEEN 1 AND N`)
-becomes a Rank node (weir.table.rank)."""
+ORDER BY ...) AS rn` filtered on `rn <= N` (`rn < N`, `rn = 1`, `rn BETWEEN M AND N`,
+and a first rank with `rn > M` or `rn >= M`) becomes a Rank node (weir.table.rank)."""
 
 from sqlglot import exp
 
@@ -24,11 +24,20 @@ def _row_number_item(select):
     return None, None
 
 
-def _rank_end(conjunct, name):
-    """N if `conjunct` bounds the row number `name` to 1..N, else None."""
+def _rank_start(conjunct, name):
+    """M if `conjunct` bounds the row number `name` from below to M.., else None."""
     if isinstance(conjunct, exp.Between) and conjunct.this.name == name:
-        if int(conjunct.args["low"].name) != 1:
-            not_supported("a Top-N whose ranks do not start at 1")
+        return int(conjunct.args["low"].name)
+    if not isinstance(conjunct, (exp.GT, exp.GTE)) or \
+            not isinstance(conjunct.this, exp.Column) or conjunct.this.name != name:
+        return None
+    bound = int(conjunct.expression.name)
+    return bound + 1 if isinstance(conjunct, exp.GT) else bound
+
+
+def _rank_end(conjunct, name):
+    """N if `conjunct` bounds the row number `name` to ..N, else None."""
+    if isinstance(conjunct, exp.Between) and conjunct.this.name == name:
         return int(conjunct.args["high"].name)
     if not isinstance(conjunct, (exp.LTE, exp.LT, exp.EQ)):
         return None
@@ -51,12 +60,15 @@ def ranked_subquery(planner, source, where, outer):
         return None
     name = item.alias
     conjuncts = _conjuncts(where.this) if where is not None else []
-    bounds = [(c, _rank_end(c, name)) for c in conjuncts]
-    ends = [end for _, end in bounds if end is not None]
+    bounds = [(c, _rank_start(c, name), _rank_end(c, name)) for c in conjuncts]
+    ends = [end for _, _, end in bounds if end is not None]
     if not ends:
         not_supported(f"ROW_NUMBER() without a bound on '{name}' (a Top-N needs "
                       f"WHERE {name} <= N)")
-    remaining = [c for c, end in bounds if end is None]
+    start = max([1] + [s for _, s, _ in bounds if s is not None])
+    if start > min(ends):
+        raise ValueError(f"the bounds on '{name}' leave no rank ({start} to {min(ends)})")
+    remaining = [c for c, s, end in bounds if end is None and s is None]
     window = item.this
     hidden = [exp.alias_(p.copy(), f"$p{i}")
               for i, p in enumerate(window.args.get("partition_by") or [])]
@@ -77,10 +89,14 @@ def ranked_subquery(planner, source, where, outer):
                                            if output_rank else [])
     if not table._t_env.streaming and table._node.changelog:  # (its final rows, sorted)
         from weir.table.sort import Sort
+        if start > 1:
+            not_supported("a Top-N whose ranks do not start at 1 over a changelog in "
+                          "BATCH mode")
         ranked = Sort(columns, table._node, order_keys, fetch=min(ends),
                       partition=partition, output_rank=output_rank)
     else:
-        ranked = Rank(columns, table._node, partition, order_keys, min(ends), output_rank)
+        ranked = Rank(columns, table._node, partition, order_keys, min(ends), output_rank,
+                      start)
     kept = [col(c.name) for c in visible] + ([col(name)] if output_rank else [])
     result = table._derive(ranked).select(*kept)
     rest = None

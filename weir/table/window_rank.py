@@ -37,10 +37,11 @@ class WindowTopN(KeyedProcessFunction):
     when the watermark passes the window's end, its best ranked and inserted."""
 
     def __init__(self, end_function, sort_functions, directions, rank_end, output_rank,
-                 ties_last=False):
+                 ties_last=False, rank_start=1):
         self.end_function, self.sort_functions = end_function, sort_functions
         self.directions, self.rank_end = directions, rank_end
         self.output_rank, self.ties_last = output_rank, ties_last
+        self.rank_start = rank_start
 
     def open(self, runtime_context):
         self.state = runtime_context.get_state(ValueStateDescriptor(
@@ -64,7 +65,8 @@ class WindowTopN(KeyedProcessFunction):
         if stored is None:
             return
         self.state.clear()
-        for rank, (_, _, values) in enumerate(self._best(stored[1]), 1):
+        best = self._best(stored[1])[self.rank_start - 1:]
+        for rank, (_, _, values) in enumerate(best, self.rank_start):
             yield INSERT, values + ((rank,) if self.output_rank else ())
 
     def _best(self, rows):
@@ -87,4 +89,5 @@ def plan_window_rank(planner, node, end_position: int):
     directions = [descending for _, descending in node.order]
     return planner.stream(node.input).key_by(KeyOf(partition)).process(WindowTopN(
         partition[end_position], order, directions, node.rank_end, node.output_rank,
-        ties_last=deduplication(node) == "last")).name("WindowRank")
+        ties_last=deduplication(node) == "last", rank_start=node.rank_start)) \
+        .name("WindowRank")
