@@ -310,3 +310,20 @@ def test_json_ignore_parse_errors_nulls_a_field_and_skips_a_broken_line(t_env, t
         "'json.ignore-parse-errors' = 'true')")
     rows = [tuple(r) for r in t_env.execute_sql("SELECT * FROM j").collect()]
     assert rows == [(1, "x"), (None, "y"), (3, None)]
+
+
+def test_a_processing_time_range_over_window_takes_the_rows_of_its_interval():
+    """RANGE BETWEEN INTERVAL '10' SECOND PRECEDING over a PROCTIME() attribute: a row
+    comes out at once with the rows of the last 10 s of processing time and itself."""
+    from weir.table.aggregates import Count, Sum
+    from weir.table.windowing import ProcTimeOverFunction
+    from weir.testing.harness import KeyedOperatorHarness
+    price = lambda values: values[1]  # noqa: E731
+    harness = KeyedOperatorHarness(
+        ProcTimeOverFunction([Sum([price]), Count([price])], ("range", 10_000)),
+        lambda record: record[1][0])
+    for now, price_ in ((1_000, 5), (4_000, 7), (11_000, 1), (14_001, 2), (14_001, 3)):
+        harness.set_processing_time(now)
+        harness.process_element((0, ("k", price_)))
+    assert [v[1] for v in harness.extract_values()] == [
+        ("k", 5, 5, 1), ("k", 7, 12, 2), ("k", 1, 13, 3), ("k", 2, 3, 2), ("k", 3, 6, 3)]

@@ -181,7 +181,7 @@ class QueryPlanner:
                 where = None
         if where is not None:
             table = table.where(self.convert(where.this, scope))
-        table = self._project(table, scope, tree)
+        table = self._project(table, scope, _named_windows_inlined(tree))
         if tree.args.get("distinct"):
             table = table.distinct()
         limit, offset = tree.args.get("limit"), tree.args.get("offset")
@@ -335,6 +335,29 @@ class QueryPlanner:
 
 
 LEGACY_WINDOWS = ("TUMBLE", "HOP", "SESSION")
+
+
+def _named_windows_inlined(tree):
+    """`agg OVER w ... WINDOW w AS (PARTITION BY ... ORDER BY ... frame)`: each OVER w
+    given the named window's partition, order and frame."""
+    named = {w.name.lower(): w for w in tree.args.get("windows") or ()}
+    if not named:
+        return tree
+    tree = tree.copy()
+    for window in tree.find_all(exp.Window):
+        alias = window.args.get("alias")
+        if alias is None or window.args.get("partition_by") or window.args.get("order"):
+            continue
+        if alias.name.lower() not in named:
+            raise ValueError(f"OVER {alias.name} names no window of the WINDOW clause")
+        definition = named[alias.name.lower()]
+        for part in ("partition_by", "order", "spec"):
+            value = definition.args.get(part)
+            window.set(part, value.copy() if hasattr(value, "copy") else
+                       [v.copy() for v in value] if value else None)
+        window.set("alias", None)
+    tree.set("windows", None)
+    return tree
 
 
 def _joined_laterally(planner, table, scope, call, join, alias):

@@ -193,11 +193,56 @@ def plan_window_aggregate(planner, node: WindowAggregate):
         .name("GroupWindowAggregate")
 
 
+class ProcTimeOverFunction(KeyedProcessFunction):
+    """Flink's processing-time over aggregation: each row is emitted when it comes, with
+    the aggregates over its partition's rows so far (unbounded), its last n rows and
+    itself (ROWS), or the rows of the interval before the current processing time and
+    itself (RANGE; Flink aggregates the rows of one millisecond together)."""
+
+    def __init__(self, accumulators, bound):
+        self.accumulators = accumulators
+        self.kind, self.size = bound
+
+    def open(self, runtime_context):
+        self.kept = runtime_context.get_state(ValueStateDescriptor(
+            "kept", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, record, ctx):
+        values = record[1]
+        kept = self.kept.value()
+        if self.size is None:  # (unbounded: the accumulators, kept)
+            accs = kept if kept is not None else [a.create() for a in self.accumulators]
+            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
+            self.kept.update(accs)
+            yield INSERT, values + tuple(a.value(acc) for a, acc in
+                                         zip(self.accumulators, accs))
+            return
+        now = ctx.timer_service().current_processing_time()
+        kept = (kept or []) + [(now, values)]
+        if self.kind == "rows":
+            kept = kept[-(self.size + 1):]
+        else:
+            kept = [(t, v) for t, v in kept if t >= now - self.size]
+        yield INSERT, values + self._aggregate(kept)
+        kept = kept[1:] if self.kind == "rows" and len(kept) > self.size else kept
+        self.kept.update(kept) if kept else self.kept.clear()
+
+    def _aggregate(self, window) -> tuple:
+        accs = [a.create() for a in self.accumulators]
+        for _, values in window:
+            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
+        return tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+
+
 def plan_over_aggregate(planner, node: OverAggregate):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = accumulators_of(node.calls, columns)
+    order = node.window.order_field
+    proctime = any(c.proctime for c in columns if order.op == "col" and
+                   c.name == order.args[0])
+    function = ProcTimeOverFunction if proctime else OverFunction
     return planner.stream(node.input).key_by(KeyOf(keys)) \
-        .process(OverFunction(accumulators, node.window.bound())).name("OverAggregate")
+        .process(function(accumulators, node.window.bound())).name("OverAggregate")
