@@ -34,6 +34,10 @@ for query in (
            FROM TABLE(CUMULATE(TABLE prices, DESCRIPTOR(pt), INTERVAL '30' MINUTE,
                                INTERVAL '1' HOUR))
            GROUP BY symbol, window_start, window_end""",
+        """SELECT symbol, window_start, window_end, window_time, COUNT(*) AS n
+           FROM TABLE(SESSION(TABLE prices PARTITION BY symbol, DESCRIPTOR(pt),
+                              INTERVAL '1' HOUR))
+           GROUP BY symbol, window_start, window_end, window_time""",
         """SELECT symbol, TUMBLE_START(pt, INTERVAL '1' HOUR),
                   TUMBLE_PROCTIME(pt, INTERVAL '1' HOUR), COUNT(*)
            FROM prices GROUP BY symbol, TUMBLE(pt, INTERVAL '1' HOUR)""",

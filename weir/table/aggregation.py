@@ -129,6 +129,7 @@ def _session_select(tvf, keys, selects) -> logical.Node:
         not_supported("a SESSION window aggregation whose GROUP BY keys (besides "
                       "window_start and window_end) are not the PARTITION BY keys")
     window = GroupWindow("session", tvf.size, None, col(tvf.time_column), "$w")
+    window.not_null = True  # (a window table function's columns are NOT NULL)
     return window_select(tvf.input, window, group,
                          [_session_columns(s, top=True) for s in selects])
 

@@ -50,9 +50,6 @@ def window_tvf(node, kind, time_column, size, step=None, partition=()) -> Window
                          f"'{time_column}'")
     if node.changelog:
         raise ValueError(f"{kind.upper()} takes an insert-only table")
-    if column.proctime and kind == "session":
-        from weir.table.evaluate import not_supported
-        not_supported("a SESSION window table function on a processing-time attribute")
     kept = [Column(c.name, c.data_type) for c in node.columns]  # the rowtime is window_time
     windows = [Column("window_start", DataTypes.TIMESTAMP(3, False)),
                Column("window_end", DataTypes.TIMESTAMP(3, False)),
@@ -97,6 +94,10 @@ class WindowRows(FlatMapFunction):
 def plan_window_tvf(planner, node: WindowTvf):
     index = [c.name for c in node.input.columns].index(node.time_column)
     if node.kind == "session":
+        if node.processing_time:
+            from weir.table.evaluate import not_supported
+            not_supported("a SESSION window table function's rows over a processing-time "
+                          "attribute (its window aggregation runs)")
         from weir.table.session_rows import plan_session_rows
         return plan_session_rows(planner, node, index)
     return planner.stream(node.input).flat_map(WindowRows(
