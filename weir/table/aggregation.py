@@ -77,8 +77,18 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     names = [c.name for c in key_columns]
     windowed = "window_start" in names and "window_end" in names \
         and window_tvf.reads_window_tvf(node)
-    if windowed and window_tvf.is_session(node):
-        return _session_select(node, keys, selects)
+    if windowed:
+        from weir.table.session_input import session_of
+        session = session_of(node)
+        if session is not None and _by_partition(session[0], keys):
+            return _session_select(session, keys, selects)
+        if session is not None:  # (Flink: the sessions' rows, then a group aggregation)
+            if session[0] is not node:
+                from weir.table.evaluate import not_supported
+                not_supported("a SESSION window aggregation whose GROUP BY keys (besides "
+                              "window_start and window_end) are not the PARTITION BY "
+                              "keys, over a WHERE or projection")
+            windowed = False
     end_index = names.index("window_end") if windowed else _cascaded_end(node, keys)
     if windowed:  # (window_time stays the windows' time attribute)
         key_columns = [_window_time_kept(node, k, c) for k, c in zip(keys, key_columns)]
@@ -118,19 +128,26 @@ _SESSION_COLUMNS = {"window_start": "$w_start", "window_end": "$w_end",
                     "window_time": "$w_rowtime"}
 
 
-def _session_select(tvf, keys, selects) -> logical.Node:
-    """GROUP BY window_start, window_end, keys over SESSION(TABLE t PARTITION BY keys,
-    ...): a session group window over t, keyed by the partition keys."""
-    from weir.table.window import GroupWindow
-    group = [k for k in keys if not (k.op == "col" and k.args[0] in _SESSION_COLUMNS)]
+def _session_keys(keys):
+    return [k for k in keys if not (k.op == "col" and k.args[0] in _SESSION_COLUMNS)]
+
+
+def _by_partition(tvf, keys) -> bool:
+    """Whether GROUP BY `keys` are a SESSION's window columns and its PARTITION BY keys."""
+    group = _session_keys(keys)
     named = [k.args[0] for k in group if k.op == "col"]
-    if len(named) != len(group) or sorted(named) != sorted(tvf.partition):
-        from weir.table.evaluate import not_supported
-        not_supported("a SESSION window aggregation whose GROUP BY keys (besides "
-                      "window_start and window_end) are not the PARTITION BY keys")
-    window = GroupWindow("session", tvf.size, None, col(tvf.time_column), "$w")
+    return len(named) == len(group) and sorted(named) == sorted(tvf.partition)
+
+
+def _session_select(session, keys, selects) -> logical.Node:
+    """GROUP BY window_start, window_end, keys over SESSION(TABLE t PARTITION BY keys,
+    ...): a session group window over t's rows (after the projections and filters
+    between, weir.table.session_input), keyed by the partition keys."""
+    from weir.table.window import GroupWindow
+    tvf, rows, time = session
+    window = GroupWindow("session", tvf.size, None, col(time), "$w")
     window.not_null = True  # (a window table function's columns are NOT NULL)
-    return window_select(tvf.input, window, group,
+    return window_select(rows, window, _session_keys(keys),
                          [_session_columns(s, top=True) for s in selects])
 
 

@@ -155,21 +155,6 @@ def window_bound(node, name, tvf=False):
     return key.args[0]
 
 
-def is_session(node) -> bool:
-    """Whether `node`'s window columns come from a SESSION window table function (which
-    must be `node` itself: weir aggregates nothing else over one)."""
-    below = node
-    while isinstance(below, logical.Calc):
-        below = below.input
-    if not (isinstance(below, WindowTvf) and below.kind == "session"):
-        return False
-    if below is not node:
-        from weir.table.evaluate import not_supported
-        not_supported("a WHERE or projection between a SESSION window table function and "
-                      "its window aggregation")
-    return True
-
-
 class WindowAggregateFunction(KeyedProcessFunction):
     """One group of one window: accumulates its rows until the watermark passes the
     window's end, then emits the group's row once."""
