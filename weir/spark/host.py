@@ -21,6 +21,7 @@ from weir.task.worker_instances import WorkerInstances
 from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
+from weir.runtime.state.backend import PageStore
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
                                WAKE_PAGE, Bundler, KeyGroupInput, decode_pages, encode_pages,
                                engine_watermark_to_flink)
@@ -42,7 +43,7 @@ def decode_wakes(blob: bytes) -> dict:
     return pickle.loads(blob)
 
 
-class SparkPageStore:
+class SparkPageStore(PageStore):
     """A PageStore over one key group's entry of the shard's Spark MapState, which holds
     all the key group's pages as one pickled dict: the first load reads it (one state
     call), `flush()` writes it back once if any page changed. State calls are the cost
