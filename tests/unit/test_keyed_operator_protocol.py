@@ -203,3 +203,12 @@ def test_a_failing_run_leaves_no_key_group_running():
                                                 "Failing.process_element"):
         process_key_group_batch(operator, 3, records, MIN_WATERMARK, 0)
     assert backend.running_key_group is None and operator.active_key_groups == ()
+
+
+def test_the_protocol_is_abstract_an_operator_without_on_timer_cannot_be_made():
+    class Partial(KeyedStreamOperator):
+        def process_element(self, key, value, timestamp, emit, input_label=0):
+            pass
+    backend = KeyedStateBackend(lambda kg: MemoryPageStore(), 4)
+    with pytest.raises(TypeError, match="on_timer"):
+        Partial(backend, "partial")

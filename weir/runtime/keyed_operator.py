@@ -8,9 +8,11 @@ written: the snapshot), released (pages forgotten) and closed. Timers are (times
 namespace): a keyed process function's timers have no namespace, a window's timers have
 the window as theirs.
 
-The keyed process operator and the window operator are the two implementations.
+The keyed process operator, the window operator, the interval join operator and the
+non-keyed operator (no timers) implement it.
 """
 
+from abc import ABC, abstractmethod
 from typing import Callable, Iterable
 
 from weir.runtime.context import OperatorClock, RuntimeContext
@@ -21,7 +23,11 @@ from weir.runtime.wire import MAX_WATERMARK
 Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
 
 
-class KeyedStreamOperator:
+class KeyedStreamOperator(ABC):
+    """An operator of one task over its active key groups: records in
+    (`process_element`, or a micro-batch's in `process_batch`), timers out (`on_timer`),
+    state and timers in the key groups' page stores. Each operator defines the two."""
+
     # Whether on_timer is ever called: an operator without timers skips the timer queues.
     handles_timers = True
     function = None  # the user's function, opened and closed with the operator
@@ -74,8 +80,9 @@ class KeyedStreamOperator:
         self._timers.clear()
 
     # -- records ---------------------------------------------------------------------
+    @abstractmethod
     def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
-        raise NotImplementedError
+        """One record of `key` (of input `input_label`); outputs go to `emit`."""
 
     def process_batch(self, values, stamps, keys, emit: Emit) -> None:
         """A micro-batch's records of one input, in order: their values, timestamps and
@@ -157,9 +164,9 @@ class KeyedStreamOperator:
                 self.on_timer(domain, due[0], key, namespace_of(due))
                 due = timers.pop_due(domain, time)
 
+    @abstractmethod
     def on_timer(self, domain: str, timestamp: int, key, namespace) -> None:
         """A due timer of `key` (already current); outputs go to self._emit."""
-        raise NotImplementedError
 
     # -- user code -------------------------------------------------------------------
     def _call(self, method, *args):

@@ -101,6 +101,10 @@ class NonKeyedOperator(KeyedStreamOperator):
     def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
         self.process_batch([value], [timestamp], (None,), emit)
 
+    def on_timer(self, domain, timestamp, key, namespace) -> None:
+        raise TypeError(f"operator '{self.name}' is not keyed and has no timers "
+                        "(handles_timers is False: none is ever due)")
+
     def process_batch(self, values, stamps, keys, emit) -> None:
         if not values:
             return

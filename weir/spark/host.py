@@ -21,7 +21,7 @@ from weir.task.worker_instances import WorkerInstances
 from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
-from weir.runtime.state.backend import PageStore
+from weir.runtime.state.page_store import PageStore
 from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
                                WAKE_PAGE, Bundler, KeyGroupInput, decode_pages, encode_pages,
                                engine_watermark_to_flink)

@@ -6,33 +6,15 @@ then costs one load per touched page and one store per changed page, never one c
 """
 
 import pickle
-from abc import ABC, abstractmethod
 from typing import Callable, Dict, Optional
 
 from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.evolution import StateTypes
+from weir.runtime.state.page_store import PageStore
 
 DEFAULT_PAGES_PER_KEY_GROUP = 1
 LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend remembers
-
-
-class PageStore(ABC):
-    """The pages of one key group, as an engine stores them: each page a pickled
-    {key: {state name: value}} under its page id. The state backend loads a page once
-    per micro-batch and stores or removes each page it changed (KeyGroupPages.flush)."""
-
-    @abstractmethod
-    def load(self, page_id: int) -> Optional[bytes]:
-        """The page's bytes, or None where the key group has no such page."""
-
-    @abstractmethod
-    def store(self, page_id: int, blob: bytes) -> None:
-        """Keeps `blob` as the page (replacing what was there)."""
-
-    @abstractmethod
-    def remove(self, page_id: int) -> None:
-        """Forgets the page (nothing where there is none)."""
 
 
 class MemoryPageStore(PageStore):
