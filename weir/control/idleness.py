@@ -17,6 +17,7 @@ watermark again from its first new record on, as Flink's does.
 
 from typing import Dict, List, Optional
 
+from weir.runtime.watermark_valve import valve
 from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, IDLE
 
 
@@ -85,8 +86,9 @@ class WatermarkGroupTracker:
         watermark valve does the same when its last active input becomes idle)."""
         watermarks = {index: largest - self.groups[index].delay_ms
                       for index, largest in self.largest.items()}
-        holding = [mark for index, mark in watermarks.items()
-                   if index not in idle and self.largest[index] < END_OF_INPUT_THRESHOLD]
-        if holding:
-            return min(holding)
+        ended = {index for index, largest in self.largest.items()
+                 if largest >= END_OF_INPUT_THRESHOLD}
+        held = valve(watermarks, idle=set(idle) | ended)
+        if held is not None:
+            return held
         return max(watermarks.values()) if idle and watermarks else None

@@ -18,6 +18,8 @@ travels in a source's offsets to every key group of the operator (weir.spark.sou
 
 from typing import Dict
 
+from weir.runtime.watermark_valve import valve
+
 
 class OwnWatermarks:
     """The own watermarks (engine milliseconds, as the engine's watermark) of the keyed
@@ -36,13 +38,12 @@ class OwnWatermarks:
         """Each task's watermark after the groups' largest timestamps `largest` ({group
         index: timestamp}), leaving out the `idle` groups; returns the ones that moved
         ({uid: watermark})."""
-        marks = {index: ts - self.groups[index].delay_ms for index, ts in largest.items()
-                 if index not in idle}
+        marks = {index: ts - self.groups[index].delay_ms for index, ts in largest.items()}
         moved = {}
         for task in self.tasks:
-            upstream = [marks[index] for index in task.watermark_groups if index in marks]
-            if upstream and min(upstream) > self.current.get(task.uid, 0):
-                moved[task.uid] = self.current[task.uid] = min(upstream)
+            watermark = valve(marks, task.watermark_groups, idle)
+            if watermark is not None and watermark > self.current.get(task.uid, 0):
+                moved[task.uid] = self.current[task.uid] = watermark
         return moved
 
     def of(self, uid: str, job_watermark: int) -> int:

@@ -24,6 +24,7 @@ with `with_idleness`), as in Flink.
 
 from typing import Dict, Iterable, Optional
 
+from weir.runtime.watermark_valve import WAITS, holding, valve
 from weir.runtime.wire import END_OF_INPUT_TS
 
 NO_MARKS = {"marks": {}, "idle": [], "unseen_idle": False}
@@ -43,30 +44,32 @@ def merged(known: Optional[dict], announced: Optional[dict]) -> dict:
             "unseen_idle": announced["unseen_idle"]}
 
 
-def _holding(partitions: Iterable[str], marks: dict) -> list:
-    """The partitions that hold the watermark: those not idle."""
+def _idle(partitions: Iterable[str], marks: dict) -> set:
+    """The partitions idle now: those the driver named, and those that never had a
+    record once such partitions count as idle."""
     idle = set(marks["idle"])
-    return [key for key in partitions if key not in idle
-            and not (marks["unseen_idle"] and key not in marks["marks"])]
+    if marks["unseen_idle"]:
+        idle |= {key for key in partitions if key not in marks["marks"]}
+    return idle
 
 
 def floor(partition: str, partitions: Iterable[str], marks: dict) -> Optional[int]:
     """The most a split of `partition` may report: the smallest mark of the other
     partitions that hold the watermark (None: one of them has no mark yet, so it may
     report nothing; UNCONSTRAINED: none holds it)."""
-    others = [key for key in _holding(partitions, marks) if key != partition]
-    if any(key not in marks["marks"] for key in others):
-        return None
-    return min((marks["marks"][key] for key in others), default=UNCONSTRAINED)
+    partitions = list(partitions)
+    others = [key for key in partitions if key != partition]
+    idle = _idle(partitions, marks)
+    if not holding(others, idle):
+        return UNCONSTRAINED
+    return valve(marks["marks"], others, idle, WAITS)
 
 
 def source_watermark(partitions: Iterable[str], marks: dict) -> Optional[int]:
     """The smallest mark of the partitions that hold the watermark (None: one of them has
     no mark yet, or none holds it)."""
-    holding = _holding(partitions, marks)
-    if not holding or any(key not in marks["marks"] for key in holding):
-        return None
-    return min(marks["marks"][key] for key in holding)
+    partitions = list(partitions)
+    return valve(marks["marks"], partitions, _idle(partitions, marks), WAITS)
 
 
 class SplitMarks:
