@@ -7,7 +7,7 @@ import pytest
 from weir.common.job import JobExecutionError, JobStatus
 from weir.datastream import KeyedProcessFunction, OutputTag, RuntimeExecutionMode
 from weir.datastream.state import ValueStateDescriptor
-from weir.spark.batch import BatchJob
+from weir.spark.batch_mode import BatchJob
 from weir.spark.executor import SparkJob
 
 pytestmark = pytest.mark.spark

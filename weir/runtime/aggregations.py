@@ -9,7 +9,7 @@ The aggregate functions (weir.datastream.aggregations) give just the number: Cou
 number of elements, Sum/Min/Max/Avg(field) the sum, smallest, largest (the first of equal
 values) and mean of one field (None: the element itself; a position; a Row field name).
 The window operator aggregates them, and the reducers, a micro-batch at a time where it can
-(weir.runtime.window.batch_aggregates), with the same results as element by element.
+(weir.runtime.window.vectorized_aggregates), with the same results as element by element.
 """
 
 from weir.common.row import Row

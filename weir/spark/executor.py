@@ -19,7 +19,7 @@ from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.spark.batch import BatchJob
+from weir.spark.batch_mode import BatchJob
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.plan.describe import describe_plan

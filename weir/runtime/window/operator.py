@@ -14,8 +14,8 @@ from weir.runtime.output_tag import split_side_output
 from weir.runtime.wire import MAX_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
-from weir.runtime.window.batch_windows import assign_windows as assign_batch_windows
-from weir.runtime.window.batch_windows import group_windows, key_ids_of
+from weir.runtime.window.vectorized_windows import assign_windows as assign_vectorized_windows
+from weir.runtime.window.vectorized_windows import group_windows, key_ids_of
 from weir.runtime.window.contents import ENTRY, EvictingContents
 from weir.runtime.window.contexts import ProcessWindowContext, WindowTriggerContext
 from weir.runtime.window.evictors import Evictor
@@ -113,8 +113,8 @@ class WindowOperator(KeyedStreamOperator):
         passed only adds to the window and registers its timer. A key whose elements all go
         to such windows gets them added per window, in order; other keys go element by
         element. Over built-in event-time windows the batch is cut into (key, window)
-        groups at once (batch_windows), and a built-in aggregation is computed for the
-        whole batch (batch_aggregates): one Python step per window.
+        groups at once (vectorized_windows), and a built-in aggregation is computed for the
+        whole batch (vectorized_aggregates): one Python step per window.
         """
         if not self.batches_by_window:
             super().process_batch(values, stamps, keys, emit)
@@ -170,9 +170,9 @@ class WindowOperator(KeyedStreamOperator):
             self._process_element(value, timestamp)
 
     def _add_batch_at_once(self, values, stamps, keys) -> bool:
-        """The batch through batch_windows/batch_aggregates; False (nothing done) where
+        """The batch through vectorized_windows/vectorized_aggregates; False (nothing done) where
         those cannot give the element-by-element results."""
-        assigned = assign_batch_windows(self.assigner, stamps)
+        assigned = assign_vectorized_windows(self.assigner, stamps)
         if assigned is None:
             return False
         key_ids, unique_keys = key_ids_of(keys)

@@ -6,7 +6,7 @@ a WindowOperator from it (a copy per operator instance).
 """
 
 from weir.runtime.window import triggers as t
-from weir.runtime.window.batch_aggregates import batch_aggregation
+from weir.runtime.window.vectorized_aggregates import batch_aggregation
 from weir.runtime.window.contents import EvictingContents
 
 
