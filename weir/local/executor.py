@@ -65,8 +65,8 @@ class LocalJob(JobClient):
         """`clock`: the processing time (ms) the job runs on."""
         self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
-        self.plan = compile_plan(graph.upstream_of(sinks), env)
-        self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
+        self.plan = compile_plan(graph.upstream_of(sinks), env).for_run(
+            sink_job_id=uuid.uuid4().hex[:16])  # never restored: every run is new
         self.status = JobStatus.CREATED
         self.batches = 0
         self.scripted_time = None  # a scripted source's processing time, once it has one

@@ -106,7 +106,13 @@ class WatermarkGroup:
         return "|".join(self.sources)
 
 
-@dataclass
+# What one run of a plan decides, set by `PhysicalPlan.for_run` (a compiled plan never
+# changes: an executor runs the plan for its run, a copy with these)
+RUN_FIELDS = ("run_id", "sink_job_id", "restored", "restoring", "start_offsets",
+              "savepoint_files", "forward_prints")
+
+
+@dataclass(frozen=True)
 class PhysicalPlan:
     sources: List[SourceTask]
     keyed: List[KeyedTask]
@@ -132,6 +138,15 @@ class PhysicalPlan:
     # what user functions print in tasks goes to the driver's standard output (a local
     # run on an engine whose workers are processes of their own: weir.task.printing)
     forward_prints: bool = False
+
+    def for_run(self, **facts) -> "PhysicalPlan":
+        """This plan with what one run of it decides (RUN_FIELDS: its run and sink ids,
+        what it restores and where its sources start, where its tasks' prints go)."""
+        unknown = sorted(set(facts) - set(RUN_FIELDS))
+        if unknown:
+            raise TypeError(f"{', '.join(unknown)}: not what a run decides (a compiled "
+                            f"plan is frozen; a run sets {', '.join(RUN_FIELDS)})")
+        return dataclasses.replace(self, **facts)
 
     @property
     def own_watermarks(self) -> List[KeyedTask]:

@@ -34,10 +34,10 @@ def plan_uids(plan) -> set:
             | set(plan.sinks))
 
 
-def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool) -> dict:
-    """Makes `plan` start from `savepoint`: its sources at their positions, its keyed
-    operators with their state (`plan.savepoint_files`); returns the operator state to
-    restore (what weir.runtime.state.operator_state.OperatorStateLog takes)."""
+def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool):
+    """(`plan` for a run that starts from `savepoint`: its sources at their positions,
+    its keyed operators with their state (`savepoint_files`); the operator state to
+    restore, what weir.runtime.state.operator_state.OperatorStateLog takes)."""
     if savepoint.max_parallelism != plan.max_parallelism:
         raise SavepointError(
             f"savepoint {savepoint.path} was taken with max parallelism "
@@ -54,16 +54,18 @@ def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool) -> dic
     uids = plan_uids(plan)
     # A source that had ended ends again at once: its end of input (a +infinity watermark
     # for its group) reaches its consumers in the restored run too.
-    plan.start_offsets = {uid: {**offset, "end": 0} if offset.get("end") else offset
-                          for uid, offset in savepoint.sources.items() if uid in uids}
-    plan.savepoint_files = {uid: path for uid, path in savepoint.files_of(KEYED).items()
-                            if uid in uids}
-    plan.restoring = True
+    plan = plan.for_run(
+        start_offsets={uid: {**offset, "end": 0} if offset.get("end") else offset
+                       for uid, offset in savepoint.sources.items() if uid in uids},
+        savepoint_files={uid: path for uid, path in savepoint.files_of(KEYED).items()
+                         if uid in uids},
+        restoring=True)
     snapshots = {(uid, index): (count, pickle.loads(blob))
                  for (uid, index), (count, blob) in savepoint.operator_states().items()
                  if uid in uids}
-    return {"parallelism": savepoint.parallelism, "snapshots": snapshots} if snapshots \
+    restore = {"parallelism": savepoint.parallelism, "snapshots": snapshots} if snapshots \
         else None
+    return plan, restore
 
 
 def _warn_generated_uids(plan) -> None:

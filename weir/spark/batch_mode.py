@@ -141,9 +141,9 @@ class BatchJob(JobClient):
         self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.spark = get_session(env)
-        self.plan = compile_plan(graph.upstream_of(sinks), env)
-        self.plan.sink_job_id = uuid.uuid4().hex[:16]  # never restored: every run is new
-        self.plan.forward_prints = is_local(self.spark)  # (weir.task.printing)
+        self.plan = compile_plan(graph.upstream_of(sinks), env).for_run(
+            sink_job_id=uuid.uuid4().hex[:16],  # never restored: every run is new
+            forward_prints=is_local(self.spark))  # (weir.task.printing)
         self.metrics = MetricsLog()
         self.status = JobStatus.CREATED
         self.started = time.time()

@@ -81,13 +81,13 @@ class SparkJob(JobClient):
         self._temporary = checkpoint is None
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
         check_max_parallelism(self.checkpoint_dir, self.plan.max_parallelism)
-        self.plan.restoring = last_committed_batch(self.checkpoint_dir) is not None
+        self.plan = self.plan.for_run(
+            restoring=last_committed_batch(self.checkpoint_dir) is not None)
         states = OperatorStateLog(self._restored_operator_states(env), self.plan.parallelism)
-        self.plan.run_id = self.job_id
         # a local run shows what functions print on its standard output (weir.task.printing)
-        self.plan.forward_prints = is_local(self.spark)
-        self.plan.sink_job_id = checkpoint_identity(self.checkpoint_dir)
-        self.plan.restored = states.restored
+        self.plan = self.plan.for_run(
+            run_id=self.job_id, forward_prints=is_local(self.spark),
+            sink_job_id=checkpoint_identity(self.checkpoint_dir), restored=states.restored)
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
         # A bounded job with a source that may have nothing new before its end cannot use
         # Spark's availableNow trigger (which ends at the first batch without data): it
@@ -128,7 +128,8 @@ class SparkJob(JobClient):
             return load_operator_states(self.checkpoint_dir)
         savepoint = load_savepoint(restore[0])
         check_savepointable(self.plan)
-        return apply_savepoint(self.plan, savepoint, restore[1])
+        self.plan, restored = apply_savepoint(self.plan, savepoint, restore[1])
+        return restored
 
     def start(self) -> "SparkJob":
         ship_user_modules()

@@ -102,7 +102,8 @@ def to_spark(stream):
     env._executed_sinks.add(node.id)  # env.execute() runs the other sinks, not this one
     plan = compile_plan(env._graph.upstream_of([node]), env)
     _check_driverless(plan)
-    plan.run_id = plan.sink_job_id = uuid.uuid4().hex
+    run = uuid.uuid4().hex
+    plan = plan.for_run(run_id=run, sink_job_id=run)
     spark = get_session(env)
     ship_user_modules()
     uid = next(uid for uid, sink in plan.sinks.items() if sink.id == node.id)
