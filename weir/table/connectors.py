@@ -32,6 +32,7 @@ class _AsRecord:
 class Connector:
     name = ""
     accepts_changelog = False  # whether a sink takes updates and deletes (else inserts)
+    upsert_sink = False  # whether it writes a changelog as upserts by its primary key
 
     def __init__(self, options: dict, primary_key=()):
         self.options = dict(options)

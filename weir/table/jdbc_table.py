@@ -42,6 +42,8 @@ class JdbcConnector(Connector):
     def accepts_changelog(self):
         return bool(self.primary_key)
 
+    upsert_sink = accepts_changelog
+
     def source_stream(self, env, path, columns):
         """The table read once, as Flink's JDBC scan: whole, or in `scan.partition.num`
         ranges of `scan.partition.column` (each a split)."""

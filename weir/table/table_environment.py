@@ -286,6 +286,22 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         records = list(stream.execute_and_collect("collect"))
         return TableResult(table._node.columns, records, self.streaming)
 
+    def _upserts(self, stream, table, connector, columns):
+        """The changelog for an upsert sink, through Flink's sink upsert materializer
+        where the query's unique keys are not within the sink's primary key
+        (weir.table.upsert_materialize)."""
+        from weir.table import upsert_materialize as um
+        if not (self.streaming and connector.upsert_sink):
+            return stream
+        names = [c.name for c in columns]
+        positions = [names.index(k) for k in connector.primary_key]
+        key = [table._node.columns[i].name for i in positions]
+        if not um.needs_materializer(table._node, key, self._config.get(um.OPTION, "AUTO")):
+            return stream
+        from weir.table.planner import KeyOf
+        return stream.key_by(KeyOf.at(positions)).process(um.SinkUpsertMaterializer()) \
+            .name("SinkMaterializer")
+
     def _planner(self, env) -> Planner:
         return Planner(env, self._config.mini_batch())
 
@@ -334,7 +350,8 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         """The inserts' job on weir's operators (started)."""
         planner = self._planner(env)
         for path, table, connector, columns in prepared:
-            connector.sink(self._final(planner.stream(table._node), table), path, columns)
+            stream = self._final(planner.stream(table._node), table)
+            connector.sink(self._upserts(stream, table, connector, columns), path, columns)
         return env.execute_async(name)
 
     def explain_table(self, table: Table) -> str:

@@ -26,6 +26,7 @@ from weir.table.planner import KeyOf
 class UpsertKafkaConnector(Connector):
     name = "upsert-kafka"
     accepts_changelog = True
+    upsert_sink = True
     _OPTIONS = {"topic", "properties.bootstrap.servers", "key.format", "value.format",
                 "value.fields-include", "sink.delivery-guarantee",
                 "sink.transactional-id-prefix", "sink.parallelism",
