@@ -1,6 +1,7 @@
 """A SESSION window aggregation grouped by other keys than the PARTITION BY keys, and
 by an expression: Flink aggregates the sessions' rows, each with its session's bounds, in
-a group aggregation (a changelog). Compared as final tables: weir's aggregation takes a
+a group aggregation (a changelog); a WHERE between filters the sessions' rows (the
+sessions are the whole table's: a row filtered out still joins its session). Compared as final tables: weir's aggregation takes a
 micro-batch's rows key group by key group, so the order of its intermediate changes
 across groups is not Flink's (docs/limitations.md)."""
 
@@ -28,4 +29,11 @@ t_env.execute_sql("""
     FROM TABLE(SESSION(TABLE trades PARTITION BY symbol, DESCRIPTOR(ts),
                        INTERVAL '6' SECOND))
     GROUP BY symbol, price > 5, window_start, window_end
+""").print()
+t_env.execute_sql("""
+    SELECT price > 5 AS big, window_start, window_end, COUNT(*) AS n
+    FROM TABLE(SESSION(TABLE trades PARTITION BY symbol, DESCRIPTOR(ts),
+                       INTERVAL '6' SECOND))
+    WHERE price < 50
+    GROUP BY price > 5, window_start, window_end
 """).print()

@@ -78,16 +78,11 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     windowed = "window_start" in names and "window_end" in names \
         and window_tvf.reads_window_tvf(node)
     if windowed:
-        from weir.table.session_input import session_of
-        session = session_of(node)
-        if session is not None and _by_partition(session[0], keys):
-            return _session_select(session, keys, selects)
-        if session is not None:  # (Flink: the sessions' rows, then a group aggregation)
-            if session[0] is not node:
-                from weir.table.evaluate import not_supported
-                not_supported("a SESSION window aggregation whose GROUP BY keys (besides "
-                              "window_start and window_end) are not the PARTITION BY "
-                              "keys, over a WHERE or projection")
+        from weir.table.session_input import session_of, session_tvf
+        tvf = session_tvf(node)
+        if tvf is not None and _by_partition(tvf, keys):
+            return _session_select(session_of(node), keys, selects)
+        if tvf is not None:  # (Flink: the sessions' rows, then a group aggregation)
             windowed = False
     end_index = names.index("window_end") if windowed else _cascaded_end(node, keys)
     if windowed:  # (window_time stays the windows' time attribute)

@@ -1,9 +1,11 @@
-"""What a SESSION window aggregation aggregates when projections and filters stand
-between its window table function and its GROUP BY: as Flink plans it, they apply to the
-table's rows before the rows are put in sessions (a row filtered out does not extend or
-join a session). So the projections and filters are moved below the sessions, window
-columns passed on by name (window_start, window_end, window_time) left to the window,
-and the time attribute carried for it."""
+"""What a SESSION window aggregation by its PARTITION BY keys aggregates when
+projections and filters stand between its window table function and its GROUP BY: as
+Flink plans it, they apply to the table's rows before the rows are put in sessions (a
+row filtered out does not extend or join a session). So the projections and filters are
+moved below the sessions, window columns passed on by name (window_start, window_end,
+window_time) left to the window, and the time attribute carried for it. (Grouped by
+other keys, the sessions' rows come first and the filters apply to them, as in Flink:
+nothing is moved.)"""
 
 from weir.table import logical
 from weir.table.evaluate import not_supported
@@ -12,17 +14,26 @@ from weir.table.expressions import col
 WINDOW_NAMES = ("window_start", "window_end", "window_time")
 
 
+def session_tvf(node):
+    """The SESSION window table function under `node`'s projections and filters, or
+    None where `node`'s window columns are not a SESSION's."""
+    while isinstance(node, logical.Calc):
+        node = node.input
+    from weir.table.window_tvf import WindowTvf
+    return node if isinstance(node, WindowTvf) and node.kind == "session" else None
+
+
 def session_of(node):
     """(the SESSION window table function under `node`, the rows it windows: `node`'s
     projections and filters moved below it, the name of the time attribute there), or
     None where `node`'s window columns are not a SESSION's."""
-    calcs, below = [], node
-    while isinstance(below, logical.Calc):
-        calcs.append(below)
-        below = below.input
-    from weir.table.window_tvf import WindowTvf
-    if not (isinstance(below, WindowTvf) and below.kind == "session"):
+    below = session_tvf(node)
+    if below is None:
         return None
+    calcs, above = [], node
+    while above is not below:
+        calcs.append(above)
+        above = above.input
     rows, time = below.input, below.time_column
     for calc in reversed(calcs):
         rows, time = _moved_below(calc, rows, time)
