@@ -3,7 +3,7 @@
 PY := .venv/bin/python
 SOURCES := weir tests bench examples scripts
 
-.PHONY: help setup test test-unit test-e2e lint bench-smoke
+.PHONY: help setup test test-unit test-e2e lint typecheck bench-smoke
 
 help:  ## this list
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -20,9 +20,12 @@ test-unit: setup  ## the quick tier: tests/unit, no Spark, no JVM (under a minut
 test-e2e: setup  ## the end-to-end tests: Spark, the servers, the examples
 	$(PY) -m pytest -q tests/e2e
 
-lint: setup  ## ruff (pyproject.toml's rules) and the import-linter layer contracts
+lint: setup typecheck  ## ruff (pyproject.toml's rules), the import-linter layer contracts, mypy
 	.venv/bin/ruff check $(SOURCES)
 	.venv/bin/lint-imports
+
+typecheck: setup  ## mypy on the layers below the API (pyproject.toml's [tool.mypy])
+	.venv/bin/mypy
 
 bench-smoke: setup  ## a few queries of each bench on small inputs (minutes, not a measurement)
 	$(PY) bench/nexmark.py --events 20000 --queries q0 q4 q9

@@ -1,9 +1,10 @@
 """A SESSION window aggregation grouped by other keys than the PARTITION BY keys, and
 by an expression: Flink aggregates the sessions' rows, each with its session's bounds, in
 a group aggregation (a changelog); a WHERE between filters the sessions' rows (the
-sessions are the whole table's: a row filtered out still joins its session). Compared as final tables: weir's aggregation takes a
-micro-batch's rows key group by key group, so the order of its intermediate changes
-across groups is not Flink's (docs/limitations.md)."""
+sessions are the whole table's: a row filtered out still joins its session). Compared as
+final tables: weir's aggregation takes a micro-batch's rows key group by key group, so
+the order of its intermediate changes across groups is not Flink's
+(docs/limitations.md)."""
 
 import os
 import tempfile

@@ -4,7 +4,7 @@ import datetime
 import decimal
 import numbers
 import struct
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, cast
 
 
 # -- error messages ------------------------------------------------------
@@ -99,7 +99,7 @@ def _check_char(value: Any) -> Optional[str]:
 def _check_big_int(value: Any) -> Optional[str]:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         return ""
-    return None if abs(value) < 10 ** 38 else " which has more than 38 digits"
+    return None if abs(cast(int, value)) < 10 ** 38 else " which has more than 38 digits"
 
 
 # name -> (check, pyarrow type builder). A check returns None when the value

@@ -232,6 +232,7 @@ class PrimitiveArrayTypeInfo(_ElementsTypeInfo):
     """
 
     _factory = "PRIMITIVE_ARRAY"
+    _element_type: BasicTypeInfo  # (its __init__ refuses any other)
 
     def __init__(self, element_type: TypeInformation) -> None:
         super().__init__(element_type)

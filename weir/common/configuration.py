@@ -170,7 +170,7 @@ class Configuration:
             return NotImplemented
         return self._data == other._data
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable (Python's idiom)
 
     def __repr__(self) -> str:
         return "Configuration(%r)" % (self._data,)

@@ -29,7 +29,7 @@ class PyFlinkGaps:
     """Methods PyFlink's class has and weir's not yet raise NotImplementedError."""
 
     _pyflink_class = ""
-    _pyflink_gaps = frozenset()
+    _pyflink_gaps: frozenset = frozenset()
 
     def __getattr__(self, name):
         if name in type(self)._pyflink_gaps:

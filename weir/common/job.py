@@ -1,6 +1,7 @@
 """What an executor hands back: a job client, its status and its result."""
 
 from enum import Enum
+from typing import Optional
 
 from weir.common.errors import WeirError
 
@@ -68,5 +69,5 @@ class JobClient:
     def get_job_execution_result(self) -> JobExecutionResult:
         raise NotImplementedError
 
-    def wait(self, timeout_s: float = None) -> JobStatus:
+    def wait(self, timeout_s: Optional[float] = None) -> JobStatus:
         raise NotImplementedError

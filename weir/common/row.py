@@ -2,7 +2,7 @@
 
 from enum import Enum
 from operator import attrgetter
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Type, cast
 
 from weir.common.errors import WeirError
 
@@ -41,7 +41,8 @@ class FieldNotFoundError(WeirError, KeyError, ValueError):
 
 
 _SHARED_FIELDS: Dict[tuple, tuple] = {}
-_FIELD_INDEX: Dict[tuple, Dict[str, int]] = {}  # shared field tuple -> {name: position}
+# shared field tuple -> {name: position} (a row without names looks up None: not there)
+_FIELD_INDEX: Dict[Optional[tuple], Dict[str, int]] = {}
 
 
 def _shared_fields(names) -> tuple:
@@ -62,14 +63,14 @@ def shared_field_names(names) -> tuple:
     return _shared_fields(names)
 
 
-_ROW_CLASSES: Dict[tuple, type] = {}  # shared field tuple -> its Row subclass
+_ROW_CLASSES: Dict[tuple, Type["Row"]] = {}  # shared field tuple -> its Row subclass
 
 
 def _field_getter(position: int):
     return property(lambda row: row._values[position])
 
 
-def _row_class(shared_fields: tuple) -> type:
+def _row_class(shared_fields: tuple) -> Type["Row"]:
     """A Row subclass (still named Row) reading its fields through properties: `row.name`
     then costs a property call instead of a failed lookup and `__getattr__` (~7x slower).
     Names that are not identifiers, start with "_" or are Row's own attributes keep going
@@ -81,7 +82,8 @@ def _row_class(shared_fields: tuple) -> type:
         getters = {name: _field_getter(position)
                    for name, position in _FIELD_INDEX[shared_fields].items()
                    if name.isidentifier() and not name.startswith("_") and not hasattr(Row, name)}
-        cls = _ROW_CLASSES[shared_fields] = type("Row", (Row,), {"__slots__": (), **getters})
+        cls = _ROW_CLASSES[shared_fields] = cast(
+            Type[Row], type("Row", (Row,), {"__slots__": (), **getters}))
         cls.__module__ = Row.__module__
     return cls
 
@@ -186,7 +188,7 @@ def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
 def _batch_rows(cls, count: int) -> list:
     """Rows 0 .. count - 1 of a batch row class (each holds only its index)."""
     new = cls.__new__
-    rows = []
+    rows: list = []
     append = rows.append
     for index in range(count):
         row = new(cls)

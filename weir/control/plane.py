@@ -20,7 +20,7 @@ Spark's driver writes them to files that its sources read into their next offset
 """
 
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Set, Tuple
 
 from weir.control.idleness import WatermarkGroupTracker
 from weir.control.watermarks import OwnWatermarks
@@ -48,9 +48,9 @@ class ControlPlane:
         # watermark group index -> largest timestamp (the tracker's, where there is one)
         self.largest: Dict[int, int] = self.groups.largest if self.groups is not None else {}
         self.watermark = 0  # the job's, in engine milliseconds (0: none yet)
-        self.finished = set()  # numbers of the sources whose input has ended
+        self.finished: Set[int] = set()  # numbers of the sources whose input has ended
         # (uid, key group) -> its earliest processing-time timer (None: none), as reported
-        self.processing_timers = {}
+        self.processing_timers: Dict[Tuple[str, int], Optional[int]] = {}
         # A restored run ticks at once (and again) until every key group has reported its
         # timers: the batch an engine replays first may not run them all
         self.restart_tick = now if restoring and plan.processing_time_operators else None
@@ -62,6 +62,7 @@ class ControlPlane:
         if to == WATERMARK:
             self.see(index, *read_watermark_report(blob))
         elif to == SPLIT_WATERMARKS:
+            assert self.split_marks is not None  # (only partitioned sources report marks)
             self.split_marks.observe(loads(blob), self.clock())
         elif to == TIMERS:
             uid, key_group, earliest = loads(blob)
@@ -125,6 +126,7 @@ class ControlPlane:
 
     def marks_of(self, uid: str) -> dict:
         """The marks of partitioned source `uid`'s partitions now."""
+        assert self.split_marks is not None  # (`uid` is a partitioned source)
         return self.split_marks.announcement(uid, self.clock())
 
     def next_processing_timer(self) -> Optional[int]:

@@ -80,7 +80,8 @@ class JobGraph:
 def assign_uids(nodes: List[Node]) -> Dict[int, str]:
     """Stable operator ids: the user's uid, else kind (or the node's `uid_prefix`) and
     position among the nodes of that kind."""
-    seen, uids = {}, {}
+    seen: Dict[int, str] = {}
+    uids: Dict[int, str] = {}
     for node in nodes:
         if node.uid:
             if node.uid in seen.values():

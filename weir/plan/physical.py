@@ -22,7 +22,7 @@ it (docs/architecture.md, "The control plane").
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple, cast
 
 from weir.plan import graph as g
 from weir.runtime.broadcast import AllKeyGroups
@@ -212,12 +212,13 @@ class _Planner:
         self.by_id = {n.id: n for n in nodes}
         self.uids = g.assign_uids(nodes)
         self.consumers = {n.id: [c for c in nodes if n.id in c.inputs] for n in nodes}
-        self.stage_of = {}
+        self.stage_of: Dict[int, int] = {}
 
     def fused(self, producer: g.Node) -> Fused:
         """The stateless nodes reachable from `producer` without crossing a keyed operator
         or a sink, in topological order, and the targets they (and it) feed."""
-        fused, hop_of = Fused(), {producer.id: None}
+        fused = Fused()
+        hop_of: Dict[int, Optional[int]] = {producer.id: None}
         for node in self._reachable(producer.id):
             edges = [self._edge(hop_of, upstream, node, label)
                      for label, upstream in enumerate(node.inputs) if upstream in hop_of]
@@ -279,7 +280,7 @@ class _Planner:
 
     def sources_of(self, node: g.Node) -> frozenset:
         """The ids of the source nodes upstream of `node`."""
-        found = set()
+        found: Set[int] = set()
         for producer in self._producers(node):
             found |= {producer.id} if producer.kind == g.SOURCE else self.sources_of(producer)
         return frozenset(found)
@@ -324,9 +325,12 @@ def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
             "so no more subtasks than that can own them (lower the parallelism, or raise "
             "set_max_parallelism before the job first runs)")
     planner = _Planner(nodes)
-    sources, keyed = [], []
+    sources: List[SourceTask] = []
+    keyed: List[KeyedTask] = []
     for node in nodes:
-        fused = None if node.kind not in (g.SOURCE, g.KEYED) else planner.fused(node)
+        # (None for the other nodes, which do not use it)
+        fused = cast(Fused, None if node.kind not in (g.SOURCE, g.KEYED)
+                     else planner.fused(node))
         uid = planner.uids[node.id]
         if node.kind == g.SOURCE:
             sources.append(SourceTask(node, uid, fused, planner.watermark_of(uid, fused),
@@ -375,7 +379,8 @@ def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:
 
 
 def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:
-    by_mark, groups = {}, []
+    by_mark: dict = {}  # watermark assigner -> its sources' uids
+    groups: List[WatermarkGroup] = []
     for source in sources:
         if source.watermark is None:  # its own group: only its end of input moves it
             scripted = hasattr(source.node.param("reader"), "announced_watermark")

@@ -3,6 +3,8 @@
 User functions may be function objects (MapFunction, ...) or plain callables.
 """
 
+from typing import Any
+
 from weir.runtime.aggregations import rolling_reducer
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.wire import MAX_WATERMARK
@@ -69,7 +71,7 @@ class KeyedReduce(_KeyedAdapter):
 
     def __init__(self, function):
         super().__init__(function)
-        self.state = None
+        self.state: Any = None  # its ValueState, from open()
 
     def open(self, runtime_context):
         super().open(runtime_context)

@@ -36,7 +36,8 @@ def _replace(value, field, new):
     if isinstance(value, Row):
         names = value.get_field_names()
         items = list(value)
-        index = names.index(field) if isinstance(field, str) else field
+        # (a field name needs a row with names: else AttributeError, as ever)
+        index = names.index(field) if isinstance(field, str) else field  # type: ignore[union-attr]
         items[index] = new
         return Row(**dict(zip(names, items))) if names else Row(*items)
     if isinstance(value, tuple):

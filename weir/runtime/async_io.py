@@ -15,7 +15,7 @@ it passes, the in-flight attempt is cancelled and `timeout(value)` gives the res
 import asyncio
 import collections
 import functools
-from typing import List
+from typing import Any, Deque, List, Optional, cast
 
 from weir.runtime.errors import MARKER, UserFunctionError, wrap_user_error
 
@@ -73,15 +73,16 @@ class _Batch:
     timeout for every record, deadlines come due in the order requests started)."""
 
     def __init__(self, size: int, loop, timeout: float):
-        self.results: List[list] = [None] * size
+        # (a record's results are set before they are read: a batch reads completed ones)
+        self.results = cast(List[list], [None] * size)
         self.completed: List[int] = []
-        self.error = None
+        self.error: Optional[BaseException] = None
         self.failed_in = None
         self.loop = loop
         self.timeout = timeout
-        self.deadlines = collections.deque()  # (deadline, slot, serial)
+        self.deadlines: Deque[tuple] = collections.deque()  # (deadline, slot, serial)
         self.timer = None
-        self.workers = []
+        self.workers: List[asyncio.Task] = []
 
     def fail(self, error: BaseException, function) -> None:
         """The first error (raised in user `function`) ends the batch: every other worker
@@ -119,7 +120,7 @@ class _Slot:
         self.serial = 0
         self.busy = False
         self.expired = -1
-        self.worker = None
+        self.worker: Any = None  # its asyncio Task, once started
 
 
 class AsyncWaitStep:
@@ -132,7 +133,7 @@ class AsyncWaitStep:
         self.spec = spec
         self.function = spec.function
         self.name = name
-        self.loop = None
+        self.loop: Optional[asyncio.AbstractEventLoop] = None  # from open()
         self._retry = _Retry(spec.retry_strategy)
         self._retries = self._retry.on_result is not None or self._retry.on_error is not None
 
@@ -150,6 +151,7 @@ class AsyncWaitStep:
     def run(self, values: list, stamps: list, side) -> tuple:
         if not values:
             return [], []
+        assert self.loop is not None  # (opened)
         batch = self.loop.run_until_complete(self._requests(values))
         if batch.error is not None:
             raise wrap_user_error(batch.error, self.name, batch.failed_in) from batch.error
@@ -184,6 +186,8 @@ class AsyncWaitStep:
         invoke, retries = self.function.async_invoke, self._retries
         watched = batch.timeout > 0
         task = asyncio.current_task()
+        assert task is not None  # (a worker runs as a task)
+        error: Optional[BaseException]
         for index, value in records:
             slot.serial += 1
             slot.busy = True

@@ -14,6 +14,8 @@ key group, and keeps the outputs of one key group per parallel instance (the fir
 range), so a job emits what Flink emits at the same parallelism.
 """
 
+from typing import Optional
+
 from weir.runtime.context import ProcessContext, TimerService
 from weir.runtime.key_groups import first_key_group, operator_index
 from weir.runtime.keyed_process import KeyedProcessOperator
@@ -151,9 +153,10 @@ class BroadcastContext(ReadOnlyContext):
 
     def __init__(self, operator):
         super().__init__(operator)
-        self.key_group = None
+        self.key_group: Optional[int] = None  # the operator's, for each broadcast element
 
     def get_broadcast_state(self, state_descriptor) -> BroadcastState:
+        assert self.key_group is not None  # (in process_broadcast_element)
         return _BroadcastStates(self._operator, self.key_group, True).get(state_descriptor)
 
     def apply_to_keyed_state(self, state_descriptor, function) -> None:

@@ -7,7 +7,7 @@ list, so an Arrow batch costs one Python call per record per step and nothing mo
 import time
 from itertools import compress
 from operator import itemgetter
-from typing import List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
 from weir.runtime.adapters import resolve
 from weir.runtime.context import OperatorClock, ProcessContext, RuntimeContext, TimerService
@@ -19,7 +19,7 @@ _value, _timestamp = itemgetter(0), itemgetter(1)
 SideItem = Tuple[str, object, object]  # (tag_id, value, timestamp)
 
 
-def columns_of(items: List[Item]) -> Tuple[list, list]:
+def columns_of(items: Sequence[Item]) -> Tuple[list, list]:
     """(values, timestamps) of (value, timestamp) pairs, as the chain runs over them."""
     return list(map(_value, items)), list(map(_timestamp, items))
 
@@ -40,7 +40,7 @@ class Step:
         self.kind = kind
         self.function = function
         self.name = name
-        self.call = None
+        self.call: Any = None  # the user function's method, from open()
 
     def open(self, runtime_context) -> None:
         self.call = resolve(self.function, self.METHODS[self.kind])
@@ -89,6 +89,7 @@ class Step:
         clock = OperatorClock()
         clock.processing_time = int(time.time() * 1000)
         out_values, out_stamps = [], []
+        ts: Any  # (the record's, which its side outputs take)
         ctx = ProcessContext(TimerService(clock), lambda tag, v: side.append((tag, v, ts)))
         for value, ts in zip(values, stamps):
             ctx.current_timestamp = ts

@@ -28,7 +28,8 @@ class TaggedKey:
 
 
 def _split(elements):
-    first, second = [], []
+    first: list = []
+    second: list = []
     for label, value in elements:
         (first if label == FIRST else second).append(value)
     return first, second

@@ -30,7 +30,7 @@ class RuntimeContext(KeyedStateStore):
         self._parallelism = parallelism
         self._max_parallelism = max_parallelism
         self._job_parameters = dict(job_parameters or {})
-        self._states = {}
+        self._states: dict = {}
         self._metrics = MetricGroup()
 
     @property

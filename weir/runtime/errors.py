@@ -3,6 +3,7 @@
 import os
 import re
 import traceback
+from typing import Optional
 
 from weir.common.errors import WeirError
 
@@ -110,7 +111,7 @@ def call_user(operator: str, method, *args):
 
 
 def wrap_user_error(exc: BaseException, operator: str, function,
-                    side: str = None) -> UserFunctionError:
+                    side: Optional[str] = None) -> UserFunctionError:
     """The error of a user function of `operator` (on its `side` input, if named)."""
     frame = user_frame(exc)
     where = f"{frame.filename}:{frame.lineno}" if frame else "unknown location"

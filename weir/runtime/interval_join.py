@@ -38,9 +38,12 @@ class IntervalJoinSpec:
 class ProcessJoinContext:
     """The `ctx` of ProcessJoinFunction.process_element(left, right, ctx)."""
 
+    left_timestamp: int  # (both set by the operator before each call of the function)
+    right_timestamp: int
+
     def __init__(self, emit_side):
         self._emit_side = emit_side
-        self.left_timestamp = self.right_timestamp = None
+        self.left_timestamp = self.right_timestamp = None  # type: ignore[assignment]
 
     def get_left_timestamp(self) -> int:
         return self.left_timestamp

@@ -44,7 +44,7 @@ class KeyGroupAssigner:
     def __init__(self, max_parallelism: int, cache_size: int = 1_000_000):
         self.max_parallelism = max_parallelism
         self.cache_size = cache_size
-        self._groups = {}
+        self._groups: dict = {}
 
     def key_groups(self, keys: list) -> list:
         """The key group of each key; known keys are looked up in one C loop."""
@@ -57,9 +57,9 @@ class KeyGroupAssigner:
 
     def _learn(self, keys: set) -> dict:
         """The key groups of `keys` (hashed together), remembered."""
-        keys = list(keys)
+        listed = list(keys)
         max_parallelism = self.max_parallelism
-        learned = dict(zip(keys, (h % max_parallelism for h in stable_key_hashes(keys))))
+        learned = dict(zip(listed, (h % max_parallelism for h in stable_key_hashes(listed))))
         if len(self._groups) + len(learned) > self.cache_size:
             self._groups.clear()
         self._groups.update(learned)

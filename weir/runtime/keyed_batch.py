@@ -9,7 +9,7 @@ An operator gets the records as columns: values, timestamps and keys (as each tr
 with its record), and for an operator of several inputs each record's input label.
 """
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, RecordColumns
 
@@ -21,6 +21,8 @@ class KeyGroupOutput:
     (BEFORE_WATERMARK: up to the watermark's timers, AFTER_WATERMARK: after them)."""
 
     __slots__ = ("phases", "_side", "_values", "_stamps", "_convert")
+    _values: Optional[list]
+    _stamps: Optional[list]  # (None as long as _values is)
 
     def __init__(self, convert):
         self.phases: Tuple[Dict[object, Columns], ...] = ({}, {})
@@ -42,7 +44,7 @@ class KeyGroupOutput:
             if self._convert is not None:
                 value = self._convert(value)
             self._values.append(value)
-            self._stamps.append(timestamp)
+            self._stamps.append(timestamp)  # type: ignore[union-attr]  # (made with _values)
             return
         columns = self._side.get(tag_id)
         if columns is None:
@@ -74,7 +76,8 @@ def process_key_group_batch(operator, key_group: int, records: RecordColumns, wa
         if labelled:
             operator.process_labelled(*_columns(records, 0, split), emit)
         else:
-            _process(operator, *_columns(records, 0, split), emit)
+            # (three columns: records without input labels; mypy cannot count a tuple)
+            _process(operator, *_columns(records, 0, split), emit)  # type: ignore[call-arg]
         operator.advance_watermark(watermark, emit)
         operator.advance_processing_time(processing_time, emit)
         output.start_phase(AFTER_WATERMARK)

@@ -13,7 +13,7 @@ non-keyed operator (no timers) implement it.
 """
 
 from abc import ABC, abstractmethod
-from typing import Callable, Iterable
+from typing import Any, Callable, Dict, Sequence
 
 from weir.runtime.context import OperatorClock, RuntimeContext
 from weir.runtime.errors import call_user
@@ -30,7 +30,7 @@ class KeyedStreamOperator(ABC):
 
     # Whether on_timer is ever called: an operator without timers skips the timer queues.
     handles_timers = True
-    function = None  # the user's function, opened and closed with the operator
+    function: Any = None  # the user's function, opened and closed with the operator
     # Flink's BATCH execution (BatchExecutionInternalTimeService): timers fire only when a
     # key's input ends, event-time then processing-time, and timers registered while
     # they fire are dropped (the timer service is quiesced)
@@ -44,9 +44,10 @@ class KeyedStreamOperator(ABC):
         self.clock = OperatorClock()
         backend.clock = lambda: self.clock.processing_time
         backend.state_types.owner = name
-        self.active_key_groups: Iterable[int] = ()
-        self._timers = {}
-        self._emit: Emit = None
+        self.active_key_groups: Sequence[int] = ()
+        self._timers: Dict[int, KeyGroupTimers] = {}  # key group -> its timers
+        # (set by whatever processes records or fires timers, before it emits)
+        self._emit: Emit = None  # type: ignore[assignment]
         self.runtime_context = RuntimeContext(
             name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters)
 

@@ -19,7 +19,7 @@ from weir.runtime.timers import EVENT_TIME
 
 def _process_methods(function) -> tuple:
     """The per-input element methods: process_element, or process_element1, 2, ..."""
-    numbered = []
+    numbered: list = []
     while callable(getattr(function, f"process_element{len(numbered) + 1}", None)):
         numbered.append(getattr(function, f"process_element{len(numbered) + 1}"))
     return tuple(numbered) if numbered else (function.process_element,)

@@ -13,6 +13,7 @@ distribution's '<name>.count', '.sum', '.min', '.max' and '.mean'.
 """
 
 import time
+from typing import Optional
 
 GAUGE, METER, DISTRIBUTION = "gauge", "meter", "distribution"
 
@@ -88,7 +89,7 @@ class MetricGroup:
         self._prefix = prefix
         self._metrics = {} if metrics is None else metrics  # shared with its sub groups
 
-    def add_group(self, name: str, extra: str = None) -> "MetricGroup":
+    def add_group(self, name: str, extra: Optional[str] = None) -> "MetricGroup":
         scope = self._name(name) + ("" if extra is None else "." + _checked(extra))
         return MetricGroup(scope + ".", self._metrics)
 
@@ -183,7 +184,7 @@ def is_breakdown(name: str) -> bool:
 
 def records_received(received: dict) -> dict:
     """Sinks' records in, in all and per subtask, of {(sink uid, subtask): records}."""
-    counts = {}
+    counts: dict = {}
     for (uid, subtask), count in received.items():
         for name, n in records_io(uid, subtask, count, 0).items():
             counts[name] = counts.get(name, 0) + n
@@ -237,7 +238,8 @@ class MetricsLog:
                               if event[0] >= now - event[2]]
 
     def totals(self) -> dict:
-        totals, meters = dict(self._folded), {}
+        totals = dict(self._folded)
+        meters: dict = {}
         now = self.clock()
         batches = [self._batches[batch_id] for batch_id in sorted(self._batches)]
         events = self._meter_events + [(at, name, report[1], report[2])

@@ -13,7 +13,7 @@ key group, snapshotted at the end of every micro-batch it runs in and committed 
 import copy
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.keyed_operator import KeyedStreamOperator
@@ -83,7 +83,7 @@ class NonKeyedOperator(KeyedStreamOperator):
         self.parallelism = parallelism
         self.job_parameters = job_parameters
         self._instances: Dict[int, _Instance] = {}
-        self._checked = set()  # key groups whose kept instance was checked in this run
+        self._checked: Set[int] = set()  # key groups whose kept instance was checked in this run
 
     def open(self) -> None:
         """Instances open on their first records."""

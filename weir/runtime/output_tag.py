@@ -1,5 +1,7 @@
 """OutputTag: names a side output (as PyFlink's `pyflink.datastream.OutputTag`)."""
 
+from typing import Any, Tuple
+
 
 class OutputTag:
     def __init__(self, tag_id: str, type_info=None):
@@ -18,7 +20,7 @@ class OutputTag:
         return f"OutputTag('{self.tag_id}')"
 
 
-def split_side_output(item):
+def split_side_output(item) -> Tuple[Any, Any]:
     """Returns (tag_id, value) for `yield tag, value`, else (None, item)."""
     if type(item) is tuple and len(item) == 2 and isinstance(item[0], OutputTag):
         return item[0].tag_id, item[1]

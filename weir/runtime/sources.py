@@ -326,7 +326,7 @@ class _ParquetColumn:
         return values
 
 
-_COLUMN_CACHE = {}  # (path, file identity, column, text) -> the column, of one file at most
+_COLUMN_CACHE: dict = {}  # (path, file identity, column, text) -> the column, of one file at most
 
 
 def _cached_column(path: str, name: str, text: bool):

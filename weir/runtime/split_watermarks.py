@@ -27,7 +27,7 @@ from typing import Dict, Iterable, Optional
 from weir.runtime.watermark_valve import WAITS, holding, valve
 from weir.runtime.wire import END_OF_INPUT_TS
 
-NO_MARKS = {"marks": {}, "idle": [], "unseen_idle": False}
+NO_MARKS: dict = {"marks": {}, "idle": [], "unseen_idle": False}
 UNCONSTRAINED = END_OF_INPUT_TS  # a floor no other partition holds back
 
 

@@ -7,7 +7,7 @@ costs one load, whatever number of keys have timers.
 """
 
 import heapq
-from typing import Dict, List, Tuple
+from typing import Dict, Iterable, List, Tuple
 
 from weir.runtime.state.backend import dumps, loads
 from weir.runtime.wire import TIMER_PAGE, TIMER_SUMMARY_PAGE
@@ -32,9 +32,9 @@ def namespace_of(timer: Timer):
 class _TimerQueue:
     """A heap of (timestamp, insertion order, timer) with lazy deletion."""
 
-    def __init__(self, timers: List[Timer] = ()):
+    def __init__(self, timers: Iterable[Timer] = ()):
         self._live: Dict[Timer, int] = {}
-        self._heap = []
+        self._heap: List[tuple] = []
         self._counter = 0
         for timer in timers:
             self.add(timer)

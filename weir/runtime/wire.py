@@ -50,6 +50,7 @@ from collections import defaultdict
 from functools import partial
 from itertools import repeat
 from operator import is_not
+from typing import Optional, cast
 
 from weir.common.row import pack_rows
 from weir.runtime import pickling
@@ -173,11 +174,11 @@ def _bundle(seq: int, values: list, stamps, keys=None):
     """A data row's payload and largest timestamp (`stamps` None: no record has one).
     Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record; named
     rows of one kind go as columns too (weir.common.row.pack_rows)."""
-    values = pack_rows(values) or values
+    packed = pack_rows(values) or values
     if stamps is None or stamps.count(None) == len(stamps):
-        return pickling.dumps((seq, values, None, keys)), None
+        return pickling.dumps((seq, packed, None, keys)), None
     largest = max(filter(partial(is_not, None), stamps), default=None)
-    return pickling.dumps((seq, values, stamps, keys)), largest
+    return pickling.dumps((seq, packed, stamps, keys)), largest
 
 
 class _Columns:
@@ -258,6 +259,7 @@ class Bundler:
 
     def rows(self) -> list:
         """Everything added so far as rows (see COLUMNS); the bundler is then empty."""
+        rows: list
         done, self.done, rows = self.done, [], []
         for to, input_label, key_group, control, payload in done:
             if type(payload) is _Pickled:
@@ -318,7 +320,10 @@ class KeyGroupInput:
     __slots__ = ("records", "clock", "ended", "own_watermark")
 
     def __init__(self, rows, labelled: bool):
-        bundles, clock, ended, own = [], None, (), None
+        bundles: list = []
+        clock: Optional[int] = None
+        ended: tuple = ()
+        own: Optional[int] = None
         for _, input_label, _, control, blob, ts in rows:
             if control is None:
                 bundles.append((loads(blob), input_label))
@@ -337,8 +342,10 @@ class KeyGroupInput:
 def _record_columns(bundles, labelled: bool) -> RecordColumns:
     """The records of `bundles` (sorted by order key) as one RecordColumns; the phase is
     a bundle's (its records are numbered in one phase)."""
-    values, stamps, keys = [], [], []
-    inputs = [] if labelled else None
+    values: list = []
+    stamps: list = []
+    keys: list = []
+    inputs: Optional[list] = [] if labelled else None
     split = None
     for (seq, bundle_values, bundle_stamps, carried), input_label in bundles:
         if split is None and seq >> PHASE_SHIFT:
@@ -348,7 +355,7 @@ def _record_columns(bundles, labelled: bool) -> RecordColumns:
         stamps.extend(repeat(None, count) if bundle_stamps is None else bundle_stamps)
         keys.extend(repeat(None, count) if carried is None else carried)
         if labelled:
-            inputs.extend(repeat(input_label, count))
+            cast(list, inputs).extend(repeat(input_label, count))
     return RecordColumns(values, stamps, keys, inputs, len(values) if split is None else split)
 
 

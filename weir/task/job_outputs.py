@@ -3,6 +3,7 @@ sinks it writes, metrics, operator state snapshots, ends of input, the control p
 reports) and the job's result."""
 
 from collections import Counter
+from typing import Dict, Tuple
 
 from weir.common.job import JobExecutionResult
 from weir.control.plane import ControlPlane
@@ -63,8 +64,9 @@ class JobOutputs:
     def write(self, rows, batch_id: int) -> set:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
-        per_sink = {uid: ([], [], []) for uid in self.writers}
-        counts, prepared = {}, {}
+        per_sink: Dict[str, Tuple[list, list, list]] = {uid: ([], [], []) for uid in self.writers}
+        counts: dict = {}
+        prepared: dict = {}
         control, ended_before = self.control, frozenset(self.control.finished)
         for to, subtask, blob in rows:
             if control.observe(to, subtask, blob):

@@ -2,14 +2,16 @@
 the stateless nodes fused behind it, and routes the output (weir.task.routing); the same
 code on every executor."""
 
-from typing import List
+from typing import Dict, List, Optional, Tuple
 
 from weir.plan.operators import build_keyed_operator, output_converter
 from weir.plan.physical import KeyedTask, PhysicalPlan
 from weir.runtime.key_groups import operator_index
 from weir.runtime.keyed_batch import process_key_group_batch
+from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
+from weir.runtime.state.page_store import PageStore
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, DUE, ENDED_PAGE,
                                OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, KeyGroupInput,
@@ -29,14 +31,17 @@ class KeyedRunner:
     def __init__(self, task: KeyedTask, plan: PhysicalPlan):
         self.task = task
         self.plan = plan
-        self.store = None  # the PageStore of the key group running now
+        self.store: Optional[PageStore] = None  # the PageStore of the key group running now
         self.convert = output_converter(task.node, task.uid)
         self.producer_base = task.index * plan.max_parallelism
         self.max_parallelism, self.parallelism = plan.max_parallelism, plan.parallelism
         # whether it runs with a watermark of its own (weir.control.watermarks)
         self.own_watermark = task.uid in plan.own_watermark_uids
-        self.subtasks = {}  # subtask index -> (operator, router)
-        self.operator = self.router = None  # those of the key group that ran last
+        # subtask index -> (operator, router)
+        self.subtasks: Dict[int, Tuple[KeyedStreamOperator, Router]] = {}
+        # those of the key group that ran last
+        self.operator: Optional[KeyedStreamOperator] = None
+        self.router: Optional[Router] = None
 
     def _enter(self, key_group: int) -> int:
         """Makes the instance of `key_group`'s subtask current; returns its index."""
@@ -69,6 +74,7 @@ class KeyedRunner:
         still read its timers)."""
         self.store = store
         subtask = self._enter(key_group)
+        assert self.operator is not None and self.router is not None  # (_enter set them)
         records = batch.records
         outputs = process_key_group_batch(self.operator, key_group, records, watermark,
                                           processing_time, self.convert,
@@ -100,6 +106,7 @@ class KeyedRunner:
         if not ended:
             return False
         store = self.store
+        assert store is not None  # (run's)
         stored = store.load(ENDED_PAGE)
         so_far = ended | (frozenset(loads(stored)) if stored is not None else frozenset())
         if so_far >= self.task.sources:
@@ -112,6 +119,7 @@ class KeyedRunner:
     def earliest_event_timer(self, key_group: int):
         """The key group's earliest event-time timer (None without one), read before
         `release()`: an engine wakes the key group then."""
+        assert self.operator is not None  # (the key group ran)
         return self.operator.timers_of(key_group).earliest(EVENT_TIME)
 
     def release(self) -> None:

@@ -10,6 +10,7 @@ executors' logs, as with Flink's task managers.
 
 import io
 import sys
+from typing import Optional, TextIO, cast
 
 from weir.runtime.wire import PRINT, PRINTED, Bundler
 
@@ -20,8 +21,8 @@ class PrintCapture:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self.buffer = None
-        self.saved = None
+        self.buffer: Optional[io.StringIO] = None
+        self.saved: Optional[TextIO] = None
 
     def __enter__(self) -> "PrintCapture":
         if self.enabled:
@@ -35,11 +36,12 @@ class PrintCapture:
 
     def rows(self) -> list:
         """The text printed since the last call, as rows for the driver ([] if none)."""
-        if not self.enabled or not self.buffer.tell():
+        buffer = cast(io.StringIO, self.buffer)  # (set by __enter__ when enabled)
+        if not self.enabled or not buffer.tell():
             return []
-        text = self.buffer.getvalue()
-        self.buffer.seek(0)
-        self.buffer.truncate()
+        text = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
         bundler = Bundler()
         bundler.add_control(PRINTED, PRINT, payload=text)
         return bundler.rows()

@@ -6,6 +6,7 @@ keys (weir.runtime.wire)."""
 import pickle
 from functools import partial
 from operator import is_not
+from typing import Dict, Optional
 
 from weir.plan import graph as g
 from weir.plan.operators import build_chain, build_two_input_chain
@@ -112,7 +113,7 @@ class Router:
                  watermark=None):
         self.hops = fused.hops
         self.watermark = watermark  # the node id of the watermark assigner that counts
-        self.chains = {}
+        self.chains: dict = {}  # hop index -> its StatelessChain or TwoInputChain
         for index, hop in enumerate(fused.hops):
             if hop.node.kind in (g.STATELESS, g.TWO_INPUT):
                 chain = build_chain([hop.node], {hop.node.id: hop.uid}) \
@@ -134,7 +135,7 @@ class Router:
         counter. With a list `seen`, the watermark assigner that counts appends the largest
         timestamp it saw.
         Records for a sink carry `subtask`, the parallel instance that produced them."""
-        results = {None: outputs}
+        results: Dict[Optional[int], dict] = {None: outputs}  # (None: the producer's)
         for index, hop in enumerate(self.hops):
             if hop.node.kind == g.TWO_INPUT:
                 results[index] = self._run_two_inputs(self.chains[index], hop, results)
@@ -189,7 +190,7 @@ class Router:
     @staticmethod
     def _run_two_inputs(chain, hop, results) -> dict:
         """Each input's records through the chain of that input; outputs by tag."""
-        out = {}
+        out: dict = {}
         for edge in hop.inputs:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if values:

@@ -2,6 +2,8 @@
 routes every record to its consumers (weir.task.routing); the same code on every
 executor."""
 
+from typing import Dict, Optional, Tuple
+
 from weir.plan.physical import PhysicalPlan, SourceTask
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.metrics import records_io
@@ -22,7 +24,7 @@ class SourceRunner:
         self.plan = plan
         self.reader = task.node.param("reader")
         self.data_watermarks = data_watermarks and task.watermark is not None
-        self.routers = {}  # subtask index -> Router
+        self.routers: Dict[int, Router] = {}  # subtask index -> Router
 
     def close(self) -> None:
         for router in self.routers.values():
@@ -69,6 +71,7 @@ class SourceRunner:
         if router is None:
             router = self.routers[subtask] = Router(self.task.fused, self.plan, subtask,
                                                     self.task.watermark)
+        seen: Optional[list]  # (the largest timestamps a data watermark's assigner saw)
         counter, seen, read = 0, [] if self.data_watermarks else None, 0
         dead_letters, split_largest = 0, None
         for values, stamps in _named_errors(chunks, self.task.node.display_name()):
@@ -102,7 +105,8 @@ class SourceRunner:
 
     def _dead_letters_apart(self, values, stamps) -> dict:
         """{None: the records read, tag: the dead letters, as Rows}."""
-        main, dead = ([], []), ([], [])
+        main: Tuple[list, list] = ([], [])
+        dead: Tuple[list, list] = ([], [])
         source = self.task.node.display_name()
         for value, stamp in zip(values, stamps):
             if isinstance(value, DeadLetter):

@@ -15,6 +15,7 @@ import os
 import re
 import time
 from datetime import datetime
+from typing import Any, BinaryIO, Optional
 
 from weir.runtime.connectors.sink_base import BatchWriter
 
@@ -31,8 +32,8 @@ class FileSinkSpec:
     executor_side = True
 
     def __init__(self, base_path: str, fmt: str, type_info=None, encoder=None,
-                 part_prefix: str = "part", part_suffix: str = None, record_type=None,
-                 bucket_assigner=None, part_size: int = None):
+                 part_prefix: str = "part", part_suffix: Optional[str] = None, record_type=None,
+                 bucket_assigner=None, part_size: Optional[int] = None):
         if fmt not in FORMATS:
             raise ValueError(f"unknown file sink format '{fmt}', expected one of {FORMATS}")
         if fmt == "parquet" and type_info is None:
@@ -110,7 +111,7 @@ class DateTimeBucketAssigner:
     """Buckets by the processing time a record is written, formatted with a Java
     DateTimeFormatter pattern (Flink's default: 'yyyy-MM-dd--HH', in the local zone)."""
 
-    def __init__(self, format_str: str = "yyyy-MM-dd--HH", timezone_id: str = None):
+    def __init__(self, format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None):
         self.format_str = format_str
         self.strftime = java_to_strftime(format_str)
         self.timezone_id = timezone_id
@@ -167,8 +168,9 @@ class _PartFile:
         os.makedirs(directory, exist_ok=True)
         self.finished = os.path.join(directory, name)
         self.pending = os.path.join(directory, f".{name}.inprogress")
-        self.handle = None if spec.fmt == "parquet" else open(self.pending, "wb")
-        self.parquet = None
+        self.handle: Optional[BinaryIO] = (
+            None if spec.fmt == "parquet" else open(self.pending, "wb"))
+        self.parquet: Any = None  # a Parquet part's pyarrow ParquetWriter, on first write
 
     def close(self) -> None:
         """Makes the part durable; a second call does nothing (an abort after finish)."""
@@ -204,9 +206,9 @@ class FileWriter(BatchWriter):
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.context = BucketContext()
-        self.open = {}  # bucket -> its _PartFile being written
-        self.closed = []
-        self.counters = {}
+        self.open: dict = {}  # bucket -> its _PartFile being written
+        self.closed: list = []
+        self.counters: dict = {}
         self.schema = arrow_schema(spec.type_info) if spec.fmt == "parquet" else None
 
     def write(self, values: list, timestamps=None) -> None:
@@ -217,7 +219,7 @@ class FileWriter(BatchWriter):
         if spec.bucket_assigner is None:
             self._write_bucket("", values)
         else:
-            buckets = {}
+            buckets: dict = {}
             for value in values:
                 buckets.setdefault(spec.bucket_of(value, self.context), []).append(value)
             for bucket, grouped in buckets.items():
@@ -229,6 +231,7 @@ class FileWriter(BatchWriter):
         if self.spec.fmt == "parquet":
             self._write_parquet(part, values)
             return
+        assert part.handle is not None  # (a row format's part file is open)
         part.handle.write(encode_rows(self.spec, values))
         if self.spec.part_size is not None and part.handle.tell() >= self.spec.part_size:
             self._roll(bucket)
@@ -254,6 +257,7 @@ class FileWriter(BatchWriter):
         import pyarrow as pa
         import pyarrow.parquet as pq
         schema = self.schema
+        assert schema is not None  # (a Parquet sink's, from its row type)
         rows = [v.as_dict() if hasattr(v, "as_dict") else dict(zip(schema.names, v))
                 for v in values]
         if part.parquet is None:

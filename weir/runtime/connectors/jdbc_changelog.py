@@ -45,6 +45,8 @@ class ChangelogJdbcWriter(JdbcWriter):
     """A JdbcWriter whose rows are (statement, parameters): runs of one statement are
     executed together, in the rows' order."""
 
+    spec: ChangelogJdbcSinkSpec  # (the spec's batch_writer makes it)
+
     def write(self, values, timestamps=None) -> None:
         if self.replayed:
             return

@@ -18,6 +18,7 @@ is the flush unit: Flink's `batch_interval_ms` is accepted and has nothing to ti
 
 import hashlib
 import time
+from typing import Any, Optional, Set, Tuple
 
 from weir.common.row import Row
 from weir.runtime.connectors import postgres_clients
@@ -31,7 +32,8 @@ LOCK_MARKER = (f"INSERT INTO {MARKERS} (sink, task, batch) VALUES (%s, %s, -1) "
 SET_MARKER = f"UPDATE {MARKERS} SET batch = %s WHERE sink = %s AND task = %s"
 RETRY_BACKOFF_S = 0.2
 
-_MARKERS_READY = set()  # the connection settings whose database has the marker table
+# the connection settings (their keys) whose database has the marker table
+_MARKERS_READY: Set[tuple] = set()
 
 
 # -- JDBC statements as psycopg statements ---------------------------------------------------
@@ -173,11 +175,11 @@ class JdbcWriter(BatchWriter):
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.sink = f"{uid}/{spec.digest}/{job}"
-        self.rows = []  # every row of the batch: a redo executes them all again
+        self.rows: list = []  # every row of the batch: a redo executes them all again
         self.executed = 0  # rows executed in the open transaction
-        self.chunk = None  # (start, end) of the rows executing
+        self.chunk: Optional[Tuple[int, int]] = None  # (start, end) of the rows executing
         self.doing = ""  # what the writer is doing, for errors
-        self.connection = None  # holds the open transaction
+        self.connection: Any = None  # holds the open transaction (a psycopg connection)
         self.replayed = False  # the marker says the batch is committed: write nothing
 
     def write(self, values, timestamps=None) -> None:

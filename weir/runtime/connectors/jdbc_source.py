@@ -10,7 +10,7 @@ read in `fetch_size` chunks from a server-side cursor; values are PostgreSQL's a
 gives them (a numeric as a Decimal, a timestamp as a datetime)."""
 
 import time
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from weir.runtime.connectors import postgres_clients
 from weir.runtime.connectors.jdbc_sink import RETRY_BACKOFF_S
@@ -96,7 +96,7 @@ class JdbcLookup:
                  max_retries: int = 3):
         self.query, self.connection, self.address = query, dict(connection), address
         self.convert, self.cache, self.max_retries = convert, cache, max_retries
-        self._open = None
+        self._open: Any = None  # the psycopg connection kept open, if any
 
     def open(self) -> None:
         self._open = None
@@ -114,7 +114,8 @@ class JdbcLookup:
                 self.cache.put(key, rows)
         return rows
 
-    def _query(self, key: tuple) -> list:
+    # (its last attempt returns or raises: mypy sees a loop that may end)
+    def _query(self, key: tuple) -> list:  # type: ignore[return]
         psycopg = postgres_clients.psycopg()
         for attempt in range(self.max_retries + 1):
             try:

@@ -2,12 +2,12 @@
 later micro-batch in the same worker process takes them up again instead of connecting
 anew. Transactional producers are not kept: see transactional_producer."""
 
-from typing import Dict
+from typing import Any, Dict
 
 TRANSACTION_TIMEOUT_S = 60.0
 
-_CONSUMERS: Dict[tuple, object] = {}
-_PRODUCERS: Dict[tuple, object] = {}
+_CONSUMERS: Dict[tuple, Any] = {}
+_PRODUCERS: Dict[tuple, Any] = {}
 
 
 def _key(config: dict) -> tuple:

@@ -14,7 +14,7 @@ checkpoints the same way; weir's checkpoint is the micro-batch.
 """
 
 import itertools
-from typing import Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from weir.runtime.connectors import kafka_clients
 from weir.runtime.connectors.kafka_clients import TRANSACTION_TIMEOUT_S
@@ -57,8 +57,9 @@ class KafkaSinkSpec:
         return BufferedWriter(self, uid, job, batch_id, task)
 
     def producer_config(self) -> dict:
-        config = {key: value for key, value in self.properties.items()
-                  if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"}
+        config: Dict[str, Any] = {
+            key: value for key, value in self.properties.items()
+            if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"}
         config["bootstrap.servers"] = self.bootstrap_servers
         if self.guarantee == "AT_LEAST_ONCE":
             config.setdefault("enable.idempotence", True)
@@ -70,7 +71,7 @@ class _KafkaWriter(BatchWriter):
     def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
-        self.errors = []
+        self.errors: List[str] = []
 
     def _produce(self, producer, values, timestamps) -> None:
         """Sends records, each with its timestamp as the Kafka record's (as Flink's
@@ -131,8 +132,8 @@ class TransactionalWriter(_KafkaWriter):
         self.name = f"{spec.transactional_id_prefix}-{task}"
         self.marker_group = f"{spec.transactional_id_prefix}-{job}-{task}"
         self.config = {**spec.producer_config(), "transactional.id": self.name}
-        self.producer = None
-        self.marker_topic = None
+        self.producer: Any = None  # the batch's transactional producer, on the first write
+        self.marker_topic: Any = None  # the first record's topic
         self.skipping = False
 
     def write(self, values, timestamps=None) -> None:

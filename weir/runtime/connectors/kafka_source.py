@@ -13,7 +13,7 @@ confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
 import contextlib
 import re
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, cast
 
 from weir.runtime import split_watermarks
 from weir.runtime.connectors import kafka_clients
@@ -154,7 +154,7 @@ class KafkaReader(SourceReader):
         ranges = [(key, lo, hi) for key, lo, hi in ranges if hi > lo]
         total = sum(hi - lo for _, lo, hi in ranges)
         per_split = max(MIN_RECORDS_PER_SPLIT, -(-total // max(1, self.target_splits)))
-        out = []
+        out: list = []  # (index, partition, lo, hi, bound) splits, then END_SPLIT
         for key, lo, hi in ranges:
             pieces = -(-(hi - lo) // per_split)
             bounds = [lo + (hi - lo) * i // pieces for i in range(pieces + 1)]
@@ -277,7 +277,8 @@ class KafkaReader(SourceReader):
             given = {partition_key(*tp): offset for tp, offset in initializer[1].items()}
             missing = [k for k in keys if k not in given]
             fallback = self._reset(missing, initializer[2], what) if missing else {}
-            return {key: given.get(key, fallback.get(key)) for key in keys}
+            # (the fallback has every key `given` misses)
+            return {key: cast(int, given.get(key, fallback.get(key))) for key in keys}
         raise ValueError(f"unknown Kafka offsets initializer {kind!r}")
 
     def _by_timestamp(self, keys, timestamp: int) -> Dict[str, int]:

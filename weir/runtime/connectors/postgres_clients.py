@@ -7,9 +7,9 @@ psycopg is optional (`pip install "weir[postgres]"`) and imported only when a co
 is needed."""
 
 import threading
-from typing import Dict, List
+from typing import Any, Dict, List
 
-_IDLE: Dict[tuple, List[object]] = {}
+_IDLE: Dict[tuple, List[Any]] = {}
 _LOCK = threading.Lock()
 
 

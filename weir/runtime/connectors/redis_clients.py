@@ -7,14 +7,14 @@ so an unreachable server fails a job instead of hanging it; the URL's own
 """
 
 import contextlib
-from typing import Dict
+from typing import Any, Dict
 from urllib.parse import urlsplit
 
 CONNECT_TIMEOUT_S = 5.0
 SOCKET_TIMEOUT_S = 60.0
 URL_SCHEMES = ("redis", "rediss", "unix")
 
-_CLIENTS: Dict[str, object] = {}
+_CLIENTS: Dict[str, Any] = {}
 
 
 def redis_module():

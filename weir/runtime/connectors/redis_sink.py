@@ -137,7 +137,7 @@ class RedisWriter(BatchWriter):
     def __init__(self, spec: RedisSinkSpec, uid: str, job: str, batch_id: int, task: int):
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
-        self.pending = []  # (key, payload) per record
+        self.pending: list = []  # (key, payload) per record
 
     def write(self, values, timestamps=None) -> None:
         args = self.spec.command.args

@@ -11,7 +11,7 @@ micro-batch reads the ids its log entry names, so exactly the same entries.
 Entry ids are Redis's `<milliseconds>-<sequence>`; "0-0" comes before every entry.
 """
 
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple, cast
 
 from weir.common.row import row_of, shared_field_names
 from weir.runtime.connectors import redis_clients
@@ -110,7 +110,7 @@ class RedisStreamReader(SourceReader):
         return {"end": 0, "next": planned, "added": _added(planned, ends)}
 
     def splits(self, start: dict, end: dict) -> List:
-        out = []
+        out: list = []  # (index, stream, lo, hi) splits, then END_SPLIT
         for stream in sorted(end["next"]):
             lo, hi = start["next"][stream], end["next"][stream]
             if parse_id(hi) > parse_id(lo):
@@ -176,7 +176,7 @@ def _stream_end(info: dict) -> StreamEnd:
 def _added(ids: Dict[str, str], ends: Dict[str, StreamEnd]) -> Dict[str, int]:
     """{stream: entries ever added up to its id in `ids`}, where that id is the newest
     and the server counts entries."""
-    return {s: ends[s].added for s, i in ids.items()
+    return {s: cast(int, ends[s].added) for s, i in ids.items()  # (None left out)
             if i == ends[s].last_id and ends[s].added is not None}
 
 

@@ -17,6 +17,8 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
+from typing import Optional
+
 from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.metrics import records_received
 from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
@@ -40,9 +42,9 @@ class BatchWriter:
         record without one, or None: no record has one)."""
         raise NotImplementedError
 
-    def finish(self) -> list:
+    def finish(self) -> Optional[list]:
         """Every record of the task is written: make them durable; returns the
-        committables for the driver's commit (none: the task committed)."""
+        committables for the driver's commit (none, [] or None: the task committed)."""
         return []
 
     def abort(self) -> None:
@@ -59,7 +61,9 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
     `job`; yields the
     other rows, then one row of the committables for the driver's commit, and one metrics
     row with the records each sink received."""
-    writers, committables, received = {}, {}, {}  # received: (uid, subtask) -> records
+    writers: dict = {}
+    committables: dict = {}
+    received: dict = {}  # (uid, subtask) -> records
     uid = None  # the sink being written (an error names it)
     try:
         for rows in row_batches:
@@ -106,7 +110,7 @@ def _abort_all(writers: dict, error: BaseException) -> None:
                            f"{type(failure).__name__}: {failure})")
 
 
-def commit_tasks(spec, batch_id: int, committables: list, run_in_tasks=None) -> None:
+def commit_tasks(spec, batch_id: int, committables: Optional[list], run_in_tasks=None) -> None:
     """The driver's commit of what the tasks of `batch_id` prepared for `spec`. A spec
     with work for tasks once it committed (`tasks_after_commit(batch_id, committables)`
     gives a function and its inputs: a write-ahead-log sink's sends) has it run by

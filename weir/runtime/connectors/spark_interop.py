@@ -4,6 +4,8 @@ stream.to_spark, SparkSink): plain descriptions, no pyspark. Only the Spark exec
 refuses them with a clear error, since it has no Spark to read or write with.
 """
 
+from typing import Optional
+
 from weir.runtime.connectors.sink_base import BatchWriter
 from weir.runtime.sources import SourceReader
 
@@ -58,8 +60,8 @@ class SparkSink:
 
     executor_side = True  # written from the tasks' side, never on the driver's rows
 
-    def __init__(self, format: str, options: dict = None, mode: str = "append",
-                 table_name: str = None):
+    def __init__(self, format: str, options: Optional[dict] = None, mode: str = "append",
+                 table_name: Optional[str] = None):
         if not isinstance(format, str) or not format:
             raise ValueError(f"SparkSink needs a Spark data source format, got {format!r}")
         if format in FILE_FORMATS and mode != "append":
@@ -75,7 +77,8 @@ class SparkSink:
         self.record_type = None  # the stream's declared type, set by sink_to
 
     @classmethod
-    def table(cls, name: str, mode: str = "append", format: str = None) -> "SparkSink":
+    def table(cls, name: str, mode: str = "append",
+              format: Optional[str] = None) -> "SparkSink":
         """A sink to the catalog table `name` (saveAsTable; at-least-once)."""
         return cls(format or "table", None, mode, name)
 

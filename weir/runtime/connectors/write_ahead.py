@@ -14,6 +14,7 @@ restart.
 import os
 import pickle
 import time
+from typing import BinaryIO, Optional
 
 from weir.runtime import pickling
 from weir.runtime.connectors.sink_base import BatchWriter
@@ -87,7 +88,7 @@ class _LogWriter(BatchWriter):
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, _log_name(batch_id, task))
         self.hidden = os.path.join(directory, "." + _log_name(batch_id, task))
-        self.handle = None
+        self.handle: Optional[BinaryIO] = None
 
     def write(self, values: list, timestamps=None) -> None:
         if self.handle is None:

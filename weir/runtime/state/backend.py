@@ -6,7 +6,7 @@ then costs one load per touched page and one store per changed page, never one c
 """
 
 import pickle
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Set
 
 from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
@@ -48,7 +48,7 @@ class KeyGroupPages:
         self.store = store
         self.pages_per_key_group = pages_per_key_group
         self._pages: Dict[int, dict] = {}
-        self.dirty = set()  # ids of the pages changed since the last flush
+        self.dirty: Set[int] = set()  # ids of the pages changed since the last flush
 
     def page(self, page_id: int) -> dict:
         page = self._pages.get(page_id)
@@ -85,7 +85,7 @@ class KeyedStateBackend:
     the key whose state the state objects read and write, as in Flink.
     """
 
-    def __init__(self, store_for_key_group: Callable[[int], object], max_parallelism: int,
+    def __init__(self, store_for_key_group: Callable[[int], PageStore], max_parallelism: int,
                  pages_per_key_group: int = DEFAULT_PAGES_PER_KEY_GROUP,
                  clock: Callable[[], int] = lambda: 0):
         self._store_for_key_group = store_for_key_group
@@ -93,14 +93,14 @@ class KeyedStateBackend:
         self.pages_per_key_group = pages_per_key_group
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
-        self._locations = {}
+        self._locations: dict = {}  # key -> (key group, page id)
         # the key group an engine runs now (None: keys are placed by their hash): its keys
         # are the ones routed to it (a keyed input's by the same hash; None for broadcast
         # and instance inputs), so they are placed there without hashing them again
-        self.running_key_group = None
+        self.running_key_group: Optional[int] = None
         self.current_key = None
-        self._ref = None  # the current key's _KeyRef, once its state was touched
-        self._refs = {}  # key -> _KeyRef, until release()
+        self._ref: Optional[_KeyRef] = None  # the current key's _KeyRef, once its state was touched
+        self._refs: Dict[object, _KeyRef] = {}  # key -> _KeyRef, until release()
         self.state_types = StateTypes("operator")  # (its owner named by the operator)
 
     def declare_state(self, descriptor) -> None:

@@ -17,7 +17,7 @@ from weir.runtime.state.savepoint import SavepointWriter, savepoint_path
 
 def keyed_pages(entries, max_parallelism: int) -> list:
     """(key group, page id, page bytes) holding `entries`: (key, {state name: value})."""
-    pages = {}
+    pages: dict = {}  # (key group, page id) -> {key: states}
     for key, states in entries:
         if not isinstance(states, dict) or not all(isinstance(n, str) for n in states):
             raise TypeError(f"key {key!r}: its state must be a {{state name: value}} dict, "

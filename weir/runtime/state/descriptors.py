@@ -1,6 +1,7 @@
 """State descriptors and TTL configuration, with PyFlink's names."""
 
 from enum import Enum
+from typing import Optional
 
 
 class StateTtlConfig:
@@ -89,7 +90,7 @@ class StateDescriptor:
             raise ValueError("a state descriptor needs a non-empty name")
         self.name = name
         self.type_info = type_info
-        self.ttl_config = None
+        self.ttl_config: Optional[StateTtlConfig] = None
 
     def get_name(self):
         return self.name

@@ -9,7 +9,7 @@ every instance gets the union of all instances' lists). The function fills them 
 A snapshot is a plain {state name: (mode, [elements])} dict, what an engine stores.
 """
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Protocol, Tuple, TypeGuard
 
 SPLIT = "split"  # Flink's OperatorStateHandle.Mode.SPLIT_DISTRIBUTE
 UNION = "union"  # Mode.UNION
@@ -203,7 +203,15 @@ def _even_parts(values: list, parts: int) -> List[list]:
     return cuts
 
 
-def is_checkpointed(function) -> bool:
+class Checkpointed(Protocol):
+    """A function that keeps operator state: Flink's CheckpointedFunction's two methods."""
+
+    def initialize_state(self, context) -> None: ...
+
+    def snapshot_state(self, context) -> None: ...
+
+
+def is_checkpointed(function) -> TypeGuard[Checkpointed]:
     """Whether `function` keeps operator state (Flink's CheckpointedFunction)."""
     return callable(getattr(function, "initialize_state", None)) and callable(
         getattr(function, "snapshot_state", None))

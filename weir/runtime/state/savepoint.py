@@ -67,7 +67,7 @@ class SavepointWriter:
             raise SavepointError(f"savepoint {path} already exists")
         os.makedirs(path, exist_ok=True)
         self.path = path
-        self.files = {}
+        self.files: dict = {}
 
     def _write(self, kind: str, uid: str, columns: dict, schema) -> None:
         import pyarrow as pa
@@ -164,7 +164,7 @@ class Savepoint:
 
     def describe(self) -> dict:
         """What `weir info` prints: the savepoint's job, batch and operators' sizes."""
-        operators = {}
+        operators: dict = {}
         for entry in self.files.values():
             described = operators.setdefault(entry["uid"], {"state": [], "rows": 0,
                                                             "bytes": 0, "key_groups": 0})

@@ -33,8 +33,10 @@ class KeyedState:
         self._name = descriptor.name
         config = descriptor.ttl_config
         if config is None:  # reads and writes go straight to the backend's entry
-            self._read = backend.entry_reader(self._name)
-            self._write = backend.entry_writer(self._name)  # None: cleared
+            # (the backend's own accessors in place of the methods, a call level less;
+            # writing None clears the entry)
+            self._read = backend.entry_reader(self._name)  # type: ignore[method-assign]
+            self._write = backend.entry_writer(self._name)  # type: ignore[method-assign]
         else:
             self._ttl = _Ttl(config, backend.clock)
 
@@ -64,9 +66,9 @@ class ValueState(KeyedState, Generic[T]):
     def __init__(self, backend, descriptor):
         super().__init__(backend, descriptor)
         # the hottest state calls, a call level less (the methods below say what they do)
-        self.value = self._read
+        self.value = self._read  # type: ignore[method-assign]
         if descriptor.ttl_config is None:
-            self.update = self._write
+            self.update = self._write  # type: ignore[method-assign]
 
     def value(self):
         return self._read()

@@ -1,7 +1,7 @@
 """Window assigners, with PyFlink's names: which windows an element belongs to."""
 
 from abc import ABC, abstractmethod
-from typing import Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.state.descriptors import ValueStateDescriptor
@@ -40,7 +40,7 @@ class WindowAssigner(ABC, Generic[T, W]):
 
 
 class MergingWindowAssigner(WindowAssigner[T, W]):
-    class MergeCallback(ABC, Generic[W]):
+    class MergeCallback(ABC, Generic[W]):  # type: ignore[misc]  # PyFlink's: the assigner's W
         @abstractmethod
         def merge(self, to_be_merged, merge_result) -> None:
             pass
@@ -82,6 +82,8 @@ class _ProcessingTime:
 
 
 class _Tumbling(WindowAssigner):
+    _time: Callable[[Any, Any], int]  # (_EventTime's or _ProcessingTime's)
+
     def __init__(self, size, offset=0):
         self.size, self.offset = to_millis(size, "size"), to_millis(offset or 0, "offset")
         if self.size <= 0 or abs(self.offset) >= self.size:
@@ -111,6 +113,8 @@ class TumblingProcessingTimeWindows(_ProcessingTime, _Tumbling):
 
 
 class _Sliding(WindowAssigner):
+    _time: Callable[[Any, Any], int]  # (_EventTime's or _ProcessingTime's)
+
     def __init__(self, size, slide, offset=0):
         self.size, self.slide = to_millis(size, "size"), to_millis(slide, "slide")
         self.offset = to_millis(offset or 0, "offset")
@@ -151,6 +155,8 @@ class SessionWindowTimeGapExtractor(ABC):
 
 
 class _Sessions(MergingWindowAssigner):
+    _time: Callable[[Any, Any], int]  # (_EventTime's or _ProcessingTime's)
+
     def __init__(self, session_gap=None, extractor=None):
         self.session_gap = None if session_gap is None else to_millis(session_gap, "gap")
         self.extractor = extractor

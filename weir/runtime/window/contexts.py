@@ -1,5 +1,7 @@
 """The contexts a window's trigger, evictor and window function see."""
 
+from typing import Any
+
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
 
 
@@ -50,7 +52,7 @@ class ProcessWindowContext:
 
     def __init__(self, operator):
         self._operator = operator
-        self._window = None
+        self._window: Any = None  # the window being processed (the operator sets it)
 
     def window(self):
         return self._window

@@ -91,7 +91,7 @@ class NamespacedStateStore(KeyedStateStore):
 
     def __init__(self, view: NamespaceView):
         self.view = view
-        self._states = {}
+        self._states: dict = {}
 
     def state(self, descriptor, kind=None):
         state = self._states.get(descriptor.name)

@@ -125,7 +125,7 @@ class WindowOperator(KeyedStreamOperator):
             self._call(self._add_batch_per_window, values, stamps, keys)
 
     def _add_batch_per_window(self, values, stamps, keys):
-        by_key = {}
+        by_key: dict = {}
         for key, value, timestamp in zip(keys, values, stamps):
             items = by_key.get(key)
             if items is None:
@@ -138,7 +138,7 @@ class WindowOperator(KeyedStreamOperator):
     def _process_key_batch(self, key, items):
         watermark = self.clock.watermark
         assign, context = self.assigner.assign_windows, self.assigner_ctx
-        by_window = {}
+        by_window: dict = {}
         for value, timestamp in items:
             windows = assign(value, timestamp, context)
             if not windows and timestamp + self.allowed_lateness <= watermark:
@@ -207,7 +207,7 @@ class WindowOperator(KeyedStreamOperator):
         """{key id: its (value, timestamp) items} of the keys that met a passed window."""
         if not late_keys.any():
             return {}
-        late_items = {}
+        late_items: dict = {}
         for key_id, late, value, timestamp in zip(key_ids.tolist(), late_keys[key_ids].tolist(),
                                                   values, stamps):
             if late:

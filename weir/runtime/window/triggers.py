@@ -3,7 +3,7 @@
 import operator
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from weir.runtime.state.descriptors import ReducingStateDescriptor
 from weir.runtime.window.windows import java_remainder, to_millis
@@ -207,6 +207,10 @@ class PurgingTrigger(Trigger):
 
 class _Continuous(Trigger):
     """Fires every `interval` ms of one clock while the window lives."""
+
+    # (each clock's subclass defines them: (ctx, time) -> None)
+    _register: Callable[[Any, int], None]
+    _delete: Callable[[Any, int], None]
 
     def __init__(self, interval):
         self.interval = to_millis(interval, "interval")

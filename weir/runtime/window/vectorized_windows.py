@@ -24,6 +24,13 @@ class WindowGroups:
     `key_ids` and window `starts`; `late_keys[k]` tells if key id k met a passed window."""
 
     __slots__ = ("rows", "bounds", "sizes", "emit_order", "key_ids", "starts", "late_keys")
+    rows: np.ndarray
+    bounds: np.ndarray
+    sizes: np.ndarray
+    emit_order: np.ndarray
+    key_ids: np.ndarray
+    starts: np.ndarray
+    late_keys: np.ndarray
 
     def group_ids(self):
         """The group of every entry."""
@@ -74,7 +81,7 @@ def _sliding(assigner, times):
 
 def key_ids_of(keys):
     """(id of each element's key, the keys by id): ids in order of first appearance."""
-    ids = {}
+    ids: dict = {}
     setdefault = ids.setdefault
     key_ids = [setdefault(key, len(ids)) for key in keys]
     return np.array(key_ids, dtype=np.int64), list(ids)

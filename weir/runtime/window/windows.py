@@ -57,7 +57,7 @@ class TimeWindow(Window):
     @staticmethod
     def merge_windows(windows, callback) -> None:
         """Merges overlapping (or touching) windows; reports each merge of two or more."""
-        merged = []
+        merged: list = []
         for window in sorted(windows, key=lambda w: (w.start, w.end)):
             if merged and merged[-1][0].intersects(window):
                 cover, members = merged[-1]
