@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from weir.table.aggregates import accumulator_of
 from weir.table.evaluate import Column, compile_expression, not_supported
+from weir.table.expressions import lit
 from weir.table.types import DataTypes
 
 AGGREGATES = (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Count)
@@ -123,7 +124,7 @@ class MatchExpressions:
         if isinstance(inner, exp.Distinct):
             not_supported("DISTINCT aggregations in MATCH_RECOGNIZE (as in Flink)")
         if inner is None or isinstance(inner, exp.Star):
-            accumulator, _ = accumulator_of(("count_star", [_lit(1)]), self.columns)
+            accumulator, _ = accumulator_of(("count_star", [lit(1)]), self.columns)
             return Navigation(None, accumulator=accumulator), DataTypes.BIGINT(False)
         variable, _ = self._of_one_variable(inner)
         call = self.planner.convert(_unqualified(node), self._scope())
@@ -161,7 +162,3 @@ def _unqualified(node):
         column.set("table", None)
     return copy
 
-
-def _lit(value):
-    from weir.table.expressions import lit
-    return lit(value)

@@ -28,17 +28,18 @@ from weir.table import logical
 from weir.table.changelog import INSERT
 from weir.table.evaluate import Column, not_supported
 from weir.table.match_expressions import MatchExpressions
+from weir.table.sort import compare
 
 
 class MatchRecognize(logical.UnaryNode):
-    """The partition columns and the measures of each match of `input`."""
+    """The partition columns and the measures of each match of `input`; `pattern` the
+    CEP pattern of its PATTERN, DEFINE, AFTER MATCH SKIP and WITHIN."""
 
-    def __init__(self, columns, input, partition, variables, conditions, measures, skip,
-                 within_ms, processing_time, order):
+    def __init__(self, columns, input, partition, variables, pattern, measures,
+                 processing_time, order):
         super().__init__(columns, input)
-        self.partition, self.variables, self.conditions = partition, variables, conditions
-        self.measures, self.skip, self.within_ms = measures, skip, within_ms
-        self.processing_time, self.order = processing_time, order
+        self.partition, self.variables, self.pattern = partition, variables, pattern
+        self.measures, self.processing_time, self.order = measures, processing_time, order
 
     def describe(self):
         keys = ", ".join(c.name for c in self.columns[:len(self.partition)])
@@ -152,6 +153,13 @@ def skip_strategy(after, variables):
 
 
 # -- the operator's functions ----------------------------------------------------------------
+def _values(events_of, names, variable) -> list:
+    """The values of the rows mapped to `variable` (None: to any, in pattern order), of
+    records (kind, values) that `events_of(name)` gives."""
+    return [record[1] for name in (names if variable is None else (variable,))
+            for record in events_of(name)]
+
+
 class DefineCondition(IterativeCondition):
     """A variable's DEFINE: its expression over the partial match and the row tried."""
 
@@ -159,16 +167,10 @@ class DefineCondition(IterativeCondition):
         self.variable, self.names, self.expression = variable, names, expression
 
     def filter(self, value, ctx) -> bool:
-        current = value[1]
-
         def rows_of(variable):
-            if variable is None:
-                rows = [r[1] for name in self.names
-                        for r in ctx.get_events_for_pattern(name)]
-            else:
-                rows = [r[1] for r in ctx.get_events_for_pattern(variable)]
+            rows = _values(ctx.get_events_for_pattern, self.names, variable)
             if variable is None or variable == self.variable:
-                rows.append(current)
+                rows.append(value[1])
             return rows
         return self.expression.evaluate(rows_of) is True
 
@@ -181,31 +183,23 @@ class MatchRows(PatternProcessFunction):
 
     def process_match(self, match, ctx):
         def rows_of(variable):
-            if variable is None:
-                return [r[1] for name in self.names for r in match.get(name, ())]
-            return [r[1] for r in match.get(variable, ())]
-        first = next(r[1] for name in self.names for r in match.get(name, ()))
+            return _values(lambda name: match.get(name, ()), self.names, variable)
+        first = rows_of(None)[0]
         keys = tuple(first[i] for i in self.partition)
         yield INSERT, keys + tuple(m.evaluate(rows_of) for m in self.measures)
 
 
 class _Comparator:
-    """Orders rows of one time by ORDER BY's other keys."""
+    """Orders rows of one time by ORDER BY's other keys (NULLs as weir.table.sort
+    orders them)."""
 
     def __init__(self, keys):
-        self.keys = keys  # [(index, descending)]
+        self.indexes = [index for index, _ in keys]  # (keys: [(index, descending)])
+        self.directions = [descending for _, descending in keys]
 
     def compare(self, a, b) -> int:
-        for index, descending in self.keys:
-            x, y = a[1][index], b[1][index]
-            if x == y:
-                continue
-            if x is None or y is None:
-                result = -1 if x is None else 1
-            else:
-                result = -1 if x < y else 1
-            return -result if descending else result
-        return 0
+        return compare([a[1][i] for i in self.indexes], [b[1][i] for i in self.indexes],
+                       self.directions)
 
     __call__ = compare
 
@@ -215,9 +209,8 @@ def plan_match_recognize(planner, node: MatchRecognize):
     stream = planner.stream(node.input)
     keyed = stream.key_by(KeyOf.at(node.partition)) if node.partition else stream
     names = [name for name, *_ in node.variables]
-    pattern = build_pattern(node.variables, node.conditions, node.skip, node.within_ms)
     comparator = _Comparator(node.order) if node.order else None
-    matches = CEP.pattern(keyed, pattern, comparator)
+    matches = CEP.pattern(keyed, node.pattern, comparator)
     if node.processing_time:
         matches = matches.in_processing_time()
     return matches.process(MatchRows(node.partition, names, node.measures)) \
@@ -259,12 +252,11 @@ def match_recognize(planner, table, clause):
                           time_attribute=function == "MATCH_ROWTIME",
                           proctime=function == "MATCH_PROCTIME"))
     within = clause.args.get("within")
-    node = MatchRecognize(out, table._node, partition, variables, conditions, measures,
-                          skip_strategy(clause.args.get("after"), by_name),
-                          interval_millis(within) if within is not None else None,
-                          processing_time, order)
-    build_pattern(variables, conditions, node.skip, node.within_ms)  # (its errors, now)
-    return table._derive(node)
+    pattern = build_pattern(variables, conditions,  # (its errors when the query is built)
+                            skip_strategy(clause.args.get("after"), by_name),
+                            interval_millis(within) if within is not None else None)
+    return table._derive(MatchRecognize(out, table._node, partition, variables, pattern,
+                                        measures, processing_time, order))
 
 
 def _index(columns, column):

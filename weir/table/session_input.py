@@ -17,10 +17,9 @@ WINDOW_NAMES = ("window_start", "window_end", "window_time")
 def session_tvf(node):
     """The SESSION window table function under `node`'s projections and filters, or
     None where `node`'s window columns are not a SESSION's."""
-    while isinstance(node, logical.Calc):
-        node = node.input
-    from weir.table.window_tvf import WindowTvf
-    return node if isinstance(node, WindowTvf) and node.kind == "session" else None
+    from weir.table.window_tvf import tvf_below
+    below = tvf_below(node)
+    return below if below is not None and below.kind == "session" else None
 
 
 def session_of(node):

@@ -121,13 +121,17 @@ class WindowAggregate(logical.UnaryNode):
         return f"WindowAggregate(select=[{', '.join(c.name for c in self.columns)}])"
 
 
+def tvf_below(node):
+    """The window table function `node` is, or is over through projections and
+    filters, else None."""
+    while isinstance(node, logical.Calc):
+        node = node.input
+    return node if isinstance(node, WindowTvf) else None
+
+
 def reads_window_tvf(node) -> bool:
     """Whether `node`'s window_start/window_end come from a window table function."""
-    if isinstance(node, WindowTvf):
-        return True
-    if isinstance(node, logical.Calc):
-        return reads_window_tvf(node.input)
-    return False
+    return tvf_below(node) is not None
 
 
 def window_bound(node, name, tvf=False):
@@ -211,7 +215,5 @@ def plan_window_aggregate(planner, node: WindowAggregate):
 def in_processing_time(node) -> bool:
     """Whether a window aggregation's windows are a processing-time window table
     function's (through projections and filters)."""
-    below = node.input
-    while isinstance(below, logical.Calc):
-        below = below.input
-    return isinstance(below, WindowTvf) and below.processing_time
+    below = tvf_below(node.input)
+    return below is not None and below.processing_time

@@ -126,6 +126,14 @@ class WindowAggregateFunction(ProcessWindowFunction):
                                          zip(self.accumulators, accs)) + times
 
 
+def aggregated(accumulators, window) -> tuple:
+    """The aggregates of an over window's (time, values) rows."""
+    accs = [a.create() for a in accumulators]
+    for _, values in window:
+        accs = [a.accumulate(acc, values) for a, acc in zip(accumulators, accs)]
+    return tuple(a.value(acc) for a, acc in zip(accumulators, accs))
+
+
 class OverFunction(KeyedProcessFunction):
     """Flink's row-time over aggregation: rows wait for the watermark, then are emitted in
     time order; `bound` is ('rows', n) or ('range', ms), with None for unbounded."""
@@ -171,10 +179,7 @@ class OverFunction(KeyedProcessFunction):
         self.kept.update(kept)
 
     def _aggregate(self, window) -> tuple:
-        accs = [a.create() for a in self.accumulators]
-        for _, values in window:
-            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
-        return tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+        return aggregated(self.accumulators, window)
 
 
 def plan_window_aggregate(planner, node: WindowAggregate):
@@ -228,10 +233,7 @@ class ProcTimeOverFunction(KeyedProcessFunction):
         self.kept.update(kept) if kept else self.kept.clear()
 
     def _aggregate(self, window) -> tuple:
-        accs = [a.create() for a in self.accumulators]
-        for _, values in window:
-            accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
-        return tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
+        return aggregated(self.accumulators, window)
 
 
 def plan_over_aggregate(planner, node: OverAggregate):
