@@ -41,26 +41,11 @@ fi
 # rewrites what changed since the last run.
 .venv/bin/python -m compileall -q weir examples >/dev/null 2>&1 || true
 
-# Spark starts its Python processes (workers, and per query a source runner and a state
-# planner on the driver) with pyspark.zip first on PYTHONPATH. Python cannot cache bytecode
-# for a zip, so each of them compiled pyspark from source again (~0.6 s of CPU per process,
-# ~1.2 s on the critical path of every job start). This venv's pyspark is the same code,
-# installed with bytecode: a .pth file drops the zips of this very installation from
-# sys.path, so those processes import it from site-packages. It also forgets the zips'
-# importers, which Python made before the .pth ran: Spark's workers call
-# importlib.invalidate_caches() at every task, which re-reads every cached zip's directory.
+# Spark's Python processes import this venv's pyspark with its bytecode, not pyspark.zip
+# (weir.spark.spark_home, in the package itself): the .pth file earlier set-ups wrote for
+# that is not needed any more.
 site=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-if [ -d "$site/pyspark/python/lib" ]; then
-  cat > "$site/weir_pyspark_from_site_packages.py" <<EOF
-"""Written by weir's scripts/setup.sh; imported at start-up by the .pth file of that name."""
-import os
-import sys
-
-LIB = os.path.realpath("$site/pyspark/python/lib")
-ZIPS = [path for path in sys.path if os.path.dirname(os.path.realpath(path)) == LIB]
-sys.path[:] = [path for path in sys.path if path not in ZIPS]
-for path in ZIPS:
-    sys.path_importer_cache.pop(path, None)
-EOF
-  echo "import weir_pyspark_from_site_packages" > "$site/weir_pyspark_from_site_packages.pth"
-fi
+rm -f "$site/weir_pyspark_from_site_packages.pth" "$site/weir_pyspark_from_site_packages.py"
+# The archive of Spark's classes every embedded JVM starts from (weir.spark.class_archive):
+# recorded once per machine (~25 s), so that the first job is as quick as the next.
+.venv/bin/python -m weir warm-up --quiet

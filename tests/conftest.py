@@ -7,6 +7,10 @@ import pytest
 
 os.environ["PYSPARK_PYTHON"] = sys.executable
 os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+# Jobs the tests start in processes of their own use the archive of Spark's classes that
+# `weir warm-up` (scripts/setup.sh) recorded, but never record one in the background
+# (weir.spark.class_archive): no process outlives the tests.
+os.environ.setdefault("WEIR_CLASS_ARCHIVE", "use")
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@
     weir info SAVEPOINT
     weir server [--host H] [--port P] [--token T]
     weir dashboard [--host H] [--port P] [--token T]
+    weir warm-up [--quiet]          (records Spark's class archive: weir.cli.warm_up)
 
 Jobs live in the job directory (weir.jobs.directory); what each command prints is what
 Flink's prints where Flink's prints something.
@@ -61,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
         server.add_argument("--host", default="127.0.0.1")
         server.add_argument("--port", type=int, default=8081)
         server.add_argument("--token", help="required where the host is not loopback")
+    warm = sub.add_parser("warm-up", help="prepare this machine for quick job starts")
+    warm.add_argument("--quiet", action="store_true", help="print nothing")
     return parser
 
 

@@ -168,6 +168,11 @@ def dashboard(arguments) -> int:
     return 0
 
 
+def warm_up(arguments) -> int:
+    from weir.cli.warm_up import warm_up as record  # (Spark only for this command)
+    return record(arguments)
+
+
 COMMANDS = {"run": run, "list": list_jobs, "cancel": cancel, "stop": stop,
             "savepoint": savepoint, "modify": modify, "info": info, "server": server,
-            "dashboard": dashboard}
+            "dashboard": dashboard, "warm-up": warm_up}

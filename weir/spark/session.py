@@ -10,46 +10,13 @@ from pyspark import SparkConf, SparkContext
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
+from weir.spark import class_archive
+from weir.spark.conf import (  # noqa: F401 (the names jobs and benches import from here)
+    CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, DEFAULTS, DRIVER_JAVA_OPTIONS, ROCKSDB,
+    SQL_COMPILERS, embedded_conf)
 from weir.spark import source as spark_source
+from weir.spark.spark_home import home_without_zips
 
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-# Spark's default checkpoint file manager goes through Hadoop's FileContext, which on a
-# local disk starts a `readlink` process (through jspawnhelper) for every file it renames:
-# ~200 per 5-batch query (strace). The FileSystem-based manager writes the same files
-# (a temporary file, then a rename) without them: YSB's 1M-event query took ~1.0 s less,
-# on weir and on native Spark alike (5.48 -> 4.51 s and 3.15 -> 2.14 s, one session).
-CHECKPOINT_FILE_MANAGER = ("spark.sql.streaming.checkpointFileManagerClass",
-                           "org.apache.spark.sql.execution.streaming.checkpointing."
-                           "FileSystemBasedCheckpointFileManager")
-# RocksDB's changelog checkpointing: a state store commit writes the batch's changes to a
-# changelog file instead of a checkpoint of the whole store (flushed memtables, SST files
-# copied to the checkpoint directory), and snapshots are made in the background. Each Spark
-# stateful operator (one per shuffle stage) paid its commit in every micro-batch: the
-# summed commit time of bench/latency.py's 50,000-event batches went from ~260 to ~130 ms
-# (one keyed stage) and from ~580 to ~210 ms (two). Spark's guide says a query may switch
-# it on or off across restarts (weir's tests run with it on throughout, as here). A session
-# handed to weir (or spark-submit's) keeps its own configuration: set it there too.
-CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
-# The embedded JVM compiles with C1 only (no C2). Its own work in a weir job is small
-# (moving record bundles, state calls), but Spark plans every micro-batch and C2 kept
-# compiling Catalyst's planner: 1.3-3.4 s of CPU per 2M-event job in the compiler threads
-# against ~0.5 s in the task threads, on 2 cores shared with the Python workers. With C1
-# only, weir's side of the benches ran 7-28% faster (13-25% on most; docs/benchmarks.md),
-# its p99 latency at 20,000 ev/s ~20% lower and the README's job ~9% faster. Native Spark
-# SQL's per-record work runs in the JVM, and C1 slowed it by up to 30%: the benches run it
-# in a JVM of its own on the default compilers (bench/engines.py). Java options a job sets
-# for the driver come after these, so theirs win (`-XX:TieredStopAtLevel=4` brings C2 back).
-DRIVER_JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
-DEFAULTS = {
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
-    "spark.sql.execution.arrow.pyspark.enabled": "true",
-    "spark.driver.memory": "2g",
-    CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
-    CHANGELOG_CHECKPOINTING: "true",
-    DRIVER_JAVA_OPTIONS[0]: DRIVER_JAVA_OPTIONS[1],
-}
 _registered = set()
 # Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
 # weir-spark-*.log in the temporary directory unless WEIR_SPARK_LOGS=1 sends it to stderr;
@@ -59,7 +26,10 @@ LOGS_TO_STDERR = "WEIR_SPARK_LOGS"
 
 def _launch_quiet_jvm(conf: dict) -> None:
     """Starts Spark's JVM (as pyspark would) with its stdout and stderr in a log file, or
-    on our stderr with WEIR_SPARK_LOGS=1: never on the job's standard output."""
+    on our stderr with WEIR_SPARK_LOGS=1: never on the job's standard output. The JVM
+    starts from the archive of Spark's classes (weir.spark.class_archive) where there is
+    one; otherwise one is recorded (by this JVM under `weir warm-up`, else by a `weir
+    warm-up` started in the background as this process exits)."""
     if SparkContext._gateway is not None:
         return
     if os.environ.get(LOGS_TO_STDERR) == "1":
@@ -67,9 +37,53 @@ def _launch_quiet_jvm(conf: dict) -> None:
     else:
         fd, _ = tempfile.mkstemp(prefix="weir-spark-", suffix=".log")
         target = os.fdopen(fd, "ab")
-    gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
-                             popen_kwargs={"stdout": target, "stderr": target})
+    conf = class_archive.recording_conf() or conf
+    home = home_without_zips()
+    archive = class_archive.for_embedded_jvm(conf)
+    option = archive.java_option() if archive is not None else None
+    records = (archive is not None and option is None and class_archive.recording_conf()
+               is not None and archive.claim())
+    if records:
+        option = archive.recording_option()
+    try:
+        gateway = _launch(_with_java_option(conf, option), target, home)
+    except Exception:
+        if option is None:
+            raise
+        # (an archive this JVM cannot start from: started again without it)
+        archive.release() if records else archive.discard()
+        gateway, option, records = _launch(conf, target, home), None, False
+    if records:
+        archive.record_at_exit(gateway.proc, _stop_spark)
+    elif archive is not None and option is None:
+        archive.record_later(conf)
     SparkContext._ensure_initialized(gateway=gateway)
+
+
+def _stop_spark() -> None:
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+
+
+def _launch(conf: dict, target, home):
+    """launch_gateway, from `home` (weir.spark.spark_home: SPARK_HOME set for the JVM,
+    which passes it on to Spark's Python processes, and unset again) unless it is None."""
+    if home is not None:
+        os.environ["SPARK_HOME"] = home
+    try:
+        return launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
+                              popen_kwargs={"stdout": target, "stderr": target})
+    finally:
+        if home is not None:
+            os.environ.pop("SPARK_HOME", None)
+
+
+def _with_java_option(conf: dict, option) -> dict:
+    """`conf` with `option` first among the driver's Java options (the job's come after)."""
+    if option is None:
+        return conf
+    key = DRIVER_JAVA_OPTIONS[0]
+    return {**conf, key: " ".join(filter(None, [option, conf.get(key)]))}
 
 
 def _quiet_py4j() -> None:
@@ -83,26 +97,6 @@ def _quiet_py4j() -> None:
 
 def _under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
-
-
-def embedded_conf(settings: dict, parallelism: int, under_spark_submit: bool) -> dict:
-    """The configuration of a session weir creates: its defaults, then the job's settings
-    (`settings`; Java options for the driver are added after weir's), on a local master
-    unless spark-submit or the job names one."""
-    conf = dict(DEFAULTS)
-    conf["spark.sql.shuffle.partitions"] = str(parallelism)
-    for key, value in settings.items():
-        conf[key] = f"{conf[key]} {value}" if key == DRIVER_JAVA_OPTIONS[0] else value
-    if not under_spark_submit and "spark.master" not in conf:
-        conf["spark.master"] = "local[*]"
-    return conf
-
-
-# A job that is Spark SQL from end to end (a lowered Table job: weir.spark.native_job)
-# does all its per-record work in the JVM, where C1 alone made Spark's JSON reading and
-# SQL ~4x slower here (Nexmark q0 at 1,000,000 events: 2.5 s against 0.65 s): when such a
-# job starts the embedded JVM, the JVM gets both compilers back.
-SQL_COMPILERS = "-XX:TieredStopAtLevel=4"
 
 
 def get_session(env, sql_job: bool = False) -> SparkSession:
