@@ -18,6 +18,7 @@ from weir.spark import source as spark_source
 from weir.spark.spark_home import home_without_zips
 
 _registered = set()
+_made = set()  # (ids of the sessions weir made)
 # Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
 # weir-spark-*.log in the temporary directory unless WEIR_SPARK_LOGS=1 sends it to stderr;
 # standard output belongs to the job.
@@ -121,12 +122,18 @@ def get_session(env, sql_job: bool = False) -> SparkSession:
             _launch_quiet_jvm(conf)
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(os.environ.get("WEIR_SPARK_LOG_LEVEL", "ERROR"))
+        _made.add(id(spark))
     _quiet_py4j()
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     if id(spark) not in _registered:
         spark_source.register(spark)
         _registered.add(id(spark))
     return spark
+
+
+def made_by_weir(spark) -> bool:
+    """Whether `spark` is an embedded session weir made (not one handed to it)."""
+    return id(spark) in _made
 
 
 WORKER_NEEDS = ("weir", "pyspark", "pyarrow", "pandas", "cloudpickle")
