@@ -1,5 +1,6 @@
-"""Event-to-result latency of a keyed job, weir against native Spark, and what a richer
-pipeline costs per micro-batch.
+"""Event-to-result latency of a keyed job, weir against native Spark, in steady state and
+while catching up, with the micro-batches that make it; and what a richer pipeline costs
+per micro-batch.
 
 Each side in its own process with its own SparkSession (bench/keyed_state.py's: local[2],
 shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py).
@@ -11,7 +12,13 @@ Latency, per rate (events/s), each side running unbounded for --seconds:
   native  Spark's rate source (its `timestamp` is the row's due time) -> key = value % keys
           -> groupBy(key).agg(count, max(timestamp)) in update mode -> foreachBatch;
           latency = the time foreachBatch sees a key's row minus the newest due time in it
-The first --warmup seconds of each run are not counted. Percentiles over every result.
+A run catches up (its first results come late: the query starts, the first micro-batch
+warms up) and then holds steady. Its steady state is measured from the first result whose
+latency is at most twice the median latency of the run's second half ("caught up"), and
+its catch-up time is how long that took from the start. Printed per side: catch-up, the
+steady latency's p50/p90/p99 and p99/p90, and the steady micro-batches (Spark's
+triggerExecution): their p50, p99 and largest, how many took over twice the median, and
+where the slowest one's time went (its durations, and its input against the median).
 
 Micro-batch cost: the same bounded input (--cost-events in 4 micro-batches) through
   single    key_by -> process -> sink
@@ -20,10 +27,11 @@ Micro-batch cost: the same bounded input (--cost-events in 4 micro-batches) thro
 reporting the median micro-batch duration of each and their ratio.
 
   .venv/bin/python bench/latency.py                       # 1,000 / 20,000 / 100,000 ev/s
-  .venv/bin/python bench/latency.py --rates 1000 --seconds 10   # a quick run
+  .venv/bin/python bench/latency.py --rates 1000 --seconds 20   # a quick run
 """
 
 import argparse
+import datetime
 import os
 import statistics
 import sys
@@ -82,47 +90,85 @@ class CountWithSide(Count):
                 yield SIDE, result
 
 
-def percentiles(latencies):
-    if not latencies:
-        return None
-    ordered = sorted(latencies)
-    return [ordered[min(len(ordered) - 1, int(len(ordered) * q))] for q in (0.5, 0.9, 0.99)]
+PROGRESS_KEPT = "spark.sql.streaming.numRecentProgressUpdates"  # (Spark keeps 100)
 
 
-def weir_latency(spark, rate, keys, seconds, warmup):
+def percentiles(values, qs=(0.5, 0.9, 0.99)):
+    ordered = sorted(values)
+    return [ordered[min(len(ordered) - 1, int(len(ordered) * q))] for q in qs]
+
+
+def _batches(progress) -> list:
+    """(start s, triggerExecution ms, durations, input rows) of each micro-batch with
+    input."""
+    return [(_epoch_s(p["timestamp"]), p["durationMs"]["triggerExecution"], p["durationMs"],
+             p["numInputRows"]) for p in progress if p["numInputRows"]]
+
+
+def _epoch_s(timestamp: str) -> float:
+    return datetime.datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+
+
+def steady_figures(results, batches, start) -> dict:
+    """`results` (time seen, latency ms) of a run started at `start`, and its micro-batches:
+    catch-up and steady latency and micro-batch figures (see the module's doc)."""
+    if len(results) < 10:
+        return {}
+    floor = statistics.median(latency for _, latency in results[len(results) // 2:])
+    caught_up = next(seen for seen, latency in results if latency <= 2 * floor)
+    steady = [latency for seen, latency in results if seen >= caught_up]
+    runs = [b for b in batches if b[0] >= caught_up]
+    figures = {"catch_up_s": caught_up - start, "latency": percentiles(steady)}
+    if runs:
+        durations = [b[1] for b in runs]
+        median = statistics.median(durations)
+        slowest = max(runs, key=lambda b: b[1])
+        rows = statistics.median(b[3] for b in runs)
+        figures.update(batches=len(runs), batch=percentiles(durations, (0.5, 0.99)) +
+                       [slowest[1]], over_twice=sum(d > 2 * median for d in durations),
+                       slowest={k: v for k, v in slowest[2].items() if v},
+                       slowest_rows=slowest[3] / rows)
+    return figures
+
+
+def weir_latency(spark, rate, keys, seconds):
+    spark.conf.set(PROGRESS_KEPT, "100000")
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    latencies, start = [], time.time()
+    results = []
 
     def sink(value, ctx):
-        now = time.time() * 1000
-        if now > (start + warmup) * 1000:
-            latencies.append(now - value[2])
+        now = time.time()
+        results.append((now, now * 1000 - value[2]))
     reader = ScheduledReader(rate, keys, time.time())
     env.from_source(reader, WatermarkStrategy.no_watermarks(), "events") \
         .key_by(lambda v: v[0]).process(Count()).add_sink(sink)
+    start = time.time()
     client = env.execute_async("bench-latency")
     time.sleep(seconds)
+    progress = client.query.recentProgress
     client.cancel()
-    return percentiles(latencies)
+    return steady_figures(list(results), _batches(progress), start)
 
 
-def native_latency(spark, rate, keys, seconds, warmup):
+def native_latency(spark, rate, keys, seconds):
     from pyspark.sql import functions as F
-    latencies, start = [], time.time()
+    spark.conf.set(PROGRESS_KEPT, "100000")
+    results = []
 
     def write(frame, batch_id):  # every batch is read: its state must be committed
         newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
-        now = time.time() * 1000
-        if now > (start + warmup) * 1000:
-            latencies.extend(now - ts for ts in newest)
+        now = time.time()
+        results.extend((now, now * 1000 - ts) for ts in newest)
     counts = (spark.readStream.format("rate").option("rowsPerSecond", rate).load()
               .withColumn("key", F.col("value") % keys).groupBy("key")
               .agg(F.count("*").alias("count"), F.max("timestamp").alias("newest")))
+    start = time.time()
     query = counts.writeStream.outputMode("update").foreachBatch(write).start()
     time.sleep(seconds)
+    progress = query.recentProgress
     query.stop()
-    return percentiles(latencies)
+    return steady_figures(list(results), _batches(progress), start)
 
 
 def batch_cost(spark, events, keys, shape):
@@ -150,8 +196,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rates", default="1000,20000,100000")
     parser.add_argument("--keys", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=30)
-    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--cost-events", type=int, default=200_000)
     add_record_argument(parser)
     args = parser.parse_args()
@@ -164,18 +209,44 @@ def main():
         report.record()
 
 
+HEADER = ["events/s", "side", "catch-up s", "p50 ms", "p90 ms", "p99 ms", "p99/p90",
+          "batches", "batch p50 ms", "batch p99 ms", "largest ms", "over 2x median"]
+
+
+def _cells(figures: dict) -> list:
+    if not figures:
+        return ["-"] * (len(HEADER) - 2)
+    p50, p90, p99 = figures["latency"]
+    cells = [f"{figures['catch_up_s']:.1f}", f"{p50:,.0f}", f"{p90:,.0f}", f"{p99:,.0f}",
+             f"{p99 / p90:.2f}"]
+    if "batches" not in figures:
+        return cells + ["-"] * 5
+    return cells + [str(figures["batches"])] + [f"{d:,.0f}" for d in figures["batch"]] + [
+        str(figures["over_twice"])]
+
+
+def _slowest(rate: int, side: str, figures: dict) -> str:
+    spent = ", ".join(f"{k} {v:,}" for k, v in sorted(figures["slowest"].items(),
+                                                       key=lambda kv: -kv[1]))
+    return (f"- {rate:,} ev/s, {side}: the slowest steady micro-batch ({spent} ms) had "
+            f"{figures['slowest_rows']:.2f}x the median batch's input")
+
+
 def measure(engines, args) -> Report:
     report = Report("latency", "bench/latency.py")
-    report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, first "
-                f"{args.warmup:.0f} s not counted; local[2], shuffle partitions 2, RocksDB "
-                f"state store; {AS_SHIPPED}\n")
-    report.line(markdown_table(["events/s", "side", "p50 ms", "p90 ms", "p99 ms"], []))
+    report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, steady from when "
+                f"the run caught up; local[2], shuffle partitions 2, RocksDB state store; "
+                f"{AS_SHIPPED}\n")
+    report.line(markdown_table(HEADER, []))
+    slowest = []
     for rate in [int(r) for r in args.rates.split(",")]:
         for side, engine, run in (("native", engines.native, native_latency),
                                   ("weir", engines.weir, weir_latency)):
-            figures = engine(run, rate, args.keys, args.seconds, args.warmup)
-            cells = [f"{f:,.0f}" for f in figures] if figures else ["-", "-", "-"]
-            report.line(markdown_row([f"{rate:,}", side, *cells]))
+            figures = engine(run, rate, args.keys, args.seconds)
+            report.line(markdown_row([f"{rate:,}", side, *_cells(figures)]))
+            if figures.get("slowest"):
+                slowest.append(_slowest(rate, side, figures))
+    report.line("\n" + "\n".join(slowest))
     single = engines.weir(batch_cost, args.cost_events, args.keys, "single")
     pipeline = engines.weir(batch_cost, args.cost_events, args.keys, "pipeline")
     report.line(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "

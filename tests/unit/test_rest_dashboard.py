@@ -105,6 +105,16 @@ def test_the_micro_batch_history(job, client):
         {"id": 1, "timestamp": 1_700_000_002_000, "duration": 400, "numInputRows": 20,
          "inputRowsPerSecond": 20.0, "processedRowsPerSecond": 50.0,
          "watermark": 1_700_000_000_500, "watermarkLag": 1500, "stateSize": 2048}]
+    assert client.get(f"/jobs/{job}/batches").json()["durations"] == {
+        "p50": 900, "p90": 900, "p99": 900, "max": 900, "overTwiceMedian": 0}
+
+
+def test_the_tail_of_micro_batch_durations():
+    from weir.rest.operators import duration_tail
+    assert duration_tail([400] * 97 + [500, 900, 2000]) == {
+        "p50": 400, "p90": 400, "p99": 900, "max": 2000, "overTwiceMedian": 2}
+    assert duration_tail([]) == {"p50": None, "p90": None, "p99": None, "max": None,
+                                 "overTwiceMedian": 0}
 
 
 def test_the_job_input_rate_and_unknown_vertices(job, client):

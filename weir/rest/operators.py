@@ -147,7 +147,7 @@ def _subtask(index: int, groups: list) -> dict:
 def batches(record: JobRecord, limit=None) -> dict:
     """The recent micro-batches (the last `limit` of them): id, end time (ms), duration,
     input rows and rates, the watermark after it (ms) and its lag behind the batch's end,
-    the checkpoint size."""
+    the checkpoint size; and their durations' tail (`duration_tail`)."""
     entries = []
     history = record.snapshot().get("history", [])
     for batch in history[-limit:] if limit else history:
@@ -161,4 +161,15 @@ def batches(record: JobRecord, limit=None) -> dict:
             "watermark": watermark,
             "watermarkLag": None if watermark is None or end is None else end - watermark,
             "stateSize": batch.get("size")})
-    return {"batches": entries}
+    return {"batches": entries, "durations": duration_tail([e["duration"] for e in entries])}
+
+
+def duration_tail(durations: list) -> dict:
+    """The micro-batches' durations (ms) in short: median, p90, p99 and largest, and how
+    many took over twice the median (a stall, unless its input was larger too)."""
+    if not durations:
+        return {"p50": None, "p90": None, "p99": None, "max": None, "overTwiceMedian": 0}
+    ordered = sorted(durations)
+    at = [ordered[min(len(ordered) - 1, int(len(ordered) * q))] for q in (0.5, 0.9, 0.99)]
+    return {"p50": at[0], "p90": at[1], "p99": at[2], "max": ordered[-1],
+            "overTwiceMedian": sum(d > 2 * at[0] for d in durations)}

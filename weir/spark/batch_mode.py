@@ -43,7 +43,7 @@ from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
 from weir.spark.frames import STREAM_COLUMNS, STREAM_SCHEMA_DDL, to_batch
 from weir.spark.prewarm import warm_python_workers
-from weir.spark.session import get_session, is_local, made_by_weir
+from weir.spark.session import get_session, is_local
 from weir.spark.shards import key_group_range
 from weir.spark.shipping import ship_user_modules
 from weir.spark.translate import union_all
@@ -145,8 +145,8 @@ class BatchJob(JobClient):
         self.plan = compile_plan(graph.upstream_of(sinks), env).for_run(
             sink_job_id=uuid.uuid4().hex[:16],  # never restored: every run is new
             forward_prints=is_local(self.spark))  # (weir.task.printing)
-        if made_by_weir(self.spark):  # (while the job is planned: weir.spark.prewarm)
-            warm_python_workers(self.spark, keyed=False)
+        # (while the job is planned: weir.spark.prewarm)
+        warm_python_workers(self.spark, keyed=False)
         self.metrics = MetricsLog()
         self.status = JobStatus.CREATED
         self.started = time.time()

@@ -32,7 +32,7 @@ from weir.spark.progress import job_snapshot
 from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
                                    write_savepoint)
 from weir.spark.prewarm import warm_python_workers
-from weir.spark.session import get_session, is_local, made_by_weir, worker_python_error
+from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_python_dependencies, ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
@@ -77,8 +77,8 @@ class SparkJob(JobClient):
         self.spark = get_session(env)
         self.nodes = graph.upstream_of(sinks)
         self.plan = compile_plan(self.nodes, env)
-        if made_by_weir(self.spark):  # (while the query is planned: weir.spark.prewarm)
-            warm_python_workers(self.spark, keyed=bool(self.plan.stages))
+        # (while the query is planned: weir.spark.prewarm)
+        warm_python_workers(self.spark, keyed=bool(self.plan.stages))
         self.description = describe_plan(self.nodes, self.job_id, job_name, env.parallelism)
         checkpoint = env.checkpoint_config.get_checkpoint_storage()
         self._temporary = checkpoint is None

@@ -12,13 +12,16 @@ need, two partitions each (local[2]'s two task slots): their daemons and workers
 ready by the time the job's first tasks run. The README's job: its first micro-batch's
 sink work 1.8 -> 0.9 s, the job ~0.7 s quicker (docs/operating.md).
 
-Only for sessions weir made (a session handed to weir keeps its workers as they are), once
-per session; failures are ignored (the job itself reports what is wrong with its workers).
+Only for local sessions weir made (a session handed to weir, or one on a cluster, keeps its
+workers as they are), once per session; failures are ignored (the job itself reports what
+is wrong with its workers).
 """
 
 import threading
 
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+from weir.spark.session import is_local, made_by_weir
 
 _warmed: set = set()
 _lock = threading.Lock()
@@ -53,7 +56,10 @@ def _warm(spark, keyed: bool) -> None:
 
 def warm_python_workers(spark, keyed: bool) -> None:
     """Starts the Python workers a job on `spark` needs (transformWithState's too where
-    `keyed`), in the background, unless they were for an earlier job."""
+    `keyed`), in the background, where weir made `spark` on a local master, unless they
+    were for an earlier job."""
+    if not (made_by_weir(spark) and is_local(spark)):
+        return
     with _lock:
         if id(spark) in _warmed:
             return

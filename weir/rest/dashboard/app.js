@@ -205,7 +205,7 @@ function jobPage(job) {
       document.getElementById("state-note").textContent = "State size: the checkpoint's " +
         `(last: ${bytes(checkpoints.history[0] && checkpoints.history[0].state_size)}); ` +
         "per key group below, as each was last written since the job's process started.";
-      replace("plots", plots(batches.batches));
+      replace("plots", plots(batches.batches, batches.durations));
       replace("checkpoints", checkpointTable(checkpoints.history.slice(0, 10)));
       replace("savepoints", savepointList(checkpoints));
       replace("skew", skewCharts(skews));
@@ -273,13 +273,20 @@ function operatorTable(nodes, metrics, last) {
   return [el("thead", {}, head), el("tbody", {}, rows)];
 }
 
-function plots(batches) {
+function tail(d) {
+  // the durations' tail in the plot's caption: median, p99, largest, stalls
+  if (!d || d.p50 === null) return "Micro-batch duration";
+  return `Micro-batch duration (median ${short(d.p50)}, p99 ${short(d.p99)}, largest ` +
+    `${short(d.max)}, ${d.overTwiceMedian} over twice the median)`;
+}
+
+function plots(batches, durations) {
   const points = batches.map((b) => ({ t: b.timestamp, input: b.inputRowsPerSecond,
     processed: b.processedRowsPerSecond, duration: b.duration, lag: b.watermarkLag }));
   return [
     linePlot("Throughput (records/s)", points, [["input", "input"], ["processed", "processed"]],
              (v) => rate(v)),
-    linePlot("Micro-batch duration", points, [["duration", "duration"]], short),
+    linePlot(tail(durations), points, [["duration", "duration"]], short),
     linePlot("Watermark lag", points, [["lag", "batch end − watermark"]], short)];
 }
 
