@@ -61,7 +61,8 @@ def weir_side(spawned: float) -> dict:
             get_session(env)
             figures["process"] = time.time() - spawned
         alerts = []
-        example.build(env, sensor_source(READINGS)).add_sink(lambda v, c: alerts.append(v))
+        example.build(env, sensor_source(READINGS)).add_sink(
+            lambda v, c, alerts=alerts: alerts.append(v))
         started = time.time()
         client = env.execute_async("cold start")
         client.wait()
@@ -99,7 +100,7 @@ def native_side(spawned: float) -> dict:
                  .parquet(directory).groupBy("id")
                  .agg(F.count("*").alias("n"), F.max("temperature").alias("hottest"))
                  .writeStream.outputMode("update")
-                 .foreachBatch(lambda frame, _: rows.extend(frame.collect()))
+                 .foreachBatch(lambda frame, _, rows=rows: rows.extend(frame.collect()))
                  .option("checkpointLocation", tempfile.mkdtemp(prefix="bench-cold-cp-"))
                  .trigger(availableNow=True).start())
         query.awaitTermination()

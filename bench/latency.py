@@ -13,10 +13,10 @@ Latency, per rate (events/s), each side running unbounded for --seconds:
           -> groupBy(key).agg(count, max(timestamp)) in update mode -> foreachBatch;
           latency = the time foreachBatch sees a key's row minus the newest due time in it
 A run catches up (its first results come late: the query starts, the first micro-batch
-warms up) and then holds steady. Its steady state is measured from the first result whose
-latency is at most twice the median latency of the run's second half ("caught up"), and
-its catch-up time is how long that took from the start. Printed per side: catch-up, the
-steady latency's p50/p90/p99 and p99/p90, and the steady micro-batches (Spark's
+warms up) and then holds steady. Its steady state is measured from when it caught up: the
+first result from which the latency stays at most twice the median of the run's second
+half for 5 s; its catch-up time is how long that took from the start. Printed per side:
+catch-up, the steady latency's p50/p90/p99 and p99/p90, and the steady micro-batches (Spark's
 triggerExecution): their p50, p99 and largest, how many took over twice the median, and
 where the slowest one's time went (its durations, and its input against the median).
 
@@ -91,6 +91,7 @@ class CountWithSide(Count):
 
 
 PROGRESS_KEPT = "spark.sql.streaming.numRecentProgressUpdates"  # (Spark keeps 100)
+SUSTAIN_S = 5  # a run has caught up once its latency stays low this long
 
 
 def percentiles(values, qs=(0.5, 0.9, 0.99)):
@@ -109,16 +110,34 @@ def _epoch_s(timestamp: str) -> float:
     return datetime.datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
 
 
+def caught_up(results, floor: float):
+    """When a run caught up: the first result from which every result of the next
+    SUSTAIN_S seconds is at most twice `floor` (a first quick result may come while
+    older records are still being worked off)."""
+    late = [seen for seen, latency in results if latency > 2 * floor]
+    end, next_late = results[-1][0], 0
+    for seen, _ in results:
+        if seen + SUSTAIN_S > end:
+            return None
+        while next_late < len(late) and late[next_late] < seen:
+            next_late += 1
+        if next_late == len(late) or late[next_late] >= seen + SUSTAIN_S:
+            return seen
+    return None
+
+
 def steady_figures(results, batches, start) -> dict:
     """`results` (time seen, latency ms) of a run started at `start`, and its micro-batches:
     catch-up and steady latency and micro-batch figures (see the module's doc)."""
     if len(results) < 10:
         return {}
     floor = statistics.median(latency for _, latency in results[len(results) // 2:])
-    caught_up = next(seen for seen, latency in results if latency <= 2 * floor)
-    steady = [latency for seen, latency in results if seen >= caught_up]
-    runs = [b for b in batches if b[0] >= caught_up]
-    figures = {"catch_up_s": caught_up - start, "latency": percentiles(steady)}
+    since = caught_up(results, floor)
+    if since is None:
+        return {}
+    steady = [latency for seen, latency in results if seen >= since]
+    runs = [b for b in batches if b[0] >= since]
+    figures = {"catch_up_s": since - start, "latency": percentiles(steady)}
     if runs:
         durations = [b[1] for b in runs]
         median = statistics.median(durations)

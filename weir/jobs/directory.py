@@ -20,6 +20,7 @@ import uuid
 
 from weir.common.errors import WeirError
 from weir.common.job import JobStatus
+from weir.common.processes import process_alive  # noqa: F401 (weir.jobs.lifecycle's)
 from weir.runtime.sink_writers import atomic_write
 
 HOME = "WEIR_HOME"
@@ -42,23 +43,6 @@ def jobs_root() -> str:
 def new_job_id() -> str:
     """A job id as Flink's: 32 hex digits."""
     return uuid.uuid4().hex
-
-
-def process_alive(pid) -> bool:
-    """Whether process `pid` runs (one that ended, a zombie included, does not)."""
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (exited, not yet reaped by its parent) is not running
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 class JobRecord:

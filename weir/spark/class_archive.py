@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 
+from weir.common.processes import process_alive
 from weir.spark.conf import DRIVER_JAVA_OPTIONS
 from weir.spark.spark_home import OFF, cache_base, launch_home
 
@@ -153,7 +154,7 @@ class ClassArchive:
 
     def being_recorded(self) -> bool:
         """Whether a live process holds the marker."""
-        return (_alive(_marker_pid(self.marker))
+        return (process_alive(_marker_pid(self.marker))
                 and time.time() - _mtime(self.marker) < STALE_MARKER_S)
 
     def claim(self) -> bool:
@@ -245,18 +246,6 @@ def _mtime(path: str) -> float:
         return os.stat(path).st_mtime
     except OSError:
         return 0.0
-
-
-def _alive(pid) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _remove(path: str) -> None:
