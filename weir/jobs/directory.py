@@ -20,7 +20,7 @@ import uuid
 
 from weir.common.errors import WeirError
 from weir.common.job import JobStatus
-from weir.common.processes import process_alive  # noqa: F401 (weir.jobs.lifecycle's)
+from weir.common.processes import process_alive
 from weir.runtime.sink_writers import atomic_write
 
 HOME = "WEIR_HOME"

@@ -9,7 +9,8 @@ import threading
 import time
 
 from weir.common.errors import WeirError
-from weir.jobs.directory import TERMINAL, JobRecord, process_alive
+from weir.common.processes import process_alive
+from weir.jobs.directory import TERMINAL, JobRecord
 from weir.common.job import JobStatus
 
 START_TIMEOUT_S = 600  # how long a rescale waits for the restarted job to run

@@ -28,6 +28,7 @@ import atexit
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,16 +69,8 @@ def recording_conf():
 def java_binary():
     """The java that Spark's launcher runs (bin/spark-class: JAVA_HOME's, else PATH's)."""
     home = os.environ.get("JAVA_HOME")
-    java = os.path.join(home, "bin", "java") if home else _which("java")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
     return os.path.realpath(java) if java and os.path.exists(java) else None
-
-
-def _which(name: str):
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(directory, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def archive_key(java: str, home: str, memory: str, java_options: str) -> str:
@@ -112,10 +105,11 @@ def uses_own_sharing(java_options: str) -> bool:
     return any(o.startswith(_OWN_OPTIONS) for o in java_options.split())
 
 
-def for_embedded_jvm(conf: dict):
-    """The archive for a JVM weir starts with `conf`, or None (turned off, no java or Spark
-    found, or the job's Java options choose their own class sharing)."""
-    directory, java, home = cache_directory(), java_binary(), launch_home()
+def for_embedded_jvm(conf: dict, home=None):
+    """The archive for a JVM weir starts with `conf` from the Spark home `home` (by default
+    `launch_home()`), or None (turned off, no java or Spark found, or the job's Java
+    options choose their own class sharing)."""
+    directory, java, home = cache_directory(), java_binary(), home or launch_home()
     options = conf.get(DRIVER_JAVA_OPTIONS[0], "")
     if directory is None or java is None or home is None or uses_own_sharing(options):
         return None

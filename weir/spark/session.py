@@ -15,7 +15,7 @@ from weir.spark.conf import (  # noqa: F401 (the names jobs and benches import f
     CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, DEFAULTS, DRIVER_JAVA_OPTIONS, ROCKSDB,
     SQL_COMPILERS, embedded_conf)
 from weir.spark import source as spark_source
-from weir.spark.spark_home import home_without_zips
+from weir.spark.spark_home import home_without_zips, spark_home
 
 _registered = set()
 _made = set()  # (ids of the sessions weir made)
@@ -38,12 +38,13 @@ def _launch_quiet_jvm(conf: dict) -> None:
     else:
         fd, _ = tempfile.mkstemp(prefix="weir-spark-", suffix=".log")
         target = os.fdopen(fd, "ab")
-    conf = class_archive.recording_conf() or conf
-    home = home_without_zips()
-    archive = class_archive.for_embedded_jvm(conf)
+    recording = class_archive.recording_conf()  # (under `weir warm-up`)
+    conf = recording or conf
+    home = home_without_zips()  # (None: pyspark's home as it is)
+    archive = class_archive.for_embedded_jvm(conf, home or spark_home())
     option = archive.java_option() if archive is not None else None
-    records = (archive is not None and option is None and class_archive.recording_conf()
-               is not None and archive.claim())
+    records = (archive is not None and option is None and recording is not None
+               and archive.claim())
     if records:
         option = archive.recording_option()
     try:
