@@ -14,8 +14,8 @@ def test_positional_row_access_and_repr():
     assert row[0:2] == [1, "a"]
     assert len(row) == 2
     assert list(row) == [1, "a"]
-    assert repr(row) == "Row(1, 'a')"
-    assert str(row) == "Row(1, 'a')"
+    assert repr(row) == "<Row(1, 'a')>"  # (PyFlink's)
+    assert str(row) == "<Row(1, 'a')>"
     assert row.get_field_names() is None
 
 
@@ -156,7 +156,7 @@ def test_set_field_names():
 
 
 def test_nested_repr():
-    assert repr(Row(a=Row(1, None), b=[1.5])) == "Row(a=Row(1, None), b=[1.5])"
+    assert repr(Row(a=Row(1, None), b=[1.5])) == "Row(a=<Row(1, None)>, b=[1.5])"
 
 
 def test_source_rows_read_fields_as_attributes_and_stay_rows():

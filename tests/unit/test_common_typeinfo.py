@@ -164,7 +164,7 @@ def test_unnamed_row_ignores_row_field_names():
 
 def test_row_arity_and_container_errors():
     assert error_of(SENSOR, Row("s1")) == \
-        "path value: expected ROW_NAMED with 2 fields, got Row('s1') which has 1 field"
+        "path value: expected ROW_NAMED with 2 fields, got <Row('s1')> which has 1 field"
     assert error_of(Types.ROW([Types.INT()]), (1, 2, 3)) == \
         "path value: expected ROW with 1 field, got tuple (1, 2, 3) which has 3 fields"
     assert error_of(SENSOR, {"id": "s1", "temperature": 1.0}) == (

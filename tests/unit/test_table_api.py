@@ -154,6 +154,8 @@ def test_collect_gives_rows_with_their_kind(t_env):
     table = t_env.from_elements([("a",), ("a",)], ["k"])
     rows = list(table.group_by(col("k")).select(col("k"), lit(1).count.alias("n"))
                 .execute().collect())
-    assert rows[-1].as_dict() == {"k": "a", "n": 2}
+    assert list(rows[-1]) == ["a", 2] and str(rows[-1]) == "<Row('a', 2)>"  # (PyFlink's)
+    with pytest.raises(TypeError):
+        rows[-1].as_dict()  # (PyFlink's collected rows have no field names)
     assert [r.get_row_kind() for r in rows] == [RowKind.INSERT, RowKind.UPDATE_BEFORE,
                                                 RowKind.UPDATE_AFTER]

@@ -80,6 +80,15 @@ def test_regular_expressions_and_in_lists_lower_where_spark_agrees(t_env):
         ["try_element_at(regexp_extract_all(_c2, '(&|^)id=([^&]*)', 2), 1) AS _c0"]]
 
 
+def test_a_regular_expressions_null_test_is_a_match_test(t_env):
+    query = lower_query(t_env.sql_query(
+        "SELECT `Id` FROM j WHERE REGEXP_EXTRACT(note, 'id=([^&]*)', 1) IS NOT NULL "
+        "OR REGEXP_EXTRACT(UPPER(note), 'x', 0) IS NULL")._node)
+    assert [sql for _, sql in query.root.steps][1] == (
+        "((_c2 IS NOT NULL AND _c2 RLIKE 'id=([^&]*)') OR "
+        "(upper(_c2) IS NULL OR NOT (upper(_c2) RLIKE 'x')))")
+
+
 def test_inner_joins_lower_where_their_rows_are_not_collected_in_order(t_env, tmp_path):
     query = lower_query(t_env.sql_query(
         "SELECT a.`Id`, b.note FROM j a JOIN (SELECT * FROM j WHERE price > 1) b "

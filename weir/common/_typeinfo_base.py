@@ -15,7 +15,8 @@ def describe(value: Any) -> str:
     if len(text) > 80:
         text = text[:77] + "..."
     name = type(value).__name__
-    return text if text.startswith(name) else "%s %s" % (name, text)
+    named = text.startswith(name) or text.startswith("<%s(" % name)  # (an unnamed Row)
+    return text if named else "%s %s" % (name, text)
 
 
 def where(path: str, field: Optional[str]) -> str:

@@ -426,7 +426,7 @@ class Row:
         if self._fields is not None:
             return "Row(%s)" % ", ".join(
                 "%s=%r" % (k, v) for k, v in zip(self._fields, self._values))
-        return "Row(%s)" % ", ".join(repr(v) for v in self._values)
+        return "<Row(%s)>" % ", ".join(repr(v) for v in self._values)
 
     __str__ = __repr__
 

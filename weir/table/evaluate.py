@@ -386,6 +386,18 @@ def _array(expr, columns):
                                     for p in parts], DataTypes.ARRAY(element, False), None)
 
 
+def _row(expr, columns):
+    """ROW(a, b, ...) (the Table API's row(...)): a row of the values, its fields named
+    EXPR$0, EXPR$1, ... as Flink names them."""
+    from weir.common.row import Row
+    parts = [compile_expression(a, columns) for a in expr.args]
+    names = [f"EXPR${i}" for i in range(len(parts))]
+    return Compiled(lambda values: Row(**dict(zip(names, (p.function(values)
+                                                          for p in parts)))),
+                    DataTypes.ROW([DataTypes.FIELD(n, p.data_type)
+                                   for n, p in zip(names, parts)], False), None)
+
+
 def _input_row(expr, columns):
     """All of the row's columns as one Row (what Table.map and flat_map give a
     function)."""
@@ -461,7 +473,7 @@ _HANDLERS = {
     "is_false": _unary(lambda v: v is False, DataTypes.BOOLEAN),
     "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
     "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
-    "call": _call, "input_row": _input_row, "array": _array,
+    "call": _call, "input_row": _input_row, "array": _array, "row": _row,
     "field_of": _field_of, "get": _get, "builtin": _builtin,
 }
 

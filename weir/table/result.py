@@ -68,9 +68,10 @@ class TableResult:
         return CloseableIterator(self._rows())
 
     def _rows(self):
-        names = [c.name for c in self.columns]
+        """Rows without field names, nested ones too, as PyFlink's collect gives them
+        (`<Row('a', 1)>`: read them by position)."""
         for kind, values in self.records:
-            row = Row(**dict(zip(names, values)))
+            row = Row(*(_unnamed(v) for v in values))
             row.set_row_kind(RowKind(kind))
             yield row
 
@@ -79,6 +80,16 @@ class TableResult:
             print("OK")
             return
         print(tableau(self.columns, self.records, self.streaming))
+
+
+def _unnamed(value):
+    if isinstance(value, Row):
+        row = Row(*(_unnamed(v) for v in value))
+        row.set_row_kind(value.get_row_kind())
+        return row
+    if isinstance(value, list):
+        return [_unnamed(v) for v in value]
+    return value
 
 
 def _cell(value, data_type) -> str:

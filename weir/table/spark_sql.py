@@ -14,7 +14,7 @@ mode off, where Spark's integer arithmetic wraps as Java's (and Flink's) does. W
   timestamp; DATE_FORMAT with the pattern letters weir's own DATE_FORMAT reads;
   SPLIT_INDEX with a literal separator and a literal index >= 0; REGEXP_EXTRACT with a
   literal pattern and group that takes part in every match (Spark's regular expressions
-  are Java's, as Flink's); IN with a list of literals;
+  are Java's, as Flink's), and its test IS [NOT] NULL as RLIKE; IN with a list of literals;
 - CAST between integer types, to a wider one; a timestamp plus or minus a literal
   interval (days to milliseconds).
 Anything else (division, other casts, LIKE, other regular expressions, Python functions...)
@@ -174,13 +174,34 @@ class _Lowering:
         return f"({self.sql(expr.args[0])} OR {self.sql(expr.args[1])})"
 
     def _not(self, expr):
+        if expr.args[0].op == "is_null":
+            return self._null_test(expr.args[0].args[0], negated=True)
         return f"(NOT {self.sql(expr.args[0])})"
 
     def _is_null(self, expr):
-        return f"({self.sql(expr.args[0])} IS NULL)"
+        return self._null_test(expr.args[0], negated=False)
 
     def _is_not_null(self, expr):
-        return f"({self.sql(expr.args[0])} IS NOT NULL)"
+        return self._null_test(expr.args[0], negated=True)
+
+    def _null_test(self, operand, negated):
+        match = self._regexp_match(operand)
+        if match is None:
+            return f"({self.sql(operand)} IS {'NOT ' if negated else ''}NULL)"
+        text, pattern = match
+        if negated:
+            return f"({text} IS NOT NULL AND {text} RLIKE {pattern})"
+        return f"({text} IS NULL OR NOT ({text} RLIKE {pattern}))"
+
+    def _regexp_match(self, expr):
+        """(text, pattern) where `expr` is a REGEXP_EXTRACT lowered as the first match's
+        group: it is NULL exactly where its text is or has no match, which RLIKE tests
+        (Java's `find`, as the extraction's) without collecting the matches."""
+        if expr.op != "builtin" or expr.args[0] != "REGEXP_EXTRACT":
+            return None
+        self._regexp_extract(expr.args[1])  # (refused where it would not be lowered)
+        text, pattern = expr.args[1][:2]
+        return self.sql(text), _quote(_literal_value(pattern, str))
 
     def _if(self, expr):
         condition, then, otherwise = (self.sql(a) for a in expr.args)

@@ -230,6 +230,8 @@ class SqlExpressions:
         if name.upper() in FUNCTIONS and name.lower() not in self.t_env.functions:
             return e.Expression("builtin", name.upper(),
                                 tuple(self.convert(a) for a in node.expressions))
+        if name.upper() == "ROW" and name.lower() not in self.t_env.functions:
+            return e.Expression("row", *(self.convert(a) for a in node.expressions))
         if name.upper() == "JSON_VALUE":
             value, path = node.expressions[:2]
             return self.convert(value).json_value(path.name)

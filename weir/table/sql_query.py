@@ -181,31 +181,43 @@ class QueryPlanner:
                 where = None
         if where is not None:
             table = table.where(self.convert(where.this, scope))
-        table = self._project(table, scope, _named_windows_inlined(tree))
+        order = tree.args.get("order")
+        selected, keys = _order_keys(tree, order) if order else (tree, [])
+        table = self._project(table, scope, _named_windows_inlined(selected))
         if tree.args.get("distinct"):
+            if len(selected.expressions) > len(tree.expressions):
+                raise ValueError("ORDER BY of a SELECT DISTINCT takes only the columns it "
+                                 "selects")
             table = table.distinct()
         limit, offset = tree.args.get("limit"), tree.args.get("offset")
-        if tree.args.get("order"):
-            return self._ordered(table, scope, tree.args["order"], limit, offset)
+        if order:
+            hidden = len(selected.expressions) - len(tree.expressions)
+            ordered = self._ordered(table, keys, limit, offset, hidden)
+            if not hidden:
+                return ordered
+            visible = [c.name for c in ordered._node.columns][:-hidden]
+            return ordered.select(*(col(name) for name in visible))
         if limit is not None:
             table = table.limit(int(limit.expression.name))
         return table
 
-    def _ordered(self, table, scope, order, limit, offset=None):
-        """ORDER BY [LIMIT n] [OFFSET m]: in BATCH mode the table's final rows sorted
-        (weir.table.sort); in a streaming query Flink's Top-N over the whole table (which
-        takes ORDER BY only with a LIMIT here)."""
+    def _ordered(self, table, keys, limit, offset=None, hidden=0):
+        """ORDER BY [LIMIT n] [OFFSET m] of `keys` ([(output column or position,
+        descending)]): in BATCH mode the table's final rows sorted (weir.table.sort); in
+        a streaming query Flink's Top-N over the whole table (which takes ORDER BY only
+        with a LIMIT here)."""
         from weir.table.rank import Rank
         from weir.table.sort import Sort
         streaming = table._t_env.streaming
         if limit is None and streaming:
             not_supported("ORDER BY without LIMIT in a streaming query")
-        keys = []
-        for item in order.expressions:
-            name = item.this.name if isinstance(item.this, exp.Column) else None
-            if name is None or name not in [c.name for c in table._node.columns]:
-                not_supported("ORDER BY an expression that is not a selected column")
-            keys.append((col(name), bool(item.args.get("desc"))))
+        names = [c.name for c in table._node.columns]
+        for key, _ in keys:
+            if isinstance(key, int) and not 0 <= key < len(names) - hidden:
+                raise ValueError(f"ORDER BY {key + 1}: the query selects "
+                                 f"{len(names) - hidden} columns")
+        keys = [(col(names[key] if isinstance(key, int) else key), descending)
+                for key, descending in keys]
         if not streaming:
             return table._derive(Sort(list(table._node.columns), table._node, keys,
                                       int(offset.expression.name) if offset else 0,
@@ -335,6 +347,30 @@ class QueryPlanner:
 
 
 LEGACY_WINDOWS = ("TUMBLE", "HOP", "SESSION")
+
+
+def _order_keys(tree, order):
+    """(the SELECT with a hidden column appended for each ORDER BY key it does not
+    select, the keys as [(output column name or position, descending)]). A key is an
+    output column where it names one (Calcite looks there first), a position where it is
+    a number (ORDER BY 2), else an expression over the query's input, aggregates too."""
+    outputs = {item.alias_or_name.lower(): item.alias_or_name for item in tree.expressions
+               if not isinstance(item, exp.Star) and item.alias_or_name}
+    selected, keys, extra = tree, [], []
+    for item in order.expressions:
+        descending, key = bool(item.args.get("desc")), item.this
+        if isinstance(key, exp.Column) and not key.table and key.name.lower() in outputs:
+            keys.append((outputs[key.name.lower()], descending))
+        elif isinstance(key, exp.Literal) and not key.is_string:
+            keys.append((int(key.name) - 1, descending))
+        else:
+            name = f"_weir_order_{len(extra)}"
+            extra.append(exp.alias_(key.copy(), name))
+            keys.append((name, descending))
+    if extra:
+        selected = tree.copy()
+        selected.set("expressions", [*selected.expressions, *extra])
+    return selected, keys
 
 
 def _named_windows_inlined(tree):

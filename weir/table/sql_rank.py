@@ -89,11 +89,9 @@ def ranked_subquery(planner, source, where, outer):
                                            if output_rank else [])
     if not table._t_env.streaming and table._node.changelog:  # (its final rows, sorted)
         from weir.table.sort import Sort
-        if start > 1:
-            not_supported("a Top-N whose ranks do not start at 1 over a changelog in "
-                          "BATCH mode")
-        ranked = Sort(columns, table._node, order_keys, fetch=min(ends),
-                      partition=partition, output_rank=output_rank)
+        ranked = Sort(columns, table._node, order_keys, offset=start - 1,
+                      fetch=min(ends) - start + 1, partition=partition,
+                      output_rank=output_rank)
     else:
         ranked = Rank(columns, table._node, partition, order_keys, min(ends), output_rank,
                       start)
