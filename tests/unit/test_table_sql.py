@@ -132,7 +132,8 @@ def test_union_all_union_and_order_by_limit(t_env):
         (2, "b"), (5, "e")]
     with pytest.raises(ValueError, match="same column types"):
         t_env.execute_sql("SELECT n FROM x UNION ALL SELECT s FROM y")
-    with pytest.raises(NotImplementedError, match="ORDER BY without LIMIT"):
+    with pytest.raises(ValueError, match="^Sort on a non-time-attribute field is not "
+                       "supported.$"):  # (Flink's words: a streaming ORDER BY not by time)
         t_env.execute_sql("SELECT n FROM x ORDER BY n")
 
 

@@ -93,6 +93,10 @@ class Planner:
         from weir.table.sort import plan_sort
         return plan_sort(self, node)
 
+    def _temporalsort(self, node):
+        from weir.table.temporal_sort import plan_temporal_sort
+        return plan_temporal_sort(self, node)
+
     def _lookupjoin(self, node):
         from weir.table.lookup_join import plan_lookup_join
         return plan_lookup_join(self, node)

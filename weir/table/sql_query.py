@@ -204,13 +204,11 @@ class QueryPlanner:
     def _ordered(self, table, keys, limit, offset=None, hidden=0):
         """ORDER BY [LIMIT n] [OFFSET m] of `keys` ([(output column or position,
         descending)]): in BATCH mode the table's final rows sorted (weir.table.sort); in
-        a streaming query Flink's Top-N over the whole table (which takes ORDER BY only
-        with a LIMIT here)."""
+        a streaming query Flink's Top-N over the whole table, or without a LIMIT its
+        temporal sort (weir.table.temporal_sort)."""
         from weir.table.rank import Rank
         from weir.table.sort import Sort
         streaming = table._t_env.streaming
-        if limit is None and streaming:
-            not_supported("ORDER BY without LIMIT in a streaming query")
         names = [c.name for c in table._node.columns]
         for key, _ in keys:
             if isinstance(key, int) and not 0 <= key < len(names) - hidden:
@@ -218,6 +216,11 @@ class QueryPlanner:
                                  f"{len(names) - hidden} columns")
         keys = [(col(names[key] if isinstance(key, int) else key), descending)
                 for key, descending in keys]
+        if streaming and limit is None:  # (by the event-time attribute: Flink's)
+            from weir.table.temporal_sort import temporal_sort
+            if offset is not None:
+                not_supported("ORDER BY with OFFSET and no LIMIT in a streaming query")
+            return table._derive(temporal_sort(table._node, keys))
         if not streaming:
             return table._derive(Sort(list(table._node.columns), table._node, keys,
                                       int(offset.expression.name) if offset else 0,

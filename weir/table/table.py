@@ -8,7 +8,7 @@ from weir.common.gaps import PyFlinkGaps
 from weir.table import logical
 from weir.table.aggregation import (aggregate_select, flat_aggregate, over_select,
                                     udaf_aggregate, window_select)
-from weir.table.evaluate import Column, compile_expression, not_supported
+from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import Expression, col
 from weir.table.types import DataTypes
 
@@ -193,15 +193,11 @@ class Table(PyFlinkGaps):
     def order_by(self, *fields) -> "Table":
         """The table's rows sorted by `fields` (`col('a').desc`, `col('b').asc`, or
         columns: ascending); `offset` and `fetch` then cut them."""
-        from weir.table.sort import STREAMING_SORT, Sort
+        from weir.table.sort import Sort
         keys = [_sort_key(e) for e in _of(self, fields)]
-        if self._t_env.streaming:
-            first, descending = keys[0] if keys else (None, False)
-            times = {c.name for c in self._node.columns if c.time_attribute}
-            if first is not None and first.op == "col" and first.args[0] in times \
-                    and not descending:
-                not_supported("order_by a time attribute in a streaming query")
-            raise ValueError(STREAMING_SORT)
+        if self._t_env.streaming:  # (by the event-time attribute: Flink's temporal sort)
+            from weir.table.temporal_sort import temporal_sort
+            return self._derive(temporal_sort(self._node, keys, nulls_high=True))
         return self._derive(Sort(list(self._node.columns), self._node, keys,
                                  nulls_high=True))
 
