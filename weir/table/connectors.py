@@ -37,6 +37,7 @@ class Connector:
     def __init__(self, options: dict, primary_key=()):
         self.options = dict(options)
         self.primary_key = list(primary_key)  # the table's (a sink's upsert key)
+        self.partition_keys: list = []  # (a filesystem table's: connector_of sets them)
 
     def source_stream(self, env, path, columns):
         raise ValueError(f"table '{path}': the '{self.name}' connector cannot be read")
@@ -125,18 +126,35 @@ class FilesystemConnector(Connector):
         return self.options["path"]
 
     def source_stream(self, env, path, columns):
+        if self.partition_keys:
+            return self._partitions(env, path, columns)
+        return self._files(env, path, columns, self._path(path))
+
+    def _partitions(self, env, path, columns):
+        """The union of the partitions' files, each with its values put back."""
+        from weir.table import partitions
+        keys = partitions.checked_keys(self.partition_keys, columns, path)
+        found = partitions.discover(self._path(path), keys, path)
+        if not found:
+            return env.from_collection([]).name(f"Source: {path}")
+        streams = [self._files(env, path, partitions.file_columns(columns, keys), directory)
+                   .map(partitions.partition_reader(columns, keys, spec)).name(
+                       f"Partition: {path}") for directory, spec in found]
+        return streams[0].union(*streams[1:]) if len(streams) > 1 else streams[0]
+
+    def _files(self, env, path, columns, directory):
         from weir.datastream.connectors.file_system import FileSource, StreamFormat
         if self.options.get("format") == "parquet":
             from weir.table.parquet import ParquetRecord
-            source = self._batches(FileSource.for_parquet(self._path(path)), path).build()
+            source = self._batches(FileSource.for_parquet(directory), path).build()
             rows = env.from_source(source, None, f"Source: {path}")
-            return rows.map(ParquetRecord(columns, self._path(path))).name(f"Parse: {path}")
+            return rows.map(ParquetRecord(columns, directory)).name(f"Parse: {path}")
         lines = StreamFormat("csv-records") if self.options.get("format") == "csv" else \
             StreamFormat.text_line_format()  # (a csv record may span lines)
         source = self._batches(FileSource.for_record_stream_format(
-            lines, self._path(path)), path).build()
+            lines, directory), path).build()
         lines = env.from_source(source, None, f"Source: {path}")
-        return _parsed(lines, _ParseLine(self._format(), columns, self._path(path)), path)
+        return _parsed(lines, _ParseLine(self._format(), columns, directory), path)
 
     def _batches(self, builder, path):
         """weir's own option `source.max-files-per-batch`: files read per micro-batch
@@ -153,6 +171,8 @@ class FilesystemConnector(Connector):
         from weir.common.serialization import Encoder
         from weir.datastream.connectors.file_system import BucketAssigner, FileSink
         target = self._path(path)
+        if self.partition_keys:
+            return self._partitioned_sink(stream, path, columns)
         if self.options.get("format") == "parquet":
             from weir.table.parquet import parquet_sink
             return parquet_sink(stream, target, columns)
@@ -160,6 +180,21 @@ class FilesystemConnector(Connector):
             .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
         return stream.map(_FormatLine(self._format(), columns)).name("Format") \
             .sink_to(sink)
+
+
+    def _partitioned_sink(self, stream, path, columns):
+        """Each row's line into its partition's directory (csv and json)."""
+        from weir.datastream.connectors.file_system import FileSink
+        from weir.table import partitions
+        if self.options.get("format") == "parquet":
+            not_supported("writing a partitioned parquet table")
+        keys = partitions.checked_keys(self.partition_keys, columns, path)
+        lines = partitions.PartitionLine(
+            _FormatLine(self._format(), partitions.file_columns(columns, keys)), columns,
+            keys, self.options.get("partition.default-name", partitions.DEFAULT_NAME))
+        sink = FileSink.for_row_format(self._path(path), partitions.LineEncoder()) \
+            .with_bucket_assigner(partitions.PartitionBucket()).build()
+        return stream.map(lines).name("Format").sink_to(sink)
 
 
 _STARTUP = {"earliest-offset": "earliest", "latest-offset": "latest",
@@ -246,8 +281,9 @@ CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenCon
                                   FilesystemConnector, KafkaConnector)}
 
 
-def connector_of(options: dict, primary_key=()) -> Connector:
-    """The connector of a table's options; `primary_key`: its primary key's columns."""
+def connector_of(options: dict, primary_key=(), partition_keys=()) -> Connector:
+    """The connector of a table's options; `primary_key`: its primary key's columns;
+    `partition_keys`: its partition columns (filesystem tables only)."""
     from weir.table.jdbc_table import JdbcConnector
     from weir.table.upsert_kafka import UpsertKafkaConnector
     connectors = {**CONNECTORS, JdbcConnector.name: JdbcConnector,
@@ -258,5 +294,10 @@ def connector_of(options: dict, primary_key=()) -> Connector:
     if name not in connectors:
         not_supported(f"the '{name}' table connector (weir has "
                       f"{', '.join(sorted(connectors))})")
-    return connectors[name]({k: v for k, v in options.items() if k != "connector"},
-                            primary_key)
+    if partition_keys and name != FilesystemConnector.name:
+        raise ValueError(f"a '{name}' table is not partitioned: PARTITIONED BY belongs to "
+                         "filesystem tables")
+    connector = connectors[name]({k: v for k, v in options.items() if k != "connector"},
+                                 primary_key)
+    connector.partition_keys = list(partition_keys)
+    return connector

@@ -108,8 +108,9 @@ class FormatDescriptor:
 class TableDescriptor:
     """A connector, a schema and options: TableDescriptor.for_connector('datagen')..."""
 
-    def __init__(self, connector: str, schema, options):
+    def __init__(self, connector: str, schema, options, partition_keys=()):
         self.connector, self.schema, self.options = connector, schema, dict(options)
+        self.partition_keys = list(partition_keys)
 
     @staticmethod
     def for_connector(connector: str) -> "TableDescriptor.Builder":
@@ -118,9 +119,19 @@ class TableDescriptor:
     def all_options(self) -> dict:
         return {"connector": self.connector, **self.options}
 
+    def get_schema(self):
+        return self.schema
+
+    def get_options(self) -> dict:
+        return self.all_options()
+
+    def get_partition_keys(self) -> list:
+        return list(self.partition_keys)
+
     class Builder:
         def __init__(self, connector):
             self._connector, self._schema, self._options = connector, None, {}
+            self._partition_keys: list = []
 
         def schema(self, schema: Schema) -> "TableDescriptor.Builder":
             self._schema = schema
@@ -139,7 +150,13 @@ class TableDescriptor:
                     self._options[f"{format.format}.{key}"] = value
             return self
 
+        def partitioned_by(self, *partition_keys: str) -> "TableDescriptor.Builder":
+            """The table's partition columns (a filesystem table's directories)."""
+            self._partition_keys = list(partition_keys)
+            return self
+
         def build(self) -> "TableDescriptor":
             if self._schema is None:
                 raise ValueError(f"a '{self._connector}' table needs a schema")
-            return TableDescriptor(self._connector, self._schema, self._options)
+            return TableDescriptor(self._connector, self._schema, self._options,
+                                   self._partition_keys)

@@ -190,7 +190,8 @@ def _projection(expressions, columns):
 def _json_files(connector) -> bool:
     options = getattr(connector, "options", {})
     return isinstance(connector, FilesystemConnector) and options.get("format") == "json" \
-        and "path" in options and "source.monitor-interval" not in options \
+        and "path" in options and not connector.partition_keys \
+        and "source.monitor-interval" not in options \
         and "source.max-files-per-batch" not in options  # (read in one micro-batch)
 
 

@@ -60,7 +60,8 @@ class TableResult:
         return TableSchema(self.columns)
 
     def get_resolved_schema(self):
-        return self.get_table_schema()
+        from weir.table.table import TableSchema
+        return TableSchema(self.columns, resolved=True)
 
     def collect(self):
         """The rows (PyFlink's CloseableIterator: `with result.collect() as rows:`)."""

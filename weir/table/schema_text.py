@@ -12,9 +12,12 @@ _QUOTED_FUNCTIONS = ("TO_TIMESTAMP_LTZ",)  # (Flink writes these names in backqu
 _TEXT_PARTS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^'\"]+")
 
 
-def schema_text(columns, declared=None) -> str:
+def schema_text(columns, declared=None, legacy=False) -> str:
     """The printed schema of `columns` (weir.table.evaluate.Column); `declared`: the
-    table's Schema where the table is as declared."""
+    table's Schema where the table is as declared. As a resolved schema prints
+    (`print_schema()`, `get_resolved_schema()`), or `legacy`: as `get_schema()`'s
+    TableSchema prints (`root` and a ` |-- ` line each, names without backquotes)."""
+    quote = (lambda name: name) if legacy else (lambda name: f"`{name}`")
     computed = {}
     watermark = primary_key = None
     if declared is not None:
@@ -23,7 +26,7 @@ def schema_text(columns, declared=None) -> str:
         watermark, primary_key = declared.watermark, declared.primary_key
     lines = []
     for column in columns:
-        line = f"  `{column.name}` {column.data_type}"
+        line = f"{quote(column.name)}{':' if legacy else ''} {column.data_type}"
         expression = computed.get(column.name)
         marker = _marker(column, expression)
         if marker:
@@ -33,13 +36,16 @@ def schema_text(columns, declared=None) -> str:
         lines.append(line)
     if watermark is not None:
         column = next(c for c in columns if c.name == watermark[0])
-        lines.append(f"  WATERMARK FOR `{column.name}`: {column.data_type} AS "
+        lines.append(f"WATERMARK FOR {quote(column.name)}: {column.data_type} AS "
                      f"{sql_text(watermark[1])}")
     if primary_key:
-        keys = ", ".join(f"`{k}`" for k in primary_key)
-        lines.append(f"  CONSTRAINT `PK_{'_'.join(primary_key)}` PRIMARY KEY ({keys}) "
-                     "NOT ENFORCED")
-    return "(\n" + ",\n".join(lines) + "\n)"
+        keys = ", ".join(quote(k) for k in primary_key)
+        name = quote(f"PK_{'_'.join(primary_key)}")
+        lines.append(f"CONSTRAINT {name} PRIMARY KEY ({keys})" +
+                     ("" if legacy else " NOT ENFORCED"))
+    if legacy:
+        return "root\n" + "".join(f" |-- {line}\n" for line in lines)
+    return "(\n" + ",\n".join(f"  {line}" for line in lines) + "\n)"
 
 
 def _marker(column, expression):

@@ -154,13 +154,13 @@ class SqlPlanner:
         if isinstance(tree, exp.Insert):
             path, table = self._insert(tree)
             return self.t_env.insert_into(path, table)
-        if isinstance(tree, (exp.Select, exp.SetOperation)):
+        if isinstance(tree, (exp.Select, exp.SetOperation, exp.Values)):
             return self.t_env.execute_table(self._select(tree))
         not_supported(f"the SQL statement {type(tree).__name__.upper()}")
 
     def query(self, statement: str):
         tree = parse(statement)
-        if not isinstance(tree, (exp.Select, exp.SetOperation)):
+        if not isinstance(tree, (exp.Select, exp.SetOperation, exp.Values)):
             raise ValueError("sql_query() takes a SELECT; use execute_sql for "
                              f"{type(tree).__name__.upper()}")
         return self._select(tree)
@@ -231,16 +231,19 @@ class SqlPlanner:
                 builder.watermark(column.this.name, column.expression)
             else:
                 not_supported(f"'{column.sql()}' in CREATE TABLE")
-        options = {}
+        options, partition_keys = {}, []
         for prop in (tree.args.get("properties") or exp.Properties()).expressions:
             if isinstance(prop, exp.TemporaryProperty):
                 continue  # (CREATE TEMPORARY TABLE: weir's tables are temporary anyway)
+            if isinstance(prop, exp.PartitionedByProperty):
+                partition_keys = [key.name for key in prop.this.expressions]
+                continue
             options[prop.name] = prop.args["value"].name
         if "connector" not in options:
             raise ValueError(f"CREATE TABLE {schema_node.this.name}: its WITH clause needs "
                              "'connector'")
         connector = options.pop("connector")
-        descriptor = TableDescriptor(connector, builder.build(), options)
+        descriptor = TableDescriptor(connector, builder.build(), options, partition_keys)
         self.t_env.create_temporary_table(schema_node.this.name, descriptor)
         return TableResult.ok()
 

@@ -143,6 +143,8 @@ class QueryPlanner:
         if isinstance(tree, exp.Union):
             left, right = self.select(tree.this), self.select(tree.expression)
             return left.union(right) if tree.args.get("distinct") else left.union_all(right)
+        if isinstance(tree, exp.Values):  # (INSERT INTO t VALUES ..., or alone)
+            return self._values(tree)
         if not isinstance(tree, exp.Select):
             not_supported(f"the query {type(tree).__name__.upper()}")
         if tree.args.get("from_") is None:  # SELECT 1: one row of no columns

@@ -71,10 +71,10 @@ class Table(PyFlinkGaps):
         return TableSchema(self._node.columns, getattr(self, "_declared", None))
 
     def get_resolved_schema(self):
-        return self.get_schema()
+        return TableSchema(self._node.columns, getattr(self, "_declared", None), True)
 
     def print_schema(self) -> None:
-        print(self.get_schema())
+        print(self.get_resolved_schema())
 
     def _derive(self, node: logical.Node) -> "Table":
         return Table(node, self._t_env)
@@ -436,10 +436,12 @@ class OverWindowedTable:
 
 
 class TableSchema:
-    """A table's columns, printed as Flink prints a resolved schema."""
+    """A table's columns, printed as Flink prints a TableSchema (`get_schema()`), or as it
+    prints a resolved schema (`resolved`: `get_resolved_schema()`)."""
 
-    def __init__(self, columns, declared=None):
+    def __init__(self, columns, declared=None, resolved=False):
         self.columns, self.declared = columns, declared  # (declared: the table's Schema)
+        self.resolved = resolved
 
     def get_field_names(self):
         return [c.name for c in self.columns]
@@ -449,7 +451,7 @@ class TableSchema:
 
     def __str__(self):
         from weir.table.schema_text import schema_text
-        return schema_text(self.columns, self.declared)
+        return schema_text(self.columns, self.declared, legacy=not self.resolved)
 
 
 __all__ = ["Table", "GroupedTable", "TableSchema", "DataTypes"]

@@ -220,7 +220,8 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
             from weir.table.sql import SqlPlanner
             delay = SqlPlanner(self).watermark_delay(schema.watermark[1], rowtime)
         connector = connector_of(descriptor.all_options(),
-                                 getattr(schema, "primary_key", ()))
+                                 getattr(schema, "primary_key", ()),
+                                 getattr(descriptor, "partition_keys", ()))
         return logical.Scan(columns, path, connector, rowtime, delay, physical, projections)
 
     def _sink_descriptor(self, path: str):
@@ -328,7 +329,8 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
             connector = connector_of(descriptor.all_options(),
-                                     getattr(descriptor.schema, "primary_key", ()))
+                                     getattr(descriptor.schema, "primary_key", ()),
+                                     getattr(descriptor, "partition_keys", ()))
             if table._node.changelog and self.streaming and not connector.accepts_changelog:
                 raise ValueError(
                     f"Table sink '{path}' ({connector.name}) doesn't support consuming "
