@@ -70,6 +70,28 @@ def _to_timestamp_ltz(number, precision=3):
     return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
 
 
+def _local_zone():
+    """The session's time zone: the system's (Flink's `table.local-time-zone` default)."""
+    return datetime.datetime.now().astimezone().tzinfo
+
+
+def _from_unixtime(seconds, pattern="yyyy-MM-dd HH:mm:ss"):
+    """FROM_UNIXTIME(epoch seconds[, Java pattern]): the local time as text."""
+    local = datetime.datetime.fromtimestamp(seconds, _local_zone()).replace(tzinfo=None)
+    return _date_format(local, pattern)
+
+
+def _unix_timestamp(text=None, pattern="yyyy-MM-dd HH:mm:ss"):
+    """UNIX_TIMESTAMP(): now in epoch seconds; UNIX_TIMESTAMP(text[, pattern]): the local
+    time `text` in epoch seconds (Long.MIN_VALUE where it does not match, as Flink's)."""
+    if text is None:
+        return int(datetime.datetime.now().timestamp())
+    local = _to_timestamp(text, pattern)
+    if local is None:
+        return -2 ** 63
+    return int(local.replace(tzinfo=_local_zone()).timestamp())
+
+
 def _proctime():
     """PROCTIME(): the time the row is processed (a TIMESTAMP_LTZ(3))."""
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -209,6 +231,12 @@ FUNCTIONS = {
     "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),
     "PROCTIME": (_proctime, DataTypes.TIMESTAMP_LTZ(3, False)),
     "TO_TIMESTAMP": (_to_timestamp, DataTypes.TIMESTAMP(3)),
+    "FROM_UNIXTIME": (_from_unixtime, DataTypes.STRING()),
+    "UNIX_TIMESTAMP": (_unix_timestamp, DataTypes.BIGINT()),
     "TIMESTAMPDIFF": (_timestamp_diff, DataTypes.INT()),
     "TIMESTAMPADD": (_timestamp_add, lambda types: types[2]),  # the timestamp's type
 }
+
+from weir.table.scalar_builtins import FUNCTIONS as _MORE  # noqa: E402
+
+FUNCTIONS.update(_MORE)

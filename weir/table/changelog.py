@@ -280,20 +280,33 @@ class RegularJoin(KeyedCoProcessFunction):
     """Flink's streaming join, both inputs' rows kept in state by join key: a row pairs
     with every kept row of the other side that meets `condition` (+I; a retracted row's
     pairs are retracted with -D). Outer joins pad the side without a match with NULLs
-    and retract that padded row once a match comes."""
+    and retract that padded row once a match comes. `time_index`: the output's event-time
+    column, whose value each output record carries as its timestamp (a window after the
+    join assigns by it, as Flink's window operators read the row's time field)."""
 
-    def __init__(self, condition, widths, kind="inner"):
+    def __init__(self, condition, widths, kind="inner", time_index=None):
         self.condition, self.widths, self.kind = condition, widths, kind
+        self.time_index = time_index
 
     def open(self, runtime_context):
         self.sides = [runtime_context.get_list_state(
             ListStateDescriptor(name, Types.PICKLED_BYTE_ARRAY())) for name in ("l", "r")]
 
     def process_element1(self, record, ctx):
-        yield from self._process(0, record)
+        return self._stamped(self._process(0, record), ctx)
 
     def process_element2(self, record, ctx):
-        yield from self._process(1, record)
+        return self._stamped(self._process(1, record), ctx)
+
+    def _stamped(self, outputs, ctx):
+        if self.time_index is None:
+            yield from outputs
+            return
+        from weir.table.windowing import to_millis
+        for kind, values in outputs:
+            time = values[self.time_index]
+            ctx._stamp_outputs(None if time is None else to_millis(time))
+            yield kind, values
 
     def _outer(self, side: int) -> bool:
         return self.kind == "full" or self.kind == ("left", "right")[side]

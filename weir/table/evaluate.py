@@ -214,10 +214,24 @@ def _wrapping(function, bits):
     return run
 
 
+_TIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
+_TEXTS = ("STRING", "VARCHAR", "CHAR")
+
+
 def _comparison(expr, columns):
-    left, right = (compile_expression(a, columns) for a in expr.args)
+    left, right = (_as_time_of(compile_expression(a, columns), compile_expression(b, columns))
+                   for a, b in (expr.args, expr.args[::-1]))
     return Compiled(_null_safe(_COMPARISONS[expr.op], left.function, right.function),
                     DataTypes.BOOLEAN(), None)
+
+
+def _as_time_of(side: "Compiled", other: "Compiled") -> "Compiled":
+    """A text compared with a date or time is cast to its type, as Flink casts it
+    (`sales_date = '2021-07-01'`)."""
+    if side.data_type.name not in _TEXTS or other.data_type.name not in _TIMES:
+        return side
+    source, target, text = side.data_type, other.data_type, side.function
+    return Compiled(lambda values: cast_value(text(values), source, target), target, None)
 
 
 def _logical(expr, columns):
@@ -435,30 +449,6 @@ def _nth(value, index):
     return None if value is None else value[index]
 
 
-def _builtin(expr, columns):
-    from weir.table.builtins import FUNCTIONS
-    name, args = expr.args
-    function, data_type = FUNCTIONS[name]
-    parts = [compile_expression(a, columns) for a in args]
-    if callable(data_type):
-        data_type = data_type([p.data_type for p in parts])
-    return Compiled(_null_safe(function, *(p.function for p in parts)),
-                    data_type or parts[0].data_type, None)
-
-
-def _call(expr, columns):
-    function, args = expr.args
-    if isinstance(function, str):
-        not_supported(f"calling the function '{function}' by name")
-    if function.kind != "scalar":
-        raise ValueError(f"'{function.name}' is a {function.kind} function; only scalar "
-                         "functions are called in expressions")
-    parts = [compile_expression(a, columns).function for a in args]
-    evaluate = function.evaluator()
-    return Compiled(lambda values: evaluate(*(p(values) for p in parts)),
-                    function.result_type, None)
-
-
 _HANDLERS = {
     **{op: _arithmetic for op in _ARITHMETIC},
     **{op: _comparison for op in _COMPARISONS},
@@ -467,14 +457,19 @@ _HANDLERS = {
     "minus_prefix": _unary(operator.neg),
     "abs": _unary(abs),
     "lower": _unary(str.lower), "upper": _unary(str.upper),
-    "trim": _unary(str.strip), "char_length": _unary(len, DataTypes.INT),
+    "char_length": _unary(len, DataTypes.INT),
     "is_null": _null_test(False), "is_not_null": _null_test(True),
     "is_true": _unary(lambda v: v is True, DataTypes.BOOLEAN),
     "is_false": _unary(lambda v: v is False, DataTypes.BOOLEAN),
     "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
     "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
-    "call": _call, "input_row": _input_row, "array": _array, "row": _row,
-    "field_of": _field_of, "get": _get, "builtin": _builtin,
+    "input_row": _input_row, "array": _array, "row": _row,
+    "field_of": _field_of, "get": _get,
 }
+
+from weir.table.calls import builtin_call, floor_to_call, function_call  # noqa: E402
+
+_HANDLERS.update({"builtin": builtin_call, "floor_to": floor_to_call,
+                  "ceil_to": floor_to_call, "call": function_call})
 
 __all__ = ["Column", "Compiled", "compile_expression", "not_supported", "NUMERIC"]

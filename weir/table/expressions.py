@@ -88,7 +88,6 @@ class Expression:
     lower_case = property(lambda self: Expression("lower", self))
     upper_case = property(lambda self: Expression("upper", self))
     char_length = property(lambda self: Expression("char_length", self))
-    trim = property(lambda self: Expression("trim", self))
     asc = property(lambda self: Expression("asc", self))
     desc = property(lambda self: Expression("desc", self))
     lower = lower_case
@@ -136,10 +135,108 @@ class Expression:
     def if_null(self, null_replacement) -> "Expression":
         return Expression("coalesce", self, _expr(null_replacement))
 
+    # -- more built-in functions (weir.table.scalar_builtins) ------------------------
+    def _call(self, function, *args) -> "Expression":
+        return Expression("builtin", function, (self,) + tuple(
+            _expr(a) for a in args if a is not None))
+
+    sqrt = property(lambda self: self._call("SQRT"))
+    ln = property(lambda self: self._call("LN"))
+    log10 = property(lambda self: self._call("LOG10"))
+    log2 = property(lambda self: self._call("LOG2"))
+    exp = property(lambda self: self._call("EXP"))
+    sign = property(lambda self: self._call("SIGN"))
+    init_cap = property(lambda self: self._call("INITCAP"))
+    reverse = property(lambda self: self._call("REVERSE"))
+    md5 = property(lambda self: self._call("MD5"))
+    sha1 = property(lambda self: self._call("SHA1"))
+    sha256 = property(lambda self: self._call("SHA256"))
+    to_base64 = property(lambda self: self._call("TO_BASE64"))
+    from_base64 = property(lambda self: self._call("FROM_BASE64"))
+    ascii = property(lambda self: self._call("ASCII"))
+    chr = property(lambda self: self._call("CHR"))
+    cardinality = property(lambda self: self._call("CARDINALITY"))
+    to_date = property(lambda self: Expression("cast", self, _type("DATE")))
+    to_time = property(lambda self: _no_time())
+    to_timestamp = property(lambda self: Expression("cast", self, _type("TIMESTAMP")))
+
+    def floor(self, time_interval_unit=None) -> "Expression":
+        return self._call("FLOOR") if time_interval_unit is None else \
+            Expression("floor_to", self, _unit(time_interval_unit))
+
+    def ceil(self, time_interval_unit=None) -> "Expression":
+        return self._call("CEIL") if time_interval_unit is None else \
+            Expression("ceil_to", self, _unit(time_interval_unit))
+
+    def log(self, base=None) -> "Expression":
+        return self._call("LN") if base is None else _expr(base)._call("LOG", self)
+
+    def power(self, other): return self._call("POWER", other)
+    def truncate(self, n=0): return self._call("TRUNCATE", n)
+    def round(self, places): return self._call("ROUND", places)
+    def lpad(self, length, pad): return self._call("LPAD", length, pad)
+    def rpad(self, length, pad): return self._call("RPAD", length, pad)
+    def trim(self, character=None): return self._call("BTRIM", character)
+    def trim_leading(self, character=None): return self._call("LTRIM", character)
+    def trim_trailing(self, character=None): return self._call("RTRIM", character)
+    def ltrim(self, trim_str=None): return self._call("LTRIM", trim_str)
+    def rtrim(self, trim_str=None): return self._call("RTRIM", trim_str)
+    def repeat(self, n): return self._call("REPEAT", n)
+    def left(self, length): return self._call("LEFT", length)
+    def right(self, length): return self._call("RIGHT", length)
+    def position(self, haystack): return self._call("POSITION", haystack)
+    def regexp(self, regex): return self._call("REGEXP", regex)
+    def sha2(self, hash_length): return self._call("SHA2", hash_length)
+    def starts_with(self, start_expr): return self._call("STARTS_WITH", start_expr)
+    def ends_with(self, end_expr): return self._call("ENDS_WITH", end_expr)
+
+    def locate(self, s, pos=None) -> "Expression":
+        return self._call("POSITION", s, pos)
+
+    def instr(self, s) -> "Expression":
+        return _expr(s)._call("POSITION", self)
+
+    def regexp_replace(self, regex, replacement) -> "Expression":
+        return self._call("REGEXP_REPLACE", regex, replacement)
+
+    def regexp_extract(self, regex, extract_index=None) -> "Expression":
+        return self._call("REGEXP_EXTRACT", regex, 1 if extract_index is None
+                          else extract_index)
+
+    def overlay(self, new_string, starting, length=None) -> "Expression":
+        return self._call("OVERLAY", new_string, starting, length)
+
+    def replace(self, search, replacement) -> "Expression":
+        return self._call("REPLACE", search, replacement)
+
+    def split_index(self, separator, index) -> "Expression":
+        return self._call("SPLIT_INDEX", separator, index)
+
+    def substr(self, begin_index, length=None) -> "Expression":
+        return self.substring(begin_index, length)
+
+    def extract(self, time_interval_unit) -> "Expression":
+        return Expression("builtin", "EXTRACT", (lit(_unit(time_interval_unit)), self))
+
     def plus(self, other): return self + other
     def minus(self, other): return self - other
     def times(self, other): return self * other
     def divided_by(self, other): return self / other
+
+
+def _type(name):
+    from weir.table.types import DataTypes
+    return {"DATE": DataTypes.DATE(), "TIMESTAMP": DataTypes.TIMESTAMP(3)}[name]
+
+
+def _no_time():
+    from weir.table.evaluate import not_supported
+    not_supported("to_time (weir's Table API has no TIME type yet)")
+
+
+def _unit(unit) -> str:
+    """A TimeIntervalUnit's (or a unit name's) name: YEAR, ..., SECOND."""
+    return unit.name if hasattr(unit, "name") else str(unit).upper()
 
 
 def _expr(value) -> Expression:
@@ -197,7 +294,7 @@ def json(value) -> Expression:
 
 
 def row(*values) -> Expression:
-    return Expression("row", tuple(_expr(v) for v in values))
+    return Expression("row", *(_expr(v) for v in values))
 
 
 def array(head, *tail) -> Expression:

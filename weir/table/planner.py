@@ -173,7 +173,9 @@ class Planner:
         if interval is not None:
             return keyed.process(IntervalJoin(interval[:2], interval[2:], condition, widths,
                                               node.kind)).name("IntervalJoin")
-        return keyed.process(changelog.RegularJoin(condition, widths, node.kind)) \
+        times = [i for i, c in enumerate(node.columns) if c.time_attribute and not c.proctime]
+        return keyed.process(changelog.RegularJoin(
+            condition, widths, node.kind, times[0] if len(times) == 1 else None)) \
             .name("Join")
 
     def _union(self, node):

@@ -16,8 +16,7 @@ _BINARY = {exp.EQ: "equals", exp.NEQ: "not_equals", exp.LT: "less_than",
            exp.Mul: "times", exp.Div: "divide", exp.Mod: "mod", exp.And: "and",
            exp.Or: "or"}
 _AGGREGATES = {exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
-_UNARY = {exp.Upper: "upper", exp.Lower: "lower", exp.Abs: "abs", exp.Length: "char_length",
-          exp.Trim: "trim"}
+_UNARY = {exp.Upper: "upper", exp.Lower: "lower", exp.Abs: "abs", exp.Length: "char_length"}
 
 
 class SqlExpressions:
@@ -39,7 +38,11 @@ class SqlExpressions:
                                     self.convert(node.expression))
         handler = getattr(self, "_" + type(node).__name__.lower(), None)
         if handler is None:
-            not_supported(f"the SQL expression '{node.sql()}'")
+            from weir.table.sql_functions import function_call
+            call = function_call(self, node)
+            if call is None:
+                not_supported(f"the SQL expression '{node.sql()}'")
+            return call
         return handler(node)
 
     def _column(self, node):
