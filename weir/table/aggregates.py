@@ -228,6 +228,9 @@ BUILT_INS = {"count_distinct": CountDistinct, "count": Count, "count_star": Coun
 
 
 def result_type(name: str, argument_types):
+    from weir.table import statistic_aggregates
+    if name in statistic_aggregates.BUILT_INS:
+        return statistic_aggregates.result_type(name, argument_types)
     if name in ("count", "count_star", "count_distinct"):
         return DataTypes.BIGINT(False)
     data_type = argument_types[0]
@@ -271,7 +274,11 @@ def accumulator_of(call, columns, conditions=None):
     compiled = [compile_expression(a, columns) for a in args]
     functions = [c.function for c in compiled]
     if isinstance(name, str):
-        accumulator = BUILT_INS[name](functions)
+        from weir.table.statistic_aggregates import BUILT_INS as MORE
+        accumulator = {**BUILT_INS, **MORE}[name](functions)
+        if hasattr(accumulator, "integral"):  # (a variance of an integer type)
+            accumulator.integral = compiled[0].data_type.name in (
+                "TINYINT", "SMALLINT", "INT", "BIGINT")
         if isinstance(accumulator, Sum) and compiled[0].data_type.name == "FLOAT":
             accumulator.single = True
         if isinstance(accumulator, Sum) and compiled[0].data_type.bits:

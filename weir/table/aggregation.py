@@ -35,8 +35,8 @@ def _call_of(expr):
     """(aggregate, [argument expressions]) if `expr` is an aggregate call, else None."""
     if expr.op == "agg_filter":
         return "agg_filter", (_call_of(expr.args[0]), expr.args[1])
-    if expr.op in AGGREGATES:
-        return expr.op, [expr.args[0]]
+    if expr.op in AGGREGATES:  # (LISTAGG's separator is its second argument)
+        return expr.op, list(expr.args[:2 if expr.op == "list_agg" else 1])
     if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":
         return expr.args[0], list(expr.args[1])
     return None

@@ -6,7 +6,9 @@ values). It only describes; weir.table.evaluate types it against a table's schem
 compiles it to a Python function over a row's values.
 """
 
-AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star", "count_distinct")
+AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star", "count_distinct",
+              "var_pop", "var_samp", "stddev_pop", "stddev_samp", "first_value",
+              "last_value", "list_agg", "array_agg")
 
 
 class Expression:
@@ -78,6 +80,17 @@ class Expression:
     min = property(lambda self: Expression("min", self))
     max = property(lambda self: Expression("max", self))
     avg = property(lambda self: Expression("avg", self))
+    var_pop = property(lambda self: Expression("var_pop", self))
+    var_samp = property(lambda self: Expression("var_samp", self))
+    stddev_pop = property(lambda self: Expression("stddev_pop", self))
+    stddev_samp = property(lambda self: Expression("stddev_samp", self))
+    first_value = property(lambda self: Expression("first_value", self))
+    last_value = property(lambda self: Expression("last_value", self))
+    array_agg = property(lambda self: Expression("array_agg", self))
+
+    def list_agg(self, separator=None) -> "Expression":
+        return Expression("list_agg", self, *(() if separator is None
+                                               else (_expr(separator),)))
 
     # -- scalar functions -----------------------------------------------------------
     is_null = property(lambda self: Expression("is_null", self))

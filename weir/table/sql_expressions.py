@@ -15,7 +15,11 @@ _BINARY = {exp.EQ: "equals", exp.NEQ: "not_equals", exp.LT: "less_than",
            exp.GTE: "greater_than_or_equal", exp.Add: "plus", exp.Sub: "minus",
            exp.Mul: "times", exp.Div: "divide", exp.Mod: "mod", exp.And: "and",
            exp.Or: "or"}
-_AGGREGATES = {exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
+_AGGREGATES = {exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg",
+               exp.StddevPop: "stddev_pop", exp.StddevSamp: "stddev_samp",
+               exp.Stddev: "stddev_samp", exp.VariancePop: "var_pop",
+               exp.Variance: "var_samp", exp.FirstValue: "first_value",
+               exp.LastValue: "last_value", exp.ArrayAgg: "array_agg"}
 _UNARY = {exp.Upper: "upper", exp.Lower: "lower", exp.Abs: "abs", exp.Length: "char_length"}
 
 
@@ -235,6 +239,8 @@ class SqlExpressions:
                                 tuple(self.convert(a) for a in node.expressions))
         if name.upper() == "ROW" and name.lower() not in self.t_env.functions:
             return e.Expression("row", *(self.convert(a) for a in node.expressions))
+        if name.upper() == "LISTAGG" and name.lower() not in self.t_env.functions:
+            return e.Expression("list_agg", *(self.convert(a) for a in node.expressions))
         if name.upper() == "JSON_VALUE":
             value, path = node.expressions[:2]
             return self.convert(value).json_value(path.name)
