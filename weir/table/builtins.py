@@ -198,12 +198,8 @@ def _timestamp_add(unit, count, value):
 def _round(value, digits=0):
     """ROUND(x, d): half away from zero at d digits after the point (before it where d is
     negative), as Flink's (Java's BigDecimal HALF_UP); of the argument's type."""
-    exact = decimal.Decimal(repr(value)) if isinstance(value, float) else \
-        decimal.Decimal(value)
-    rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP)
-    if isinstance(value, float):
-        return float(rounded)
-    return int(rounded) if isinstance(value, int) else rounded
+    from weir.table.scalar_builtins import rounded_to
+    return rounded_to(value, digits, decimal.ROUND_HALF_UP)
 
 
 def _round_type(types):

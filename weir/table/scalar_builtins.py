@@ -74,14 +74,20 @@ def _positive(function, value):
     return function(value) if value > 0 else None
 
 
-def _truncate(value, digits=0):
-    """TRUNCATE(x, d): cut toward zero at d digits after the point."""
+def rounded_to(value, digits, rounding):
+    """`value` at `digits` after the point (before it where negative) by `rounding`, of
+    its own type: a double by its decimal text, as Flink's BigDecimal of it."""
     exact = decimal.Decimal(repr(value)) if isinstance(value, float) else \
         decimal.Decimal(value)
-    cut = exact.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_DOWN)
+    result = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding)
     if isinstance(value, float):
-        return float(cut)
-    return int(cut) if isinstance(value, int) else cut
+        return float(result)
+    return int(result) if isinstance(value, int) else result
+
+
+def _truncate(value, digits=0):
+    """TRUNCATE(x, d): cut toward zero at d digits after the point."""
+    return rounded_to(value, digits, decimal.ROUND_DOWN)
 
 
 def _sign(value):
