@@ -9,6 +9,7 @@ import functools
 import re
 import uuid
 
+from weir.table.casts import _local_zone
 from weir.table.types import DataTypes
 
 _JAVA_PATTERN = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
@@ -68,11 +69,6 @@ def _to_timestamp_ltz(number, precision=3):
     """TO_TIMESTAMP_LTZ(epoch, precision): epoch seconds (0) or milliseconds (3)."""
     millis = number * 1000 if precision == 0 else number
     return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
-
-
-def _local_zone():
-    """The session's time zone: the system's (Flink's `table.local-time-zone` default)."""
-    return datetime.datetime.now().astimezone().tzinfo
 
 
 def _from_unixtime(seconds, pattern="yyyy-MM-dd HH:mm:ss"):
@@ -226,6 +222,8 @@ FUNCTIONS = {
     "MOD": (_mod, None),
     "TO_TIMESTAMP_LTZ": (_to_timestamp_ltz, DataTypes.TIMESTAMP_LTZ(3)),
     "PROCTIME": (_proctime, DataTypes.TIMESTAMP_LTZ(3, False)),
+    "CURRENT_TIMESTAMP": (_proctime, DataTypes.TIMESTAMP_LTZ(3, False)),
+    "NOW": (_proctime, DataTypes.TIMESTAMP_LTZ(3, False)),
     "TO_TIMESTAMP": (_to_timestamp, DataTypes.TIMESTAMP(3)),
     "FROM_UNIXTIME": (_from_unixtime, DataTypes.STRING()),
     "UNIX_TIMESTAMP": (_unix_timestamp, DataTypes.BIGINT()),

@@ -37,7 +37,7 @@ def floor_to_call(expr, columns):
     """FLOOR/CEIL(a timestamp or a date TO a unit), of the argument's type."""
     from weir.table.scalar_builtins import floor_to
     inner = evaluate.compile_expression(expr.args[0], columns)
-    function, _ = floor_to(expr.args[1], expr.op == "ceil_to")
+    function = floor_to(expr.args[1], expr.op == "ceil_to")
     return evaluate.Compiled(evaluate._null_safe(function, inner.function),
                              inner.data_type, None)
 

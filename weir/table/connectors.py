@@ -170,9 +170,9 @@ class FilesystemConnector(Connector):
     def sink(self, stream, path, columns):
         from weir.common.serialization import Encoder
         from weir.datastream.connectors.file_system import BucketAssigner, FileSink
-        target = self._path(path)
         if self.partition_keys:
             return self._partitioned_sink(stream, path, columns)
+        target = self._path(path)
         if self.options.get("format") == "parquet":
             from weir.table.parquet import parquet_sink
             return parquet_sink(stream, target, columns)
@@ -180,7 +180,6 @@ class FilesystemConnector(Connector):
             .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
         return stream.map(_FormatLine(self._format(), columns)).name("Format") \
             .sink_to(sink)
-
 
     def _partitioned_sink(self, stream, path, columns):
         """Each row's line into its partition's directory (csv and json)."""

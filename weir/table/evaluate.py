@@ -219,8 +219,8 @@ _TEXTS = ("STRING", "VARCHAR", "CHAR")
 
 
 def _comparison(expr, columns):
-    left, right = (_as_time_of(compile_expression(a, columns), compile_expression(b, columns))
-                   for a, b in (expr.args, expr.args[::-1]))
+    left, right = (compile_expression(a, columns) for a in expr.args)
+    left, right = _as_time_of(left, right), _as_time_of(right, left)
     return Compiled(_null_safe(_COMPARISONS[expr.op], left.function, right.function),
                     DataTypes.BOOLEAN(), None)
 

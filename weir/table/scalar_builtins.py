@@ -193,39 +193,45 @@ def _day_of_week(value):
     return value.isoweekday() % 7 + 1
 
 
-_UNITS = ("MILLENNIUM", "CENTURY", "DECADE", "YEAR", "QUARTER", "MONTH", "WEEK", "DAY",
-          "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND", "DOW", "DOY",
-          "EPOCH")
+_FIELDS = {
+    "YEAR": lambda v: v.year, "MONTH": lambda v: v.month, "DAY": lambda v: v.day,
+    "QUARTER": lambda v: (v.month - 1) // 3 + 1, "WEEK": _week,
+    "DOW": _day_of_week, "DOY": lambda v: v.timetuple().tm_yday,
+    "HOUR": lambda v: v.hour, "MINUTE": lambda v: v.minute,
+    "SECOND": lambda v: v.second,
+    "MILLISECOND": lambda v: v.second * 1000 + v.microsecond // 1000,
+    "MICROSECOND": lambda v: v.second * 1_000_000 + v.microsecond,
+    "DECADE": lambda v: v.year // 10, "CENTURY": lambda v: (v.year + 99) // 100,
+    "MILLENNIUM": lambda v: (v.year + 999) // 1000,
+}
 
 
 def extract(unit, value):
     """EXTRACT(unit FROM a date, a time or a timestamp) as a BIGINT."""
     unit = unit.upper()
-    fields = {
-        "YEAR": lambda v: v.year, "MONTH": lambda v: v.month, "DAY": lambda v: v.day,
-        "QUARTER": lambda v: (v.month - 1) // 3 + 1, "WEEK": _week,
-        "DOW": _day_of_week, "DOY": lambda v: v.timetuple().tm_yday,
-        "HOUR": lambda v: v.hour, "MINUTE": lambda v: v.minute,
-        "SECOND": lambda v: v.second,
-        "MILLISECOND": lambda v: v.second * 1000 + v.microsecond // 1000,
-        "MICROSECOND": lambda v: v.second * 1_000_000 + v.microsecond,
-        "DECADE": lambda v: v.year // 10, "CENTURY": lambda v: (v.year + 99) // 100,
-        "MILLENNIUM": lambda v: (v.year + 999) // 1000,
-    }
-    if unit not in fields:
+    if unit not in _FIELDS:
         from weir.table.evaluate import not_supported
         not_supported(f"EXTRACT({unit} FROM ...)")
-    return fields[unit](value)
+    return _FIELDS[unit](value)
 
 
-def _floor_to(unit, ceil):
-    """FLOOR(ts TO unit) / CEIL(ts TO unit) of a timestamp or a date."""
+_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND")
+
+
+def floor_to(unit, ceil=False):
+    """FLOOR(ts TO unit) / CEIL(ts TO unit) of a timestamp or a date, as a function of the
+    value (a unit weir does not round to is refused here, when the query is planned)."""
+    unit = unit.upper()
+    if unit not in _FLOOR_UNITS:
+        from weir.table.evaluate import not_supported
+        not_supported(f"FLOOR/CEIL(... TO {unit})")
+
     def run(value):
         date_only = not isinstance(value, datetime.datetime)
         moment = datetime.datetime.combine(value, datetime.time()) if date_only else value
-        floor = _floored(moment, unit.upper())
+        floor = _floored(moment, unit)
         if ceil and floor != moment:
-            floor = _next(floor, unit.upper())
+            floor = _next(floor, unit)
         return floor.date() if date_only else floor
     return run
 
@@ -241,9 +247,6 @@ def _floored(moment, unit):
     if unit == "WEEK":  # (weeks from Sunday, as Calcite's)
         day = moment - datetime.timedelta(days=moment.isoweekday() % 7)
         return day.replace(hour=0, minute=0, second=0, microsecond=0)
-    if unit not in parts:
-        from weir.table.evaluate import not_supported
-        not_supported(f"FLOOR/CEIL(... TO {unit})")
     return moment.replace(**parts[unit])
 
 
@@ -255,18 +258,8 @@ def _next(moment, unit):
     return moment + datetime.timedelta(seconds=seconds[unit])
 
 
-def floor_to(unit, ceil=False):
-    """The (function, type) entry of FLOOR/CEIL(x TO unit)."""
-    return _floor_to(unit, ceil), _same
-
-
 def _now_local():
     now = datetime.datetime.now()
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
-
-
-def _now_utc():
-    now = datetime.datetime.now(datetime.timezone.utc)
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
@@ -329,8 +322,6 @@ FUNCTIONS = {
     "QUARTER": (lambda v: (v.month - 1) // 3 + 1, DataTypes.BIGINT()),
     "EXTRACT": (extract, DataTypes.BIGINT()),
     "CURRENT_DATE": (lambda: datetime.date.today(), DataTypes.DATE(False)),
-    "CURRENT_TIMESTAMP": (_now_utc, DataTypes.TIMESTAMP_LTZ(3, False)),
-    "NOW": (_now_utc, DataTypes.TIMESTAMP_LTZ(3, False)),
     "LOCALTIMESTAMP": (_now_local, DataTypes.TIMESTAMP(3, False)),
     "CARDINALITY": (len, DataTypes.INT()),
 }

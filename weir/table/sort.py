@@ -81,14 +81,21 @@ class FinalRows(KeyedProcessFunction):
                 return
 
     def on_timer(self, timestamp, ctx):
-        rows = list(self.rows.get() or [])
+        rows = in_order(list(self.rows.get() or []), self.sort_functions, self.directions,
+                        self.nulls_high)
         self.rows.clear()
-        keyed = [(tuple(f(values) for f in self.sort_functions), values) for values in rows]
-        keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(
-            a[0], b[0], self.directions, self.nulls_high)))
         end = None if self.fetch is None else self.offset + self.fetch
-        for number, (_, values) in enumerate(keyed[self.offset:end], self.offset + 1):
+        for number, values in enumerate(rows[self.offset:end], self.offset + 1):
             yield INSERT, (values + (number,) if self.output_rank else values)
+
+
+def in_order(rows, sort_functions, directions, nulls_high=False) -> list:
+    """`rows` sorted by their keys (`sort_functions` of a row), each in its direction;
+    ties keep their order."""
+    keyed = [(tuple(f(values) for f in sort_functions), values) for values in rows]
+    keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], directions,
+                                                               nulls_high)))
+    return [values for _, values in keyed]
 
 
 def compare(a, b, directions, nulls_high=False) -> int:

@@ -199,9 +199,7 @@ class _Lowering:
         (Java's `find`, as the extraction's) without collecting the matches."""
         if expr.op != "builtin" or expr.args[0] != "REGEXP_EXTRACT":
             return None
-        self._regexp_extract(expr.args[1])  # (refused where it would not be lowered)
-        text, pattern = expr.args[1][:2]
-        return self.sql(text), _quote(_literal_value(pattern, str))
+        return self._regexp_parts(expr.args[1])[:2]
 
     def _if(self, expr):
         condition, then, otherwise = (self.sql(a) for a in expr.args)
@@ -248,13 +246,18 @@ class _Lowering:
         that took no part in it): lowered where the group takes part in every match, as
         the first match's group, NULL where there is none (one pass over the text, as
         fast as regexp_extract here, where a test for a match first took ~20% more)."""
+        text, quoted, index = self._regexp_parts(args)
+        return f"try_element_at(regexp_extract_all({text}, {quoted}, {index}), 1)"
+
+    def _regexp_parts(self, args):
+        """(text, quoted pattern, group) of a REGEXP_EXTRACT Spark computes as Flink does:
+        a text, a literal pattern and a group that takes part in every match."""
         if len(args) != 3 or self.type_of(args[0]) not in _TEXT:
             raise _Refused()
         pattern, index = _literal_value(args[1], str), _literal_value(args[2], int)
         if not _always_takes_part(pattern, index):
             raise _Refused()
-        text, quoted = self.sql(args[0]), _quote(pattern)
-        return f"try_element_at(regexp_extract_all({text}, {quoted}, {index}), 1)"
+        return self.sql(args[0]), _quote(pattern), index
 
     def _in(self, expr):
         """x IN (literals of x's family, none NULL): NULL for a NULL x on both."""

@@ -16,6 +16,7 @@ class Variance(Accumulator):
 
     sample = False
     root = False
+    integral = False  # (set for an integer argument)
 
     def create(self):
         return (0, 0.0, 0.0)
@@ -56,8 +57,6 @@ class Variance(Accumulator):
         variance = squares / divisor
         result = variance ** 0.5 if self.root else variance
         return int(result) if self.integral else result
-
-    integral = False  # (set for an integer argument)
 
 
 class VarPop(Variance):

@@ -6,14 +6,12 @@ after the last time that came out is late and dropped (Flink 2.3's RowTimeSortOp
 All rows go through one key, as Flink's operator runs at parallelism 1. A streaming
 `ORDER BY` of anything else is refused with Flink's error (weir.table.sort)."""
 
-import functools
-
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.table import logical
 from weir.table.changelog import INSERT
-from weir.table.sort import STREAMING_SORT, compare
+from weir.table.sort import STREAMING_SORT, in_order
 from weir.table.windowing import to_millis
 
 
@@ -80,10 +78,7 @@ class RowTimeSort(KeyedProcessFunction):
         self.rows.remove(timestamp)
         self.last_out.update(timestamp)
         if self.sort_functions:
-            keyed = [(tuple(f(v) for f in self.sort_functions), v) for v in rows]
-            keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(
-                a[0], b[0], self.directions, self.nulls_high)))
-            rows = [values for _, values in keyed]
+            rows = in_order(rows, self.sort_functions, self.directions, self.nulls_high)
         for values in rows:
             yield INSERT, values
 
