@@ -329,3 +329,59 @@ class ProcessingTimerAhead(KeyedProcessFunction):
 
     def on_timer(self, timestamp, ctx):
         yield ctx.get_current_key(), ctx.time_domain(), timestamp
+
+
+def test_a_micro_batch_runs_records_before_the_watermark_then_timers_then_the_others():
+    """The engines' order within a micro-batch: records produced upstream before the
+    watermark's advance, then the timers it makes due, then the batch's other records."""
+    h = KeyedOperatorHarness(CountWithTimeout(), key)
+    h.process_micro_batch([(("a", 1), 1), (("b", 1), 2)], watermark=0)
+    assert h.extract_outputs() == [] and h.num_timers() == 2
+    # a's 11 comes before the watermark reaches 12: it counts, and moves a's timer past 12
+    h.process_micro_batch([(("a", 3), 20)], watermark=12, before_watermark=[(("a", 2), 11)])
+    assert h.extract_outputs() == [(("b", 1, 12, TimeDomain.EVENT_TIME), 12)]
+    assert h.side_output(LATE) == []
+    h.process_micro_batch([(("a", 4), 14)], watermark=15)  # after the watermark: late
+    assert h.extract_outputs() == [] and h.side_output(LATE) == [(("a", 4), 14)]
+    h.process_micro_batch([], watermark=MAX_WATERMARK)
+    assert h.extract_outputs() == [(("a", 3, 30, TimeDomain.EVENT_TIME), 30)]
+
+
+def test_a_micro_batch_gives_the_results_of_one_by_one_across_a_restore():
+    elements = [((k, v), ts) for ts, (k, v) in enumerate(zip("abcab" * 6, range(30)))]
+    elements.reverse()  # out of order: some are late
+    batched = KeyedOperatorHarness(CountWithTimeout(), key, max_parallelism=8)
+    single = KeyedOperatorHarness(CountWithTimeout(), key, max_parallelism=8)
+    outputs, late = [], []
+    for start in range(0, 30, 7):
+        batch = elements[start:start + 7]
+        batched.process_micro_batch(batch, watermark=start)
+        single.process_watermark(start)
+        for value, ts in batch:
+            single.process_element(value, ts)
+        if start == 14:
+            outputs += batched.extract_outputs()
+            late += batched.side_output(LATE)
+            batched = KeyedOperatorHarness.restore(CountWithTimeout(), key, batched.snapshot(),
+                                                   max_parallelism=8)
+    batched.process_micro_batch([], watermark=MAX_WATERMARK)
+    single.process_watermark(MAX_WATERMARK)
+    outputs += batched.extract_outputs()
+    late += batched.side_output(LATE)
+    assert len(late) > 3 and len(outputs) == 3
+    assert sorted(map(repr, outputs)) == sorted(map(repr, single.extract_outputs()))
+    assert sorted(map(repr, late)) == sorted(map(repr, single.side_output(LATE)))
+
+
+class Pair:
+    def process_element1(self, value, ctx):
+        yield value
+
+    def process_element2(self, value, ctx):
+        yield value
+
+
+def test_a_micro_batch_needs_an_operator_of_one_input():
+    h = KeyedOperatorHarness(Pair(), (key, key))
+    with pytest.raises(TypeError, match="one input"):
+        h.process_micro_batch([(("a", 1), 1)])

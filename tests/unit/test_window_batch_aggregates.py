@@ -11,10 +11,8 @@ from tests.transcripts.windows import LATE, Transcript
 from weir.common import Row
 from weir.datastream.aggregations import Avg, Count, Max, Min, Sum
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
-from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.window.operator import WindowOperator
-from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, RecordColumns, make_seq
-from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
 ASSIGNERS = [
@@ -76,9 +74,10 @@ def batches(rng, shape, kind):
     return result
 
 
-def run(pipeline, steps, mode):
-    """Outputs per step, through the key-group batch path, in `mode`: one_by_one (the
-    general path), per_window (batched per window, element by element within) or at_once."""
+def run(pipeline, steps, mode, monkeypatch):
+    """Outputs per step, through the harness's micro-batch path, in `mode`: one_by_one (the
+    general path), per_window (cut into (key, window) groups in Python) or at_once (cut
+    with numpy; `at_once` tells for each key group's batch whether it was)."""
     function = window_spec(Transcript("t", pipeline, []))
     if mode == "one_by_one":
         function.batches_by_window = False
@@ -86,32 +85,24 @@ def run(pipeline, steps, mode):
         function.batches_at_once = False
     else:
         assert function.batches_at_once and function.batch_aggregation is not None
-    stores = {}
-    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
-    operator = WindowOperator(function, backend, "w")
-    operator.open()
     at_once = []
-    if mode == "at_once":
-        add_at_once = operator._add_batch_at_once
-        operator._add_batch_at_once = lambda *args: at_once.append(add_at_once(*args)) or \
-            at_once[-1]
+    vectorized = WindowOperator.vectorized_groups
 
-    def step(records, watermark):
-        produced = []
-        for kg in range(4):
-            group = [r for r in records if backend.key_group_of(key_of(r[1])) == kg]
-            produced += process_key_group_batch(operator, kg, RecordColumns.of(group, key_of),
-                                               watermark, 0).records()
-            operator.release()
-        return [(tag or "", type(value).__name__, repr(value), ts) for _, tag, value, ts in produced
-                if tag in (None, LATE.tag_id)]
+    def counted(operator, *columns):
+        groups = vectorized(operator, *columns)
+        at_once.append(groups is not None)
+        return groups
 
+    monkeypatch.setattr(WindowOperator, "vectorized_groups", counted)
+    harness = KeyedOperatorHarness(function, key_of, max_parallelism=4)
     outputs = []
-    for elements, watermark in steps:
-        records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
-                   for i, (value, ts) in enumerate(elements)]
-        outputs.append(step(records, watermark))
-    outputs.append(step([], MAX_WATERMARK))
+    for elements, watermark in steps + [([], MAX_WATERMARK)]:
+        harness.process_micro_batch(elements, watermark)
+        outputs.append([(tag, type(value).__name__, repr(value), ts)
+                        for tag, produced in (("", harness.extract_outputs()),
+                                              (LATE.tag_id, harness.side_output(LATE)))
+                        for value, ts in produced])
+        harness.side_outputs.clear()
     return outputs, at_once
 
 
@@ -121,7 +112,7 @@ CASES = [(seed, kind) for seed in range(12)
 
 @pytest.mark.parametrize("aggregation", sorted(AGGREGATIONS))
 @pytest.mark.parametrize("seed,kind", CASES)
-def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind):
+def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind, monkeypatch):
     rng = random.Random(f"{aggregation}-{seed}-{kind}")
     shape = rng.choice(["row", "tuple", "number"])
     field = {"row": rng.choice(["amount", 1]), "tuple": 1, "number": 0}[shape]
@@ -134,10 +125,10 @@ def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind):
         return AGGREGATIONS[aggregation](windowed, field)
 
     steps = batches(rng, shape, kind)
-    expected, _ = run(pipeline, steps, "one_by_one")
+    expected, _ = run(pipeline, steps, "one_by_one", monkeypatch)
     assert sum(len(step) for step in expected) > 5  # windows fired
-    per_window, _ = run(pipeline, steps, "per_window")
-    at_once, used = run(pipeline, steps, "at_once")
+    per_window, _ = run(pipeline, steps, "per_window", monkeypatch)
+    at_once, used = run(pipeline, steps, "at_once", monkeypatch)
     assert at_once == per_window
     assert [sorted(step) for step in at_once] == [sorted(step) for step in expected]
     comparable = kind in ("ints", "floats") or (kind == "big_ints" and "sum" in aggregation) \

@@ -9,10 +9,8 @@ from tests.transcripts import functions as f
 from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import LATE, Transcript
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
-from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.window.operator import WindowOperator
-from weir.runtime.wire import AFTER_WATERMARK, MAX_WATERMARK, RecordColumns, make_seq
-from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
+from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
 PIPELINES = {
@@ -56,43 +54,35 @@ def one_by_one(pipeline, seed):
     return out
 
 
-def per_window(pipeline, seed, at_once):
-    stores = {}
-    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()), 4)
+def per_window(pipeline, seed, at_once, monkeypatch):
+    """The micro-batch path, key group by key group: each batch cut into (key, window)
+    groups in Python, or at once with numpy (`grouped`: whether each cut was)."""
     spec = window_spec(Transcript("t", pipeline, []))
     spec.batches_at_once = at_once
-    operator = WindowOperator(spec, backend, "w")
-    operator.open()
     grouped = []
-    add_at_once = operator._add_batch_at_once
-    operator._add_batch_at_once = lambda *args: grouped.append(add_at_once(*args)) or \
-        grouped[-1]
+    vectorized = WindowOperator.vectorized_groups
+
+    def counted(operator, *columns):
+        groups = vectorized(operator, *columns)
+        grouped.append(groups is not None)
+        return groups
+
+    monkeypatch.setattr(WindowOperator, "vectorized_groups", counted)
+    harness = KeyedOperatorHarness(spec, f.key_of, max_parallelism=4)
     out = []
-
-    def run(records, watermark):
-        produced = []
-        for kg in range(4):
-            group = [r for r in records if backend.key_group_of(r[1][0]) == kg]
-            produced += process_key_group_batch(operator, kg, RecordColumns.of(group, f.key_of),
-                                               watermark, 0).records()
-            operator.release()
-        return sorted(repr((value, ts)) for _, tag, value, ts in produced
-                      if tag in (None, LATE.tag_id))
-
-    for elements, watermark in batches(seed):
-        records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
-                   for i, (value, ts) in enumerate(elements)]
-        out.append(run(records, watermark))
-    out.append(run([], MAX_WATERMARK))
+    for elements, watermark in batches(seed) + [([], MAX_WATERMARK)]:
+        harness.process_micro_batch(elements, watermark)
+        out.append(sorted(map(repr, harness.extract_outputs() + harness.side_output(LATE))))
+        harness.side_outputs.clear()
     return out, grouped
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("at_once", [False, True])
-def test_per_window_batches_equal_one_by_one(name, seed, at_once):
+def test_per_window_batches_equal_one_by_one(name, seed, at_once, monkeypatch):
     expected = one_by_one(PIPELINES[name], seed)
     assert sum(len(step) for step in expected) > 10  # the case exercises firings
-    out, grouped = per_window(PIPELINES[name], seed, at_once)
+    out, grouped = per_window(PIPELINES[name], seed, at_once, monkeypatch)
     assert out == expected
     assert (grouped.count(True) > len(grouped) // 2) if at_once else grouped == []

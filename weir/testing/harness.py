@@ -1,7 +1,9 @@
 """KeyedOperatorHarness: drives a keyed operator without Spark, as Flink's test harnesses.
 
 Feed elements, advance the watermark and processing time, take a snapshot and restore it
-into a fresh operator between any two calls; read what the operator emitted.
+into a fresh operator between any two calls; read what the operator emitted. Elements go
+one by one (`process_element`, Flink's path) or a micro-batch at a time, key group by key
+group, as the engines run them (`process_micro_batch`).
 """
 
 import copy
@@ -11,9 +13,11 @@ from weir.runtime import adapters
 from weir.runtime.broadcast import BROADCAST_INPUT, BroadcastSpec
 from weir.runtime.interval_join import IntervalJoinSpec
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM
+from weir.runtime.keyed_batch import process_key_group_batch
 from weir.runtime.operator_factory import create_keyed_operator
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
 from weir.runtime.window.spec import WindowSpec
+from weir.runtime.wire import AFTER_WATERMARK, BEFORE_WATERMARK, RecordColumns, make_seq
 
 
 class KeyedOperatorHarness:
@@ -101,6 +105,33 @@ class KeyedOperatorHarness:
             self.operator.active_key_groups = (key_group,)
             self.operator.process_element(None, value, timestamp, self._emit, BROADCAST_INPUT)
         self.operator.flush()
+        return self
+
+    def process_micro_batch(self, elements, watermark=None, processing_time=None,
+                            before_watermark=()):
+        """One micro-batch as the engines run it (weir.runtime.keyed_batch), key group by
+        key group: the (value, timestamp) records of `before_watermark` (produced upstream
+        before the watermark's advance), then the timers due at `watermark` and
+        `processing_time` (None: the clock stays), then the (value, timestamp) records of
+        `elements`, as a batch. An operator of one input."""
+        if len(self.key_selectors) != 1:
+            raise TypeError("process_micro_batch drives an operator of one input; feed two "
+                            "inputs with process_element1/process_element2")
+        clock, select = self.operator.clock, self.key_selector
+        watermark = clock.watermark if watermark is None else watermark
+        processing_time = clock.processing_time if processing_time is None else processing_time
+        by_group = defaultdict(list)
+        for phase, items in ((BEFORE_WATERMARK, before_watermark), (AFTER_WATERMARK, elements)):
+            for counter, (value, timestamp) in enumerate(items):
+                key_group = self.operator.backend.key_group_of(select(value))
+                by_group[key_group].append((make_seq(phase, 0, counter), value, timestamp))
+        for key_group in sorted(set(by_group) | set(self.stores)):
+            records = RecordColumns.of(by_group.get(key_group, ()), select)
+            output = process_key_group_batch(self.operator, key_group, records, watermark,
+                                             processing_time)
+            self.operator.release()
+            for _, tag_id, value, timestamp in output.records():
+                self._emit(tag_id, value, timestamp)
         return self
 
     def process_watermark(self, watermark: int):

@@ -110,21 +110,34 @@ class WindowOperator(KeyedStreamOperator):
         results as one by one.
 
         With the event-time trigger, an element into a window that the watermark has not
-        passed only adds to the window and registers its timer. A key whose elements all go
-        to such windows gets them added per window, in order; other keys go element by
-        element. Over built-in event-time windows the batch is cut into (key, window)
-        groups at once (vectorized_windows), and a built-in aggregation is computed for the
-        whole batch (vectorized_aggregates): one Python step per window.
+        passed only adds to the window and registers its timer. So the batch is cut into
+        (key, window) groups, and each group is added to its window at once: one state
+        write and one timer per window. A key with late data (an element in a window the
+        watermark has passed, or in no window and beyond the allowed lateness) goes
+        element by element instead. Over built-in event-time windows the groups are cut
+        with numpy (vectorized_windows), and a built-in aggregation's partial results are
+        computed for the whole batch (vectorized_aggregates); otherwise per key in Python.
         """
         if not self.batches_by_window:
             super().process_batch(values, stamps, keys, emit)
             return
         self._emit = emit
-        if not (self.batches_at_once and values
-                and self._call(self._add_batch_at_once, values, stamps, keys)):
-            self._call(self._add_batch_per_window, values, stamps, keys)
+        if values:
+            self._call(self._add_batch, values, stamps, keys)
 
-    def _add_batch_per_window(self, values, stamps, keys):
+    def _add_batch(self, values, stamps, keys):
+        groups = self.vectorized_groups(values, stamps, keys) if self.batches_at_once else None
+        if groups is None:
+            groups = self.groups_per_key(values, stamps, keys)
+        for key, late_items, updates in groups:
+            if late_items is None:
+                self._store_windows(key, updates)
+            else:
+                self._one_by_one(key, late_items)
+
+    def groups_per_key(self, values, stamps, keys):
+        """(key, None, [(window, add, its elements)]) per key in arrival order, or (key,
+        its items, None) for a key with late data: any assigner, in Python."""
         by_key: dict = {}
         for key, value, timestamp in zip(keys, values, stamps):
             items = by_key.get(key)
@@ -133,28 +146,26 @@ class WindowOperator(KeyedStreamOperator):
             else:
                 items.append((value, timestamp))
         for key, items in by_key.items():
-            self._process_key_batch(key, items)
+            yield self._key_groups(key, items)
 
-    def _process_key_batch(self, key, items):
+    def _key_groups(self, key, items):
         watermark = self.clock.watermark
         assign, context = self.assigner.assign_windows, self.assigner_ctx
         by_window: dict = {}
         for value, timestamp in items:
             windows = assign(value, timestamp, context)
             if not windows and timestamp + self.allowed_lateness <= watermark:
-                self._one_by_one(key, items)  # late, in no window: counted
-                return
+                return key, items, None  # late, in no window: counted
             for window in windows:
                 if window.max_timestamp() <= watermark:
-                    self._one_by_one(key, items)
-                    return
+                    return key, items, None
                 elements = by_window.get(window)
                 if elements is None:
                     by_window[window] = [(value, timestamp)]
                 else:
                     elements.append((value, timestamp))
-        self._store_windows(key, [(window, self._add_all, elements)
-                                  for window, elements in by_window.items()])
+        return key, None, [(window, self._add_all, elements)
+                           for window, elements in by_window.items()]
 
     def _add_all(self, stored, elements):
         add = self.contents.add
@@ -163,18 +174,18 @@ class WindowOperator(KeyedStreamOperator):
         return stored
 
     def _one_by_one(self, key, items):
-        """A key's items element by element: it has late data (an element in a window the
-        watermark has passed, or in no window and beyond the allowed lateness)."""
+        """A key's items element by element (it has late data)."""
         self.select_key(key)
         for value, timestamp in items:
             self._process_element(value, timestamp)
 
-    def _add_batch_at_once(self, values, stamps, keys) -> bool:
-        """The batch through vectorized_windows/vectorized_aggregates; False (nothing done) where
-        those cannot give the element-by-element results."""
+    def vectorized_groups(self, values, stamps, keys):
+        """The groups of groups_per_key, cut with numpy, keys in order of first arrival;
+        None where vectorized_windows/vectorized_aggregates cannot give the element-by-
+        element results (an assigner that is not a built-in one)."""
         assigned = assign_vectorized_windows(self.assigner, stamps)
         if assigned is None:
-            return False
+            return None
         key_ids, unique_keys = key_ids_of(keys)
         groups = group_windows(key_ids, len(unique_keys), assigned, self.assigner.size,
                                self.clock.watermark, self.allowed_lateness)
@@ -184,23 +195,23 @@ class WindowOperator(KeyedStreamOperator):
         else:  # the user's functions add each group's elements, in order
             partials, combine = _group_items(values, stamps, groups), self._add_all
         if partials is None:
-            return False
+            return None
         late_items = self._late_items(groups.late_keys, key_ids, values, stamps)
         size = self.assigner.size
         order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
-        starts, index = groups.starts.tolist(), 0
+        starts, index, result = groups.starts.tolist(), 0, []
         for key_id, key in enumerate(unique_keys):
             end = index
             while end < len(order) and group_keys[end] == key_id:
                 end += 1
             if key_id in late_items:
-                self._one_by_one(key, late_items[key_id])
+                result.append((key, late_items[key_id], None))
             else:
-                self._store_windows(key, [
+                result.append((key, None, [
                     (TimeWindow(starts[g], starts[g] + size), combine, partials[order[g]])
-                    for g in range(index, end)])
+                    for g in range(index, end)]))
             index = end
-        return True
+        return result
 
     @staticmethod
     def _late_items(late_keys, key_ids, values, stamps):
