@@ -36,11 +36,7 @@ def unique_key(rank):
     node, names = rank.input, [c.name for c in rank.input.columns]
     origins = {name: name for name in names}  # (input column -> the aggregate's column)
     while isinstance(node, logical.Calc):
-        inner = {}
-        for column, expr in zip(node.columns, node.projections):
-            while expr.op == "alias":
-                expr = expr.args[0]
-            inner[column.name] = expr.args[0] if expr.op == "col" else None
+        inner = logical.passed_columns(node)
         origins = {n: inner.get(o) if o is not None else None for n, o in origins.items()}
         node = node.input
     if not isinstance(node, logical.Aggregate) or node.table_aggregate is not None \

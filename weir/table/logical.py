@@ -7,7 +7,7 @@ output may hold anything but inserts, which the operators above it must then han
 """
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import AGGREGATES, Expression
@@ -116,6 +116,20 @@ class Calc(Node):
     def describe(self):
         where = "" if self.condition is None else f", where=[{_show(self.condition)}]"
         return f"Calc(select=[{', '.join(c.name for c in self.columns)}]{where})"
+
+
+def passed_column(expr: Expression, through: Tuple[str, ...] = ("alias",)) -> Optional[str]:
+    """The input column `expr` passes on unchanged, seen through aliases (and the other
+    wrappers in `through`, e.g. a cast), else None: the lineage of one output column."""
+    while expr.op in through:
+        expr = expr.args[0]
+    return expr.args[0] if expr.op == "col" else None
+
+
+def passed_columns(calc: Calc, through: Tuple[str, ...] = ("alias",)) -> Dict[str, Optional[str]]:
+    """{output column: the input column it passes on unchanged, or None} of a Calc."""
+    return {column.name: passed_column(expr, through)
+            for column, expr in zip(calc.columns, calc.projections)}
 
 
 @dataclass

@@ -45,7 +45,7 @@ def _moved_below(calc, rows, time):
     kept = []
     for column, expr in zip(calc.columns, calc.projections):
         names = _columns_of(expr)
-        if column.name in WINDOW_NAMES and _bare(expr) == column.name:
+        if column.name in WINDOW_NAMES and logical.passed_column(expr) == column.name:
             continue  # (the window's, passed on: the session gives it)
         if names & set(WINDOW_NAMES):
             not_supported(f"'{column.name}' computed from a SESSION window's columns "
@@ -56,17 +56,10 @@ def _moved_below(calc, rows, time):
     outputs = {c.name: e for c, e in zip(calc.columns, calc.projections)}
     if time not in outputs:
         kept.append(col(time))
-    elif _bare(outputs[time]) != time:
+    elif logical.passed_column(outputs[time]) != time:
         kept.append(col(time).alias("$session_time"))
         time = "$session_time"
     return logical.project(rows, kept, calc.condition), time
-
-
-def _bare(expr):
-    """The column an expression passes on unchanged (through aliases), else None."""
-    while expr.op == "alias":
-        expr = expr.args[0]
-    return expr.args[0] if expr.op == "col" else None
 
 
 def _columns_of(expr) -> set:

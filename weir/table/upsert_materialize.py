@@ -60,12 +60,11 @@ def upsert_keys(node) -> list:
 
 
 def _through_projection(calc, keys) -> list:
-    passed = {}  # input column -> the first output column passing it on unchanged
-    for column, expr in zip(calc.columns, calc.projections):
-        while expr.op in ("alias", "cast"):  # (a cast to the sink's type keeps a key)
-            expr = expr.args[0]
-        if expr.op == "col":
-            passed.setdefault(expr.args[0], column.name)
+    passed: dict = {}  # input column -> the first output column passing it on unchanged
+    # (a cast to the sink's type keeps a key)
+    for name, source in logical.passed_columns(calc, ("alias", "cast")).items():
+        if source is not None:
+            passed.setdefault(source, name)
     return [frozenset(passed[name] for name in key) for key in keys
             if all(name in passed for name in key)]
 
