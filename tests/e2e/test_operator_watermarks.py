@@ -95,7 +95,7 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     makes them again), only ever forward, and a batch that moves one reads one more split
     that tells every key group of that operator."""
     from weir.runtime.sources import CollectionReader
-    from weir.runtime.wire import OWN
+    from weir.runtime.wire import Control
     from weir.spark.source import (IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader,
                                    WeirStreamReader)
 
@@ -111,5 +111,5 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     assert [s.splits for s in splits] == [[("own", {"window": 5099})]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"], r["_ts"]) for r in rows] == [
-        ("window", kg, OWN, 5099) for kg in range(4)]
+        ("window", kg, Control.OWN, 5099) for kg in range(4)]
     assert reader.partitions(end, end) == []

@@ -7,8 +7,7 @@ from weir.common import Duration, WatermarkStrategy
 from weir.control.plane import ControlPlane
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
 from weir.plan.physical import compile_plan
-from weir.runtime.wire import (FINISHED, IDLE, METRICS, SEEN, TIMERS, WATERMARK,
-                               REPORT_SEPARATOR)
+from weir.runtime.wire import REPORT_SEPARATOR, Channel, Control, DueTimer
 
 
 class Echo(KeyedProcessFunction):
@@ -60,13 +59,13 @@ def test_the_job_watermark_is_the_least_group_watermark_and_never_goes_back():
     control = ControlPlane(plan, Clock())
     a, b = _group_of(plan, 0), _group_of(plan, 1)
     assert control.job_watermark() == 0  # no timestamp yet
-    control.see(a, SEEN, 1000)
+    control.see(a, Control.SEEN, 1000)
     assert control.job_watermark() == 989  # b has no timestamp: it does not count
-    control.see(b, SEEN, 700)
+    control.see(b, Control.SEEN, 700)
     assert control.job_watermark() == 989  # b's 599 is behind: the watermark stays
-    control.see(b, SEEN, 1200)
+    control.see(b, Control.SEEN, 1200)
     assert control.job_watermark() == 989  # a's holds it
-    control.see(a, SEEN, 1500)
+    control.see(a, Control.SEEN, 1500)
     assert control.job_watermark() == 1099  # b's 1200 - 101
 
 
@@ -74,9 +73,9 @@ def test_an_operator_some_group_does_not_reach_follows_its_own_groups():
     plan = _plan(_two_groups)
     control = ControlPlane(plan, Clock())
     a, b = _group_of(plan, 0), _group_of(plan, 1)
-    control.observe(WATERMARK, b, _report(SEEN, 300))
+    control.observe(Channel.WATERMARK, b, _report(Control.SEEN, 300))
     assert control.advance_own_watermarks() == {}  # a has no timestamp yet
-    control.observe(WATERMARK, a, _report(SEEN, 2000))
+    control.observe(Channel.WATERMARK, a, _report(Control.SEEN, 2000))
     assert control.advance_own_watermarks() == {"a-only": 1989}
     assert control.watermark_of("a-only", 5) == 1989 and control.watermark_of("both", 5) == 5
     assert control.advance_own_watermarks() == {}  # nothing moved
@@ -88,15 +87,15 @@ def test_an_idle_group_is_announced_on_the_clock_during_and_between_batches():
     clock = Clock(0)
     control = ControlPlane(plan, clock)
     a, b = _group_of(plan, 0), _group_of(plan, 1)
-    control.see(a, SEEN, 500)
-    control.see(b, SEEN, 40)
+    control.see(a, Control.SEEN, 500)
+    control.see(b, Control.SEEN, 40)
     clock.now_ms = 100
     assert control.end_batch() is None  # b produced 0 ms ago
     clock.now_ms = 399
     assert control.idle_between_batches() is None  # 299 ms: not yet
     clock.now_ms = 400
     assert control.idle_between_batches() == {b: 500 - 11 + 101}  # a's watermark, in b's
-    control.see(b, IDLE, 590)  # read back in the next batch: not activity
+    control.see(b, Control.IDLE, 590)  # read back in the next batch: not activity
     assert control.job_watermark() == 489
     clock.now_ms = 500
     assert control.end_batch() is None  # a has not moved
@@ -114,7 +113,8 @@ def test_processing_time_ticks_follow_the_reported_timers_and_a_restart_ticks_at
     for control in (fresh, restored):
         for key_group in range(plan.max_parallelism):
             earliest = 5000 if key_group == 7 else None
-            assert control.observe(TIMERS, 0, pickle.dumps(("t", key_group, earliest)))
+            due = pickle.dumps(DueTimer("t", key_group, earliest))
+            assert control.observe(Channel.TIMERS, 0, due)
     assert fresh.next_tick() == 5000 and restored.next_tick() == 5000  # all reported
     assert not fresh.processing_timer_due()
     clock.now_ms = 5000
@@ -124,7 +124,7 @@ def test_processing_time_ticks_follow_the_reported_timers_and_a_restart_ticks_at
 def test_ends_of_input_are_counted_and_other_rows_are_not_taken():
     plan = _plan(_two_groups)
     control = ControlPlane(plan, Clock())
-    assert control.observe(FINISHED, 1, None) and not control.input_ended()
-    assert control.observe(FINISHED, 0, None) and control.input_ended()
-    assert not control.observe(METRICS, 0, pickle.dumps({}))
+    assert control.observe(Channel.FINISHED, 1, None) and not control.input_ended()
+    assert control.observe(Channel.FINISHED, 0, None) and control.input_ended()
+    assert not control.observe(Channel.METRICS, 0, pickle.dumps({}))
     assert not control.observe("sink-0", 0, b"")

@@ -15,7 +15,7 @@ from weir.datastream.formats.parquet import ParquetBulkWriters
 from weir.runtime.connectors.file_sink import (BucketContext, DateTimeBucketAssigner,
                                                FileSinkSpec, java_to_strftime)
 from weir.runtime.connectors.sink_base import write_task_rows
-from weir.runtime.wire import COMMITS, METRICS, dumps, loads
+from weir.runtime.wire import Channel, dumps, loads
 
 
 def files_under(base):
@@ -177,7 +177,7 @@ def test_task_rows_carry_committables_and_counts_to_the_driver(tmp_path):
     out = [row for passed in write_task_rows({"files": spec}, "job", 5, 2, iter(rows))
            for row in passed]
     assert out[0] == ("other", 0, b"x")
-    assert [row[0] for row in out[1:]] == [COMMITS, METRICS]
+    assert [row[0] for row in out[1:]] == [Channel.COMMITS, Channel.METRICS]
     committables = loads(out[1][2])["files"]
     assert [os.path.basename(f) for _, f in committables] == ["part-job-files-0000000005-2-0.json"]
     assert loads(out[2][2]) == {"files.numRecordsIn": 3, "files.subtask.0.numRecordsIn": 1,

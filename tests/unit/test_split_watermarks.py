@@ -13,6 +13,7 @@ from weir.datastream.functions import ProcessWindowFunction
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.common import SimpleStringSchema
 from weir.runtime.connectors.kafka_source import KafkaReader, split_partition_key
+from weir.runtime.wire import SplitMark
 from weir.runtime.split_watermarks import (NO_MARKS, UNCONSTRAINED, SplitMarks, floor,
                                            merged, source_watermark)
 
@@ -57,9 +58,9 @@ def test_marks_never_go_back_and_idleness_is_the_drivers_latest():
 
 def test_the_driver_marks_partitions_idle_after_the_timeout_without_records():
     marks = SplitMarks({"kafka": 100, "other": None}, now_ms=1_000)
-    marks.observe(("kafka", "t:0", 5_000), now_ms=1_050)
-    marks.observe(("kafka", "t:0", 4_000), now_ms=1_060)
-    marks.observe(("other", "t:0", 9), now_ms=1_060)
+    marks.observe(SplitMark("kafka", "t:0", 5_000), now_ms=1_050)
+    marks.observe(SplitMark("kafka", "t:0", 4_000), now_ms=1_060)
+    marks.observe(SplitMark("other", "t:0", 9), now_ms=1_060)
     assert marks.announcement("kafka", 1_099) == _marks({"t:0": 5_000})
     assert marks.announcement("kafka", 1_100) == _marks({"t:0": 5_000}, unseen_idle=True)
     assert marks.announcement("kafka", 1_160) == _marks({"t:0": 5_000}, idle=["t:0"],

@@ -15,10 +15,11 @@ idle), and since what it announced never exceeds the job's watermark, it holds t
 watermark again from its first new record on, as Flink's does.
 """
 
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional, Sequence, Set
 
+from weir.plan.physical import PhysicalPlan, WatermarkGroup
 from weir.runtime.watermark_valve import valve
-from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, IDLE
+from weir.runtime.wire import END_OF_INPUT_THRESHOLD, END_OF_INPUT_TS, Control
 
 
 class WatermarkGroupTracker:
@@ -26,22 +27,22 @@ class WatermarkGroupTracker:
     produced records, and the watermark announced for it while idle (the operators' own
     watermarks, weir.control.watermarks, follow the largest timestamps too)."""
 
-    def __init__(self, groups, now_ms: int):
+    def __init__(self, groups: Sequence[WatermarkGroup], now_ms: int) -> None:
         self.groups = groups  # [WatermarkGroup], by index
         self.largest: Dict[int, int] = {}
         self.active_at = {index: now_ms for index in range(len(groups))}
         self.announced: Dict[int, int] = {}
-        self.idle: frozenset = frozenset()  # the groups idle when last checked
-        self._active: set = set()
+        self.idle: frozenset[int] = frozenset()  # the groups idle when last checked
+        self._active: Set[int] = set()
 
     @staticmethod
-    def needed(groups) -> bool:
+    def needed(groups: Iterable[WatermarkGroup]) -> bool:
         """Whether any group can become idle (the driver then also checks for idle groups
         between micro-batches)."""
         return any(group.idleness_ms is not None for group in groups)
 
     @staticmethod
-    def tracks(plan) -> bool:
+    def tracks(plan: PhysicalPlan) -> bool:
         """Whether the driver tracks the groups of `plan`: some can become idle, or some
         operator has a watermark of its own (weir.control.watermarks)."""
         return WatermarkGroupTracker.needed(plan.watermark_groups) or bool(plan.own_watermarks)
@@ -50,7 +51,7 @@ class WatermarkGroupTracker:
         """A watermark row of `group` read in this micro-batch (an announcement made for an
         idle group is not activity)."""
         self.largest[group] = max(self.largest.get(group, timestamp), timestamp)
-        if control != IDLE:
+        if control != Control.IDLE:
             self._active.add(group)
 
     def end_batch(self, now_ms: int) -> Optional[Dict[int, int]]:

@@ -20,13 +20,13 @@ Spark's driver writes them to files that its sources read into their next offset
 """
 
 import time
-from typing import Callable, Dict, Optional, Set, Tuple
+from typing import Any, Callable, Collection, Dict, Optional, Set, Tuple
 
 from weir.control.idleness import WatermarkGroupTracker
 from weir.control.watermarks import OwnWatermarks
+from weir.plan.physical import PhysicalPlan
 from weir.runtime.split_watermarks import SplitMarks
-from weir.runtime.wire import (FINISHED, SPLIT_WATERMARKS, TIMERS, WATERMARK, loads,
-                               read_watermark_report)
+from weir.runtime.wire import Channel, DueTimer, loads, read_watermark_report
 
 
 def wall_clock_ms() -> int:
@@ -36,7 +36,8 @@ def wall_clock_ms() -> int:
 class ControlPlane:
     """The control state of one run of a job (`restoring`: it resumes a checkpoint)."""
 
-    def __init__(self, plan, clock: Callable[[], int] = wall_clock_ms, restoring=False):
+    def __init__(self, plan: PhysicalPlan, clock: Callable[[], int] = wall_clock_ms,
+                 restoring: bool = False) -> None:
         self.plan = plan
         self.clock = clock
         now = clock()
@@ -59,15 +60,15 @@ class ControlPlane:
     def observe(self, to: str, index: int, blob: bytes) -> bool:
         """Takes a control row that reached the driver ((to, kg, payload): kg is the
         watermark group or the source's number); False for any other row."""
-        if to == WATERMARK:
+        if to == Channel.WATERMARK:
             self.see(index, *read_watermark_report(blob))
-        elif to == SPLIT_WATERMARKS:
+        elif to == Channel.SPLIT_WATERMARKS:
             assert self.split_marks is not None  # (only partitioned sources report marks)
             self.split_marks.observe(loads(blob), self.clock())
-        elif to == TIMERS:
-            uid, key_group, earliest = loads(blob)
-            self.processing_timers[uid, key_group] = earliest
-        elif to == FINISHED:
+        elif to == Channel.TIMERS:
+            due: DueTimer = loads(blob)
+            self.processing_timers[due.uid, due.key_group] = due.earliest
+        elif to == Channel.FINISHED:
             self.finished.add(index)
         else:
             return False
@@ -97,7 +98,7 @@ class ControlPlane:
         """The operators' own watermarks that moved ({uid: watermark})."""
         if not self.own_watermarks:
             return {}
-        idle = self.groups.idle if self.groups is not None else ()
+        idle: Collection[int] = self.groups.idle if self.groups is not None else ()
         return self.own_watermarks.advance(self.largest, idle)
 
     def own_watermarks_so_far(self) -> Dict[str, int]:
@@ -118,13 +119,13 @@ class ControlPlane:
         timeouts = [g.idleness_ms for g in self.plan.watermark_groups if g.idleness_ms]
         return min(1.0, max(0.02, min(timeouts) / 4000)) if timeouts else None
 
-    def marks(self) -> Optional[dict]:
+    def marks(self) -> Optional[Dict[str, Dict[str, Any]]]:
         """Every partitioned source's partitions' marks now (None: the job has none)."""
         if self.split_marks is None:
             return None
         return self.split_marks.announcements(self.clock())
 
-    def marks_of(self, uid: str) -> dict:
+    def marks_of(self, uid: str) -> Dict[str, Any]:
         """The marks of partitioned source `uid`'s partitions now."""
         assert self.split_marks is not None  # (`uid` is a partitioned source)
         return self.split_marks.announcement(uid, self.clock())

@@ -25,7 +25,7 @@ with `with_idleness`), as in Flink.
 from typing import Dict, Iterable, Optional
 
 from weir.runtime.watermark_valve import WAITS, holding, valve
-from weir.runtime.wire import END_OF_INPUT_TS
+from weir.runtime.wire import END_OF_INPUT_TS, SplitMark
 
 NO_MARKS: dict = {"marks": {}, "idle": [], "unseen_idle": False}
 UNCONSTRAINED = END_OF_INPUT_TS  # a floor no other partition holds back
@@ -83,9 +83,9 @@ class SplitMarks:
         self.marks: Dict[str, Dict[str, int]] = {uid: {} for uid in idleness}
         self.active_at: Dict[str, Dict[str, int]] = {uid: {} for uid in idleness}
 
-    def observe(self, report, now_ms: int) -> None:
-        """A task's report (source uid, partition, largest timestamp of its split)."""
-        uid, key, largest = report
+    def observe(self, report: SplitMark, now_ms: int) -> None:
+        """A task's report: the largest timestamp read from one split."""
+        uid, key, largest = report.source_uid, report.partition, report.largest
         marks = self.marks[uid]
         marks[key] = max(largest, marks.get(key, largest))
         self.active_at[uid][key] = now_ms

@@ -47,46 +47,79 @@ blob (`encode_pages`).
 
 import pickle
 from collections import defaultdict
+from enum import StrEnum
 from functools import partial
 from itertools import repeat
 from operator import is_not
-from typing import Optional, cast
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional, Sequence,
+                    Union, cast)
 
 from weir.common.row import pack_rows
 from weir.runtime import pickling
 from weir.runtime.errors import MARKER, UserFunctionError
 
-# -- rows ------------------------------------------------------------------------------
-WATERMARK = "\x00watermark"
-METRICS = "\x00metrics"
-FINISHED = "\x00finished"
-OPERATOR_STATE = "\x00operator_state"
-PRINTED = "\x00printed"  # what user functions printed in a task (payload: the text), for the
-                         # driver's standard output in a local run (weir.task.printing)
-TIMERS = "\x00timers"
-COMMITS = "\x00commits"  # {sink uid: committables} a task prepared for the driver
-SPLIT_WATERMARKS = "\x00split_watermarks"  # (source uid, partition, largest timestamp) of
-                                          # a split read (weir.runtime.split_watermarks)
+if TYPE_CHECKING:
+    from weir.runtime.metrics import Report
 
-END = "end"        # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
-SEEN = "seen"      # the largest timestamp a watermark assigner saw (ts), to WATERMARK
-ANNOUNCE = "wm"    # a scripted source's watermark for the next batch (ts), to WATERMARK
-IDLE = "idle"      # the largest timestamp announced for an idle watermark group (ts), to
-                   # WATERMARK (weir.control.idleness)
-TICK = "tick"      # wakes a key group without input (ts: a scripted clock or None)
-OWN = "own"        # the operator's own watermark (ts), to every key group of an operator
-                   # that some watermark group does not reach (weir.control.watermarks)
-METRIC = "metric"  # operator metric increments (payload), to METRICS
-ENDED = "ended"    # source number `kg` read its last record: to every key group of each
-                   # keyed operator downstream (ts: the source's number), and to FINISHED
-DUE = "due"        # a key group's earliest processing-time timer after the batch (payload
-                   # (uid, key group, time or None)), to TIMERS: a stream without input
-                   # still gets a micro-batch when it is due
-PRINT = "print"    # printed text (payload), to PRINTED
-SNAPSHOT = "snapshot"  # an operator state snapshot (payload {(uid, instance index):
-                      # (checkpoints, snapshot)}), to OPERATOR_STATE: kept for a restart
+# -- rows ------------------------------------------------------------------------------
+class Channel(StrEnum):
+    """The `to` of a row for the driver (or, for WATERMARK, for the engine's watermark):
+    what the driver does with it. Members are strs: they travel in Spark's string
+    columns as they are."""
+
+    WATERMARK = "\x00watermark"  # watermark rows: END, SEEN, ANNOUNCE, IDLE
+    METRICS = "\x00metrics"  # METRIC rows
+    FINISHED = "\x00finished"  # ENDED rows (kg: the source's number)
+    OPERATOR_STATE = "\x00operator_state"  # SNAPSHOT rows: kept for a restart
+    PRINTED = "\x00printed"  # PRINT rows, for the driver's standard output in a local run
+    TIMERS = "\x00timers"  # DUE rows
+    COMMITS = "\x00commits"  # {sink uid: committables} a task prepared for the driver
+    SPLIT_WATERMARKS = "\x00split_watermarks"  # SEEN rows with a SplitMark payload
+
+
+class Control(StrEnum):
+    """A control row's kind (its `control` field), with what its `ts` and payload carry."""
+
+    END = "end"  # the end of a bounded source (ts: END_OF_INPUT_TS), to WATERMARK
+    SEEN = "seen"  # the largest timestamp a watermark assigner saw (ts), to WATERMARK; a
+    #                split's (payload: SplitMark), to SPLIT_WATERMARKS
+    ANNOUNCE = "wm"  # a scripted source's watermark for the next batch (ts), to WATERMARK
+    IDLE = "idle"  # the largest timestamp announced for an idle watermark group (ts), to
+    #                WATERMARK (weir.control.idleness)
+    TICK = "tick"  # wakes a key group without input (ts: a scripted clock or None)
+    OWN = "own"  # the operator's own watermark (ts), to every key group of an operator
+    #              that some watermark group does not reach (weir.control.watermarks)
+    METRIC = "metric"  # operator metric increments (payload {"<uid>.<metric>": n}), to METRICS
+    ENDED = "ended"  # source number `kg` read its last record: to every key group of each
+    #                  keyed operator downstream (ts: the source's number), and to FINISHED
+    DUE = "due"  # a key group's earliest processing-time timer after the batch (payload:
+    #              DueTimer), to TIMERS: a stream without input still gets a micro-batch
+    #              when it is due
+    PRINT = "print"  # printed text (payload), to PRINTED
+    SNAPSHOT = "snapshot"  # an operator state snapshot (payload {(uid, instance index):
+    #                        (checkpoints, snapshot)}), to OPERATOR_STATE
+
+
+class DueTimer(NamedTuple):
+    """A DUE row's payload: a key group's earliest processing-time timer (None: none)."""
+
+    uid: str
+    key_group: int
+    earliest: Optional[int]
+
+
+class SplitMark(NamedTuple):
+    """A SEEN row's payload to SPLIT_WATERMARKS: the largest timestamp read from one
+    split (partition) of a partitioned source (weir.runtime.split_watermarks)."""
+
+    source_uid: str
+    partition: str  # its key (e.g. "topic:partition")
+    largest: int
+
 
 COLUMNS = ("_to", "_in", "_kg", "_ctl", "_b", "_ts")
+# A row as a producer builds it (see COLUMNS): to, input, kg, control, payload, ts.
+WireRow = tuple[str, int, int, Optional[Control], Optional[bytes], Optional[int]]
 # A source reads at most this many records at a time, and a bundle holds at most this many:
 # a key group gets one bundle per chunk a source task reads, and Spark hands every bundle
 # to the keyed stage as a row of its own, converted cell by cell (~27 rows per key group
@@ -111,7 +144,7 @@ END_OF_INPUT_THRESHOLD = 8_000_000_000_000_000
 REPORT_SEPARATOR = ":"
 
 
-def read_watermark_report(payload: bytes):
+def read_watermark_report(payload: bytes) -> tuple[str, int]:
     """(control, timestamp) of a watermark row's payload at the driver."""
     control, _, timestamp = payload.decode().rpartition(REPORT_SEPARATOR)
     return control, int(timestamp)
@@ -156,12 +189,13 @@ OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.con
 TYPES_PAGE = -9          # the declared types of its keyed states (weir.runtime.state.evolution)
 
 
-def encode_pages(pages: dict) -> bytes:
+def encode_pages(pages: dict[int, bytes]) -> bytes:
     """All pages of a key group as one blob, tagged with the page format version."""
     return pickle.dumps((PAGE_FORMAT_VERSION, pages), protocol=5)
 
 
-def decode_pages(blob: bytes) -> dict:
+def decode_pages(blob: bytes) -> dict[int, bytes]:
+    pages: dict[int, bytes]
     version, pages = pickle.loads(blob)
     if version != PAGE_FORMAT_VERSION:
         raise ValueError(f"state was written with page format {version}; this weir reads "
@@ -170,14 +204,16 @@ def decode_pages(blob: bytes) -> dict:
 
 
 # -- building rows ---------------------------------------------------------------------
-def _bundle(seq: int, values: list, stamps, keys=None):
+def _bundle(seq: int, values: list[Any], stamps: Optional[list[Optional[int]]],
+            keys: Optional[list[Any]] = None) -> tuple[bytes, Optional[int]]:
     """A data row's payload and largest timestamp (`stamps` None: no record has one).
     Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record; named
     rows of one kind go as columns too (weir.common.row.pack_rows)."""
     packed = pack_rows(values) or values
     if stamps is None or stamps.count(None) == len(stamps):
         return pickling.dumps((seq, packed, None, keys)), None
-    largest = max(filter(partial(is_not, None), stamps), default=None)
+    # (is_not None leaves ints: filter does not narrow through a partial)
+    largest = max(filter(partial(is_not, None), stamps), default=None)  # type: ignore[type-var]
     return pickling.dumps((seq, packed, stamps, keys)), largest
 
 
@@ -187,7 +223,8 @@ class _Columns:
 
     __slots__ = ("seq", "values", "stamps", "keys")
 
-    def __init__(self, seq: int, values: list, stamps, keys=None):
+    def __init__(self, seq: int, values: list[Any], stamps: Optional[list[Optional[int]]],
+                 keys: Optional[list[Any]] = None) -> None:
         self.seq, self.values, self.stamps, self.keys = seq, values, stamps, keys
 
 
@@ -196,18 +233,26 @@ class _Pickled:
 
     __slots__ = ("blob", "ts")
 
-    def __init__(self, blob: bytes, ts):
+    def __init__(self, blob: bytes, ts: Optional[int]) -> None:
         self.blob, self.ts = blob, ts
+
+
+# What a Bundler collects: (to, input, kg, control, payload); the payload a bundle's
+# records (_Columns, or _Pickled for many key groups) for data (control None), else a
+# control's (extra payload, ts).
+_Entry = tuple[str, int, int, Optional[Control], Union["_Columns", "_Pickled",
+                                                        tuple[Any, Optional[int]]]]
 
 
 class Bundler:
     """Collects records into bundles, one per (target, input, key group), and controls."""
 
-    def __init__(self):
-        self.done = []
+    def __init__(self) -> None:
+        self.done: list[_Entry] = []
 
-    def add_all(self, to: str, input_label: int, key_groups, first_seq: int, values: list,
-                stamps: list, key_group=0, keys=None) -> None:
+    def add_all(self, to: str, input_label: int, key_groups: Optional[Sequence[int]],
+                first_seq: int, values: list[Any], stamps: list[Optional[int]],
+                key_group: int = 0, keys: Optional[list[Any]] = None) -> None:
         """Adds records for `to` (order keys from `first_seq` on, values and their
         timestamps), each to its key group (key_groups None: all to `key_group`; for a
         sink, the producing subtask); `keys`: each record's key, for a keyed input."""
@@ -217,7 +262,7 @@ class Bundler:
                 self.done.append((to, input_label, key_group, None, _Columns(
                     first_seq + start, values[start:end], stamps[start:end])))
             return
-        positions = defaultdict(list)
+        positions: defaultdict[int, list[int]] = defaultdict(list)
         for position, group in enumerate(key_groups):
             positions[group].append(position)
         value_at = values.__getitem__
@@ -230,7 +275,8 @@ class Bundler:
             for kg, at in positions.items())
 
     def add_to_every_key_group(self, to: str, input_label: int, key_groups: int,
-                               first_seq: int, values: list, stamps: list) -> None:
+                               first_seq: int, values: list[Any],
+                               stamps: list[Optional[int]]) -> None:
         """Adds records for every key group of `to` (a broadcast input), pickled once."""
         for start in range(0, len(values), MAX_BUNDLE_RECORDS):
             end = min(start + MAX_BUNDLE_RECORDS, len(values))
@@ -238,28 +284,30 @@ class Bundler:
                                         stamps[start:end]))
             self.done.extend((to, input_label, kg, None, pickled) for kg in range(key_groups))
 
-    def add_control(self, to: str, kind: str, ts=None, payload=None) -> None:
+    def add_control(self, to: Channel, kind: Control, ts: Optional[int] = None,
+                    payload: Any = None) -> None:
         self.done.append((to, 0, 0, kind, (payload, ts)))
 
-    def add_ticks(self, uid: str, key_groups: int, clock=None) -> None:
+    def add_ticks(self, uid: str, key_groups: int, clock: Optional[int] = None) -> None:
         """A tick for every key group of operator `uid`; `clock` a scripted time, if any."""
-        self.done.extend((uid, 0, kg, TICK, (None, clock)) for kg in range(key_groups))
+        self.done.extend((uid, 0, kg, Control.TICK, (None, clock)) for kg in range(key_groups))
 
     def add_ends(self, uid: str, key_groups: int, source: int) -> None:
         """Source number `source` ended: tells every key group of operator `uid`."""
-        self.done.extend((uid, 0, kg, ENDED, (None, source)) for kg in range(key_groups))
+        self.done.extend((uid, 0, kg, Control.ENDED, (None, source)) for kg in range(key_groups))
 
     def add_finished(self, source: int) -> None:
         """Tells the driver that source number `source` ended."""
-        self.done.append((FINISHED, 0, source, ENDED, (None, source)))
+        self.done.append((Channel.FINISHED, 0, source, Control.ENDED, (None, source)))
 
-    def add_metrics(self, counts: dict) -> None:
+    def add_metrics(self, counts: dict[str, "Report"]) -> None:
         if counts:
-            self.add_control(METRICS, METRIC, payload=counts)
+            self.add_control(Channel.METRICS, Control.METRIC, payload=counts)
 
-    def rows(self) -> list:
+    def rows(self) -> list[WireRow]:
         """Everything added so far as rows (see COLUMNS); the bundler is then empty."""
-        rows: list
+        rows: list[WireRow]
+        payload: Any  # by control: a _Pickled or _Columns (None) or (extra, ts) (see _Entry)
         done, self.done, rows = self.done, [], []
         for to, input_label, key_group, control, payload in done:
             if type(payload) is _Pickled:
@@ -273,7 +321,7 @@ class Bundler:
         return rows
 
 
-def _record_bundle(to: str, columns: _Columns):
+def _record_bundle(to: str, columns: _Columns) -> tuple[bytes, Optional[int]]:
     """A data row's payload and largest timestamp; records that cannot be pickled fail
     with one error naming the operator they were for and their types."""
     try:
@@ -292,8 +340,8 @@ class RecordColumns:
 
     __slots__ = ("values", "stamps", "keys", "inputs", "first_after_watermark")
 
-    def __init__(self, values: list, stamps: list, keys: list, inputs=None,
-                 first_after_watermark: int = 0):
+    def __init__(self, values: list[Any], stamps: list[Optional[int]], keys: list[Any],
+                 inputs: Optional[list[int]] = None, first_after_watermark: int = 0) -> None:
         self.values, self.stamps, self.keys, self.inputs = values, stamps, keys, inputs
         self.first_after_watermark = first_after_watermark
 
@@ -301,13 +349,20 @@ class RecordColumns:
         return len(self.values)
 
     @classmethod
-    def of(cls, records, key_selector) -> "RecordColumns":
+    def of(cls, records: Iterable[tuple[int, Any, Optional[int]]],
+           key_selector: Callable[[Any], Any]) -> "RecordColumns":
         """From (seq, value, timestamp) records of one input in order, their keys selected
         by `key_selector` (for tests: an engine's records carry their keys)."""
         records = list(records)
         split = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
         return cls([r[1] for r in records], [r[2] for r in records],
                    [key_selector(r[1]) for r in records], None, split)
+
+
+# A data row's bundle read (seq, values, timestamps, keys: see _bundle), with the input
+# label of its row.
+_LabelledBundle = tuple[tuple[int, list[Any], Optional[list[Optional[int]]],
+                              Optional[list[Any]]], int]
 
 
 class KeyGroupInput:
@@ -319,33 +374,33 @@ class KeyGroupInput:
 
     __slots__ = ("records", "clock", "ended", "own_watermark")
 
-    def __init__(self, rows, labelled: bool):
-        bundles: list = []
+    def __init__(self, rows: Iterable[Sequence[Any]], labelled: bool) -> None:
+        bundles: list[_LabelledBundle] = []
         clock: Optional[int] = None
-        ended: tuple = ()
+        ended: tuple[int, ...] = ()
         own: Optional[int] = None
         for _, input_label, _, control, blob, ts in rows:
             if control is None:
                 bundles.append((loads(blob), input_label))
-            elif control == TICK:
+            elif control == Control.TICK:
                 if ts is not None:
                     clock = ts
-            elif control == ENDED:
+            elif control == Control.ENDED:
                 ended += (ts,)
-            elif control == OWN:
+            elif control == Control.OWN:
                 own = ts if own is None else max(own, ts)
         bundles.sort(key=_bundle_seq)
         self.records = _record_columns(bundles, labelled)
         self.clock, self.ended, self.own_watermark = clock, frozenset(ended), own
 
 
-def _record_columns(bundles, labelled: bool) -> RecordColumns:
+def _record_columns(bundles: list[_LabelledBundle], labelled: bool) -> RecordColumns:
     """The records of `bundles` (sorted by order key) as one RecordColumns; the phase is
     a bundle's (its records are numbered in one phase)."""
-    values: list = []
-    stamps: list = []
-    keys: list = []
-    inputs: Optional[list] = [] if labelled else None
+    values: list[Any] = []
+    stamps: list[Optional[int]] = []
+    keys: list[Any] = []
+    inputs: Optional[list[int]] = [] if labelled else None
     split = None
     for (seq, bundle_values, bundle_stamps, carried), input_label in bundles:
         if split is None and seq >> PHASE_SHIFT:
@@ -355,21 +410,22 @@ def _record_columns(bundles, labelled: bool) -> RecordColumns:
         stamps.extend(repeat(None, count) if bundle_stamps is None else bundle_stamps)
         keys.extend(repeat(None, count) if carried is None else carried)
         if labelled:
-            cast(list, inputs).extend(repeat(input_label, count))
+            cast("list[int]", inputs).extend(repeat(input_label, count))
     return RecordColumns(values, stamps, keys, inputs, len(values) if split is None else split)
 
 
-def bundle_values(blob: bytes) -> list:
+def bundle_values(blob: bytes) -> list[Any]:
     """The values of a data row's records, in order (a sink's rows)."""
-    return loads(blob)[1]
+    values: list[Any] = loads(blob)[1]
+    return values
 
 
-def bundle_columns(blob: bytes):
+def bundle_columns(blob: bytes) -> tuple[list[Any], Optional[list[Optional[int]]]]:
     """(values, timestamps) of a data row's records, in order (timestamps None: no record
     has one)."""
     _, values, stamps, _ = loads(blob)
     return values, stamps
 
 
-def _bundle_seq(bundle) -> int:
+def _bundle_seq(bundle: _LabelledBundle) -> int:
     return bundle[0][0]

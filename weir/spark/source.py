@@ -10,6 +10,7 @@ import json
 import pickle
 import time
 import uuid
+from typing import Optional, Tuple
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
                                     InputPartition)
@@ -19,7 +20,7 @@ from weir.task.worker_instances import WorkerInstances
 from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.sources import END_SPLIT
-from weir.runtime.wire import IDLE, OWN, TICK, WATERMARK, Bundler
+from weir.runtime.wire import Bundler, Channel, Control
 from weir.spark.frames import STREAM_SCHEMA_DDL, to_batch
 
 FORMAT = "weir"
@@ -197,16 +198,16 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start, end):
         start, end = _announcing(start), _announcing(end)
-        announcements = []
+        announcements: list = []
         if end[IDLE_KEY] is not None and end[IDLE_KEY] != start[IDLE_KEY]:
-            announcements.append((IDLE, end[IDLE_KEY]))
+            announcements.append((Control.IDLE, end[IDLE_KEY]))
         moved = {uid: mark for uid, mark in end[OWN_KEY].items()
                  if start[OWN_KEY].get(uid) != mark}
         if moved:
-            announcements.append((OWN, moved))
+            announcements.append((Control.OWN, moved))
         # (an earlier run's offset may hold a tick where this run has no timers)
         if self.due is not None and end[TICK_KEY] != start[TICK_KEY]:
-            announcements.append((TICK,))
+            announcements.append((Control.TICK,))
         return self.inner.partitions(start, end, announcements)
 
     def read(self, partition):
@@ -218,10 +219,10 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 yield self._announcement(split)
 
     def _announcement(self, split):
-        if split[0] == IDLE:
-            return to_batch([(WATERMARK, 0, 0, IDLE, None, split[1])])
-        if split[0] == OWN:
-            return to_batch([(uid, 0, key_group, OWN, None, mark)
+        if split[0] == Control.IDLE:
+            return to_batch([(Channel.WATERMARK, 0, 0, Control.IDLE, None, split[1])])
+        if split[0] == Control.OWN:
+            return to_batch([(uid, 0, key_group, Control.OWN, None, mark)
                              for uid, mark in split[1].items()
                              for key_group in range(self.own[1])])
         bundler = Bundler()  # TICK
@@ -273,7 +274,7 @@ def _announcing(offset: dict) -> dict:
 
 
 def _is_announcement(split) -> bool:
-    return isinstance(split, tuple) and split[0] in (IDLE, OWN, TICK)
+    return isinstance(split, tuple) and split[0] in (Control.IDLE, Control.OWN, Control.TICK)
 
 
 def _announced_marks(path: str, uid: str):
@@ -313,7 +314,8 @@ class WeirBatchReader(DataSourceReader):
 SOURCES = WorkerInstances()  # this worker process's source tasks: (run, uid) -> SourceRunner
 
 
-def read_split(reader, encoded_task: str, partition, run_key=None):
+def read_split(reader, encoded_task: str, partition,
+               run_key: Optional[Tuple[str, str]] = None):
     """The rows of a partition's splits. The collector stays paused until they are read:
     paused per chunk, re-enabling it made Python scan every row the file reader still held
     (py-spy on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the

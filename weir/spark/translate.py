@@ -16,7 +16,7 @@ from functools import reduce
 from pyspark.sql import functions as F
 
 from weir.control.idleness import WatermarkGroupTracker
-from weir.runtime.wire import REPORT_SEPARATOR, WATERMARK
+from weir.runtime.wire import REPORT_SEPARATOR, Channel
 from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
@@ -35,7 +35,7 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
     then dropped: Spark tracks the watermark but does not filter late rows before stateful
     operators, so weir's operators see them. (The filter reads the event-time column, so
     Spark cannot push it below the watermark node.)"""
-    event_ms = F.when(F.col("_to") == F.lit(WATERMARK), F.col("_ts"))
+    event_ms = F.when(F.col("_to") == F.lit(Channel.WATERMARK), F.col("_ts"))
     frame = (frame.withColumn("_wm", F.timestamp_millis(event_ms))
              .withWatermark("_wm", f"{delay_ms} milliseconds"))
     if report_as is None:

@@ -3,26 +3,25 @@ sinks it writes, metrics, operator state snapshots, ends of input, the control p
 reports) and the job's result."""
 
 from collections import Counter
-from typing import Dict, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from weir.common.job import JobExecutionResult
 from weir.control.plane import ControlPlane
 from weir.plan.physical import PhysicalPlan
 from weir.runtime.connectors.sink_base import commit_tasks
-from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, is_breakdown, merge_report,
-                                  records_received)
+from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, MetricsLog, is_breakdown,
+                                  merge_report, records_received)
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.state.operator_state import OperatorStateLog
-from weir.runtime.wire import (COMMITS, METRICS, OPERATOR_STATE, PRINTED, bundle_columns,
-                               loads)
+from weir.runtime.wire import Channel, bundle_columns, loads
 from weir.task.printing import show_printed
 
 
 TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
 
 
-def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
-               plan: PhysicalPlan, metrics_log) -> JobExecutionResult:
+def job_result(job_id: str, job_name: str, runtime_ms: int, batches: Optional[int],
+               plan: PhysicalPlan, metrics_log: MetricsLog) -> JobExecutionResult:
     """A job's result, with the records its sources read and its sinks received (and the
     metrics operators kept; the tasks' own counts of records are for the REST API)."""
     metrics = result_metrics(plan, metrics_log.totals())
@@ -31,7 +30,7 @@ def job_result(job_id: str, job_name: str, runtime_ms: int, batches: int,
     return JobExecutionResult(job_id, runtime_ms, batches, metrics, job_name, (read, written))
 
 
-def result_metrics(plan: PhysicalPlan, totals: dict) -> dict:
+def result_metrics(plan: PhysicalPlan, totals: Dict[str, Any]) -> Dict[str, Any]:
     """The user's metrics, the records the sources read and those the sinks received;
     not every operator's records in and out, nor those per key group."""
     kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
@@ -47,8 +46,9 @@ class JobOutputs:
     (sink functions with operator state are snapshotted here); control rows (watermarks,
     timers, ends of input) go to the control plane (weir.control.plane)."""
 
-    def __init__(self, plan: PhysicalPlan, metrics, operator_states: OperatorStateLog,
-                 control: ControlPlane, written_by_tasks=frozenset()):
+    def __init__(self, plan: PhysicalPlan, metrics: MetricsLog,
+                 operator_states: OperatorStateLog, control: ControlPlane,
+                 written_by_tasks: AbstractSet[str] = frozenset()) -> None:
         """`written_by_tasks`: the uids of the sinks the tasks write themselves (their
         counts still come here, as metrics)."""
         self.plan = plan
@@ -59,27 +59,29 @@ class JobOutputs:
                                          operator_states.restored.get(uid))
                         for uid, node in plan.sinks.items() if uid not in written_by_tasks}
         self.committers = {uid: plan.sinks[uid].param("sink") for uid in written_by_tasks}
-        self.run_in_tasks = None  # the engine's tasks for work after a commit (None: here)
+        # the engine's tasks for work after a commit (None: here)
+        self.run_in_tasks: Optional[Callable[..., Any]] = None
 
-    def write(self, rows, batch_id: int) -> set:
+    def write(self, rows: Iterable[Tuple[str, int, bytes]], batch_id: int) -> Set[int]:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
-        per_sink: Dict[str, Tuple[list, list, list]] = {uid: ([], [], []) for uid in self.writers}
-        counts: dict = {}
-        prepared: dict = {}
+        per_sink: Dict[str, Tuple[List[Any], List[int], List[Any]]] = {
+            uid: ([], [], []) for uid in self.writers}
+        counts: Dict[str, Any] = {}
+        prepared: Dict[str, List[Any]] = {}
         control, ended_before = self.control, frozenset(self.control.finished)
         for to, subtask, blob in rows:
             if control.observe(to, subtask, blob):
                 continue
-            if to == METRICS:
+            if to == Channel.METRICS:
                 for name, report in loads(blob).items():
                     merge_report(counts, name, report)
-            elif to == COMMITS:
+            elif to == Channel.COMMITS:
                 for uid, committables in loads(blob).items():
                     prepared.setdefault(uid, []).extend(committables)
-            elif to == OPERATOR_STATE:
+            elif to == Channel.OPERATOR_STATE:
                 self.operator_states.record(loads(blob))
-            elif to == PRINTED:
+            elif to == Channel.PRINTED:
                 show_printed(loads(blob))
             else:
                 values, subtasks, stamps = per_sink[to]

@@ -2,7 +2,7 @@
 the stateless nodes fused behind it, and routes the output (weir.task.routing); the same
 code on every executor."""
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from weir.plan.operators import build_keyed_operator, output_converter
 from weir.plan.physical import KeyedTask, PhysicalPlan
@@ -13,9 +13,8 @@ from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.page_store import PageStore
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
-from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, DUE, ENDED_PAGE,
-                               OPERATOR_STATE, SNAPSHOT, TIMERS, Bundler, KeyGroupInput,
-                               dumps, loads)
+from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, ENDED_PAGE, Bundler, Channel,
+                               Control, DueTimer, KeyGroupInput, dumps, loads)
 from weir.task.routing import Router
 
 
@@ -61,14 +60,14 @@ class KeyedRunner:
         """Whether records must carry their input label (an operator of several inputs)."""
         return len(self.task.key_selectors) > 1
 
-    def _store_of(self, key_group: int):
+    def _store_of(self, key_group: int) -> PageStore:
         if self.store is None:
             raise RuntimeError(f"operator '{self.task.uid}': the state of key group "
                                f"{key_group} is read outside of its run")
         return self.store
 
-    def run(self, key_group: int, store, batch: KeyGroupInput, watermark: int,
-            processing_time: int) -> List:
+    def run(self, key_group: int, store: PageStore, batch: KeyGroupInput, watermark: int,
+            processing_time: int) -> List[Tuple[Any, ...]]:
         """The rows key group `key_group` produces from `batch` (its share of a micro-batch)
         with its state in `store`; the state stays loaded until `release()` (an engine may
         still read its timers)."""
@@ -86,12 +85,12 @@ class KeyedRunner:
                 counter = self.router.route(outputs.phases[phase], phase, producer, counter,
                                             bundler, None, subtask)
         if self.task.wakes:
-            bundler.add_control(TIMERS, DUE, payload=(
+            bundler.add_control(Channel.TIMERS, Control.DUE, payload=DueTimer(
                 self.task.uid, key_group,
                 self.operator.timers_of(key_group).earliest(PROCESSING_TIME)))
         snapshot = self.operator.snapshot_operator_state(key_group)
         if snapshot is not None:
-            bundler.add_control(OPERATOR_STATE, SNAPSHOT,
+            bundler.add_control(Channel.OPERATOR_STATE, Control.SNAPSHOT,
                                 payload={(self.task.uid, subtask): snapshot})
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
         bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
@@ -100,7 +99,7 @@ class KeyedRunner:
                              **self.router.take_metrics(subtask)})
         return bundler.rows()
 
-    def _input_ends(self, ended: frozenset) -> bool:
+    def _input_ends(self, ended: frozenset[int]) -> bool:
         """Whether every upstream source has now ended for this key group (sources that
         end in different batches are remembered in a page until the last one does)."""
         if not ended:
@@ -116,7 +115,7 @@ class KeyedRunner:
         store.store(ENDED_PAGE, dumps(sorted(so_far)))
         return False
 
-    def earliest_event_timer(self, key_group: int):
+    def earliest_event_timer(self, key_group: int) -> Optional[int]:
         """The key group's earliest event-time timer (None without one), read before
         `release()`: an engine wakes the key group then."""
         assert self.operator is not None  # (the key group ran)

@@ -10,9 +10,9 @@ executors' logs, as with Flink's task managers.
 
 import io
 import sys
-from typing import Optional, TextIO, cast
+from typing import Any, List, Optional, TextIO, Tuple, cast
 
-from weir.runtime.wire import PRINT, PRINTED, Bundler
+from weir.runtime.wire import Bundler, Channel, Control
 
 
 class PrintCapture:
@@ -30,11 +30,11 @@ class PrintCapture:
             sys.stdout = self.buffer
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.enabled:
             sys.stdout = self.saved
 
-    def rows(self) -> list:
+    def rows(self) -> List[Tuple[Any, ...]]:
         """The text printed since the last call, as rows for the driver ([] if none)."""
         buffer = cast(io.StringIO, self.buffer)  # (set by __enter__ when enabled)
         if not self.enabled or not buffer.tell():
@@ -43,7 +43,7 @@ class PrintCapture:
         buffer.seek(0)
         buffer.truncate()
         bundler = Bundler()
-        bundler.add_control(PRINTED, PRINT, payload=text)
+        bundler.add_control(Channel.PRINTED, Control.PRINT, payload=text)
         return bundler.rows()
 
 

@@ -21,7 +21,7 @@ from typing import Optional
 
 from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.metrics import records_received
-from weir.runtime.wire import COMMITS, METRICS, bundle_columns, dumps
+from weir.runtime.wire import Channel, bundle_columns, dumps
 
 
 class BatchWriter:
@@ -93,10 +93,10 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
         raise UserFunctionError(f"{MARKER}: sink '{uid}' failed: {type(error).__name__}: "
                                 f"{error}") from error
     if committables:
-        yield [(COMMITS, 0, dumps(committables))]
+        yield [(Channel.COMMITS, 0, dumps(committables))]
     counts = records_received(received)
     if counts:
-        yield [(METRICS, 0, dumps(counts))]
+        yield [(Channel.METRICS, 0, dumps(counts))]
 
 
 def _abort_all(writers: dict, error: BaseException) -> None:
