@@ -24,7 +24,7 @@ lint: setup typecheck  ## ruff (pyproject.toml's rules), the import-linter layer
 	.venv/bin/ruff check $(SOURCES)
 	.venv/bin/lint-imports
 
-typecheck: setup  ## mypy on the layers below the API (pyproject.toml's [tool.mypy])
+typecheck: setup  ## mypy over weir, the core packages strictly (pyproject.toml's [tool.mypy])
 	.venv/bin/mypy
 
 bench-smoke: setup  ## a few queries of each bench on small inputs (minutes, not a measurement)

@@ -1,8 +1,6 @@
 """The in-process executor's job client behaves as a cluster's: execute_async returns while
 the job runs, cancel() stops it, wait() returns its end status or raises its failure."""
 
-import time
-
 import pytest
 
 from weir.common import Types, WatermarkStrategy
@@ -10,6 +8,7 @@ from weir.common.job import JobStatus
 from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource
 from weir.runtime.errors import UserFunctionError
+from tests.e2e.shared import wait_until
 
 SLOW_RECORDS, RATE = 600, 20  # 30 s of input: far longer than the test waits
 
@@ -26,17 +25,23 @@ def test_execute_async_returns_while_the_job_runs_and_cancel_stops_it():
     results = []
     client = slow_job(results).execute_async("slow")
     assert client.get_job_status() == JobStatus.RUNNING
-    deadline = time.time() + 20
-    while len(results) < 3 and time.time() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: len(results) >= 3, "3 results", 20, state=lambda: results,
+               interval=0.02)
     client.cancel()  # returns once the job has stopped
     assert client.get_job_status() == JobStatus.CANCELED
     assert client.wait(20) == JobStatus.CANCELED
     seen = len(results)
     assert 3 <= seen < SLOW_RECORDS and results == [i * 10 for i in range(seen)]
-    time.sleep(0.3)
+    _assert_ended(client)
     assert len(results) == seen  # nothing runs after the end
     assert client.get_job_execution_result().get_job_id() == client.get_job_id()
+
+
+def _assert_ended(client):
+    """Nothing of the job can run any more: the thread that runs it (its sources,
+    operators and sinks) has ended, its last round of the executor behind it."""
+    client._thread.join(20)
+    assert not client._thread.is_alive()
 
 
 def test_wait_raises_the_failure_of_a_job_running_on():
@@ -74,7 +79,7 @@ def test_ctrl_c_while_waiting_cancels_the_job_before_it_is_raised():
         client.wait()
     assert client.get_job_status() == JobStatus.CANCELED
     seen = len(results)
-    time.sleep(0.3)
+    _assert_ended(client)
     assert len(results) == seen < SLOW_RECORDS
 
 

@@ -34,10 +34,10 @@ class State:
     def add(self, action: str, target: "State", condition) -> None:
         self.transitions.append([action, target, condition])
 
-    def add_take(self, condition, target: "State" = None) -> None:
+    def add_take(self, condition, target: Optional["State"] = None) -> None:
         self.add(TAKE, self if target is None else target, condition)
 
-    def add_ignore(self, condition, target: "State" = None) -> None:
+    def add_ignore(self, condition, target: Optional["State"] = None) -> None:
         self.add(IGNORE, self if target is None else target, condition)
 
     def add_proceed(self, target: "State", condition) -> None:
@@ -291,6 +291,7 @@ class _Compiler:
         anyway = self._true()
         if optional and (not self._head_of_group(self.current) or  # (a group's own
                          self.current.quantifier.optional):  # PROCEED: _group's)
+            assert proceed is not None  # (None only where not optional: _times)
             if self.current.quantifier.greedy:
                 until = self.current.until_condition
                 if until is not None:
@@ -351,6 +352,7 @@ class _Compiler:
         saved = self._enter_group(group)
         state = self._convert(self._middle_states(sink))
         if optional:
+            assert proceed is not None  # (None only where not optional: _times)
             state.add_proceed(proceed, anyway)
         self._leave_group(saved)
         return state
@@ -377,6 +379,7 @@ class _Compiler:
 
     def _is_optional(self, pattern) -> bool:
         if self._head_of_group(pattern):  # (the group's optional, or its own)
+            assert self.group is not None  # (_head_of_group)
             return (self._group_first_of_loop() and self.group.quantifier.optional) or \
                 pattern.quantifier.optional
         return pattern.quantifier.optional
@@ -394,6 +397,7 @@ class _Compiler:
     def _ignore_condition(self, pattern):
         consuming = pattern.quantifier.consuming
         if self._head_of_group(pattern):
+            assert self.group is not None  # (_head_of_group)
             consuming = self.group.quantifier.consuming if self._group_first_of_loop() \
                 else self.group.quantifier.inner
         return _with_until(_ignore_of(consuming, pattern), self._group_until(), False)
@@ -401,6 +405,7 @@ class _Compiler:
     def _inner_ignore_condition(self, pattern):
         consuming = pattern.quantifier.inner
         if self._head_of_group(pattern):
+            assert self.group is not None  # (_head_of_group)
             consuming = self.group.quantifier.inner
         return _with_until(_ignore_of(consuming, pattern), self._group_until(), False)
 

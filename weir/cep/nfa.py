@@ -15,7 +15,7 @@ timestamp), ordered as Flink orders EventIds.
 no partial match that started before it is left, then prunes as its strategy says.
 """
 
-from typing import List
+from typing import List, Optional
 
 from weir.cep.compiler import FINAL, IGNORE, PENDING, PROCEED, START, STOP
 
@@ -29,9 +29,10 @@ class NFAState:
 
     def __init__(self, start_index: int):
         self.partial = [(start_index, None, None, None, None)]
-        self.completed = []
-        self.last_timestamp, self.count = None, 0
-        self.waiting = []  # (timestamp, event) not yet fed, the operator's
+        self.completed: list = []
+        self.last_timestamp: Optional[int] = None
+        self.count = 0
+        self.waiting: list = []  # (timestamp, event) not yet fed, the operator's
         self.deadline = None  # the earliest end of a partial match's window, if any
 
     def next_event_id(self, timestamp: int) -> tuple:
@@ -63,7 +64,7 @@ def events_of(path, name=None) -> list:
 
 def match_of(path, ids=False) -> dict:
     """pattern name -> its events (or event ids) in order, for the names with events."""
-    match = {}
+    match: dict = {}
     while path is not None:
         path, pattern, event, event_id = path
         match.setdefault(pattern, []).append(event_id if ids else event)

@@ -35,6 +35,7 @@ def _time_of(waiting) -> int:
 
 def _by_time(waiting):
     """(time, [events]) of `waiting` (sorted by time)."""
+    group: list
     group, current = [], None
     for stamp, event in waiting:
         if stamp != current and group:

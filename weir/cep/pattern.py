@@ -127,12 +127,12 @@ class Pattern:
         self.skip_strategy = skip_strategy
         self.condition = None
         self.until_condition = None
-        self.times_range = None  # (from, to) of a times or looping quantifier
-        self.window = {}  # WithinType -> milliseconds
+        self.times_range: Optional[tuple] = None  # (from, to) of a times or looping quantifier
+        self.window: dict = {}  # WithinType -> milliseconds
 
     # -- the chain ------------------------------------------------------------------
     @staticmethod
-    def begin(name, skip_strategy: AfterMatchSkipStrategy = None) -> "Pattern":
+    def begin(name, skip_strategy: Optional[AfterMatchSkipStrategy] = None) -> "Pattern":
         skip = skip_strategy or AfterMatchSkipStrategy.no_skip()
         if isinstance(name, Pattern):
             return GroupPattern(name, None, Consuming.STRICT, skip)
@@ -216,7 +216,7 @@ class Pattern:
         self.quantifier.looping, self.times_range = True, (times, times)
         return self
 
-    def times(self, times: int, to: int = None) -> "Pattern":
+    def times(self, times: int, to: Optional[int] = None) -> "Pattern":
         self._single("repeated")
         to = times if to is None else to
         _check_times(times, to)

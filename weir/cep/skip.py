@@ -9,7 +9,7 @@ class AfterMatchSkipStrategy:
     back until no partial match that started before it is left."""
 
     kind = "NO_SKIP"
-    pattern_name = None
+    pattern_name: str | None = None
     throws = False
 
     @staticmethod
@@ -49,7 +49,7 @@ class AfterMatchSkipStrategy:
 
 
 class _Skip(AfterMatchSkipStrategy):
-    def __init__(self, kind: str, pattern_name: str = None, throws: bool = False):
+    def __init__(self, kind: str, pattern_name: str | None = None, throws: bool = False):
         self.kind, self.pattern_name, self.throws = kind, pattern_name, throws
 
     def throw_exception_on_miss(self) -> "AfterMatchSkipStrategy":

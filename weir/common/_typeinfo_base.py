@@ -49,17 +49,17 @@ class TypeInformation:
     def _convert(self, value: Any) -> Any:
         return value
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         """The equivalent ``pyarrow.DataType``."""
         raise NotImplementedError
 
     def _validate(self, value: Any, path: str, field: Optional[str]) -> None:
         raise NotImplementedError
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         raise NotImplementedError
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, TypeInformation):
             return NotImplemented
         return type(self) is type(other) and self._key() == other._key()
@@ -84,7 +84,8 @@ def _int_check(bits: int) -> Callable[[Any], Optional[str]]:
     return check
 
 
-def _is(*classes: type, exclude: tuple = (bool,)) -> Callable[[Any], Optional[str]]:
+def _is(*classes: type, exclude: tuple[type, ...] = (bool,)
+        ) -> Callable[[Any], Optional[str]]:
     def check(value: Any) -> Optional[str]:
         ok = isinstance(value, classes) and not isinstance(value, exclude)
         return None if ok else ""
@@ -105,7 +106,7 @@ def _check_big_int(value: Any) -> Optional[str]:
 
 # name -> (check, pyarrow type builder). A check returns None when the value
 # fits, otherwise a (possibly empty) detail appended to the error message.
-_ATOMIC: Dict[str, tuple] = {
+_ATOMIC: Dict[str, tuple[Callable[[Any], Optional[str]], Callable[[Any], Any]]] = {
     "STRING": (_is(str, exclude=()), lambda pa: pa.string()),
     "BYTE": (_int_check(8), lambda pa: pa.int8()),
     "BOOLEAN": (_is(bool, exclude=()), lambda pa: pa.bool_()),
@@ -147,11 +148,11 @@ class AtomicTypeInfo(TypeInformation):
         if detail is not None:
             raise mismatch(path, field, self._name, value, detail)
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return _ATOMIC[self._name][1](pa)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._name,)
 
     def _convert(self, value: Any) -> Any:

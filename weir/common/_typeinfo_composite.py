@@ -99,7 +99,7 @@ class RowTypeInfo(TypeInformation):
         for name, t, v in zip(self._names, self._types, value):
             t._validate(v, "%s.%s" % (path, name), name)
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return pa.struct([pa.field(name, t.to_arrow_type())
                           for name, t in zip(self._names, self._types)])
@@ -114,7 +114,7 @@ class RowTypeInfo(TypeInformation):
         row.set_field_names(self._names)
         return row
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (tuple(self._names), tuple(self._types))
 
     def __repr__(self) -> str:
@@ -146,12 +146,12 @@ class TupleTypeInfo(TypeInformation):
         for i, (t, v) in enumerate(zip(self._types, value)):
             t._validate(v, "%s[%d]" % (path, i), None)
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return pa.struct([pa.field("f%d" % i, t.to_arrow_type())
                           for i, t in enumerate(self._types)])
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return tuple(self._types)
 
     def _convert(self, value: Any) -> Any:
@@ -190,11 +190,11 @@ class _ElementsTypeInfo(TypeInformation):
             return value
         return [self._element_type._convert(v) for v in value]
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return pa.list_(self._element_type.to_arrow_type())
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._element_type,)
 
     def __repr__(self) -> str:
@@ -255,7 +255,7 @@ class PrimitiveArrayTypeInfo(_ElementsTypeInfo):
                             % (where(path, None), self._element_type.name))
         super()._validate_element(value, path)
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return pa.binary() if self._is_bytes() else super().to_arrow_type()
 
@@ -285,7 +285,7 @@ class MapTypeInfo(TypeInformation):
             self._key_type._validate(k, key_path, None)
             self._value_type._validate(v, "%s[%r]" % (path, k), None)
 
-    def to_arrow_type(self):
+    def to_arrow_type(self) -> Any:
         import pyarrow as pa
         return pa.map_(self._key_type.to_arrow_type(), self._value_type.to_arrow_type())
 
@@ -295,7 +295,7 @@ class MapTypeInfo(TypeInformation):
         return {self._key_type._convert(k): self._value_type._convert(v)
                 for k, v in value.items()}
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self._key_type, self._value_type)
 
     def __repr__(self) -> str:

@@ -14,13 +14,13 @@ __all__ = ["Configuration"]
 _INT_MIN, _INT_MAX = -(2 ** 31), 2 ** 31 - 1
 
 
-def _check_key(key) -> str:
+def _check_key(key: object) -> str:
     if not isinstance(key, str):
         raise TypeError("configuration key must be a str, got %s %r" % (type(key).__name__, key))
     return key
 
 
-def _bad_value(setter: str, expected: str, key: str, value) -> TypeError:
+def _bad_value(setter: str, expected: str, key: str, value: object) -> TypeError:
     return TypeError("%s(%r, ...) expects %s, got %s %r"
                      % (setter, key, expected, type(value).__name__, value))
 
@@ -162,10 +162,10 @@ class Configuration:
             self._data[pre + key] = value
         return self
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._data
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Configuration):
             return NotImplemented
         return self._data == other._data

@@ -2,7 +2,24 @@
 (read in functions with `runtime_context.get_job_parameter`), parallelism, object reuse,
 the watermark interval. It reads and writes the environment it belongs to."""
 
+from typing import Any, Protocol
+
 from weir.common.gaps import PyFlinkGaps
+
+
+class _Environment(Protocol):
+    """What the configuration reads and writes of its StreamExecutionEnvironment (a layer
+    above: typed by its shape)."""
+
+    job_parameters: dict[str, str]
+
+    def set_parallelism(self, parallelism: int) -> Any: ...
+
+    def get_parallelism(self) -> int: ...
+
+    def set_max_parallelism(self, max_parallelism: int) -> Any: ...
+
+    def get_max_parallelism(self) -> int: ...
 
 
 class ExecutionConfig(PyFlinkGaps):
@@ -25,7 +42,7 @@ class ExecutionConfig(PyFlinkGaps):
     PARALLELISM_UNKNOWN = -2
     DEFAULT_AUTO_WATERMARK_INTERVAL_MS = 200  # Flink's
 
-    def __init__(self, env):
+    def __init__(self, env: _Environment) -> None:
         self._env = env
         self._watermark_interval = self.DEFAULT_AUTO_WATERMARK_INTERVAL_MS
         self._flags = {"object_reuse": False, "closure_cleaner": True,
@@ -34,7 +51,8 @@ class ExecutionConfig(PyFlinkGaps):
                            "task_cancellation_timeout": 180_000}
 
     # -- global job parameters ---------------------------------------------------------
-    def set_global_job_parameters(self, global_job_parameters_dict: dict) -> "ExecutionConfig":
+    def set_global_job_parameters(self, global_job_parameters_dict: dict[Any, Any]
+                                  ) -> "ExecutionConfig":
         """Parameters every function reads with `runtime_context.get_job_parameter(key,
         default)`; as in PyFlink, keys and values are kept as strings."""
         if not isinstance(global_job_parameters_dict, dict):
@@ -44,7 +62,7 @@ class ExecutionConfig(PyFlinkGaps):
                                     for key, value in global_job_parameters_dict.items()}
         return self
 
-    def get_global_job_parameters(self) -> dict:
+    def get_global_job_parameters(self) -> dict[str, str]:
         return dict(self._env.job_parameters)
 
     # -- parallelism ---------------------------------------------------------------------
@@ -130,7 +148,7 @@ class ExecutionConfig(PyFlinkGaps):
         return self
 
 
-def _milliseconds(value, what: str) -> int:
+def _milliseconds(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{what} must be a non-negative int of milliseconds, got {value!r}")
     return value

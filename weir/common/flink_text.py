@@ -7,14 +7,16 @@ fields (`+I[a,b]`, each field by `str()`), and any other typed record as Java's
 """
 
 import math
+from typing import Any, Optional
 
-from weir.common._typeinfo_base import AtomicTypeInfo, PickledBytesTypeInfo
+from weir.common._typeinfo_base import AtomicTypeInfo, PickledBytesTypeInfo, TypeInformation
 from weir.common._typeinfo_composite import (ListTypeInfo, MapTypeInfo, RowTypeInfo,
                                              TupleTypeInfo)
 from weir.common.row import Row
+from weir.common.time import Instant
 
 
-def flink_text(value, type_info=None) -> str:
+def flink_text(value: Any, type_info: Optional[TypeInformation] = None) -> str:
     """What Flink's print() writes for `value` of a stream declared as `type_info`."""
     if type_info is None or isinstance(type_info, PickledBytesTypeInfo):
         return value if isinstance(value, str) else str(value)
@@ -23,7 +25,7 @@ def flink_text(value, type_info=None) -> str:
     return java_text(value, type_info)
 
 
-def java_text(value, type_info) -> str:
+def java_text(value: Any, type_info: Optional[TypeInformation]) -> str:
     """Java's toString() of `value` converted to `type_info`'s Java type."""
     if value is None:
         return "null"
@@ -52,7 +54,7 @@ def java_text(value, type_info) -> str:
     return str(value)
 
 
-def java_instant(instant) -> str:
+def java_instant(instant: Instant) -> str:
     """Java's Instant.toString: ISO-8601 in UTC, seconds always, the fraction in groups
     of three digits where it is not zero (2017-11-26T01:05:00Z)."""
     import datetime
@@ -66,7 +68,7 @@ def java_instant(instant) -> str:
     return text + "Z"
 
 
-def java_float(value, single: bool) -> str:
+def java_float(value: Any, single: bool) -> str:
     """Java's Float.toString / Double.toString: the shortest digits that read back, in
     plain notation between 10^-3 and 10^7 and as `d.dddE±n` outside it."""
     value = float(value)

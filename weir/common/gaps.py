@@ -6,19 +6,23 @@ methods it lacks in `_pyflink_gaps` and inherits `PyFlinkGaps`. Only names weir 
 define reach these hooks, so they cost nothing on the names it has.
 """
 
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
 LIMITATIONS = "see docs/limitations.md in weir's repository"
 
 
-def not_there_yet(api: str):
+def not_there_yet(api: str) -> NoReturn:
     raise NotImplementedError(f"PyFlink's {api} is not in weir yet: {LIMITATIONS}")
 
 
-def module_gaps(module_name: str, pyflink_module: str, names):
+def module_gaps(module_name: str, pyflink_module: str,
+                names: Iterable[str]) -> Callable[[str], Any]:
     """A module-level __getattr__: PyFlink's `names` raise NotImplementedError."""
-    names = frozenset(names)
+    gap_names = frozenset(names)
 
-    def __getattr__(name):
-        if name in names:
+    def __getattr__(name: str) -> Any:
+        if name in gap_names:
             not_there_yet(f"{pyflink_module}.{name}")
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
 
@@ -29,9 +33,9 @@ class PyFlinkGaps:
     """Methods PyFlink's class has and weir's not yet raise NotImplementedError."""
 
     _pyflink_class = ""
-    _pyflink_gaps: frozenset = frozenset()
+    _pyflink_gaps: frozenset[str] = frozenset()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name in type(self)._pyflink_gaps:
             not_there_yet(f"{type(self)._pyflink_class}.{name}()")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

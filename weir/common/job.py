@@ -1,7 +1,7 @@
 """What an executor hands back: a job client, its status and its result."""
 
 from enum import Enum
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 from weir.common.errors import WeirError
 
@@ -23,8 +23,9 @@ class JobExecutionError(WeirError, RuntimeError):
 
 
 class JobExecutionResult:
-    def __init__(self, job_id: str, net_runtime_ms: int, batches: int = 0, metrics=None,
-                 job_name: str = "", records=(0, 0)):
+    def __init__(self, job_id: str, net_runtime_ms: int, batches: Optional[int] = 0,
+                 metrics: Optional[Mapping[str, Any]] = None,
+                 job_name: str = "", records: tuple[int, int] = (0, 0)) -> None:
         self.job_id = job_id
         self.job_name = job_name
         self.net_runtime_ms = net_runtime_ms
@@ -40,7 +41,7 @@ class JobExecutionResult:
                 f"{batches}, {self.records_read:,} records read, "
                 f"{self.records_written:,} written")
 
-    def get_metrics(self) -> dict:
+    def get_metrics(self) -> dict[str, Any]:
         """Counters operators kept, e.g. {"<window uid>.numLateRecordsDropped": 3} (weir)."""
         return dict(self.metrics)
 

@@ -3,7 +3,7 @@
 import os
 
 
-def process_alive(pid) -> bool:
+def process_alive(pid: int | None) -> bool:
     """Whether process `pid` runs (one that ended, a zombie included, does not)."""
     if not pid:
         return False

@@ -10,12 +10,18 @@ fails for good.
 import random
 import re
 from datetime import timedelta
-from typing import List, Optional
+from typing import List, Optional, Union
+
+from weir.common.configuration import Configuration
 
 __all__ = ["RestartStrategies", "RestartStrategyConfiguration", "restart_strategy_of"]
 
 
-def _ms(value, what: str) -> int:
+# a duration: milliseconds, or a timedelta
+_Millis = Union[int, float, timedelta]
+
+
+def _ms(value: _Millis, what: str) -> int:
     if isinstance(value, timedelta):
         return int(value.total_seconds() * 1000)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -33,7 +39,7 @@ class RestartStrategyConfiguration:
 
 
 class NoRestartStrategyConfiguration(RestartStrategyConfiguration):
-    def next_delay_ms(self, failures, now_ms):
+    def next_delay_ms(self, failures: List[int], now_ms: int) -> Optional[int]:
         return None
 
     def get_description(self) -> str:
@@ -41,7 +47,7 @@ class NoRestartStrategyConfiguration(RestartStrategyConfiguration):
 
 
 class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
-    def __init__(self, restart_attempts: int, delay_between_attempts):
+    def __init__(self, restart_attempts: int, delay_between_attempts: _Millis) -> None:
         if not isinstance(restart_attempts, int) or restart_attempts < 0:
             raise ValueError(f"restart attempts must be a non-negative int, got "
                              f"{restart_attempts!r}")
@@ -54,7 +60,7 @@ class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
     def get_delay_between_attempts(self) -> timedelta:
         return timedelta(milliseconds=self.delay_ms)
 
-    def next_delay_ms(self, failures, now_ms):
+    def next_delay_ms(self, failures: List[int], now_ms: int) -> Optional[int]:
         return self.delay_ms if len(failures) <= self.restart_attempts else None
 
     def get_description(self) -> str:
@@ -63,7 +69,8 @@ class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
 
 
 class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
-    def __init__(self, max_failure_rate: int, failure_interval, delay_between_attempts_interval):
+    def __init__(self, max_failure_rate: int, failure_interval: _Millis,
+                 delay_between_attempts_interval: _Millis) -> None:
         if not isinstance(max_failure_rate, int) or max_failure_rate < 1:
             raise ValueError(f"the failure rate must be a positive int, got "
                              f"{max_failure_rate!r}")
@@ -80,7 +87,7 @@ class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
     def get_delay_between_attempts_interval(self) -> timedelta:
         return timedelta(milliseconds=self.delay_ms)
 
-    def next_delay_ms(self, failures, now_ms):
+    def next_delay_ms(self, failures: List[int], now_ms: int) -> Optional[int]:
         recent = [t for t in failures if now_ms - t <= self.failure_interval_ms]
         return self.delay_ms if len(recent) <= self.max_failure_rate else None
 
@@ -95,8 +102,9 @@ class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration)
     max_backoff, give or take jitter_factor of it); a job that ran reset_backoff_threshold
     without failing starts again from initial_backoff. It restarts without limit."""
 
-    def __init__(self, initial_backoff=1000, max_backoff=60_000, backoff_multiplier=1.5,
-                 reset_backoff_threshold=3_600_000, jitter_factor=0.1, rng=None):
+    def __init__(self, initial_backoff: _Millis = 1000, max_backoff: _Millis = 60_000,
+                 backoff_multiplier: float = 1.5, reset_backoff_threshold: _Millis = 3_600_000,
+                 jitter_factor: float = 0.1, rng: Optional[random.Random] = None) -> None:
         self.initial_ms = _ms(initial_backoff, "the initial backoff")
         self.max_ms = _ms(max_backoff, "the max backoff")
         if backoff_multiplier < 1 or not 0 <= jitter_factor <= 1:
@@ -107,7 +115,7 @@ class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration)
         self.jitter = float(jitter_factor)
         self.rng = rng or random.Random()
 
-    def next_delay_ms(self, failures, now_ms):
+    def next_delay_ms(self, failures: List[int], now_ms: int) -> Optional[int]:
         streak = 1
         for earlier, later in zip(reversed(failures[:-1]), reversed(failures)):
             if later - earlier >= self.reset_ms:
@@ -125,7 +133,7 @@ class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration)
 class FallbackRestartStrategyConfiguration(RestartStrategyConfiguration):
     """The strategy of the job's configuration (restart-strategy.*), else no restart."""
 
-    def next_delay_ms(self, failures, now_ms):
+    def next_delay_ms(self, failures: List[int], now_ms: int) -> Optional[int]:
         return None
 
     def get_description(self) -> str:
@@ -142,17 +150,21 @@ class RestartStrategies:
         return FallbackRestartStrategyConfiguration()
 
     @staticmethod
-    def fixed_delay_restart(restart_attempts: int, delay_between_attempts):
+    def fixed_delay_restart(restart_attempts: int, delay_between_attempts: _Millis
+                            ) -> FixedDelayRestartStrategyConfiguration:
         return FixedDelayRestartStrategyConfiguration(restart_attempts, delay_between_attempts)
 
     @staticmethod
-    def failure_rate_restart(failure_rate: int, failure_interval, delay_interval):
+    def failure_rate_restart(failure_rate: int, failure_interval: _Millis,
+                             delay_interval: _Millis) -> FailureRateRestartStrategyConfiguration:
         return FailureRateRestartStrategyConfiguration(failure_rate, failure_interval,
                                                        delay_interval)
 
     @staticmethod
-    def exponential_delay_restart(initial_backoff, max_backoff, backoff_multiplier,
-                                  reset_backoff_threshold, jitter_factor):
+    def exponential_delay_restart(initial_backoff: _Millis, max_backoff: _Millis,
+                                  backoff_multiplier: float, reset_backoff_threshold: _Millis,
+                                  jitter_factor: float
+                                  ) -> ExponentialDelayRestartStrategyConfiguration:
         return ExponentialDelayRestartStrategyConfiguration(
             initial_backoff, max_backoff, backoff_multiplier, reset_backoff_threshold,
             jitter_factor)
@@ -172,7 +184,8 @@ def parse_duration_ms(text: str, key: str) -> int:
     return int(float(match.group(1)) * _UNITS.get(match.group(2), 1))
 
 
-def restart_strategy_of(configuration) -> Optional[RestartStrategyConfiguration]:
+def restart_strategy_of(configuration: Optional[Configuration]
+                        ) -> Optional[RestartStrategyConfiguration]:
     """The strategy the `restart-strategy.*` keys of `configuration` set (None: none)."""
     if configuration is None:
         return None
@@ -181,12 +194,13 @@ def restart_strategy_of(configuration) -> Optional[RestartStrategyConfiguration]
     if not kind:
         return None
 
-    def value(name, default):
+    def value(name: str, default: Union[str, int, float]
+              ) -> tuple[Union[str, int, float], str]:
         key = f"restart-strategy.{name}"
         text = configuration.get_string(key)
         return default if text is None else text, key
 
-    def duration(name, default):
+    def duration(name: str, default: str) -> int:
         text, key = value(name, default)
         return parse_duration_ms(str(text), key)
 

@@ -2,7 +2,7 @@
 
 from enum import Enum
 from operator import attrgetter
-from typing import Any, Dict, List, Optional, Type, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Type, cast
 
 from weir.common.errors import WeirError
 
@@ -40,12 +40,14 @@ class FieldNotFoundError(WeirError, KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-_SHARED_FIELDS: Dict[tuple, tuple] = {}
+Fields = tuple[str, ...]  # a row's field names
+
+_SHARED_FIELDS: Dict[Fields, Fields] = {}
 # shared field tuple -> {name: position} (a row without names looks up None: not there)
-_FIELD_INDEX: Dict[Optional[tuple], Dict[str, int]] = {}
+_FIELD_INDEX: Dict[Optional[Fields], Dict[str, int]] = {}
 
 
-def _shared_fields(names) -> tuple:
+def _shared_fields(names: Iterable[str]) -> Fields:
     """One tuple object per distinct list of field names: rows share it, so a pickled batch
     of rows carries the names once (pickle memoizes by identity)."""
     names = tuple(names)
@@ -58,19 +60,19 @@ def _shared_fields(names) -> tuple:
     return shared
 
 
-def shared_field_names(names) -> tuple:
+def shared_field_names(names: Iterable[str]) -> Fields:
     """The field names as the tuple rows share (for `row_of`)."""
     return _shared_fields(names)
 
 
-_ROW_CLASSES: Dict[tuple, Type["Row"]] = {}  # shared field tuple -> its Row subclass
+_ROW_CLASSES: Dict[Fields, Type["Row"]] = {}  # shared field tuple -> its Row subclass
 
 
-def _field_getter(position: int):
+def _field_getter(position: int) -> property:
     return property(lambda row: row._values[position])
 
 
-def _row_class(shared_fields: tuple) -> Type["Row"]:
+def _row_class(shared_fields: Fields) -> Type["Row"]:
     """A Row subclass (still named Row) reading its fields through properties: `row.name`
     then costs a property call instead of a failed lookup and `__getattr__` (~7x slower).
     Names that are not identifiers, start with "_" or are Row's own attributes keep going
@@ -88,41 +90,43 @@ def _row_class(shared_fields: tuple) -> Type["Row"]:
     return cls
 
 
-class _LazyColumns(dict):
+class _LazyColumns(dict[int, List[Any]]):
     """Position -> that column of a batch as a Python list, converted on first use."""
 
     __slots__ = ("arrays",)
 
-    def __init__(self, arrays):
+    def __init__(self, arrays: Any) -> None:
         super().__init__()
         self.arrays = arrays
 
-    def __missing__(self, position):
-        values = self[position] = self.arrays[position].to_pylist()
+    def __missing__(self, position: int) -> List[Any]:
+        values: List[Any] = self.arrays[position].to_pylist()
+        self[position] = values
         return values
 
 
-def _lazy_field(cls, name: str, columns: _LazyColumns, position: int):
+def _lazy_field(cls: type, name: str, columns: _LazyColumns, position: int) -> property:
     """The property of field `name` of a batch's row class: its first read converts the
     column, then puts a getter bound to the converted list in its place (~30% faster per
     read than finding the column through the row)."""
-    def first_read(row):
+    def first_read(row: Row) -> Any:
         values = columns[position]
         setattr(cls, name, property(lambda row: values[row._index]))
         return values[row._index]
     return property(first_read)
 
 
-def _constant(name: str, value):
+def _constant(name: str, value: object) -> property:
     """A per-row attribute that all rows of a batch share, read from their class; writing
     it turns the row into a plain row first."""
-    def write(row, new_value):
+    def write(row: Row, new_value: object) -> None:
         row._values  # noqa: B018 (materializes: the row is now plain)
         setattr(row, name, new_value)
     return property(lambda row: value, write)
 
 
-def _batch_row_class(shared_fields: tuple, columns: _LazyColumns, kind):
+def _batch_row_class(shared_fields: Fields, columns: _LazyColumns, kind: RowKind
+                     ) -> Optional[Type["Row"]]:
     """A Row class of one batch, whose rows read their fields from the batch's columns
     until anything but a field read touches them (`_values`): they then turn into plain
     rows of their field names (same layout, so the class can change in place). A row
@@ -132,21 +136,22 @@ def _batch_row_class(shared_fields: tuple, columns: _LazyColumns, kind):
         return None
     positions = range(len(shared_fields))
 
-    def replace(row, values):
+    def replace(row: Row, values: List[Any]) -> None:
         row.__class__ = plain
         row._values, row._fields, row._row_kind = values, shared_fields, kind
 
-    def materialize(row):
+    def materialize(row: Row) -> List[Any]:
         index = row._index
         values = [columns[p][index] for p in positions]
         replace(row, values)
         return values
 
-    cls = type("Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
-                                 "_fields": _constant("_fields", shared_fields),
-                                 "_row_kind": _constant("_row_kind", kind),
-                                 "_batch_columns": columns,
-                                 "__getitem__": _column_getitem(plain, shared_fields, columns)})
+    cls = cast(Type[Row], type(
+        "Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
+                          "_fields": _constant("_fields", shared_fields),
+                          "_row_kind": _constant("_row_kind", kind),
+                          "_batch_columns": columns,
+                          "__getitem__": _column_getitem(plain, shared_fields, columns)}))
     cls.__module__ = Row.__module__
     for name, position in _FIELD_INDEX[shared_fields].items():
         if isinstance(getattr(plain, name, None), property):
@@ -154,7 +159,8 @@ def _batch_row_class(shared_fields: tuple, columns: _LazyColumns, kind):
     return cls
 
 
-def _column_getitem(plain, shared_fields: tuple, columns: _LazyColumns):
+def _column_getitem(plain: Type["Row"], shared_fields: Fields, columns: _LazyColumns
+                    ) -> Callable[["Row", Any], Any]:
     """`row[i]` and `row["name"]` of a batch's row, read from the batch's columns: the row
     stays column-backed (a key selector's `row[0]` would otherwise turn every row plain,
     and the rows would leave in bundles row by row instead of as the batch's columns).
@@ -163,7 +169,7 @@ def _column_getitem(plain, shared_fields: tuple, columns: _LazyColumns):
     arity = len(shared_fields)
     index = _FIELD_INDEX[shared_fields]
 
-    def getitem(row, item):
+    def getitem(row: Row, item: Any) -> Any:
         if type(item) is int and -arity <= item < arity:
             return columns[item % arity][row._index]
         position = index.get(item) if type(item) is str else None
@@ -173,7 +179,7 @@ def _column_getitem(plain, shared_fields: tuple, columns: _LazyColumns):
     return getitem
 
 
-def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
+def rows_of_columns(shared_fields: Fields, arrays: Sequence[Any], count: int) -> List["Row"]:
     """`count` named rows over columnar `arrays` (each with `to_pylist()`, e.g. pyarrow
     arrays), a fast path for sources: a column becomes Python values only once a row reads
     it, so columns a job never reads cost nothing. The rows behave as any Row."""
@@ -185,10 +191,10 @@ def rows_of_columns(shared_fields: tuple, arrays, count: int) -> list:
     return _batch_rows(cls, count)
 
 
-def _batch_rows(cls, count: int) -> list:
+def _batch_rows(cls: Type["Row"], count: int) -> List["Row"]:
     """Rows 0 .. count - 1 of a batch row class (each holds only its index)."""
     new = cls.__new__
-    rows: list = []
+    rows: List[Row] = []
     append = rows.append
     for index in range(count):
         row = new(cls)
@@ -208,14 +214,15 @@ class PackedRows:
 
     __slots__ = ("fields", "kind", "columns")
 
-    def __init__(self, fields: tuple, kind: RowKind, columns: list):
+    def __init__(self, fields: Fields, kind: RowKind, columns: List[List[Any]]) -> None:
         self.fields, self.kind, self.columns = fields, kind, columns
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., List["Row"]],
+                                  tuple[Fields, RowKind, List[List[Any]]]]:
         return _unpack_rows, (self.fields, self.kind, self.columns)
 
 
-def pack_rows(values: list) -> Optional[PackedRows]:
+def pack_rows(values: List[Any]) -> Optional[PackedRows]:
     """`values` packed as columns, if they are all named rows of one field list and one
     kind (else None)."""
     first = values[0] if values else None
@@ -238,7 +245,7 @@ def pack_rows(values: list) -> Optional[PackedRows]:
     return PackedRows(fields, kind, list(map(list, zip(*rows))))
 
 
-def _unpack_rows(fields: tuple, kind: RowKind, columns: list) -> list:
+def _unpack_rows(fields: Fields, kind: RowKind, columns: List[List[Any]]) -> List["Row"]:
     shared = _shared_fields(fields)
     lazy = _LazyColumns(None)
     lazy.update(enumerate(columns))
@@ -248,7 +255,7 @@ def _unpack_rows(fields: tuple, kind: RowKind, columns: list) -> list:
     return _batch_rows(cls, len(columns[0]) if columns else 0)
 
 
-def row_of(shared_fields: tuple, values) -> "Row":
+def row_of(shared_fields: Fields, values: Iterable[Any]) -> "Row":
     """A named row (a fast path for sources): `shared_fields` from shared_field_names()."""
     cls = _ROW_CLASSES.get(shared_fields) or _row_class(shared_fields)
     row = cls.__new__(cls)
@@ -258,7 +265,8 @@ def row_of(shared_fields: tuple, values) -> "Row":
     return row
 
 
-def _create_row(fields, values, row_kind: RowKind = RowKind.INSERT) -> "Row":
+def _create_row(fields: Optional[Iterable[str]], values: Iterable[Any],
+                row_kind: RowKind = RowKind.INSERT) -> "Row":
     """Build a row from field names and values (used by pickling)."""
     if fields is None:
         row = Row.__new__(Row)
@@ -283,12 +291,13 @@ class Row:
 
     # _index: where a column-backed row (rows_of_columns) reads its fields
     __slots__ = ("_values", "_fields", "_row_kind", "_index")
+    _index: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args and kwargs:
             raise ValueError("Can not use both args and kwargs to create Row")
         if kwargs:
-            self._fields: Optional[tuple] = _shared_fields(kwargs)
+            self._fields: Optional[Fields] = _shared_fields(kwargs)
             self._values: List[Any] = list(kwargs.values())
         else:
             self._fields = None
@@ -361,18 +370,18 @@ class Row:
             raise FieldNotFoundError(
                 "Row has no field %r; fields are %r" % (name, list(self._fields))) from None
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Any) -> Any:
         if isinstance(item, (int, slice)):
             return self._values[item]
         return self._values[self._index_of(item)]
 
-    def __setitem__(self, key, value) -> None:
+    def __setitem__(self, key: Any, value: Any) -> None:
         if isinstance(key, (int, slice)):
             self._values[key] = value
         else:
             self._values[self._index_of(key)] = value
 
-    def __getattr__(self, item: str):
+    def __getattr__(self, item: str) -> Any:
         if item.startswith("_"):
             raise AttributeError(item)
         index = _FIELD_INDEX.get(self._fields)
@@ -383,13 +392,13 @@ class Row:
         except FieldNotFoundError as e:
             raise AttributeError(str(e)) from None
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         # Like PyFlink: field names for a named row, values for a positional one.
         if self._fields is not None:
             return item in self._fields
         return item in self._values
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._values)
 
     def __len__(self) -> int:
@@ -397,7 +406,7 @@ class Row:
 
     # -- comparison, hashing, pickling, repr ----------------------------
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Row):
             return NotImplemented
         if self._row_kind != other._row_kind:
@@ -410,7 +419,7 @@ class Row:
         return all(v == other._values[other._fields.index(k)]
                    for k, v in zip(self._fields, self._values))
 
-    def __ne__(self, other) -> bool:
+    def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
@@ -419,7 +428,8 @@ class Row:
             return hash(tuple(self._values))
         return hash(tuple(sorted(zip(self._fields, self._values), key=lambda kv: kv[0])))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., "Row"],
+                                  tuple[Optional[Fields], tuple[Any, ...], RowKind]]:
         return _create_row, (self._fields, tuple(self._values), self._row_kind)
 
     def __repr__(self) -> str:
@@ -431,7 +441,7 @@ class Row:
     __str__ = __repr__
 
 
-def _to_dict_value(value):
+def _to_dict_value(value: Any) -> Any:
     if isinstance(value, Row):
         return value.as_dict(True) if value._fields is not None else [
             _to_dict_value(v) for v in value]

@@ -1,8 +1,9 @@
 """String (de)serialization helpers, mirroring ``pyflink.common.serialization``."""
 
 import codecs
-from typing import Any
+from typing import Any, Optional
 
+from weir.common._typeinfo_base import TypeInformation
 from weir.common.flink_text import flink_text
 from weir.common.gaps import module_gaps
 
@@ -55,7 +56,7 @@ class SimpleStringSchema(SerializationSchema, DeserializationSchema):
                             % (type(message).__name__, message))
         return bytes(message).decode(self._charset)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, SimpleStringSchema):
             return NotImplemented
         return codecs.lookup(self._charset).name == codecs.lookup(other._charset).name
@@ -78,7 +79,7 @@ class Encoder:
         """Each record becomes its text (as print() writes it) followed by a newline."""
         return Encoder(charset_name)
 
-    def encode(self, value: Any, type_info=None) -> bytes:
+    def encode(self, value: Any, type_info: Optional[TypeInformation] = None) -> bytes:
         """The record's text as Flink writes it (Java's toString of a typed record, see
         flink_text), and a newline."""
         return flink_text(value, type_info).encode(self._charset) + b"\n"
@@ -90,7 +91,7 @@ class Encoder:
 class ByteArraySchema(SerializationSchema, DeserializationSchema):
     """Records that are bytes, as they are (PyFlink's ByteArraySchema)."""
 
-    def serialize(self, element) -> bytes:
+    def serialize(self, element: Any) -> bytes:
         if not isinstance(element, (bytes, bytearray, memoryview)):
             raise TypeError("ByteArraySchema.serialize expects bytes, got %s %r"
                             % (type(element).__name__, element))
@@ -112,7 +113,7 @@ class RowFieldExtractorSchema(SerializationSchema):
             raise ValueError("field_index must be a non-negative int, got %r" % (field_index,))
         self.field_index = field_index
 
-    def serialize(self, element) -> bytes:
+    def serialize(self, element: Any) -> bytes:
         try:
             field = element[self.field_index]
         except (IndexError, TypeError):

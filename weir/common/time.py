@@ -2,6 +2,7 @@
 
 import numbers
 from functools import total_ordering
+from typing import Any
 
 
 __all__ = ["Time", "Duration", "Instant"]
@@ -22,7 +23,7 @@ _UNITS = (
 )
 
 
-def _amount(value, what: str, unit: str) -> int:
+def _amount(value: Any, what: str, unit: str) -> int:
     """Check that ``value`` is an integer and return it as ``int``. As in PyFlink, an
     amount may be negative (an interval join's lower bound); what needs a positive size
     (a window) checks that itself."""
@@ -72,12 +73,12 @@ class Time:
     def days(days: int) -> "Time":
         return Time(_amount(days, "Time", "days") * _MILLIS_PER_DAY)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Time):
             return NotImplemented
         return self._milliseconds == other._milliseconds
 
-    def __lt__(self, other) -> bool:
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, Time):
             return NotImplemented
         return self._milliseconds < other._milliseconds
@@ -85,7 +86,7 @@ class Time:
     def __hash__(self) -> int:
         return hash(("Time", self._milliseconds))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["Time"], tuple[int]]:
         return Time, (self._milliseconds,)
 
     def __repr__(self) -> str:
@@ -138,12 +139,12 @@ class Duration:
     def is_zero(self) -> bool:
         return self._nanos == 0
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Duration):
             return NotImplemented
         return self._nanos == other._nanos
 
-    def __lt__(self, other) -> bool:
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, Duration):
             return NotImplemented
         return self._nanos < other._nanos
@@ -151,7 +152,7 @@ class Duration:
     def __hash__(self) -> int:
         return hash(("Duration", self._nanos))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["Duration"], tuple[int]]:
         return Duration, (self._nanos,)
 
     def __repr__(self) -> str:
@@ -179,16 +180,16 @@ class Instant:
     def to_epoch_milli(self) -> int:
         return self.seconds * 1000 + self.nanos // _NANOS_PER_MILLI
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Instant) and (self.seconds, self.nanos) == (
             other.seconds, other.nanos)
 
-    def __lt__(self, other):
+    def __lt__(self, other: "Instant") -> bool:
         return (self.seconds, self.nanos) < (other.seconds, other.nanos)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.seconds, self.nanos))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Instant<%d, %d>" % (self.seconds, self.nanos)
 

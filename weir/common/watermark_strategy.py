@@ -16,7 +16,7 @@ import inspect
 import numbers
 from abc import ABC, abstractmethod
 from operator import itemgetter
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, Iterable, List, Optional, Tuple, Union, cast
 
 from weir.common.time import Duration
 
@@ -49,7 +49,8 @@ class _FunctionTimestampAssigner(TimestampAssigner):
         return "TimestampAssigner(%s)" % getattr(self._func, "__qualname__", repr(self._func))
 
 
-def _as_assigner(assigner) -> TimestampAssigner:
+def _as_assigner(assigner: Union[TimestampAssigner, Callable[[Any, int], int]]
+                 ) -> TimestampAssigner:
     if isinstance(assigner, TimestampAssigner):
         return assigner
     if isinstance(assigner, type):
@@ -69,7 +70,7 @@ def _as_assigner(assigner) -> TimestampAssigner:
     return _FunctionTimestampAssigner(assigner)
 
 
-def _check_duration(value, what: str) -> Duration:
+def _check_duration(value: object, what: str) -> Duration:
     if not isinstance(value, Duration):
         hint = ""
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
@@ -165,13 +166,15 @@ class WatermarkStrategy:
             return ts
         return self._checked_timestamp(ts, value)
 
-    def extract_timestamps(self, items: List[Tuple[Any, Optional[int]]]) -> list:
+    def extract_timestamps(self, items: List[Tuple[Any, Optional[int]]]
+                           ) -> List[Tuple[Any, Optional[int]]]:
         """``extract_timestamp`` over a batch of (value, record timestamp) pairs (weir
         extension, for fused chains)."""
         values = list(map(itemgetter(0), items))
         return list(zip(values, self.assign_timestamps(values, map(itemgetter(1), items))))
 
-    def assign_timestamps(self, values: list, timestamps) -> list:
+    def assign_timestamps(self, values: List[Any], timestamps: Iterable[Optional[int]]
+                          ) -> List[Optional[int]]:
         """``extract_timestamp`` of each value and its record timestamp, as a list, calling
         a plain assigner function directly from a C loop (weir extension, for fused
         chains)."""
@@ -180,12 +183,13 @@ class WatermarkStrategy:
             return list(timestamps)
         extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
             else assigner.extract_timestamp
-        stamps = list(map(extract, values, _record_timestamps(timestamps, len(values))))
+        stamps: List[Optional[int]] = list(map(
+            extract, values, _record_timestamps(timestamps, len(values))))
         if not set(map(type, stamps)) <= {int}:
             stamps = list(map(self._checked_timestamp, stamps, values))
         return stamps
 
-    def _checked_timestamp(self, ts, value) -> int:
+    def _checked_timestamp(self, ts: object, value: Any) -> int:
         if type(ts) is int:
             return ts
         if isinstance(ts, bool) or not isinstance(ts, numbers.Integral):
@@ -218,12 +222,12 @@ class WatermarkStrategy:
 NO_TIMESTAMP = -(2**63)  # what a timestamp assigner gets for a record without one (Flink's)
 
 
-def _record_timestamps(timestamps, count: int) -> list:
+def _record_timestamps(timestamps: Iterable[Optional[int]], count: int) -> List[int]:
     """The records' timestamps as an assigner gets them: NO_TIMESTAMP where one has none."""
     timestamps = list(timestamps)
     missing = timestamps.count(None)
     if missing == 0:
-        return timestamps
+        return cast(List[int], timestamps)  # no None among them
     if missing == count:
         return [NO_TIMESTAMP] * count
     return [NO_TIMESTAMP if ts is None else ts for ts in timestamps]

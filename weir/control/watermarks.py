@@ -16,8 +16,9 @@ next micro-batch on: the in-process executor passes it to the operator; on Spark
 travels in a source's offsets to every key group of the operator (weir.spark.source).
 """
 
-from typing import Dict
+from typing import Collection, Dict
 
+from weir.plan.physical import PhysicalPlan
 from weir.runtime.watermark_valve import valve
 
 
@@ -25,7 +26,7 @@ class OwnWatermarks:
     """The own watermarks (engine milliseconds, as the engine's watermark) of the keyed
     tasks of a plan that need one."""
 
-    def __init__(self, plan):
+    def __init__(self, plan: PhysicalPlan) -> None:
         self.tasks = plan.own_watermarks
         self.uids = plan.own_watermark_uids
         self.groups = plan.watermark_groups
@@ -34,7 +35,8 @@ class OwnWatermarks:
     def __bool__(self) -> bool:
         return bool(self.tasks)
 
-    def advance(self, largest: Dict[int, int], idle=frozenset()) -> Dict[str, int]:
+    def advance(self, largest: Dict[int, int], idle: Collection[int] = frozenset()
+                ) -> Dict[str, int]:
         """Each task's watermark after the groups' largest timestamps `largest` ({group
         index: timestamp}), leaving out the `idle` groups; returns the ones that moved
         ({uid: watermark})."""

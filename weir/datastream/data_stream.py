@@ -2,7 +2,7 @@
 
 import copy
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from weir.common.gaps import PyFlinkGaps, module_gaps
 from weir.plan import graph as g
@@ -192,7 +192,7 @@ class DataStream(PyFlinkGaps):
         node = self._env._graph.add(g.SINK, name, (stream._node_id,), sink=sink)
         return DataStreamSink(self._env, node.id)
 
-    def print(self, sink_identifier: str = None) -> "DataStreamSink":
+    def print(self, sink_identifier: Optional[str] = None) -> "DataStreamSink":
         return self._sink(PrintSink(sink_identifier, type_info=self._node.output_type), "Print")
 
     def sink_to(self, sink) -> "DataStreamSink":
@@ -215,7 +215,8 @@ class DataStream(PyFlinkGaps):
         becomes that query; its other sinks still run with env.execute()."""
         return importlib.import_module("weir.spark.frame_sinks").to_spark(self)
 
-    def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
+    def execute_and_collect(self, job_execution_name: Optional[str] = None,
+                            limit: Optional[int] = None):
         sink = CollectSink()
         self._sink(sink, "Collect")
         self._env.execute(job_execution_name or "collect")

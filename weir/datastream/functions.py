@@ -1,6 +1,6 @@
 """User function base classes, with PyFlink's names (`pyflink.datastream.functions`)."""
 
-from abc import ABC, abstractmethod
+from abc import ABC, ABCMeta, abstractmethod
 from typing import Callable, Generic, List, Optional, TypeVar
 
 from weir.common.gaps import module_gaps
@@ -335,6 +335,7 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
         pass
 
 
+_context: ABCMeta
 for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext,
                  CoProcessFunction.Context, KeyedCoProcessFunction.OnTimerContext):
     _context.register(ProcessContext)

@@ -11,6 +11,8 @@ over the elements of both inputs. An interval join is one keyed operator of two 
 (weir.runtime.interval_join).
 """
 
+from typing import List, Optional
+
 from weir.plan import graph as g
 from weir.runtime import co_group
 from weir.runtime.interval_join import IntervalJoinSpec
@@ -139,7 +141,7 @@ class IntervalJoined:
         self._first, self._second = first, second
         self._lower, self._upper = lower, upper
         self._inclusive = [True, True]
-        self._late_tags = [None, None]
+        self._late_tags: List[Optional[str]] = [None, None]
 
     def lower_bound_exclusive(self) -> "IntervalJoined":
         self._inclusive[0] = False
@@ -167,7 +169,8 @@ class IntervalJoined:
         ctx has get_left_timestamp(), get_right_timestamp(), get_timestamp(), output()."""
         from weir.datastream.data_stream import DataStream
         resolve(process_join_function, "process_element")
-        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,
+        # (mypy cannot size a list: *_inclusive is lower_inclusive, upper_inclusive)
+        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,  # type: ignore[call-arg]
                                 *self._inclusive, self._late_tags)
         env = self._first.get_execution_environment()
         node = env._graph.add(

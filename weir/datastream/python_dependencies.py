@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, cast
 
 LOG = logging.getLogger("weir.dependencies")
 _NOT_YET = object()
@@ -108,7 +108,7 @@ class PythonDependencies:
         cache directory where one is given, as PyFlink). Checked and installed once."""
         if self._installed is _NOT_YET:
             self._installed = self._install()
-        return self._installed
+        return cast(Optional[str], self._installed)  # (installed: no longer _NOT_YET)
 
     def _install(self) -> Optional[str]:
         if self.requirements is None:

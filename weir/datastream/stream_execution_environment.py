@@ -3,6 +3,7 @@
 import importlib
 import sys
 from enum import Enum
+from typing import Optional
 
 from weir.datastream.data_stream import DataStream
 from weir.plan import graph as g
@@ -161,12 +162,12 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         driver's path, and shipped to the engine's workers (Spark: addPyFile)."""
         self.python_dependencies.add_file(file_path)
 
-    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None:
+    def add_python_archive(self, archive_path: str, target_dir: Optional[str] = None) -> None:
         """An archive extracted for the workers (Spark: addArchive, as `target_dir`)."""
         self.python_dependencies.add_archive(archive_path, target_dir)
 
     def set_python_requirements(self, requirements_file_path: str,
-                                requirements_cache_dir: str = None) -> None:
+                                requirements_cache_dir: Optional[str] = None) -> None:
         """Packages the functions need: those the interpreter lacks are installed with pip
         into a directory of their own and shipped (offline from the cache directory)."""
         self.python_dependencies.set_requirements(requirements_file_path,
@@ -293,7 +294,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
                 DataStream(self, node.id).filter(_nothing).add_sink(_discard)
         return self._pending_sinks()
 
-    def execute_async(self, job_name: str = None):
+    def execute_async(self, job_name: Optional[str] = None):
         sinks = self._pending_sinks()
         if self.is_batch_mode() and not all(
                 n.param("reader").bounded for n in self._graph.upstream_of(sinks)
@@ -341,7 +342,7 @@ class StreamExecutionEnvironment(PyFlinkGaps):
             return None
         return strategy
 
-    def execute(self, job_name: str = None):
+    def execute(self, job_name: Optional[str] = None):
         """Runs the job to its end; writes its one-line summary to stderr. A failed job
         raises one JobExecutionError naming the operator, the user's line and the cause
         (without weir's own frames)."""

@@ -63,6 +63,7 @@ def cancel(record: JobRecord) -> None:
 def _end_process(record: JobRecord, grace_s: float = 10) -> None:
     """Ends the job's process group (its Spark with it): SIGTERM, then SIGKILL."""
     pid = record.read().get("pid")
+    assert pid is not None  # (the callers checked it)
     for sent in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pid, sent)

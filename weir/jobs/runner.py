@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import traceback
+from typing import Any
 
 from weir.jobs.directory import JobRecord
 from weir.common.job import JobStatus
@@ -31,7 +32,7 @@ class Rates:
     from the job's reports over the last RATE_WINDOW_S seconds."""
 
     def __init__(self):
-        self.samples = collections.deque()  # (time in s, {metric: count})
+        self.samples: collections.deque = collections.deque()  # (time in s, {metric: count})
 
     def update(self, now: float, metrics: dict) -> dict:
         counted = {name: count for name, count in metrics.items()
@@ -53,7 +54,7 @@ class Control:
         """`progress`: a terminal to show a progress line on (a foreground run's)."""
         self.record = record
         self.progress = progress
-        self.client = None
+        self.client: Any = None  # (any executor's client: _handle asks it what it can do)
         self.done = threading.Event()
         self.busy = threading.Lock()  # held while a request is being answered
         self.rates = Rates()

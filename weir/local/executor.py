@@ -23,7 +23,7 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import MemoryPageStore
-from weir.runtime.wire import (IDLE, TIMER_SUMMARY_PAGE, WATERMARK, KeyGroupInput,
+from weir.runtime.wire import (TIMER_SUMMARY_PAGE, Channel, Control, KeyGroupInput,
                                engine_watermark_to_flink)
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.task.keyed_runner import KeyedRunner
@@ -69,6 +69,7 @@ class LocalJob(JobClient):
             sink_job_id=uuid.uuid4().hex[:16])  # never restored: every run is new
         self.status = JobStatus.CREATED
         self.batches = 0
+        self.rounds = 0  # times the job has looked at its sources and timers (a micro-batch or not)
         self.scripted_time = None  # a scripted source's processing time, once it has one
         self.idle_announcements = {}  # watermark group index -> timestamp, for the next batch
         self.control = ControlPlane(self.plan, clock)
@@ -121,7 +122,7 @@ class LocalJob(JobClient):
         source of watermark group `group`; returns the other rows."""
         kept = []
         for row in rows:
-            if row[0] == WATERMARK:
+            if row[0] == Channel.WATERMARK:
                 self.control.see(group, row[3], row[5])
             else:
                 kept.append(row)
@@ -135,12 +136,13 @@ class LocalJob(JobClient):
         """What the sources of idle groups announce in the next batch, as on Spark (see
         weir.control.idleness)."""
         for group, timestamp in self.idle_announcements.items():
-            self.control.see(group, IDLE, timestamp)
+            self.control.see(group, Control.IDLE, timestamp)
         self.idle_announcements = self.control.end_batch() or {}
 
     def _run_stage(self, stage, rows, job_watermark, processing_time):
         uids = {task.uid for task in stage}
-        groups, passed = defaultdict(list), []
+        groups: defaultdict = defaultdict(list)
+        passed: list = []
         for row in rows:
             (groups[(row[0], row[2])] if row[0] in uids else passed).append(row)
         for (uid, kg), store in self.stores.items():
@@ -186,12 +188,14 @@ class LocalJob(JobClient):
     def run(self):
         self.status = JobStatus.RUNNING
         self._open()
+        finished: set
         batch_id, last_watermark, finished = 0, self.control.watermark, set()
         canceled = False
         while len(finished) < len(self.sources):  # a bounded job ends with its last input
             if self._cancel.is_set():  # (from another thread)
                 canceled = True
                 break
+            self.rounds += 1
             polled = [s.poll() for s in self.sources]
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)

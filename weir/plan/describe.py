@@ -1,12 +1,13 @@
 """A job's operator graph as Flink's REST API describes it (`GET /jobs/{id}/plan`): one
 node per operator, named by uid, with its inputs, for tools and the dashboard."""
 
-from typing import List
+from typing import Any, Dict, List
 
 from weir.plan import graph as g
 
 
-def describe_plan(nodes: List[g.Node], job_id: str, job_name: str, parallelism: int) -> dict:
+def describe_plan(nodes: List[g.Node], job_id: str, job_name: str, parallelism: int
+                  ) -> Dict[str, Any]:
     uids = g.assign_uids(nodes)
     described = []
     for node in nodes:

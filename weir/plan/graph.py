@@ -6,7 +6,7 @@ Consumers of the main output read tag None; a `side_output` node selects one tag
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 SOURCE = "source"
 STATELESS = "stateless"        # params: step (map | flat_map | filter | process | timestamps)
@@ -26,7 +26,7 @@ class Node:
     kind: str
     name: str
     inputs: Tuple[int, ...] = ()
-    params: dict = field(default_factory=dict, compare=False)
+    params: Dict[str, Any] = field(default_factory=dict, compare=False)
     uid: Optional[str] = None
     output_type: object = None
     parallelism: Optional[int] = None
@@ -34,18 +34,19 @@ class Node:
     def display_name(self) -> str:
         return self.uid or self.name
 
-    def param(self, key):
+    def param(self, key: str) -> Any:
         return self.params[key]
 
 
 class JobGraph:
     """Nodes in creation order; `sinks()` are the roots that an execute() runs."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes: Dict[int, Node] = {}
         self._next_id = 0
 
-    def add(self, kind: str, name: str, inputs=(), output_type=None, **params) -> Node:
+    def add(self, kind: str, name: str, inputs: Iterable[int] = (), output_type: object = None,
+            **params: Any) -> Node:
         if kind not in KINDS:
             raise ValueError(f"unknown node kind '{kind}'")
         node = Node(self._next_id, kind, name, tuple(inputs), params, output_type=output_type)
@@ -53,7 +54,7 @@ class JobGraph:
         self._next_id += 1
         return node
 
-    def update(self, node_id: int, **changes) -> Node:
+    def update(self, node_id: int, **changes: Any) -> Node:
         node = dataclasses.replace(self.nodes[node_id], **changes)
         self.nodes[node_id] = node
         return node
@@ -66,7 +67,7 @@ class JobGraph:
 
     def upstream_of(self, roots: List[Node]) -> List[Node]:
         """Every node the roots depend on, in topological (creation) order."""
-        needed = set()
+        needed: Set[int] = set()
         stack = [n.id for n in roots]
         while stack:
             node_id = stack.pop()
@@ -96,7 +97,8 @@ def assign_uids(nodes: List[Node]) -> Dict[int, str]:
 
 
 def _uid_prefix(node: Node) -> str:
-    return node.params.get("uid_prefix", node.kind)
+    prefix: str = node.params.get("uid_prefix", node.kind)
+    return prefix
 
 
 def sources_without_watermarks(nodes: List[Node]) -> List[int]:
@@ -106,7 +108,8 @@ def sources_without_watermarks(nodes: List[Node]) -> List[int]:
     that only the end of its input moves.
     """
     passthrough = (STATELESS, TWO_INPUT, UNION, SIDE_OUTPUT)
-    result = []
+    result: List[int] = []
+    seen: Set[int]
     for source in (n for n in nodes if n.kind == SOURCE):
         frontier, found, seen = [source.id], False, set()
         while frontier and not found:

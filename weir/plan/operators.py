@@ -2,14 +2,16 @@
 
 import copy
 import dataclasses
-from typing import List
+from typing import Any, Callable, List, Mapping, Optional
 
 from weir.plan.graph import Node
 from weir.runtime.adapters import FinalReduce, KeyedReduce
-from weir.runtime.chain import TWO_INPUT_METHODS, StatelessChain, Step, TwoInputChain
+from weir.plan.physical import PhysicalPlan
+from weir.runtime.chain import TWO_INPUT_METHODS, ChainStep, StatelessChain, Step, TwoInputChain
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.non_keyed import InstanceSpec
 from weir.runtime.operator_factory import create_keyed_operator
+from weir.runtime.state.backend import KeyedStateBackend
 
 
 class _Convert:
@@ -17,11 +19,11 @@ class _Convert:
     tuple for a ROW becomes a Row, a FLOAT is 32 bits), naming the operator and the field
     where a record does not fit."""
 
-    def __init__(self, type_info, operator):
-        self.type_info = type_info
+    def __init__(self, type_info: Any, operator: str) -> None:
+        self.type_info = type_info  # the node's output type: one with convert()
         self.operator = operator
 
-    def map(self, value):
+    def map(self, value: Any) -> Any:
         try:
             return self.type_info.convert(value)
         except TypeError as exc:
@@ -35,8 +37,8 @@ def _converts(node: Node) -> bool:
         hasattr(type_info, "convert"))
 
 
-def build_chain(nodes: List[Node], uids) -> StatelessChain:
-    steps = []
+def build_chain(nodes: List[Node], uids: Mapping[int, str]) -> StatelessChain:
+    steps: List[ChainStep] = []
     for node in nodes:
         name = uids.get(node.id, node.name)
         function = copy.deepcopy(node.param("function"))
@@ -44,14 +46,14 @@ def build_chain(nodes: List[Node], uids) -> StatelessChain:
     return StatelessChain(steps, "->".join(s.name for s in steps))
 
 
-def _step(kind: str, function, name: str):
+def _step(kind: str, function: Any, name: str) -> ChainStep:
     if kind == "async":  # asyncio is imported by the jobs that use it only
         from weir.runtime.async_io import AsyncWaitStep
         return AsyncWaitStep(function, name)
     return Step(kind, function, name)
 
 
-def _steps(node: Node, kind: str, function, name: str) -> List[Step]:
+def _steps(node: Node, kind: str, function: Any, name: str) -> List[ChainStep]:
     """The step of `function`, then the conversion to the node's output type, if any."""
     steps = [_step(kind, function, name)]
     if kind in ("map", "flat_map", "process", "async") and _converts(node):
@@ -69,8 +71,8 @@ def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
         for method in TWO_INPUT_METHODS[kind]])
 
 
-def build_keyed_operator(node: Node, uid: str, backend, plan,
-                         subtask_index=0) -> KeyedStreamOperator:
+def build_keyed_operator(node: Node, uid: str, backend: KeyedStateBackend, plan: PhysicalPlan,
+                         subtask_index: int = 0) -> KeyedStreamOperator:
     """The operator of a keyed node of `plan`; in BATCH mode a rolling reduce emits only
     each key's final result and timers fire only at the end of the input, and a non-keyed
     operator with instances learns the run it belongs to and what it restores."""
@@ -87,6 +89,6 @@ def build_keyed_operator(node: Node, uid: str, backend, plan,
     return operator
 
 
-def output_converter(node: Node, uid: str):
+def output_converter(node: Node, uid: str) -> Optional[Callable[[Any], Any]]:
     """A callable converting main outputs of a keyed node to its output type, or None."""
     return _Convert(node.output_type, uid).map if _converts(node) else None

@@ -22,11 +22,16 @@ it (docs/architecture.md, "The control plane").
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple, cast
+from typing import (TYPE_CHECKING, Any, Dict, List, Optional, Protocol, Sequence, Set,
+                    Tuple, cast)
 
 from weir.plan import graph as g
 from weir.runtime.broadcast import AllKeyGroups
 from weir.runtime.operator_factory import wakes_every_batch
+
+if TYPE_CHECKING:
+    from weir.common.watermark_strategy import WatermarkStrategy
+    from weir.runtime.state.operator_state import Snapshot
 
 INPUT_NAMES = ("first", "second")
 FUSABLE = (g.STATELESS, g.TWO_INPUT, g.WATERMARK, g.UNION, g.SIDE_OUTPUT)
@@ -47,7 +52,7 @@ class Target:
     """Where records leave a task: a keyed operator's input or a sink."""
     uid: str
     input: int = 0
-    key_selector: object = None  # None for sinks
+    key_selector: Any = None  # None for sinks (a key selector, AllKeyGroups, InstancePartitioning)
     stage: int = 0               # the stage that consumes it; sinks: after the last stage
     side: Optional[str] = None   # the input's name in errors, for operators of two inputs
 
@@ -83,11 +88,11 @@ class KeyedTask:
     uid: str
     index: int
     stage: int
-    key_selectors: tuple
+    key_selectors: Tuple[Any, ...]
     fused: Fused
     wakes: bool  # whether every key group must run in every batch (processing time)
-    sources: frozenset = frozenset()  # numbers of the sources upstream of it
-    watermark_groups: frozenset = frozenset()  # indices of the groups upstream of it
+    sources: frozenset[int] = frozenset()  # numbers of the sources upstream of it
+    watermark_groups: frozenset[int] = frozenset()  # indices of the groups upstream of it
 
 
 @dataclass
@@ -120,7 +125,7 @@ class PhysicalPlan:
     watermark_groups: List[WatermarkGroup]
     max_parallelism: int
     parallelism: int
-    job_parameters: dict
+    job_parameters: Dict[str, str]
     ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
     batch: bool = False  # BATCH mode: rolling aggregations emit only final results
     run_id: str = ""     # the executor's run of the job (a restore starts a new run)
@@ -128,18 +133,18 @@ class PhysicalPlan:
     # one checkpoint, new for a job started afresh (see connectors.sink_base)
     sink_job_id: str = ""
     # restored operator state: {uid: [(checkpoints, snapshot) per instance]}
-    restored: dict = field(default_factory=dict)
+    restored: Dict[str, List[Tuple[int, "Snapshot"]]] = field(default_factory=dict)
     restoring: bool = False  # the run starts from a checkpoint (is_restored() is true)
     scripted: bool = False  # a scripted source (TestStream) drives the processing time
     # restored from a savepoint (weir.plan.savepoints): {source uid: its position} and
     # {keyed operator uid: the file of its keyed state}
-    start_offsets: dict = field(default_factory=dict)
-    savepoint_files: dict = field(default_factory=dict)
+    start_offsets: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    savepoint_files: Dict[str, str] = field(default_factory=dict)
     # what user functions print in tasks goes to the driver's standard output (a local
     # run on an engine whose workers are processes of their own: weir.task.printing)
     forward_prints: bool = False
 
-    def for_run(self, **facts) -> "PhysicalPlan":
+    def for_run(self, **facts: Any) -> "PhysicalPlan":
         """This plan with what one run of it decides (RUN_FIELDS: its run and sink ids,
         what it restores and where its sources start, where its tasks' prints go)."""
         unknown = sorted(set(facts) - set(RUN_FIELDS))
@@ -159,7 +164,7 @@ class PhysicalPlan:
         return [task for task in self.keyed if holding - task.watermark_groups]
 
     @property
-    def own_watermark_uids(self) -> frozenset:
+    def own_watermark_uids(self) -> frozenset[str]:
         """The uids of `own_watermarks`."""
         return frozenset(task.uid for task in self.own_watermarks)
 
@@ -187,7 +192,8 @@ class PhysicalPlan:
         count = max((task.stage for task in self.keyed), default=0)
         return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]
 
-    def subset(self, sources=(), keyed=()) -> "PhysicalPlan":
+    def subset(self, sources: Sequence[SourceTask] = (),
+               keyed: Sequence[KeyedTask] = ()) -> "PhysicalPlan":
         """This plan with only the given tasks (and only the operator state they restore):
         what one Spark operator needs shipped."""
         uids = {task.uid for task in keyed}
@@ -200,14 +206,14 @@ def _wakes(node: g.Node) -> bool:
     return wakes_every_batch(node.param("function"))
 
 
-def _watermark_delay(strategy) -> int:
+def _watermark_delay(strategy: "WatermarkStrategy") -> int:
     # Without data watermarks only controls (end of input, a scripted source's watermark)
     # move the watermark, and they carry it exactly.
     return (strategy.out_of_orderness_ms or 0) + 1 if strategy.emits_watermarks else 0
 
 
 class _Planner:
-    def __init__(self, nodes: List[g.Node]):
+    def __init__(self, nodes: List[g.Node]) -> None:
         self.nodes = nodes
         self.by_id = {n.id: n for n in nodes}
         self.uids = g.assign_uids(nodes)
@@ -234,11 +240,12 @@ class _Planner:
                                               self._target(consumer, label)))
         return fused
 
-    def _edge(self, hop_of, upstream_id, consumer, label) -> Edge:
+    def _edge(self, hop_of: Dict[int, Optional[int]], upstream_id: int, consumer: g.Node,
+              label: int) -> Edge:
         tag = consumer.param("tag_id") if consumer.kind == g.SIDE_OUTPUT else None
         return Edge(hop_of[upstream_id], tag, label)
 
-    def _target(self, consumer, label: int) -> Target:
+    def _target(self, consumer: g.Node, label: int) -> Target:
         uid = self.uids[consumer.id]
         if consumer.kind == g.SINK:
             return Target(uid)
@@ -248,6 +255,7 @@ class _Planner:
         return Target(uid, label, selectors[label], side=side)
 
     def _reachable(self, start: int) -> List[g.Node]:
+        seen: Set[int]
         seen, stack = set(), [start]
         while stack:
             for consumer in self.consumers[stack.pop()]:
@@ -266,6 +274,8 @@ class _Planner:
 
     def _producers(self, node: g.Node) -> List[g.Node]:
         """The sources and keyed operators whose tasks send records to `node`."""
+        found: List[g.Node]
+        seen: Set[int]
         found, stack, seen = [], list(node.inputs), set()
         while stack:
             upstream = self.by_id[stack.pop()]
@@ -278,7 +288,7 @@ class _Planner:
                 stack.extend(upstream.inputs)
         return found
 
-    def sources_of(self, node: g.Node) -> frozenset:
+    def sources_of(self, node: g.Node) -> frozenset[int]:
         """The ids of the source nodes upstream of `node`."""
         found: Set[int] = set()
         for producer in self._producers(node):
@@ -290,7 +300,7 @@ class _Planner:
         """The watermark assigner whose timestamps and watermarks hold where this task's
         records leave it. As in Flink, an assigner replaces those of the assigners before
         it, so what counts is the nearest assigner before each target."""
-        marks = set()
+        marks: Set[int] = set()
         for edge, _ in fused.targets:
             marks |= _nearest_marks(fused, edge.source)
         if len(marks) > 1:
@@ -301,7 +311,7 @@ class _Planner:
         return marks.pop() if marks else None
 
 
-def _nearest_marks(fused: Fused, hop: Optional[int]) -> set:
+def _nearest_marks(fused: Fused, hop: Optional[int]) -> Set[int]:
     """The watermark nodes nearest before hop number `hop` (None: the task's operator)."""
     if hop is None:
         return set()
@@ -311,12 +321,28 @@ def _nearest_marks(fused: Fused, hop: Optional[int]) -> set:
     return set().union(*(_nearest_marks(fused, edge.source) for edge in node.inputs))
 
 
-def _key_selectors(node: g.Node) -> tuple:
+def _key_selectors(node: g.Node) -> Tuple[Any, ...]:
     selectors = node.params.get("key_selectors")
     return tuple(selectors) if selectors is not None else (node.param("key_selector"),)
 
 
-def compile_plan(nodes: List[g.Node], env) -> PhysicalPlan:
+class _Environment(Protocol):
+    """What compiling reads of the job's StreamExecutionEnvironment (a layer above: typed
+    by its shape)."""
+
+    @property
+    def parallelism(self) -> int: ...
+
+    @property
+    def max_parallelism(self) -> int: ...
+
+    @property
+    def job_parameters(self) -> Dict[str, str]: ...
+
+    def is_batch_mode(self) -> bool: ...
+
+
+def compile_plan(nodes: List[g.Node], env: _Environment) -> PhysicalPlan:
     """The physical plan of `nodes` (every node the job's sinks depend on)."""
     if env.parallelism > env.max_parallelism:
         raise ValueError(
@@ -378,8 +404,9 @@ def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:
         source.ends = tuple(t.uid for t in keyed if source.index in t.sources)
 
 
-def _watermark_groups(sources, planner, batch_mode) -> List[WatermarkGroup]:
-    by_mark: dict = {}  # watermark assigner -> its sources' uids
+def _watermark_groups(sources: List[SourceTask], planner: _Planner, batch_mode: bool
+                      ) -> List[WatermarkGroup]:
+    by_mark: Dict[int, List[str]] = {}  # watermark assigner -> its sources' uids
     groups: List[WatermarkGroup] = []
     for source in sources:
         if source.watermark is None:  # its own group: only its end of input moves it

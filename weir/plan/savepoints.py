@@ -8,15 +8,25 @@ job may run at another parallelism, but not at another max parallelism.
 
 import pickle
 import warnings
-from typing import Optional, Tuple
+from typing import Any, Dict, Optional, Protocol, Set, Tuple
 
+from weir.common.configuration import Configuration
+from weir.plan.physical import PhysicalPlan
 from weir.runtime.state.savepoint import KEYED, Savepoint, SavepointError
 
 SAVEPOINT_PATH = "execution.savepoint.path"
 IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
 
-def restore_settings(env) -> Optional[Tuple[str, bool]]:
+class _Environment(Protocol):
+    """What restoring reads of the job's StreamExecutionEnvironment (a layer above: typed
+    by its shape)."""
+
+    @property
+    def configuration(self) -> Optional[Configuration]: ...
+
+
+def restore_settings(env: _Environment) -> Optional[Tuple[str, bool]]:
     """(savepoint path, allow non-restored state) from the job's configuration (Flink's
     keys), or None: the job starts without one."""
     configuration = env.configuration
@@ -28,13 +38,14 @@ def restore_settings(env) -> Optional[Tuple[str, bool]]:
     return path, bool(configuration.get_boolean(IGNORE_UNCLAIMED, False))
 
 
-def plan_uids(plan) -> set:
+def plan_uids(plan: PhysicalPlan) -> Set[str]:
     """The uids of the job's operators that may hold state."""
     return ({task.uid for task in plan.sources} | {task.uid for task in plan.keyed}
             | set(plan.sinks))
 
 
-def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool):
+def apply_savepoint(plan: PhysicalPlan, savepoint: Savepoint, allow_non_restored: bool
+                    ) -> Tuple[PhysicalPlan, Optional[Dict[str, Any]]]:
     """(`plan` for a run that starts from `savepoint`: its sources at their positions,
     its keyed operators with their state (`savepoint_files`); the operator state to
     restore, what weir.runtime.state.operator_state.OperatorStateLog takes)."""
@@ -68,7 +79,7 @@ def apply_savepoint(plan, savepoint: Savepoint, allow_non_restored: bool):
     return plan, restore
 
 
-def _warn_generated_uids(plan) -> None:
+def _warn_generated_uids(plan: PhysicalPlan) -> None:
     generated = [task.uid for task in plan.keyed if not task.node.uid]
     if generated:
         warnings.warn(

@@ -122,7 +122,7 @@ def key_groups(record: JobRecord, uid: str) -> dict:
     maximum = snapshot.get("max_parallelism", 128)
     parallelism = node["parallelism"]
     prefix = f"{uid}.{KEY_GROUP}."
-    found = {}
+    found: dict = {}
     for name, value in snapshot.get("metrics", {}).items():
         if name.startswith(prefix):
             group, _, metric = name[len(prefix):].partition(".")

@@ -3,14 +3,14 @@
 User functions may be function objects (MapFunction, ...) or plain callables.
 """
 
-from typing import Any
+from typing import Any, Callable
 
 from weir.runtime.aggregations import rolling_reducer
 from weir.runtime.state.descriptors import ValueStateDescriptor
 from weir.runtime.wire import MAX_WATERMARK
 
 
-def resolve(function, method_name: str):
+def resolve(function: Any, method_name: str) -> Callable[..., Any]:
     """The callable to invoke: `function.<method_name>` or the plain callable itself."""
     method = getattr(function, method_name, None)
     if method is not None and callable(method):

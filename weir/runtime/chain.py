@@ -7,11 +7,12 @@ list, so an Arrow batch costs one Python call per record per step and nothing mo
 import time
 from itertools import compress
 from operator import itemgetter
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from weir.runtime.adapters import resolve
 from weir.runtime.context import OperatorClock, ProcessContext, RuntimeContext, TimerService
 from weir.runtime.errors import UserFunctionError, wrap_user_error
+from weir.runtime.metrics import Report
 from weir.runtime.output_tag import split_side_output
 
 Item = Tuple[object, object]  # (value, timestamp)
@@ -19,7 +20,7 @@ _value, _timestamp = itemgetter(0), itemgetter(1)
 SideItem = Tuple[str, object, object]  # (tag_id, value, timestamp)
 
 
-def columns_of(items: Sequence[Item]) -> Tuple[list, list]:
+def columns_of(items: Sequence[Item]) -> Tuple[List[Any], List[Any]]:
     """(values, timestamps) of (value, timestamp) pairs, as the chain runs over them."""
     return list(map(_value, items)), list(map(_timestamp, items))
 
@@ -34,7 +35,7 @@ class Step:
     METHODS = {"map": "map", "flat_map": "flat_map", "filter": "filter",
                "process": "process_element", "timestamps": "extract_timestamp"}
 
-    def __init__(self, kind: str, function, name: str):
+    def __init__(self, kind: str, function: Any, name: str) -> None:
         if kind not in self.METHODS:
             raise ValueError(f"unknown stateless step kind '{kind}'")
         self.kind = kind
@@ -42,7 +43,7 @@ class Step:
         self.name = name
         self.call: Any = None  # the user function's method, from open()
 
-    def open(self, runtime_context) -> None:
+    def open(self, runtime_context: RuntimeContext) -> None:
         self.call = resolve(self.function, self.METHODS[self.kind])
         if self.kind != "timestamps" and hasattr(self.function, "open"):
             self.function.open(runtime_context)
@@ -51,19 +52,25 @@ class Step:
         if self.kind != "timestamps" and hasattr(self.function, "close"):
             self.function.close()
 
-    def run(self, values: list, stamps: list, side: List[SideItem]) -> Tuple[list, list]:
-        try:
-            return getattr(self, "_" + self.kind)(values, stamps, side)
+    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+            ) -> Tuple[List[Any], List[Any]]:
+        try:  # (a _<kind> method below)
+            return getattr(self, "_" + self.kind)(  # type: ignore[no-any-return]
+                values, stamps, side)
         except UserFunctionError:
             raise
         except Exception as exc:
             raise wrap_user_error(exc, self.name, self.call) from exc
 
-    def _map(self, values, stamps, side):
+    def _map(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+             ) -> Tuple[List[Any], List[Any]]:
         return list(map(self.call, values)), stamps
 
-    def _flat_map(self, values, stamps, side):
+    def _flat_map(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+                  ) -> Tuple[List[Any], List[Any]]:
         call = self.call
+        out_values: List[Any]
+        out_stamps: List[Any]
         out_values, out_stamps = [], []
         for value, ts in zip(values, stamps):
             result = call(value)
@@ -73,21 +80,26 @@ class Step:
                 out_stamps += [ts] * len(produced)
         return out_values, out_stamps
 
-    def _filter(self, values, stamps, side):
+    def _filter(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+                ) -> Tuple[List[Any], List[Any]]:
         keep = list(map(self.call, values))
         return list(compress(values, keep)), list(compress(stamps, keep))
 
-    def _timestamps(self, values, stamps, side):
+    def _timestamps(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+                    ) -> Tuple[List[Any], List[Any]]:
         batch = getattr(self.function, "assign_timestamps", None)  # a WatermarkStrategy
         if batch is not None:
             return values, batch(values, stamps)
         call = self.call
         return values, [int(call(value, ts)) for value, ts in zip(values, stamps)]
 
-    def _process(self, values, stamps, side):
+    def _process(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+                 ) -> Tuple[List[Any], List[Any]]:
         call = self.call
         clock = OperatorClock()
         clock.processing_time = int(time.time() * 1000)
+        out_values: List[Any]
+        out_stamps: List[Any]
         out_values, out_stamps = [], []
         ts: Any  # (the record's, which its side outputs take)
         ctx = ProcessContext(TimerService(clock), lambda tag, v: side.append((tag, v, ts)))
@@ -106,21 +118,35 @@ class Step:
         return out_values, out_stamps
 
 
+class ChainStep(Protocol):
+    """What a chain runs: a Step, or weir.runtime.async_io's AsyncWaitStep."""
+
+    name: str
+
+    def open(self, runtime_context: RuntimeContext) -> None: ...
+
+    def close(self) -> None: ...
+
+    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+            ) -> Tuple[List[Any], List[Any]]: ...
+
+
 class StatelessChain:
-    def __init__(self, steps: Sequence[Step], task_name: str = "chain"):
+    def __init__(self, steps: Sequence[ChainStep], task_name: str = "chain") -> None:
         self.steps = list(steps)
         self.task_name = task_name
 
-    def open(self, subtask_index=0, parallelism=1, job_parameters=None) -> None:
+    def open(self, subtask_index: int = 0, parallelism: int = 1,
+             job_parameters: Optional[Mapping[str, str]] = None) -> None:
         self.contexts = [RuntimeContext(step.name, None, subtask_index, parallelism,
                                         job_parameters=job_parameters)
                          for step in self.steps]
         for step, context in zip(self.steps, self.contexts):
             step.open(context)
 
-    def take_metrics(self) -> dict:
+    def take_metrics(self) -> Dict[str, Report]:
         """What the steps' metric groups report (weir.runtime.metrics)."""
-        reports = {}
+        reports: Dict[str, Report] = {}
         for context in self.contexts:
             reports.update(context.get_metrics_group().take_increments())
         return reports
@@ -134,7 +160,8 @@ class StatelessChain:
         values, stamps, side = self.run_columns(*columns_of(items))
         return list(zip(values, stamps)), side
 
-    def run_columns(self, values: list, stamps: list) -> Tuple[list, list, List[SideItem]]:
+    def run_columns(self, values: List[Any], stamps: List[Any]
+                    ) -> Tuple[List[Any], List[Any], List[SideItem]]:
         """`run` over values and their timestamps as parallel lists: the main outputs'
         values and timestamps, and the side outputs."""
         side: List[SideItem] = []
@@ -154,12 +181,13 @@ class TwoInputChain:
     input (map1/map2, flat_map1/flat_map2, process_element1/process_element2), each as a
     one-input chain (with the operator's output conversion, if any)."""
 
-    def __init__(self, function, name: str, inputs: Sequence[StatelessChain]):
+    def __init__(self, function: Any, name: str, inputs: Sequence[StatelessChain]) -> None:
         self.function = function
         self.name = name
         self.inputs = tuple(inputs)
 
-    def open(self, subtask_index=0, parallelism=1, job_parameters=None) -> None:
+    def open(self, subtask_index: int = 0, parallelism: int = 1,
+             job_parameters: Optional[Mapping[str, str]] = None) -> None:
         self.context = RuntimeContext(self.name, None, subtask_index, parallelism,
                                       job_parameters=job_parameters)
         if hasattr(self.function, "open"):
@@ -167,7 +195,7 @@ class TwoInputChain:
         for chain in self.inputs:
             chain.open(subtask_index, parallelism, job_parameters)
 
-    def take_metrics(self) -> dict:
+    def take_metrics(self) -> Dict[str, Report]:
         """What the function's metric group reports (weir.runtime.metrics)."""
         return self.context.get_metrics_group().take_increments()
 
@@ -175,6 +203,7 @@ class TwoInputChain:
         if hasattr(self.function, "close"):
             self.function.close()
 
-    def run_input(self, input_label: int, values: list, stamps: list):
+    def run_input(self, input_label: int, values: List[Any], stamps: List[Any]
+                  ) -> Tuple[List[Any], List[Any], List[SideItem]]:
         """`run_columns` of the records of input `input_label`."""
         return self.inputs[input_label].run_columns(values, stamps)

@@ -3,7 +3,8 @@
 import os
 import re
 import traceback
-from typing import Optional
+from traceback import FrameSummary
+from typing import Any, Callable, List, Optional
 
 from weir.common.errors import WeirError
 
@@ -18,7 +19,7 @@ class UserFunctionError(WeirError, RuntimeError):
         super().__init__(message)
 
 
-def user_frame(exc: BaseException):
+def user_frame(exc: BaseException) -> Optional[FrameSummary]:
     """The innermost traceback frame outside weir (the user's line), or None."""
     frames = traceback.extract_tb(exc.__traceback__)
     for frame in reversed(frames):
@@ -27,12 +28,12 @@ def user_frame(exc: BaseException):
     return None
 
 
-def _in_weir(function) -> bool:
+def _in_weir(function: Any) -> bool:
     code = getattr(getattr(function, "__func__", function), "__code__", None)
     return code is not None and os.path.abspath(code.co_filename).startswith(_WEIR_DIR + os.sep)
 
 
-def users_function(function):
+def users_function(function: Any) -> Any:
     """The user's function behind weir's adapters (which hold it as `call` or
     `user_function`): what an error should name."""
     while _in_weir(function):
@@ -44,7 +45,7 @@ def users_function(function):
     return function
 
 
-def describe_function(function) -> str:
+def describe_function(function: Any) -> str:
     function = users_function(function)
     target = getattr(function, "__func__", function)
     code = getattr(target, "__code__", None)
@@ -73,7 +74,7 @@ def marked_message(text: str) -> str:
 MAX_CAUSE = 500  # a cause longer than this is cut (the whole text is kept in a file)
 
 
-def _traceback_ends(text: str) -> list:
+def _traceback_ends(text: str) -> List[str]:
     """The exception line ending each Python traceback in `text`."""
     ends, lines = [], text.splitlines()
     for index, line in enumerate(lines):
@@ -100,7 +101,7 @@ def source_error(exc: BaseException, source: str) -> UserFunctionError:
     return UserFunctionError(f"{MARKER}: source '{source}' failed: {type(exc).__name__}: {exc}")
 
 
-def call_user(operator: str, method, *args):
+def call_user(operator: str, method: Callable[..., Any], *args: Any) -> Any:
     """Calls user code of `operator`; an error names it and the user's file and line."""
     try:
         return method(*args)
@@ -110,7 +111,7 @@ def call_user(operator: str, method, *args):
         raise wrap_user_error(exc, operator, method) from exc
 
 
-def wrap_user_error(exc: BaseException, operator: str, function,
+def wrap_user_error(exc: BaseException, operator: str, function: Any,
                     side: Optional[str] = None) -> UserFunctionError:
     """The error of a user function of `operator` (on its `side` input, if named)."""
     frame = user_frame(exc)

@@ -17,6 +17,7 @@ out of the collector's sight (gc.freeze) whenever modules were imported since it
 import gc
 import sys
 from contextlib import contextmanager
+from typing import Iterator
 
 _modules_when_frozen = 0
 
@@ -44,7 +45,7 @@ def thaw() -> None:
 
 
 @contextmanager
-def paused_gc():
+def paused_gc() -> Iterator[None]:
     was_enabled = gc.isenabled()
     gc.disable()
     try:

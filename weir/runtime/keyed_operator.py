@@ -12,15 +12,21 @@ The keyed process operator, the window operator, the interval join operator and 
 non-keyed operator (no timers) implement it.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from weir.runtime.context import OperatorClock, RuntimeContext
 from weir.runtime.errors import call_user
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME, KeyGroupTimers, namespace_of
 from weir.runtime.wire import MAX_WATERMARK
 
-Emit = Callable[[object, object, object], None]  # (tag_id or None, value, timestamp)
+if TYPE_CHECKING:
+    from weir.runtime.state.backend import KeyedStateBackend
+    from weir.runtime.state.operator_state import Snapshot
+
+Emit = Callable[[Optional[str], Any, Optional[int]], None]  # (tag_id or None, value, timestamp)
 
 
 class KeyedStreamOperator(ABC):
@@ -37,8 +43,9 @@ class KeyedStreamOperator(ABC):
     batch_execution = False
     _quiesced = False
 
-    def __init__(self, backend, name: str, subtask_index=0, parallelism=1,
-                 job_parameters=None):
+    def __init__(self, backend: KeyedStateBackend, name: str, subtask_index: int = 0,
+                 parallelism: int = 1, job_parameters: Optional[Mapping[str, str]] = None
+                 ) -> None:
         self.backend = backend
         self.name = name
         self.clock = OperatorClock()
@@ -68,7 +75,7 @@ class KeyedStreamOperator(ABC):
         for timers in self._timers.values():
             timers.flush()
 
-    def snapshot_operator_state(self, key_group: int):
+    def snapshot_operator_state(self, key_group: int) -> Optional[Tuple[int, Snapshot]]:
         """Snapshots the operator state of the instance in `key_group` into its pages, if
         the operator keeps any; returns what the driver must keep for a restart
         ((checkpoints taken, snapshot)) or None. Keyed operators keep keyed state only."""
@@ -82,24 +89,27 @@ class KeyedStreamOperator(ABC):
 
     # -- records ---------------------------------------------------------------------
     @abstractmethod
-    def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
+    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
+                        input_label: int = 0) -> None:
         """One record of `key` (of input `input_label`); outputs go to `emit`."""
 
-    def process_batch(self, values, stamps, keys, emit: Emit) -> None:
+    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                      keys: Sequence[Any], emit: Emit) -> None:
         """A micro-batch's records of one input, in order: their values, timestamps and
         keys (parallel columns)."""
         process = self.process_element
         for value, timestamp, key in zip(values, stamps, keys):
             process(key, value, timestamp, emit)
 
-    def process_labelled(self, values, stamps, inputs, keys, emit: Emit) -> None:
+    def process_labelled(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                         inputs: Sequence[int], keys: Sequence[Any], emit: Emit) -> None:
         """A micro-batch's records of several inputs, in order: their values, timestamps,
         input labels and keys (parallel columns)."""
         process = self.process_element
         for value, timestamp, input_label, key in zip(values, stamps, inputs, keys):
             process(key, value, timestamp, emit, input_label)
 
-    def select_key(self, key) -> None:
+    def select_key(self, key: Any) -> None:
         """Makes `key` current for state and timers."""
         self.backend.set_current_key(key)
 
@@ -111,7 +121,7 @@ class KeyedStreamOperator(ABC):
             timers = self._timers[key_group] = KeyGroupTimers(store)
         return timers
 
-    def register_timer(self, domain: str, timestamp: int, namespace=None) -> None:
+    def register_timer(self, domain: str, timestamp: int, namespace: Any = None) -> None:
         """A timer of the current key (in `namespace`) at `timestamp`."""
         if self._quiesced:
             return
@@ -119,7 +129,7 @@ class KeyedStreamOperator(ABC):
         self.timers_of(self.backend.key_group_of(key)).register(
             domain, timestamp, key, namespace)
 
-    def delete_timer(self, domain: str, timestamp: int, namespace=None) -> None:
+    def delete_timer(self, domain: str, timestamp: int, namespace: Any = None) -> None:
         key = self.backend.current_key
         self.timers_of(self.backend.key_group_of(key)).delete(domain, timestamp, key, namespace)
 
@@ -166,10 +176,10 @@ class KeyedStreamOperator(ABC):
                 due = timers.pop_due(domain, time)
 
     @abstractmethod
-    def on_timer(self, domain: str, timestamp: int, key, namespace) -> None:
+    def on_timer(self, domain: str, timestamp: int, key: Any, namespace: Any) -> None:
         """A due timer of `key` (already current); outputs go to self._emit."""
 
     # -- user code -------------------------------------------------------------------
-    def _call(self, method, *args):
+    def _call(self, method: Callable[..., Any], *args: Any) -> Any:
         """Calls user code; an error names this operator and the user's file and line."""
         return call_user(self.name, method, *args)

@@ -13,13 +13,16 @@ distribution's '<name>.count', '.sum', '.min', '.max' and '.mean'.
 """
 
 import time
-from typing import Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeGuard, TypeVar, Union
 
 GAUGE, METER, DISTRIBUTION = "gauge", "meter", "distribution"
+# A metric's report: a counter's increment, or (GAUGE, value), (METER, time span, events),
+# (DISTRIBUTION, count, sum, min, max).
+Report = Union[int, Tuple[Any, ...]]
 
 
 class Counter:
-    def __init__(self):
+    def __init__(self) -> None:
         self._count = 0
         self._taken = 0
 
@@ -32,7 +35,7 @@ class Counter:
     def get_count(self) -> int:
         return self._count
 
-    def _take(self):
+    def _take(self) -> Optional[Report]:
         change, self._taken = self._count - self._taken, self._count
         return change or None
 
@@ -40,14 +43,14 @@ class Counter:
 class Meter(Counter):
     """Events marked; reported as their rate per second over `time_span_in_seconds`."""
 
-    def __init__(self, time_span_in_seconds: int):
+    def __init__(self, time_span_in_seconds: int) -> None:
         super().__init__()
         self.time_span = time_span_in_seconds
 
     def mark_event(self, value: int = 1) -> None:
         self.inc(value)
 
-    def _take(self):
+    def _take(self) -> Optional[Report]:
         change = super()._take()
         return None if change is None else (METER, self.time_span, change)
 
@@ -55,10 +58,10 @@ class Meter(Counter):
 class Distribution:
     """The count, sum, minimum and maximum of the values it was updated with."""
 
-    def __init__(self):
-        self._pending = None
+    def __init__(self) -> None:
+        self._pending: Optional[List[Any]] = None  # [count, sum, min, max]
 
-    def update(self, value) -> None:
+    def update(self, value: Any) -> None:
         pending = self._pending
         if pending is None:
             self._pending = [1, value, value, value]
@@ -68,26 +71,32 @@ class Distribution:
         pending[2] = min(pending[2], value)
         pending[3] = max(pending[3], value)
 
-    def _take(self):
+    def _take(self) -> Optional[Report]:
         pending, self._pending = self._pending, None
         return None if pending is None else (DISTRIBUTION, *pending)
 
 
 class _Gauge:
-    def __init__(self, function):
+    def __init__(self, function: Callable[[], Any]) -> None:
         self.function = function
 
-    def _take(self):
+    def _take(self) -> Optional[Report]:
         return (GAUGE, self.function())
+
+
+_Metric = Union[Counter, Distribution, _Gauge]
+M = TypeVar("M", bound=_Metric)
 
 
 class MetricGroup:
     """`runtime_context.get_metrics_group()`: metrics by name; `add_group` names a sub
     group ('<group>.<metric>', with `extra`: '<group>.<extra>.<metric>')."""
 
-    def __init__(self, prefix: str = "", metrics=None):
+    def __init__(self, prefix: str = "",
+                 metrics: Optional[Dict[str, _Metric]] = None) -> None:
         self._prefix = prefix
-        self._metrics = {} if metrics is None else metrics  # shared with its sub groups
+        self._metrics: Dict[str, _Metric] = (
+            {} if metrics is None else metrics)  # shared with its sub groups
 
     def add_group(self, name: str, extra: Optional[str] = None) -> "MetricGroup":
         scope = self._name(name) + ("" if extra is None else "." + _checked(extra))
@@ -96,7 +105,7 @@ class MetricGroup:
     def counter(self, name: str) -> Counter:
         return self._metric(name, Counter, Counter)
 
-    def gauge(self, name: str, obj) -> None:
+    def gauge(self, name: str, obj: Callable[[], Any]) -> None:
         if not callable(obj):
             raise TypeError(f"gauge '{name}' needs a function giving its value")
         self._metrics[self._name(name)] = _Gauge(obj)
@@ -112,7 +121,7 @@ class MetricGroup:
     def _name(self, name: str) -> str:
         return self._prefix + _checked(name)
 
-    def _metric(self, name: str, kind: type, make):
+    def _metric(self, name: str, kind: type[M], make: Callable[[], M]) -> M:
         full = self._name(name)
         metric = self._metrics.get(full)
         if metric is None:
@@ -121,7 +130,7 @@ class MetricGroup:
             raise ValueError(f"metric '{full}' is already a {type(metric).__name__}")
         return metric
 
-    def take_increments(self) -> dict:
+    def take_increments(self) -> Dict[str, Report]:
         """{name: report} of the metrics that changed since the last call (a gauge
         always reports its value)."""
         reports = {}
@@ -132,15 +141,15 @@ class MetricGroup:
         return reports
 
 
-def _checked(name) -> str:
+def _checked(name: object) -> str:
     if not isinstance(name, str) or not name:
         raise ValueError("a metric needs a non-empty name")
     return name
 
 
-def merge_report(reports: dict, name: str, report) -> None:
+def merge_report(reports: Dict[str, Report], name: str, report: Report) -> None:
     """Adds `report` to `reports[name]` (the reports of one micro-batch)."""
-    before = reports.get(name)
+    before: Any = reports.get(name)  # (None, or of `report`'s kind: a name's reports are)
     if before is None:
         reports[name] = report
     elif isinstance(report, int):
@@ -153,7 +162,7 @@ def merge_report(reports: dict, name: str, report) -> None:
         reports[name] = report
 
 
-def _merged_distribution(one, other) -> tuple:
+def _merged_distribution(one: Tuple[Any, ...], other: Tuple[Any, ...]) -> Tuple[Any, ...]:
     return (DISTRIBUTION, one[1] + other[1], one[2] + other[2], min(one[3], other[3]),
             max(one[4], other[4]))
 
@@ -165,7 +174,7 @@ STATE_SIZE = "stateSize"  # '<uid>.keyGroup.<key group>.stateSize': its state's 
 SUBTASK = "subtask"  # '<uid>.subtask.<index>.numRecordsIn': one parallel instance's count
 
 
-def records_io(uid: str, subtask: int, records_in: int, records_out: int) -> dict:
+def records_io(uid: str, subtask: int, records_in: int, records_out: int) -> Dict[str, int]:
     """An operator's records in and out (Flink's names; zero counts left out), in all and
     of its parallel instance `subtask` ('<uid>.subtask.<i>.<name>', Flink's per-subtask
     metrics)."""
@@ -182,9 +191,9 @@ def is_breakdown(name: str) -> bool:
     return f".{KEY_GROUP}." in name or f".{SUBTASK}." in name
 
 
-def records_received(received: dict) -> dict:
+def records_received(received: Dict[Tuple[str, int], int]) -> Dict[str, int]:
     """Sinks' records in, in all and per subtask, of {(sink uid, subtask): records}."""
-    counts: dict = {}
+    counts: Dict[str, int] = {}
     for (uid, subtask), count in received.items():
         for name, n in records_io(uid, subtask, count, 0).items():
             counts[name] = counts.get(name, 0) + n
@@ -192,7 +201,7 @@ def records_received(received: dict) -> dict:
 
 
 def task_io(uid: str, key_group: int, subtask: int, records_in: int,
-            records_out: int) -> dict:
+            records_out: int) -> Dict[str, int]:
     """What a keyed operator's task counts of one key group's micro-batch: the operator's
     records in and out (in all and per subtask) and the key group's records in (skew)."""
     counts = records_io(uid, subtask, records_in, records_out)
@@ -201,7 +210,7 @@ def task_io(uid: str, key_group: int, subtask: int, records_in: int,
     return counts
 
 
-def key_group_state_size(uid: str, key_group: int, size: int) -> dict:
+def key_group_state_size(uid: str, key_group: int, size: int) -> Dict[str, Report]:
     """The size in bytes of one key group's state as its task last wrote it (a gauge)."""
     return {f"{uid}.{KEY_GROUP}.{key_group}.{STATE_SIZE}": (GAUGE, size)}
 
@@ -215,19 +224,20 @@ class MetricsLog:
 
     REPLAYABLE = 16
 
-    def __init__(self, clock=time.time):
-        self._batches = {}
-        self._folded = {}
-        self._meter_events = []  # (time, name, time span, events) of folded batches
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._batches: Dict[int, Tuple[float, Dict[str, Report]]] = {}
+        self._folded: Dict[str, Report] = {}
+        # (time, name, time span, events) of folded batches
+        self._meter_events: List[Tuple[float, str, int, int]] = []
         self.clock = clock
 
-    def record(self, batch_id: int, reports: dict) -> None:
+    def record(self, batch_id: int, reports: Dict[str, Report]) -> None:
         self._batches[batch_id] = (self.clock(), dict(reports))
         if len(self._batches) > 2 * self.REPLAYABLE:
             for old in sorted(self._batches)[:-self.REPLAYABLE]:
                 self._fold(*self._batches.pop(old))
 
-    def _fold(self, at: float, reports: dict) -> None:
+    def _fold(self, at: float, reports: Dict[str, Report]) -> None:
         for name, report in reports.items():
             if _is_meter(report):
                 self._meter_events.append((at, name, report[1], report[2]))
@@ -237,9 +247,9 @@ class MetricsLog:
         self._meter_events = [event for event in self._meter_events
                               if event[0] >= now - event[2]]
 
-    def totals(self) -> dict:
-        totals = dict(self._folded)
-        meters: dict = {}
+    def totals(self) -> Dict[str, Any]:
+        totals: Dict[str, Any] = dict(self._folded)
+        meters: Dict[str, Tuple[int, int]] = {}
         now = self.clock()
         batches = [self._batches[batch_id] for batch_id in sorted(self._batches)]
         events = self._meter_events + [(at, name, report[1], report[2])
@@ -260,11 +270,11 @@ class MetricsLog:
         return totals
 
 
-def _is_meter(report) -> bool:
+def _is_meter(report: Report) -> TypeGuard[Tuple[Any, ...]]:
     return isinstance(report, tuple) and report[0] == METER
 
 
-def _flattened(name: str, report: tuple) -> dict:
+def _flattened(name: str, report: Tuple[Any, ...]) -> Dict[str, Any]:
     if report[0] == GAUGE:
         return {name: report[1]}
     _, count, total, low, high = report

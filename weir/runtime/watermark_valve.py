@@ -9,19 +9,19 @@ own watermarks (weir.control.watermarks) and a partitioned source's watermark ov
 splits (weir.runtime.split_watermarks).
 """
 
-from typing import Any, Collection, Hashable, Iterable, Mapping, Optional
+from typing import Any, Collection, Hashable, Iterable, List, Mapping, Optional
 
 IGNORED = "ignored"  # an input without a mark does not count
 WAITS = "waits"  # an input without a mark holds the watermark back
 
 
-def holding(inputs: Iterable[Hashable], idle: Collection = ()) -> list:
+def holding(inputs: Iterable[Hashable], idle: Collection[Hashable] = ()) -> List[Hashable]:
     """The inputs that hold the watermark: those not idle."""
     return [name for name in inputs if name not in idle]
 
 
 def valve(marks: Mapping[Any, int], inputs: Optional[Iterable[Hashable]] = None,
-          idle: Collection = (), without_mark: str = IGNORED) -> Optional[int]:
+          idle: Collection[Hashable] = (), without_mark: str = IGNORED) -> Optional[int]:
     """The watermark of `inputs` (all those `marks` has, by default) from their `marks`:
     the minimum over those that hold it; None where none holds it with a mark, or
     (`without_mark` WAITS) where one that holds it has no mark yet."""

@@ -22,6 +22,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from typing import Dict, Optional, Tuple
 
 from pyspark.sql import functions as F
 
@@ -37,7 +38,7 @@ from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.state.backend import MemoryPageStore
-from weir.runtime.wire import MIN_WATERMARK, WATERMARK, KeyGroupInput
+from weir.runtime.wire import MIN_WATERMARK, Channel, KeyGroupInput
 from weir.spark import source as spark_source
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
@@ -57,7 +58,8 @@ class StageBatch:
     def __init__(self, plan: PhysicalPlan):
         self.plan_blob = dumps_by_value(plan)
         self.stage_uids = frozenset(task.uid for task in plan.keyed)
-        self.plan, self.runners = None, {}  # built in the Python worker
+        self.plan: Optional[PhysicalPlan] = None  # built in the Python worker
+        self.runners: Dict[str, KeyedRunner] = {}
 
     def __getstate__(self):
         return {"plan_blob": self.plan_blob, "stage_uids": self.stage_uids, "plan": None,
@@ -79,6 +81,8 @@ class StageBatch:
         freeze_long_lived()
         with paused_gc():
             stage_uids = pa.array(sorted(self.stage_uids), pa.string())
+            group: Optional[Tuple[str, int]]  # (uid, key group) of `rows`
+            rows: list
             group, rows = None, []
             for batch in batches:
                 here = pc.is_in(batch.column("_to"), value_set=stage_uids)
@@ -89,16 +93,19 @@ class StageBatch:
                 for row in zip(*(mine.column(name).to_pylist() for name in STREAM_COLUMNS)):
                     if (row[0], row[2]) != group:  # (uid, key group)
                         if rows:
+                            assert group is not None  # (set with the first row)
                             yield self._run(*group, rows)
                         group, rows = (row[0], row[2]), [row]
                     else:
                         rows.append(row)
             if rows:
+                assert group is not None  # (set with the first row)
                 yield self._run(*group, rows)
 
     def _run(self, uid: str, key_group: int, rows):
         runner = self._runner(uid)
         batch = KeyGroupInput(rows, runner.labelled)
+        assert self.plan is not None  # (loaded by _runner)
         with PrintCapture(self.plan.forward_prints) as printed:
             out = runner.run(key_group, MemoryPageStore(), batch, MIN_WATERMARK,
                              int(time.time() * 1000))
@@ -110,7 +117,7 @@ def query_frame(spark, plan: PhysicalPlan):
     """The batch frame of every sink's rows (by sink uid in `_to`) and the metrics rows."""
     settings = plan.subset()
     frame = union_all([spark_source.read_batch(spark, task, settings) for task in plan.sources])
-    frame = frame.filter(F.col("_to") != F.lit(WATERMARK))  # no watermark: nothing is late
+    frame = frame.filter(F.col("_to") != F.lit(Channel.WATERMARK))  # no watermark: nothing is late
     partitions = stage_partitions(spark, plan)
     for stage in plan.stages:
         frame = _by_key_group_range(frame, stage, plan, partitions).mapInArrow(

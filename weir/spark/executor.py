@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future
+from typing import TYPE_CHECKING, Callable, Optional, Union, cast
 
 from weir.plan import graph as g
 from weir.common.job import JobClient, JobExecutionError, JobStatus
@@ -39,6 +40,8 @@ from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
 from weir.spark.source import DRAIN, HOLD, read_announcements
 from weir.spark.translate import query_frame
 
+if TYPE_CHECKING:
+    from pyspark.sql.streaming import StreamingQuery
 
 SAVEPOINT_DIRECTORY = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir")  # Flink's
 POLL_S = 0.05
@@ -116,7 +119,7 @@ class SparkJob(JobClient):
         self.outputs.run_in_tasks = tasks_of(self.spark)
         self._lock = threading.Lock()
         self._savepointing = threading.Lock()
-        self.query = None
+        self.query: Optional["StreamingQuery"] = None  # (set by start)
         self.canceled = False
         self.stopping = False  # weir is stopping the query (_stop_query)
         self.last_batch = None  # the batch in which the last source ended
@@ -202,7 +205,7 @@ class SparkJob(JobClient):
             partitions = self.plan.parallelism
         else:
             with _STARTING:  # (not a value another job sets while it starts)
-                partitions = int(self.spark.conf.get(SHUFFLE_PARTITIONS))
+                partitions = int(cast(str, self.spark.conf.get(SHUFFLE_PARTITIONS)))  # (Spark's)
         return ShardLayout(self.plan.max_parallelism, state_layout(
             self.checkpoint_dir, partitions, keyed=bool(self.plan.stages)))
 
@@ -280,6 +283,7 @@ class SparkJob(JobClient):
         """Idleness timeouts run out between micro-batches too: while no batch runs, check
         every so often (a source that reads an announcement starts the next batch)."""
         every_s = self.control.idleness_check_s()
+        assert every_s is not None and self.query is not None  # (a group idles; started)
         while self.query.isActive:
             time.sleep(every_s)
             with self._lock:
@@ -315,6 +319,7 @@ class SparkJob(JobClient):
 
     def _stop_query(self) -> None:
         self.stopping = True
+        assert self.query is not None  # (a client's job has started)
         self.query.stop()
 
     def trigger_savepoint(self, savepoint_directory=None):
@@ -387,6 +392,7 @@ class SparkJob(JobClient):
         """A savepoint is of a committed micro-batch: a job just started (or restored)
         takes one once its first has committed."""
         deadline = time.time() + timeout_s
+        assert self.query is not None  # (_target checked it)
         while (last_committed_batch(self.checkpoint_dir) is None and self.query.isActive
                and time.time() < deadline):
             time.sleep(QUIET_S)
@@ -394,6 +400,7 @@ class SparkJob(JobClient):
     def _await_drained(self) -> None:
         """Waits until the micro-batch in which every drained source ended (and which
         fired every timer and window) has committed."""
+        assert self.query is not None  # (_target checked it)
         while self.query.isActive:
             last, committed = self.last_batch, last_committed_batch(self.checkpoint_dir)
             if last is not None and committed is not None and committed >= last:
@@ -404,6 +411,7 @@ class SparkJob(JobClient):
         """Waits until the held sources let the query rest between micro-batches: no
         trigger active, and the last committed batch unchanged, QUIET_S apart."""
         before = None
+        assert self.query is not None  # (_target checked it)
         while self.query.isActive:
             now = (self.query.status["isTriggerActive"],
                    last_committed_batch(self.checkpoint_dir))
@@ -445,7 +453,9 @@ class SparkJob(JobClient):
         """Whether the job's query has ended (POLL_S at most): a stop-with-savepoint under
         way decides first, as it may run the job on in a new query (_resume_held)."""
         query = self.query
-        if not query.awaitTermination(POLL_S):
+        assert query is not None  # (a client's job has started)
+        # (pyspark types timeout int, takes a float: int(timeout * 1000))
+        if not query.awaitTermination(POLL_S):  # type: ignore[arg-type]
             return False
         with self._savepointing:
             return self.query is query
@@ -456,6 +466,7 @@ class SparkJob(JobClient):
         trigger, its last progress then shows every source's offset at its end."""
         if not self.bounded:
             return False
+        assert self.query is not None  # (a client's job has started)
         progress = self.query.lastProgress
         if progress is None:
             return False
@@ -475,12 +486,14 @@ class SparkJob(JobClient):
 
 
 def _done(path: str) -> Future:
-    future = Future()
+    future: Future = Future()
     future.set_result(path)
     return future
 
 
 def submit(env, graph, sinks, job_name):
+    job: Union[BatchJob, "SparkJob"]
+    start: Callable[[], JobClient]
     if env.is_batch_mode():
         job = BatchJob(env, graph, sinks, job_name)
         start = job.run

@@ -16,6 +16,7 @@ restarted from its checkpoint reads the same snapshot, whatever the DataFrame re
 import dataclasses
 import os
 import uuid
+from typing import Tuple
 
 from pyspark import TaskContext
 from pyspark.sql import types as T
@@ -117,13 +118,15 @@ class FrameEncoder:
     split's (the producer in the records' order keys), its first partition's carries the
     micro-batch's ticks. The task's runner stays open in the worker for later batches."""
 
-    def __init__(self, encoded_task: str, run_key: tuple, columns):
+    def __init__(self, encoded_task: str, run_key: Tuple[str, str], columns):
         self.encoded_task = encoded_task
         self.run_key = run_key
         self.columns = tuple(columns)
 
     def __call__(self, batches):
-        partition = TaskContext.get().partitionId()
+        context = TaskContext.get()
+        assert context is not None  # (in a Spark task)
+        partition = context.partitionId()
         runner = SOURCES.get(*self.run_key, lambda: SourceRunner(*decode(self.encoded_task)))
         fields = shared_field_names(self.columns)
         chunks = ((rows_of_columns(fields, batch.columns, batch.num_rows),

@@ -176,7 +176,7 @@ class StageHost(StatefulProcessor):
             return [OutputRow(*row[:6]) for row in rows]
         with paused_gc():
             runner = self._runner(uid)
-            by_key_group = {}
+            by_key_group: dict = {}
             for row in rows:
                 by_key_group.setdefault(row[2], []).append(row[:6])
             self.wakes.begin()
@@ -211,10 +211,12 @@ class StageHost(StatefulProcessor):
             due = self.wakes.due(max(expiring, timerValues.getCurrentWatermarkInMs()))
             runner = self._runner(key[0]) if due else None  # (woken by its timer: no input)
             out = []
-            with PrintCapture(bool(due) and runner.plan.forward_prints) as printed:
+            # (runner is None only where nothing is due)
+            with PrintCapture(bool(due) and runner.plan.forward_prints) as printed:  # type: ignore[union-attr]
                 for key_group in due:
                     out += self._run(key[0], runner, key_group,
-                                     KeyGroupInput((), runner.labelled), timerValues)
+                                     KeyGroupInput((), runner.labelled),  # type: ignore[union-attr]
+                                     timerValues)
             self.wakes.finish(expiring)
             return out + [OutputRow(*row) for row in printed.rows()]
 

@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from pyspark.sql import Observation
 from pyspark.sql import functions as F
@@ -62,7 +62,7 @@ def legacy_arithmetic(spark):
                 spark.conf.set(_ANSI, before)
 
 
-def json_source(spark, path: str, schema: str, seen: Observation = None):
+def json_source(spark, path: str, schema: str, seen: Optional[Observation] = None):
     """The JSON lines under `path` in the columns of `schema` (a line Spark's reader does
     not read fails the job: MALFORMED); `seen` counts the lines (`read`)."""
     frame = spark.read.schema(schema).option("mode", "FAILFAST").json(path)
@@ -96,7 +96,7 @@ def _malformed(error) -> bool:
     return MALFORMED in str(error)
 
 
-def collect_rows(spark, sources, sql) -> list:
+def collect_rows(spark, sources, sql) -> Optional[list]:
     """The rows (tuples) of the query text `sql(views)` over the JSON lines of `sources`
     ([(path, schema)]), or None where a line needs Flink's json reading."""
     frame = query_frame(spark, [json_source(spark, path, schema)
@@ -120,9 +120,9 @@ class NativeJob(JobClient):
         self.job_id = uuid.uuid4().hex
         self.status = JobStatus.CREATED
         self.started = time.time()
-        self.error = None
-        self.result = None
-        self.delegate = None  # the fallback's job, once it runs
+        self.error: Optional[BaseException] = None
+        self.result: Optional[JobExecutionResult] = None
+        self.delegate: Optional[JobClient] = None  # the fallback's job, once it runs
         self._done = threading.Event()
 
     def start(self) -> "NativeJob":
@@ -151,6 +151,7 @@ class NativeJob(JobClient):
 
     def _write_all(self):
         """(records read, written), or None: some line needs Flink's json reading."""
+        staged: list
         staged, read, written = [], 0, 0
         try:
             for write in self.writes:
@@ -207,7 +208,7 @@ class NativeJob(JobClient):
             self.spark.sparkContext.cancelJobGroup(self.job_id)
         self._done.wait()
 
-    def wait(self, timeout_s: float = None) -> JobStatus:
+    def wait(self, timeout_s: Optional[float] = None) -> JobStatus:
         self._done.wait(timeout_s)
         if self.delegate is not None:
             return self.delegate.wait(timeout_s)
@@ -220,6 +221,7 @@ class NativeJob(JobClient):
         if self.error is not None:
             raise JobExecutionError(f"job '{self.job_name}' failed: "
                                     f"{_message(self.error)}") from self.error
+        assert self.result is not None  # (set where the job ends without an error)
         return self.result
 
     def trigger_savepoint(self, savepoint_directory=None):

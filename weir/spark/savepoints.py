@@ -75,7 +75,7 @@ def _write(spark, job, writer: SavepointWriter, batch: int) -> str:
     for uid, rows in sorted(keyed_pages(spark, checkpoint, batch).items()):
         writer.write_keyed(uid, rows)
     saved = load_operator_states(checkpoint, batch)
-    by_uid = {}
+    by_uid: dict = {}
     for (uid, index), (count, snapshot) in (saved or {}).get("snapshots", {}).items():
         by_uid.setdefault(uid, []).append((index, count, pickling.dumps(snapshot)))
     for uid, instances in sorted(by_uid.items()):
@@ -88,7 +88,7 @@ def _write(spark, job, writer: SavepointWriter, batch: int) -> str:
 def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
     """{operator uid: [(key group, page id, page bytes)]} as of micro-batch `batch`, with
     a WAKE_PAGE for each key group's wake time (kept per shard: weir.spark.host)."""
-    pages = {}
+    pages: dict = {}
     for operator in _operators(spark, checkpoint):
         table = _pages(spark, checkpoint, operator, batch).toArrow()
         for uid, key_group, blob in zip(*(column.to_pylist() for column in table.columns)):

@@ -17,8 +17,8 @@ from weir.spark.conf import (  # noqa: F401 (the names jobs and benches import f
 from weir.spark import source as spark_source
 from weir.spark.spark_home import home_without_zips, spark_home
 
-_registered = set()
-_made = set()  # (ids of the sessions weir made)
+_registered: set = set()
+_made: set = set()  # (ids of the sessions weir made)
 # Spark's own output (the JVM's log, its Python workers' chatter) goes to a file
 # weir-spark-*.log in the temporary directory unless WEIR_SPARK_LOGS=1 sends it to stderr;
 # standard output belongs to the job.

@@ -64,7 +64,8 @@ def spark_partition(uid: str, number: int, partitions: int) -> int:
 @functools.lru_cache(maxsize=1024)
 def shard_numbers(uid: str, partitions: int) -> tuple:
     """For each partition p, the smallest grouping number Spark places in p with `uid`."""
-    found, number = {}, 0
+    found: dict = {}
+    number = 0
     while len(found) < partitions:
         found.setdefault(spark_partition(uid, number, partitions), number)
         number += 1
@@ -88,6 +89,7 @@ class ShardLayout:
         self.shards = None if partitions is None else min(partitions, max_parallelism)
 
     def shard_of(self, key_group: int) -> int:
+        assert self.shards is not None  # (asked only where partitions are set: number)
         return operator_index(key_group, self.max_parallelism, self.shards)
 
     def number(self, uid: str, key_group: int) -> int:

@@ -15,7 +15,7 @@ from weir.runtime.pickling import register_by_value
 _INSTALLED = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix,
                                                          sys.exec_prefix})
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
-_checked = set()  # names of modules already looked at (realpath is ~70 us per module)
+_checked: set = set()  # names of modules already looked at (realpath is ~70 us per module)
 
 
 def _is_user_module(module) -> bool:
@@ -36,7 +36,7 @@ def ship_user_modules() -> None:
             register_by_value(module)  # (records of its classes, too)
 
 
-_shipped = {}  # id(SparkContext) -> the files and archives already added to it
+_shipped: dict = {}  # id(SparkContext) -> the files and archives already added to it
 
 
 def ship_python_dependencies(spark, dependencies) -> None:

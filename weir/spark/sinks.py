@@ -26,7 +26,9 @@ def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
     encoded = encode(sinks)
 
     def write(batches):
-        task = TaskContext.get().partitionId()
+        context = TaskContext.get()
+        assert context is not None  # (in a Spark task)
+        task = context.partitionId()
         rows = (list(zip(*(column.to_pylist() for column in batch.columns)))
                 for batch in batches)
         for passed in write_task_rows(decode(encoded), job, batch_id, task, rows):

@@ -3,6 +3,8 @@ MAX, AVG) with retraction, and Python AggregateFunctions. An accumulator is a pl
 picklable value kept in keyed state; `accumulate`/`retract` return the new one (they may
 change the one given in place)."""
 
+from typing import Optional
+
 from weir.table.casts import float32, java_wrap
 from weir.table.evaluate import Column, compile_expression
 from weir.table.types import DataTypes
@@ -43,7 +45,7 @@ class Sum(Accumulator):
 
     zero_if_empty = False
     single = False  # a FLOAT sum: each addition rounds to single precision, as Java's
-    bits = None  # an integer sum: wraps around at this width, as Java's
+    bits: Optional[int] = None  # an integer sum: wraps around at this width, as Java's
 
     def _wrapped(self, total):
         return total if self.bits is None else java_wrap(total, self.bits)
@@ -256,7 +258,7 @@ class _OncePerRow:
 
 def accumulators_of(calls, columns) -> list:
     """The Accumulators of an aggregation's calls over `columns`."""
-    conditions = {}
+    conditions: dict = {}
     return [accumulator_of(call, columns, conditions)[0] for call in calls]
 
 

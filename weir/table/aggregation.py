@@ -90,6 +90,7 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     taken = _Calls(node, _call_of)
     projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
                    for position, s in enumerate(selects)]
+    aggregate: logical.Node
     if end_index is not None:
         aggregate = window_tvf.WindowAggregate(key_columns + taken.columns, node, list(keys),
                                                taken.calls, end_index)

@@ -8,6 +8,7 @@ import decimal
 import functools
 import re
 import uuid
+from typing import Any, Callable, Dict, Tuple
 
 from weir.table.casts import _local_zone
 from weir.table.types import DataTypes
@@ -205,7 +206,7 @@ def _round_type(types):
     return types[0]
 
 
-FUNCTIONS = {
+FUNCTIONS: Dict[str, Tuple[Callable, Any]] = {  # name -> (function, its result type)
     "ROUND": (_round, _round_type),
     "UUID": (lambda: str(uuid.uuid4()), DataTypes.STRING(False)),
     "DATE_FORMAT": (_date_format, DataTypes.STRING()),

@@ -7,6 +7,7 @@ import datetime
 import decimal
 import math
 import struct
+from typing import Optional, Tuple, Union
 
 from weir.common.row import Row
 from weir.table.types import DataType, DataTypes
@@ -115,7 +116,7 @@ def _to_timestamp(value):
     raise ValueError(f"{value!r} is not a TIMESTAMP")
 
 
-def cast_value(value, source: DataType, target: DataType, lenient: bool = False):
+def cast_value(value, source: Optional[DataType], target: DataType, lenient: bool = False):
     """CAST(value AS target): a value that does not convert fails the job (TRY_CAST and
     `lenient`: NULL)."""
     if value is None:
@@ -175,6 +176,7 @@ def java_double(value: float) -> str:
     if value == 0 or 1e-3 <= abs(value) < 1e7:
         return text
     number = decimal.Decimal(text)
+    digits: Union[Tuple[int, ...], str]
     sign, digits, _ = number.normalize().as_tuple()
     digits = "".join(map(str, digits))
     return f"{'-' if sign else ''}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
@@ -198,7 +200,7 @@ def _timestamp_text(value: datetime.datetime, precision) -> str:
     return text
 
 
-def to_sql_string(value, data_type: DataType = None) -> str:
+def to_sql_string(value, data_type: Optional[DataType] = None) -> str:
     """The value as SQL's CAST to STRING writes it (and TableResult.print() shows it)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
@@ -219,7 +221,7 @@ def _fraction(micros: int) -> str:
     return f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
 
 
-def to_java_string(value, data_type: DataType = None) -> str:
+def to_java_string(value, data_type: Optional[DataType] = None) -> str:
     """The value as Flink's Row.toString writes it (the `print` connector's lines):
     TIMESTAMP as Java's LocalDateTime, TIMESTAMP_LTZ as Java's Instant."""
     if value is None:

@@ -5,6 +5,8 @@ memory by the TableEnvironment: every table, view and function is in it, so a
 "permanent" one (`create_view`, `create_function`) is what a temporary one is; another
 catalog or database is not there yet."""
 
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
 from weir.table.evaluate import not_supported
 
 CATALOG, DATABASE = "default_catalog", "default_database"
@@ -13,6 +15,14 @@ CATALOG, DATABASE = "default_catalog", "default_database"
 class CatalogMethods:
     """PyFlink's catalog and dependency methods of a TableEnvironment (which holds
     `_tables`, `functions` and the environment its jobs run in)."""
+
+    # (what the TableEnvironment holds and does, for these methods)
+    _tables: Dict[str, Any]
+    functions: Dict[str, Any]
+    _dependencies: List[Tuple[str, tuple]]
+    _stream_env: Any
+    create_temporary_view: Callable[..., None]
+    _scan: Callable[..., Any]
 
     # -- the catalog and database -------------------------------------------------------
     def get_current_catalog(self) -> str:
@@ -87,11 +97,11 @@ class CatalogMethods:
     def add_python_file(self, file_path: str) -> None:
         self._dependency("add_python_file", file_path)
 
-    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None:
+    def add_python_archive(self, archive_path: str, target_dir: Optional[str] = None) -> None:
         self._dependency("add_python_archive", archive_path, target_dir)
 
     def set_python_requirements(self, requirements_file_path: str,
-                                requirements_cache_dir: str = None) -> None:
+                                requirements_cache_dir: Optional[str] = None) -> None:
         self._dependency("set_python_requirements", requirements_file_path,
                          requirements_cache_dir)
 

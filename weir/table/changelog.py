@@ -9,6 +9,7 @@ result is +I, a changed result -U (old) then +U (new), an emptied group -D.
 """
 
 import operator
+from typing import Any, Callable, Iterable
 
 from weir.common.row import Row
 from weir.common.typeinfo import Types
@@ -141,6 +142,9 @@ class Bundled:
     """PyFlink runs Python aggregate functions per bundle: a key's rows of a bundle are
     applied together and the key's result is emitted once for them (weir's bundle: a
     key group's rows of one micro-batch). `_apply(rows, ctx)` does one key's rows."""
+
+    _buffer: dict  # (the subclass's open() sets it)
+    _apply: Callable[[Any, Any], Iterable]  # (the subclass's)
 
     def process_element(self, record, ctx):
         self._buffer.setdefault(ctx.get_current_key(), []).append(record)

@@ -16,6 +16,7 @@ UpdatableTopNFunction.
 
 import bisect
 import functools
+from typing import Dict, Optional
 
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
@@ -49,7 +50,7 @@ def unique_key(rank):
         if kind != "key" and kind != ("increasing" if descending else "decreasing"):
             return None
     keys = [c.name for c in node.columns[:len(node.keys)]]
-    by_origin = {}
+    by_origin: dict = {}
     for name, origin in origins.items():
         if origin is not None:
             by_origin.setdefault(origin, names.index(name))
@@ -59,7 +60,8 @@ def unique_key(rank):
 
 
 def _column_kinds(aggregate):
-    kinds = {c.name: "key" for c in aggregate.columns[:len(aggregate.keys)]}
+    kinds: Dict[str, Optional[str]] = {
+        c.name: "key" for c in aggregate.columns[:len(aggregate.keys)]}
     for column, (call, _) in zip(aggregate.columns[len(aggregate.keys):], aggregate.calls):
         kinds[column.name] = _UP.get(call) if isinstance(call, str) else None
     return kinds
@@ -88,13 +90,15 @@ class ChangelogTopN(KeyedProcessFunction):
         if self.key_indexes is not None and kind == UPDATE_BEFORE:
             return ()  # (upserts: the +U that follows replaces the key's row)
         arrival, rows = self.state.value() or (0, [])
-        before = rows[self.rank_start - 1:self.rank_end]
+        before: list = rows[self.rank_start - 1:self.rank_end]
         replaced = None
         if self.key_indexes is not None:
             replaced = self._remove_key(rows, values)
         if is_accumulate(kind):
             entry = (tuple(f(values) for f in self.sort_functions), arrival, values)
-            rows.insert(bisect.bisect_right(rows, self._order(entry), key=self._order), entry)
+            # (mypy: the empty default [] is list[Never])
+            rows.insert(bisect.bisect_right(rows, self._order(entry), key=self._order),
+                        entry)  # type: ignore[arg-type]
             arrival += 1
         elif replaced is None:
             _remove_values(rows, values)

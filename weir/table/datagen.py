@@ -116,7 +116,7 @@ class _Rows:
 
 
 def _field_options(options, names):
-    fields = {name: {} for name in names}
+    fields: dict = {name: {} for name in names}
     for key, value in options.items():
         if key.startswith("fields."):
             name, _, option = key[len("fields."):].rpartition(".")

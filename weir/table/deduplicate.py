@@ -16,6 +16,8 @@ checked with PyFlink 2.3. A Top-1 ordered by anything else stays a weir.table.ra
 A key's rows of a micro-batch are taken together, with one read and one write of its
 state: the changelog is the row-by-row one."""
 
+from typing import Optional
+
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
@@ -23,7 +25,7 @@ from weir.table.changelog import INSERT, UPDATE_AFTER, UPDATE_BEFORE, Bundled
 from weir.table.windowing import to_millis
 
 
-def deduplication(node) -> str:
+def deduplication(node) -> Optional[str]:
     """'last' or 'first' where a Rank (weir.table.rank) is Flink's deduplication on event
     time, else None."""
     if node.rank_end != 1 or node.rank_start != 1 or len(node.order) != 1:
@@ -57,7 +59,7 @@ class KeepLastRow(Bundled, KeyedProcessFunction):
         index, rank = self.time_index, self.rank
         for _, values in records:
             millis = to_millis(values[index])
-            if previous is not None and millis < time:
+            if previous is not None and millis < time:  # type: ignore[operator]  # (set with previous)
                 continue
             if previous is None:
                 yield INSERT, values + rank

@@ -11,7 +11,7 @@ import json as _json
 import operator
 import re
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, List, NoReturn, Optional
 
 from weir.table.casts import (INT_RANGES, WIDE_DECIMALS, cast_value, java_wrap, literal_type,
                               to_sql_string)
@@ -34,7 +34,7 @@ class Compiled:
     name: Optional[str]
 
 
-def not_supported(what: str):
+def not_supported(what: str) -> NoReturn:
     raise NotImplementedError(f"{what} is not supported by weir's Table API yet: see "
                               "docs/table.md in weir's repository")
 

@@ -99,7 +99,7 @@ def _loads(line):
 try:
     from orjson import loads as _orjson_loads
 except ImportError:  # (a dependency; without it, Python's reader alone)
-    _orjson_loads = json.loads
+    _orjson_loads = json.loads  # type: ignore[assignment]  # (takes the same text)
 
 
 def _or_null(read, value):
@@ -133,11 +133,12 @@ class JsonFormat:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
         try:
-            return tuple([read(document.get(name)) for name, read in self._fields])
+            return tuple([read(document.get(name))  # (_fields: set with _columns)
+                          for name, read in self._fields])  # type: ignore[union-attr]
         except ValueError as error:
             if self.ignore_errors:  # (as Flink's: a field it cannot read is NULL)
                 return tuple([_or_null(read, document.get(name))
-                              for name, read in self._fields])
+                              for name, read in self._fields])  # type: ignore[union-attr]
             if self.ignore_errors:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None

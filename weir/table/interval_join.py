@@ -14,6 +14,7 @@ none) and is not kept.
 """
 
 import datetime
+from typing import Tuple
 
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedCoProcessFunction
@@ -36,7 +37,7 @@ def interval_bounds(join):
         return None
     left = {c.name: i for i, c in enumerate(join.left.columns) if c.time_attribute}
     right = {c.name: i for i, c in enumerate(join.right.columns) if c.time_attribute}
-    found = {}  # (left index, right index) -> [lower, upper]
+    found: dict = {}  # (left index, right index) -> [lower, upper]
     for conjunct in _conjuncts(join.condition):
         bound = _bound_of(conjunct, left, right)
         if bound is not None:
@@ -104,7 +105,7 @@ class IntervalJoin(KeyedCoProcessFunction):
         return time + self.upper if side == 0 else time - self.lower
 
     def _process(self, side, values, ctx):
-        sides = self.state.value() or ([], [])
+        sides: Tuple[list, list] = self.state.value() or ([], [])
         time = to_millis(values[self.times[side]])
         paired, out = False, []
         for other in sides[1 - side]:
@@ -130,7 +131,7 @@ class IntervalJoin(KeyedCoProcessFunction):
         if sides is None:
             return
         watermark = max(timestamp, ctx.timer_service().current_watermark())
-        kept = ([], [])
+        kept: Tuple[list, list] = ([], [])
         for side in (0, 1):
             for row in sides[side]:
                 if self._expiry(side, row[0]) > watermark:

@@ -38,8 +38,8 @@ _SOURCE_OPTIONS = _COMMON_OPTIONS | set(_PARTITIONS) | _LOOKUP_OPTIONS | {
 class JdbcConnector(Connector):
     name = "jdbc"
 
-    @property
-    def accepts_changelog(self):
+    @property  # (Connector's class attribute: a property of the options here)
+    def accepts_changelog(self):  # type: ignore[override]
         return bool(self.primary_key)
 
     upsert_sink = accepts_changelog
@@ -107,6 +107,7 @@ class JdbcConnector(Connector):
         type_info = Types.ROW([c.data_type.type_info for c in columns])
         flush = int(self.options.get("sink.buffer-flush.max-rows", DEFAULT_FLUSH_ROWS))
         retries = int(self.options.get("sink.max-retries", DEFAULT_RETRIES))
+        spec: object  # (the append sink, or the changelog sink's spec)
         if not self.primary_key:
             spec = JdbcSink(_append_spec(table, names, type_info, settings, address,
                                          max(flush, 1), retries))

@@ -7,7 +7,7 @@ output may hold anything but inserts, which the operators above it must then han
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import AGGREGATES, Expression
@@ -86,7 +86,7 @@ class Scan(Node):
     """A table of a connector (weir.table.connectors); `rowtime`: its time attribute,
     with watermarks `delay_ms` behind."""
     path: str = ""
-    connector: object = None
+    connector: Any = None
     rowtime: Optional[str] = None
     delay_ms: int = 0
     physical: Optional[List[Column]] = None  # what the connector reads (computed columns)
@@ -105,7 +105,7 @@ class Scan(Node):
 class Calc(Node):
     """Projection and filter: `projections` over the input's columns, rows kept where
     `condition` (if any) is TRUE; row kinds pass through."""
-    input: Node = None
+    input: Node = None  # type: ignore[assignment]  # (always given)
     projections: List[Expression] = field(default_factory=list)
     condition: Optional[Expression] = None
 
@@ -137,10 +137,10 @@ class Aggregate(Node):
     """Group aggregation: `keys` (expressions over the input) and `calls`, each an
     aggregate's name ('count', 'sum', ..., or a Python AggregateFunction) with its
     argument expressions. Emits a changelog: +I, then -U/+U as a group's result changes."""
-    input: Node = None
+    input: Node = None  # type: ignore[assignment]  # (always given)
     keys: List[Expression] = field(default_factory=list)
     calls: list = field(default_factory=list)  # [(aggregate, [argument expressions])]
-    table_aggregate: object = None  # a table aggregate function (flat_aggregate)
+    table_aggregate: Any = None  # a table aggregate function (flat_aggregate)
 
     @property
     def changelog(self):
@@ -158,7 +158,7 @@ class Aggregate(Node):
 
 @dataclass
 class Limit(Node):
-    input: Node = None
+    input: Node = None  # type: ignore[assignment]  # (always given)
     fetch: int = 0
     offset: int = 0
 
@@ -174,8 +174,8 @@ class Limit(Node):
 class Join(Node):
     """A regular join: `kind` inner, left, right or full; equi-keys found in
     `condition` partition both inputs, the rest of it is checked per pair."""
-    left: Node = None
-    right: Node = None
+    left: Node = None  # type: ignore[assignment]  # (always given)
+    right: Node = None  # type: ignore[assignment]  # (always given)
     condition: Optional[Expression] = None
     kind: str = "inner"
 
@@ -221,8 +221,8 @@ class Union(Node):
 class Correlate(Node):
     """A table function on each row (join_lateral, flat_map): the input's columns (unless
     `replace`) and each row the function yields; `kind` inner or left."""
-    input: Node = None
-    function: object = None
+    input: Node = None  # type: ignore[assignment]  # (always given)
+    function: Any = None
     args: List[Expression] = field(default_factory=list)
     kind: str = "inner"
     replace: bool = False

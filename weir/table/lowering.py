@@ -109,7 +109,7 @@ def lower_query(node, final_rows=False):
     """The query of `node` as Spark SQL (a Lowered), or None; `final_rows`: group
     aggregations may be lowered, the query's changelog being its final rows (BATCH mode,
     or mini-batch: TableConfig.mini_batch)."""
-    sources = []
+    sources: list = []
     root = _lowered(node, sources, groups=final_rows)
     return None if root is None else Lowered(sources, root)
 

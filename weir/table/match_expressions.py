@@ -76,7 +76,7 @@ class MatchExpressions:
 
     def compile(self, node) -> MatchExpression:
         from weir.table.sql_query import Scope
-        navigations = []
+        navigations: list = []
         rewritten = node.copy().transform(
             lambda n: self._navigation(n, navigations), copy=False)
         names = [f"$nav{i}" for i in range(len(navigations))]

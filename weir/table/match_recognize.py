@@ -109,6 +109,7 @@ def build_pattern(variables, conditions, skip, within_ms) -> Pattern:
         raise NotImplementedError("Greedy quantifiers are not allowed as the last element "
                                   "of a Pattern yet. Finish your pattern with either a "
                                   "simple variable or reluctant quantifier.")
+    assert pattern is not None  # (there are variables: variables[-1])
     return pattern if within_ms is None else pattern.within(Duration.of_millis(within_ms))
 
 
@@ -148,7 +149,8 @@ def skip_strategy(after, variables):
             name = variables.get(text[len(prefix):].strip("`"))
             if name is None:
                 raise ValueError(f"Unknown pattern variable in '{after.name}'")
-            return build(name).throw_exception_on_miss()
+            # (skip_to_first/last's strategies have it, as Java's SkipToFirstStrategy)
+            return build(name).throw_exception_on_miss()  # type: ignore[attr-defined]
     not_supported(f"'{after.name}'")
 
 

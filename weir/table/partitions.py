@@ -43,7 +43,7 @@ def discover(base: str, keys, path: str) -> list:
     """[(directory, {key: value text or None})] of the partitions under `base`, sorted.
     A directory at a partition's level that is not `key=value` for its key is refused,
     as Flink refuses it; hidden ones (`.x`, `_x`) and files there are passed over."""
-    found = [(base, {})]
+    found: list = [(base, {})]
     for key in keys:
         deeper = []
         for directory, spec in found:

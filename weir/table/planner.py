@@ -53,8 +53,8 @@ class Planner:
     def __init__(self, env, mini_batch: bool = False):
         self.env = env
         self.mini_batch = mini_batch  # (TableConfig.mini_batch)
-        self._planned = {}
-        self._digests = {}
+        self._planned: dict = {}
+        self._digests: dict = {}
 
     def stream(self, node: Node):
         """The DataStream of `node`'s (kind, values) records; nodes that compute the same

@@ -8,6 +8,8 @@ update key: each rank whose row changes gets -U (old row) and +U (new row), a ra
 filled for the first time +I.
 """
 
+from typing import Any
+
 from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
@@ -109,7 +111,7 @@ class TopN(KeyedProcessFunction):
         buffer.append([key, [values]])
 
     def _without_rank(self, buffer, values):
-        changes = []
+        changes: list = []
         if self._count(buffer) > self.rank_end:
             last_key, last_rows = buffer[-1]
             last = last_rows.pop()
@@ -124,6 +126,8 @@ class TopN(KeyedProcessFunction):
         return changes
 
     def _with_rank(self, buffer, key, values):
+        changes: list
+        current: Any  # the row at `rank`, from the key's (which the buffer holds) on
         changes, rank, found, current = [], 0, False, None
         index = 0
         while index < len(buffer) and rank <= self.rank_end:

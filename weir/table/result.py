@@ -2,6 +2,7 @@
 writes Flink's tableau (boxed) table, `collect()` iterates Rows with their RowKind."""
 
 import unicodedata
+from typing import Optional
 
 from weir.common.row import Row, RowKind
 from weir.table.casts import to_sql_string
@@ -34,7 +35,7 @@ class TableResult:
         return TableResult([Column("result", DataTypes.STRING())], [(0, ("OK",))],
                            streaming=False, kind=ResultKind.SUCCESS)
 
-    def wait(self, timeout_ms: int = None) -> None:
+    def wait(self, timeout_ms: Optional[int] = None) -> None:
         """Waits for an insert's job to end (a failed job raises its error); writes the
         job's one-line summary to stderr, as execute() does."""
         if self._job_client is None or self._waited:

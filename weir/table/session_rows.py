@@ -32,7 +32,7 @@ class SessionRows(KeyedProcessFunction):
         _, values = record
         arrival, sessions = self.state.value() or (0, [])
         start = to_millis(values[self.time_index])
-        session = [start, start + self.gap, [(arrival, values)]]
+        session: list = [start, start + self.gap, [(arrival, values)]]
         kept = []
         for other in sessions:
             if other[0] <= session[1] and other[1] >= session[0]:  # (Flink's intersects)

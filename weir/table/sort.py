@@ -93,8 +93,8 @@ def in_order(rows, sort_functions, directions, nulls_high=False) -> list:
     """`rows` sorted by their keys (`sort_functions` of a row), each in its direction;
     ties keep their order."""
     keyed = [(tuple(f(values) for f in sort_functions), values) for values in rows]
-    keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], directions,
-                                                               nulls_high)))
+    keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], directions,  # type: ignore[index]
+                                                               nulls_high)))  # (keys first)
     return [values for _, values in keyed]
 
 

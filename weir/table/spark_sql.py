@@ -24,6 +24,7 @@ keeps the job on weir's operators.
 import datetime
 import decimal
 import re
+from typing import Optional
 
 from weir.table.evaluate import compile_expression
 from weir.table.types import DataTypes
@@ -58,7 +59,7 @@ def column_name(index: int) -> str:
     return f"_c{index}"
 
 
-def select(items, source: str, where: str = None) -> str:
+def select(items, source: str, where: Optional[str] = None) -> str:
     """SELECT `items` FROM (`source`), a query text, [WHERE `where`]."""
     text = f"SELECT {', '.join(items)} FROM ({source}) AS _q"
     return text if where is None else f"{text} WHERE {where}"
@@ -109,7 +110,8 @@ class _Lowering:
         # (not on TINYINT and SMALLINT, whose result types Spark and Flink widen apart)
         if expr.op in ("plus", "minus") and self.type_of(expr.args[0]) == "TIMESTAMP":
             return self._timestamp_shift(expr)
-        left, right = self._operands(*expr.args, [_NUMBERS[2:]])
+        # (expr.args: its two operands, which mypy cannot count)
+        left, right = self._operands(*expr.args, [_NUMBERS[2:]])  # type: ignore[call-arg]
         self._check_decimal_digits(expr)
         return f"({left} {_ARITHMETIC[expr.op]} {right})"
 
@@ -161,7 +163,8 @@ class _Lowering:
         return f"(- {self.sql(expr.args[0])})"
 
     def _comparison(self, expr):
-        left, right = self._operands(*expr.args, [_NUMBERS, _TEXT, ("BOOLEAN",), ("TIMESTAMP",)])
+        left, right = self._operands(  # type: ignore[call-arg]  # (args: the two operands)
+            *expr.args, [_NUMBERS, _TEXT, ("BOOLEAN",), ("TIMESTAMP",)])
         return f"({left} {_COMPARISONS[expr.op]} {right})"
 
     _equals = _not_equals = _less_than = _less_than_or_equal = _comparison
@@ -294,7 +297,7 @@ _HANDLED = {*_ARITHMETIC, *_COMPARISONS, "mod", "minus_prefix", "and", "or", "no
 
 
 try:  # Python's parser of regular expressions (re._parser from 3.11, sre_parse before)
-    from re import _parser as _REGEX_PARSER
+    from re import _parser as _REGEX_PARSER  # type: ignore[attr-defined]  # (not in typeshed)
 except ImportError:  # pragma: no cover (Python 3.10)
     import sre_parse as _REGEX_PARSER
 
@@ -348,7 +351,7 @@ def _literal(value, data_type=None) -> str:
         return f"CAST({value} AS {name})"
     if isinstance(value, decimal.Decimal) and value.is_finite():
         data_type = data_type or DataTypes.DECIMAL(max(len(value.as_tuple().digits), 1),
-                                                   max(-value.as_tuple().exponent, 0))
+                                                   max(-value.as_tuple().exponent, 0))  # type: ignore[operator]  # (finite: an int)
         if data_type.name != "DECIMAL":
             raise _Refused()
         return f"CAST('{value}' AS {spark_type(data_type)})"

@@ -8,6 +8,8 @@ else raises NotImplementedError naming it; a statement that does not parse raise
 ValueError naming its line and column.
 """
 
+from typing import Any, Callable
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.risingwave import RisingWave
@@ -76,7 +78,7 @@ class FlinkSql(RisingWave):
         KEYWORDS = {**{k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items()
                        if k != "SESSION"}, "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
 
-    class Parser(RisingWave.Parser):
+    class Parser(RisingWave.Parser):  # type: ignore[valid-type,misc]  # (sqlglot's alias)
         # Flink's TO_TIMESTAMP(text[, Java pattern]): the pattern as written (sqlglot
         # would read it as its own time format)
         FUNCTIONS = {**RisingWave.Parser.FUNCTIONS, "TO_TIMESTAMP": lambda args: exp.Anonymous(
@@ -86,13 +88,14 @@ class FlinkSql(RisingWave):
                                for name in WINDOW_FUNCTIONS},
                             **{name: _parse_time_unit_function(name)
                                for name in ("TIMESTAMPDIFF", "TIMESTAMPADD")}}
+        _match_text_seq: Callable[..., Any]  # (sqlglot's, wrapped in _parse_match_recognize)
 
         def _parse_match_recognize(self):
             """sqlglot's MATCH_RECOGNIZE, with Flink's `WITHIN interval` after PATTERN
             (kept as the clause's `within`)."""
             if not self._match(TokenType.MATCH_RECOGNIZE, advance=False):
                 return None
-            within = []
+            within: list = []
             original = self._match_text_seq
 
             def match_text_seq(*texts, **kwargs):

@@ -255,6 +255,7 @@ def _unary(op):
     return lambda self, node: e.Expression(op, self.convert(node.this))
 
 
+_kind: type
 for _kind, _op in _AGGREGATES.items():
     setattr(SqlExpressions, "_" + _kind.__name__.lower(), _aggregate(_op))
 for _kind, _op in _UNARY.items():

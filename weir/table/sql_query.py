@@ -3,10 +3,15 @@
 `id`, `id0`), joins, WHERE, GROUP BY with HAVING, DISTINCT, LIMIT, lateral tables and
 window table functions."""
 
+from typing import TYPE_CHECKING, Optional
+
 from sqlglot import exp
 
 from weir.table.evaluate import not_supported
 from weir.table.expressions import col
+
+if TYPE_CHECKING:
+    from weir.table.table import Table
 
 
 class Scope:
@@ -147,6 +152,7 @@ class QueryPlanner:
             return self._values(tree)
         if not isinstance(tree, exp.Select):
             not_supported(f"the query {type(tree).__name__.upper()}")
+        table: Optional["Table"]
         if tree.args.get("from_") is None:  # SELECT 1: one row of no columns
             from weir.table import logical
             from weir.table.table import Table
@@ -177,8 +183,8 @@ class QueryPlanner:
                 and join.args.get("on") is None and not join.args.get("side") \
                 and not join.args.get("kind") \
                 and not isinstance(join.this, (exp.Lateral, exp.Unnest))
-            table, scope = self._join(table, scope, join,
-                                      where.this if last_comma else None)
+            table, scope = self._join(table, scope, join,  # (last_comma: a WHERE)
+                                      where.this if last_comma else None)  # type: ignore[union-attr]
             if last_comma:
                 where = None
         if where is not None:
@@ -310,7 +316,7 @@ class QueryPlanner:
         return _legacy_window_of(self, windows[0], scope)
 
     def _project(self, table, scope, tree):
-        items = []
+        items: list = []
         for position, item in enumerate(tree.expressions):
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column)
                                               and isinstance(item.this, exp.Star)):
@@ -361,6 +367,8 @@ def _order_keys(tree, order):
     a number (ORDER BY 2), else an expression over the query's input, aggregates too."""
     outputs = {item.alias_or_name.lower(): item.alias_or_name for item in tree.expressions
                if not isinstance(item, exp.Star) and item.alias_or_name}
+    keys: list
+    extra: list
     selected, keys, extra = tree, [], []
     for item in order.expressions:
         descending, key = bool(item.args.get("desc")), item.this

@@ -4,6 +4,7 @@ and a first rank with `rn > M` or `rn >= M`) becomes a Rank node (weir.table.ran
 
 from sqlglot import exp
 
+from weir.table import logical
 from weir.table.evaluate import not_supported
 from weir.table.expressions import col
 from weir.table.rank import Rank
@@ -87,6 +88,7 @@ def ranked_subquery(planner, source, where, outer):
     from weir.table.evaluate import Column
     columns = list(table._node.columns) + ([Column(name, DataTypes.BIGINT(False))]
                                            if output_rank else [])
+    ranked: logical.UnaryNode
     if not table._t_env.streaming and table._node.changelog:  # (its final rows, sorted)
         from weir.table.sort import Sort
         ranked = Sort(columns, table._node, order_keys, offset=start - 1,

@@ -4,6 +4,7 @@ table turned into a stream gives Rows with their field names and RowKind."""
 
 import datetime
 import decimal
+from typing import Callable, Dict, Optional
 
 from weir.common.row import Row, RowKind
 from weir.datastream.functions import ProcessFunction
@@ -77,7 +78,7 @@ class StreamScan(logical.Node):
         self.rowtime, self.delay_ms = rowtime, delay_ms
 
     changelog_input = False  # (from_changelog_stream: the Rows' kinds are changes)
-    record_time = None  # (a field replaced by each record's timestamp: `.rowtime`)
+    record_time: Optional[int] = None  # (a field replaced by each record's timestamp: `.rowtime`)
 
     @property
     def changelog(self):
@@ -131,6 +132,7 @@ def _by_name(fields, names):
             expr, alias = expr.args[0], expr.args[1][0]
         rowtime = expr is not None and expr.op == "window_rowtime"
         if rowtime:
+            assert expr is not None  # (rowtime)
             expr = expr.args[0]
         name = field if expr is None else (expr.args[0] if expr.op == "col" else None)
         parsed.append((name, alias or name, rowtime))
@@ -206,7 +208,7 @@ def _field_converters(type_info):
     the field's type names, as Flink's legacy conversions make it (an INSTANT from a
     TIMESTAMP read as UTC; a BIG_DEC from an integer, at DECIMAL(38, 18)'s scale), or
     None where the value passes as it is."""
-    fields = getattr(type_info, "get_field_types", lambda: [])()
+    fields: list = getattr(type_info, "get_field_types", lambda: [])()
     return [_CONVERSIONS.get(getattr(t, "name", None)) for t in fields]
 
 
@@ -225,7 +227,7 @@ def _to_big_decimal(value):
     return value
 
 
-_CONVERSIONS = {"INSTANT": _to_instant, "BIG_DEC": _to_big_decimal}
+_CONVERSIONS: Dict[Optional[str], Callable] = {"INSTANT": _to_instant, "BIG_DEC": _to_big_decimal}
 
 
 def _converted(values, converters):

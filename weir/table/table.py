@@ -3,6 +3,7 @@ logical plan (weir.table.logical); `execute`, `execute_insert` and `to_pandas` r
 """
 
 import itertools
+from typing import Any, Optional
 
 from weir.common.gaps import PyFlinkGaps
 from weir.table import logical
@@ -48,11 +49,12 @@ def resolved(expr, t_env):
 class Table(PyFlinkGaps):
     _pyflink_class = "Table"
     _pyflink_gaps = frozenset(["to_changelog_stream"])
+    _declared: Any  # a declared table's schema (set by from_path; unset: none)
 
     def __init__(self, node: logical.Node, t_env):
         self._node = node
         self._t_env = t_env
-        self._name = None
+        self._name: Optional[str] = None
 
     # -- columns --------------------------------------------------------------------
     def __getattr__(self, name):
@@ -351,7 +353,7 @@ def _table_function(call, columns, whole_row=False):
 
 
 def _expand_star(expressions, node):
-    out = []
+    out: list = []
     for expr in expressions:
         if expr.op == "col" and expr.args[0] == "*":
             out.extend(col(c.name) for c in node.columns)

@@ -6,6 +6,8 @@ StreamExecutionEnvironment of its own (the parallelism from `parallelism.default
 a Table program runs as its DataStream jobs do: on the embedded Spark or a cluster.
 """
 
+from typing import Optional
+
 from weir.common.gaps import PyFlinkGaps
 from weir.common.row import Row, RowKind
 from weir.datastream import StreamExecutionEnvironment
@@ -124,7 +126,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
                                "create_catalog", "get_catalog",
                                "compile_plan_sql", "load_plan", "execute_plan"])
 
-    def __init__(self, settings: EnvironmentSettings = None, stream_env=None):
+    def __init__(self, settings: Optional[EnvironmentSettings] = None, stream_env=None):
         self._settings = settings or EnvironmentSettings.in_streaming_mode()
         self._stream_env = stream_env
         self._config = TableConfig()
@@ -208,6 +210,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         for index, (name, data_type) in enumerate(schema.columns):
             proctime = False
             if isinstance(data_type, ComputedColumn):
+                assert projections is not None  # (set where there are computed columns)
                 projection = projections[index]
                 proctime = projection.op == "builtin" and projection.args[0] == "PROCTIME"
                 data_type = compile_expression(projection, physical).data_type
@@ -418,8 +421,9 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
 class StreamTableEnvironment(TableEnvironment):
     _pyflink_class = "StreamTableEnvironment"
 
-    @staticmethod
-    def create(stream_execution_environment=None, environment_settings=None):
+    @staticmethod  # (PyFlink's: a StreamExecutionEnvironment first)
+    def create(stream_execution_environment=None,  # type: ignore[override]
+               environment_settings=None):
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         env = stream_execution_environment or \
             StreamExecutionEnvironment.get_execution_environment()
@@ -429,7 +433,7 @@ class StreamTableEnvironment(TableEnvironment):
 class StatementSet:
     def __init__(self, t_env: TableEnvironment):
         self._t_env = t_env
-        self._inserts = []
+        self._inserts: list = []
 
     def add_insert(self, target_path, table: Table, overwrite: bool = False) -> "StatementSet":
         self._inserts.append((target_path, table))

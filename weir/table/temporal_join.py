@@ -100,7 +100,7 @@ class VersionedJoin(KeyedCoProcessFunction):
         kind, values = record
         arrival, lefts, versions = self.state.value() or (0, [], {})
         time = to_millis(values[self.left_time])
-        lefts.append((time, arrival, kind, values))
+        lefts.append((time, arrival, kind, values))  # type: ignore[arg-type]  # (mypy: [] is list[Never])
         self.state.update((arrival + 1, lefts, versions))
         ctx.timer_service().register_event_time_timer(time)
         return ()
@@ -110,7 +110,7 @@ class VersionedJoin(KeyedCoProcessFunction):
         if kind == UPDATE_BEFORE:
             return ()  # (the versions are upserts, as Flink asks of its input: +U is one)
         arrival, lefts, versions = self.state.value() or (0, [], {})
-        versions[to_millis(values[self.right_time])] = (kind, values)
+        versions[to_millis(values[self.right_time])] = (kind, values)  # type: ignore[index,assignment]  # (as above)
         self.state.update((arrival, lefts, versions))
         return ()
 

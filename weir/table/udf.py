@@ -94,7 +94,7 @@ class PythonFunction:
         function = self.function
         if isinstance(function, UserDefinedFunction):
             function.open(FunctionContext())
-            function = function.eval
+            function = function.eval  # type: ignore[attr-defined]  # (Scalar/TableFunction's)
         if inspect.iscoroutinefunction(function):
             return _Awaiting(function)
         if self.func_type == "pandas":

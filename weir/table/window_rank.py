@@ -53,7 +53,7 @@ class WindowTopN(KeyedProcessFunction):
         if fires <= ctx.timer_service().current_watermark():
             return  # its window has ended: a late row
         arrival, rows = self.state.value() or (0, [])
-        rows.append((tuple(f(values) for f in self.sort_functions), arrival, values))
+        rows.append((tuple(f(values) for f in self.sort_functions), arrival, values))  # type: ignore[arg-type]  # (mypy: [] is list[Never])
         if len(rows) > 2 * self.rank_end:  # (the rest can never rank)
             rows = self._best(rows)
         self.state.update((arrival + 1, rows))

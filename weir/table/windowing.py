@@ -12,6 +12,7 @@ aggregates over their preceding rows or range (late rows are dropped, as in Flin
 
 import datetime
 import math
+from typing import Any
 
 from weir.common.time import Time
 from weir.common.typeinfo import Types
@@ -78,6 +79,7 @@ class OverAggregate(logical.UnaryNode):
 def assigner_of(window, processing_time=False):
     """The window assigner of a group window, in event or processing time."""
     size = Time.milliseconds(window.size)
+    kind: Any  # (the assigner class of the window's kind and time)
     if window.kind == "tumble":
         kind = TumblingProcessingTimeWindows if processing_time else TumblingEventTimeWindows
         return kind.of(size)
@@ -110,7 +112,7 @@ class WindowAggregateFunction(ProcessWindowFunction):
         if self.slice_ms is None:
             accs = self._accumulate(rows)
         else:
-            slices = {}
+            slices: dict = {}
             for values in rows:
                 slices.setdefault(to_millis(values[self.time_index]) // self.slice_ms,
                                   []).append(values)

@@ -15,6 +15,8 @@ not add a watermark strategy that emits watermarks. Its test clock is the proces
 of the first keyed operator downstream (and of the whole job on the in-process runner).
 """
 
+from typing import Any, List, Optional, Tuple
+
 from weir.runtime.wire import MAX_WATERMARK
 from weir.runtime.scripted import ELEMENTS, PROCESSING_TIME, WATERMARK, ScriptedReader
 from weir.runtime.window.windows import TimestampedValue
@@ -26,9 +28,9 @@ class TestStream:
     def __init__(self, type_info=None, initial_processing_time: int = 0):
         self.type_info = type_info
         self.initial_processing_time = initial_processing_time
-        self.steps = []
+        self.steps: List[Tuple[str, Any]] = []
         self._clock = initial_processing_time
-        self._watermark = None
+        self._watermark: Optional[int] = None
 
     def add_elements(self, *elements) -> "TestStream":
         """Elements as TimestampedValue(value, ts), or plain values without a timestamp."""

@@ -1,5 +1,7 @@
 """File sources and sinks, with PyFlink's builder names and plain shortcuts beside them."""
 
+from typing import Optional
+
 from weir.common.gaps import module_gaps
 from weir.datastream.connectors.base import dead_letter_tag_id
 from weir.runtime.connectors.file_sink import DateTimeBucketAssigner, FileSinkSpec
@@ -24,10 +26,10 @@ class FileSource:
     def __init__(self, path: str, fmt: str):
         self.path = path
         self.fmt = fmt
-        self.monitor_interval_ms = None
-        self.max_files_per_batch = None
+        self.monitor_interval_ms: Optional[int] = None
+        self.max_files_per_batch: Optional[int] = None
         self.type_info = None
-        self.dead_letter_tag = None
+        self.dead_letter_tag: Optional[str] = None
 
     @staticmethod
     def for_record_stream_format(stream_format: StreamFormat, *paths) -> "FileSource.Builder":
@@ -173,7 +175,7 @@ class BucketAssigner:
 
     @staticmethod
     def date_time_bucket_assigner(format_str: str = "yyyy-MM-dd--HH",
-                                  timezone_id: str = None) -> "BucketAssigner":
+                                  timezone_id: Optional[str] = None) -> "BucketAssigner":
         """Buckets by processing time in a Java DateTimeFormatter pattern."""
         return BucketAssigner(DateTimeBucketAssigner(format_str, timezone_id))
 

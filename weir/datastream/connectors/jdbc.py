@@ -35,7 +35,7 @@ class JdbcSink:
     @staticmethod
     def sink(sql: str, type_info: RowTypeInfo,
              jdbc_connection_options: "JdbcConnectionOptions",
-             jdbc_execution_options: "JdbcExecutionOptions" = None) -> "JdbcSink":
+             jdbc_execution_options: Optional["JdbcExecutionOptions"] = None) -> "JdbcSink":
         """A sink running `sql` once per record; its `?` placeholders take the record's
         fields in order, typed by `type_info` (Types.ROW or Types.ROW_NAMED)."""
         if not isinstance(type_info, (RowTypeInfo, TupleTypeInfo)):

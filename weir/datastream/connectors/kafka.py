@@ -2,7 +2,7 @@
 KafkaSink with PyFlink's builders, over confluent-kafka (librdkafka)."""
 
 from enum import Enum
-from typing import Dict, Optional, Set
+from typing import Any, Dict, List, Optional, Set
 
 from weir.common.gaps import module_gaps
 from weir.datastream.connectors.base import DeliveryGuarantee, dead_letter_tag_id
@@ -106,8 +106,8 @@ class KafkaSource:
 
 class KafkaSourceBuilder:
     def __init__(self):
-        self._settings = {"starting": ("earliest",), "properties": {}}
-        self._subscriptions = []
+        self._settings: Dict[str, Any] = {"starting": ("earliest",), "properties": {}}
+        self._subscriptions: List[str] = []
 
     def set_bootstrap_servers(self, bootstrap_servers: str) -> "KafkaSourceBuilder":
         self._settings["bootstrap_servers"] = bootstrap_servers

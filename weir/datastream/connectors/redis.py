@@ -15,7 +15,7 @@ same transaction); the hash and key-value sinks are idempotent under replay.
 
 import codecs
 import datetime
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 from weir.datastream.connectors.base import dead_letter_tag_id
 from weir.runtime.connectors import redis_clients
@@ -43,7 +43,7 @@ class RedisStreamSource:
 
 class RedisStreamSourceBuilder:
     def __init__(self):
-        self._settings = {"streams": [], "starting": EARLIEST, "starting_ids": {}}
+        self._settings: Dict[str, Any] = {"streams": [], "starting": EARLIEST, "starting_ids": {}}
 
     def set_url(self, url: str) -> "RedisStreamSourceBuilder":
         """The server: redis://[[user]:password@]host[:port][/db], rediss://... or

@@ -24,6 +24,7 @@ at-least-once otherwise; the committer's record makes every other replay send no
 """
 
 import os
+from typing import Optional
 
 from weir.runtime.connectors.write_ahead import WriteAheadSpec
 
@@ -33,8 +34,8 @@ class CheckpointCommitter:
     (a table of the target system). The job's id and the sink's uid are set in `job_id`
     and `operator_id` before `open()`; the committer is pickled to the tasks."""
 
-    job_id = None
-    operator_id = None
+    job_id: Optional[str] = None
+    operator_id: Optional[str] = None
 
     def open(self) -> None:
         """Connect to the store."""
@@ -60,6 +61,7 @@ class FileCheckpointCommitter(CheckpointCommitter):
         self.directory = str(directory)
 
     def _marker(self, subtask_idx: int, checkpoint_id: int) -> str:
+        assert self.operator_id is not None and self.job_id is not None  # (set before open)
         return os.path.join(self.directory, self.operator_id, self.job_id,
                             f"{checkpoint_id:010d}-{subtask_idx:05d}")
 

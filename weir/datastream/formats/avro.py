@@ -5,13 +5,14 @@ schema's order. fastavro does the encoding (`pip install 'weir[avro]'`)."""
 
 import io
 import json
+from typing import Any, Optional
 
 from weir.common.gaps import module_gaps
 from weir.common.row import Row
 from weir.common.serialization import DeserializationSchema, SerializationSchema
 
 
-def _parsed(avro_schema_string: str, record_class):
+def _parsed(avro_schema_string: Optional[str], record_class):
     if record_class is not None:
         raise NotImplementedError("PyFlink's Avro schemas of a Java record_class are not in "
                                   "weir: pass avro_schema_string")
@@ -22,7 +23,8 @@ def _parsed(avro_schema_string: str, record_class):
         import fastavro
     except ImportError:
         raise ImportError("Avro formats need fastavro: pip install 'weir[avro]'") from None
-    schema = fastavro.parse_schema(json.loads(avro_schema_string))
+    # (a schema that is not a JSON object fails in .get: AttributeError)
+    schema: Any = fastavro.parse_schema(json.loads(avro_schema_string))
     if schema.get("type") != "record":
         raise ValueError("an Avro row schema must be a record schema, got type "
                          f"{schema.get('type')!r}")
@@ -34,7 +36,7 @@ def _row_type(schema: dict):
     from weir.common import Types
     simple = {"int": Types.INT, "long": Types.LONG, "string": Types.STRING,
               "float": Types.FLOAT, "double": Types.DOUBLE, "boolean": Types.BOOLEAN}
-    types = []
+    types: list = []
     for field in schema["fields"]:
         kind = field["type"]
         if kind == "bytes":
@@ -47,7 +49,8 @@ def _row_type(schema: dict):
 class AvroRowSerializationSchema(SerializationSchema):
     """A Row (or tuple, dict) -> the binary encoding of an Avro record of the schema."""
 
-    def __init__(self, record_class: str = None, avro_schema_string: str = None):
+    def __init__(self, record_class: Optional[str] = None,
+                 avro_schema_string: Optional[str] = None):
         self.avro_schema_string = avro_schema_string
         self.schema = _parsed(avro_schema_string, record_class)
         self.names = [field["name"] for field in self.schema["fields"]]
@@ -69,27 +72,29 @@ class AvroRowSerializationSchema(SerializationSchema):
         return {"avro_schema_string": self.avro_schema_string}
 
     def __setstate__(self, state):
-        self.__init__(avro_schema_string=state["avro_schema_string"])
+        self.__init__(avro_schema_string=state["avro_schema_string"])  # type: ignore[misc]  # (its own class)
 
 
 class AvroRowDeserializationSchema(DeserializationSchema):
     """The binary encoding of an Avro record of the schema -> a Row of its fields."""
 
-    def __init__(self, record_class: str = None, avro_schema_string: str = None):
+    def __init__(self, record_class: Optional[str] = None,
+                 avro_schema_string: Optional[str] = None):
         self.avro_schema_string = avro_schema_string
         self.schema = _parsed(avro_schema_string, record_class)
         self.type_info = _row_type(self.schema)
 
     def deserialize(self, message: bytes):
         import fastavro
-        return Row(**fastavro.schemaless_reader(io.BytesIO(bytes(message)), self.schema,
+        # (a record schema's reader gives a dict)
+        return Row(**fastavro.schemaless_reader(io.BytesIO(bytes(message)), self.schema,  # type: ignore[arg-type]
                                                 None))
 
     def __getstate__(self):
         return {"avro_schema_string": self.avro_schema_string}
 
     def __setstate__(self, state):
-        self.__init__(avro_schema_string=state["avro_schema_string"])
+        self.__init__(avro_schema_string=state["avro_schema_string"])  # type: ignore[misc]  # (its own class)
 
 
 __getattr__ = module_gaps(__name__, "pyflink.datastream.formats.avro", [

@@ -8,12 +8,13 @@ import csv
 import datetime
 import decimal
 import io
+from typing import Optional
 
 from weir.common.gaps import module_gaps
 from weir.common.row import Row
 from weir.common.serialization import DeserializationSchema, SerializationSchema
 
-_PARSERS = {
+_PARSERS: dict = {  # a type name -> its parser
     "STRING": str, "CHAR": str, "BYTE": int, "SHORT": int, "INT": int, "LONG": int,
     "BIG_INT": int, "FLOAT": float, "DOUBLE": float, "BIG_DEC": decimal.Decimal,
     "BOOLEAN": lambda text: {"true": True, "false": False}[text.strip().lower()],
@@ -80,7 +81,7 @@ class _Builder:
 class CsvRowSerializationSchema(SerializationSchema):
     """A Row -> its fields as one CSV line (without a line separator)."""
 
-    def __init__(self, type_info, options: _Options = None):
+    def __init__(self, type_info, options: Optional[_Options] = None):
         self.type_info = _row_type(type_info, "CsvRowSerializationSchema")
         self.options = options or _Options()
 
@@ -118,7 +119,7 @@ class CsvRowDeserializationSchema(DeserializationSchema):
     literal is None). A line that cannot be read fails the job naming the source position,
     or is skipped (None) with ignore_parse_errors."""
 
-    def __init__(self, type_info, options: _Options = None):
+    def __init__(self, type_info, options: Optional[_Options] = None):
         self.type_info = _row_type(type_info, "CsvRowDeserializationSchema")
         self.options = options or _Options()
         self.names = list(type_info.get_field_names())

@@ -2,6 +2,7 @@
 as a Row of the given row type."""
 
 import json
+from typing import ClassVar
 
 from weir.common.row import Row
 from weir.common.serialization import DeserializationSchema, SerializationSchema
@@ -11,6 +12,8 @@ class JsonRowDeserializationSchema(DeserializationSchema):
     """Bytes of a JSON object -> a Row of `type_info`'s fields (missing fields None, unless
     fail_on_missing_field). A record that is not such an object fails the job, naming
     the source position; with ignore_parse_errors it is skipped (returns None, as Flink)."""
+
+    Builder: ClassVar["type[JsonRowDeserializationSchemaBuilder]"]  # (PyFlink's; set below)
 
     def __init__(self, type_info, fail_on_missing_field=False, ignore_parse_errors=False):
         self.type_info = type_info
@@ -66,6 +69,8 @@ class JsonRowDeserializationSchemaBuilder:
 
 class JsonRowSerializationSchema(SerializationSchema):
     """A Row of the given row type -> the bytes of a JSON object of its fields."""
+
+    Builder: ClassVar["type[JsonRowSerializationSchemaBuilder]"]  # (PyFlink's; set below)
 
     def __init__(self, type_info):
         self.type_info = type_info

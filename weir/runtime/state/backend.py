@@ -5,13 +5,22 @@ supplies a PageStore per key group (a dict in tests, a Spark MapState on Spark);
 then costs one load per touched page and one store per changed page, never one call per key.
 """
 
+from __future__ import annotations
+
 import pickle
-from typing import Callable, Dict, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Optional, Set, Tuple
 
 from weir.runtime import pickling
 from weir.runtime.key_groups import stable_key_hash
 from weir.runtime.state.evolution import StateTypes
 from weir.runtime.state.page_store import PageStore
+
+if TYPE_CHECKING:
+    from weir.runtime.state.descriptors import StateDescriptor
+
+# A key's entry: {state name (or a (view, namespace) slot of window state): stored value}.
+Entry = Dict[Hashable, Any]
+Page = Dict[Any, Entry]  # {key: its entry}
 
 DEFAULT_PAGES_PER_KEY_GROUP = 1
 LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend remembers
@@ -20,7 +29,7 @@ LOCATION_CACHE_SIZE = 1_000_000  # keys whose (key group, page) a backend rememb
 class MemoryPageStore(PageStore):
     """A PageStore over a dict of page id -> bytes."""
 
-    def __init__(self, pages: Optional[Dict[int, bytes]] = None):
+    def __init__(self, pages: Optional[Dict[int, bytes]] = None) -> None:
         self.pages: Dict[int, bytes] = dict(pages or {})
 
     def load(self, page_id: int) -> Optional[bytes]:
@@ -33,24 +42,24 @@ class MemoryPageStore(PageStore):
         self.pages.pop(page_id, None)
 
 
-def dumps(value) -> bytes:
+def dumps(value: Any) -> bytes:
     return pickling.dumps(value)
 
 
-def loads(blob: bytes):
+def loads(blob: bytes) -> Any:
     return pickle.loads(blob)
 
 
 class KeyGroupPages:
     """The loaded pages of one key group, with dirty tracking."""
 
-    def __init__(self, store: PageStore, pages_per_key_group: int):
+    def __init__(self, store: PageStore, pages_per_key_group: int) -> None:
         self.store = store
         self.pages_per_key_group = pages_per_key_group
-        self._pages: Dict[int, dict] = {}
+        self._pages: Dict[int, Page] = {}
         self.dirty: Set[int] = set()  # ids of the pages changed since the last flush
 
-    def page(self, page_id: int) -> dict:
+    def page(self, page_id: int) -> Page:
         page = self._pages.get(page_id)
         if page is None:
             blob = self.store.load(page_id)
@@ -74,7 +83,8 @@ class _KeyRef:
 
     __slots__ = ("group", "page_id", "page", "entry")
 
-    def __init__(self, group: KeyGroupPages, page_id: int, page: dict, entry):
+    def __init__(self, group: KeyGroupPages, page_id: int, page: Page,
+                 entry: Optional[Entry]) -> None:
         self.group, self.page_id, self.page, self.entry = group, page_id, page, entry
 
 
@@ -87,23 +97,23 @@ class KeyedStateBackend:
 
     def __init__(self, store_for_key_group: Callable[[int], PageStore], max_parallelism: int,
                  pages_per_key_group: int = DEFAULT_PAGES_PER_KEY_GROUP,
-                 clock: Callable[[], int] = lambda: 0):
+                 clock: Callable[[], int] = lambda: 0) -> None:
         self._store_for_key_group = store_for_key_group
         self.max_parallelism = max_parallelism
         self.pages_per_key_group = pages_per_key_group
         self.clock = clock
         self._groups: Dict[int, KeyGroupPages] = {}
-        self._locations: dict = {}  # key -> (key group, page id)
+        self._locations: Dict[Any, Tuple[int, int]] = {}  # key -> (key group, page id)
         # the key group an engine runs now (None: keys are placed by their hash): its keys
         # are the ones routed to it (a keyed input's by the same hash; None for broadcast
         # and instance inputs), so they are placed there without hashing them again
         self.running_key_group: Optional[int] = None
-        self.current_key = None
+        self.current_key: Any = None
         self._ref: Optional[_KeyRef] = None  # the current key's _KeyRef, once its state was touched
         self._refs: Dict[object, _KeyRef] = {}  # key -> _KeyRef, until release()
         self.state_types = StateTypes("operator")  # (its owner named by the operator)
 
-    def declare_state(self, descriptor) -> None:
+    def declare_state(self, descriptor: StateDescriptor) -> None:
         """A state the operator uses: its declaration is kept with the key groups' state
         and checked against what they were written with (weir.runtime.state.evolution)."""
         if self.state_types.declare(descriptor):  # (a state declared after its groups
@@ -118,7 +128,7 @@ class KeyedStateBackend:
             self.state_types.check(group)
         return group
 
-    def _locate(self, key):
+    def _locate(self, key: Any) -> Tuple[int, int]:
         """(key group, page id) of `key`: in the running key group (its one page), or from
         its hash, remembered for the recent keys."""
         if self.running_key_group is not None and self.pages_per_key_group == 1:
@@ -133,10 +143,10 @@ class KeyedStateBackend:
             self._locations[key] = location
         return location
 
-    def key_group_of(self, key) -> int:
+    def key_group_of(self, key: Any) -> int:
         return self._locate(key)[0]
 
-    def set_current_key(self, key) -> None:
+    def set_current_key(self, key: Any) -> None:
         self.current_key = key
         self._ref = self._refs.get(key)
 
@@ -152,16 +162,16 @@ class KeyedStateBackend:
             ref = self._ref = self._refs[key] = _KeyRef(group, page_id, page, page.get(key))
         return ref
 
-    def get_entry(self, state_name):
+    def get_entry(self, state_name: Hashable) -> Any:
         """The stored value of `state_name` for the current key, or None. A name is a
         state's name, or a (view, namespace) slot of namespaced (window) state."""
         entry = (self._ref or self._current_ref()).entry
         return None if entry is None else entry.get(state_name)
 
-    def put_entry(self, state_name, stored) -> None:
+    def put_entry(self, state_name: Hashable, stored: Any) -> None:
         self._entry_to_write()[state_name] = stored
 
-    def _entry_to_write(self) -> dict:
+    def _entry_to_write(self) -> Entry:
         """The current key's entry, made if it has none, its page marked changed."""
         ref = self._ref or self._current_ref()
         entry = ref.entry
@@ -174,23 +184,23 @@ class KeyedStateBackend:
     # one name as one function each (no bound method, partial or ValueState method
     # between the user's call and the entry: the BATCH bench's keyed task measured ~12%
     # faster).
-    def entry_reader(self, state_name) -> Callable[[], object]:
-        def read():
+    def entry_reader(self, state_name: Hashable) -> Callable[[], Any]:
+        def read() -> Any:
             entry = (self._ref or self._current_ref()).entry
             return None if entry is None else entry.get(state_name)
         return read
 
-    def entry_writer(self, state_name) -> Callable[[object], None]:
+    def entry_writer(self, state_name: Hashable) -> Callable[[Any], None]:
         """put_entry of `state_name`, where None removes it (ValueState.update's None)."""
         remove, entry_to_write = self.remove_entry, self._entry_to_write
 
-        def write(stored):
+        def write(stored: Any) -> None:
             if stored is None:
                 return remove(state_name)
             entry_to_write()[state_name] = stored
         return write
 
-    def remove_entry(self, state_name) -> None:
+    def remove_entry(self, state_name: Hashable) -> None:
         ref = self._current_ref()
         entry = ref.entry
         if entry is None or state_name not in entry:

@@ -9,15 +9,18 @@ a ValueState's value, a ListState's list, a MapState's dict (no TTL wrapping).
 """
 
 import uuid
+from typing import Any, Dict, Iterable, List, Mapping, Tuple
 
 from weir.runtime.key_groups import DEFAULT_MAX_PARALLELISM, stable_key_hash
 from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, dumps
 from weir.runtime.state.savepoint import SavepointWriter, savepoint_path
 
 
-def keyed_pages(entries, max_parallelism: int) -> list:
+def keyed_pages(entries: Iterable[Tuple[Any, Any]], max_parallelism: int
+                ) -> List[Tuple[int, int, bytes]]:
     """(key group, page id, page bytes) holding `entries`: (key, {state name: value})."""
-    pages: dict = {}  # (key group, page id) -> {key: states}
+    # (key group, page id) -> {key: states}
+    pages: Dict[Tuple[int, int], Dict[Any, Dict[str, Any]]] = {}
     for key, states in entries:
         if not isinstance(states, dict) or not all(isinstance(n, str) for n in states):
             raise TypeError(f"key {key!r}: its state must be a {{state name: value}} dict, "
@@ -32,7 +35,8 @@ def keyed_pages(entries, max_parallelism: int) -> list:
     return [(group, page_id, dumps(page)) for (group, page_id), page in sorted(pages.items())]
 
 
-def write_keyed_savepoint(target_directory: str, operators: dict,
+def write_keyed_savepoint(target_directory: str,
+                          operators: Mapping[str, Iterable[Tuple[Any, Any]]],
                           max_parallelism: int = DEFAULT_MAX_PARALLELISM,
                           job_name: str = "bootstrap") -> str:
     """A savepoint in a new directory inside `target_directory` holding the keyed state

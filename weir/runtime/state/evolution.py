@@ -17,15 +17,25 @@ A state without a declared type (or `Types.PICKLED_BYTE_ARRAY()`) holds pickled 
 values: it is compatible only with itself, as in Flink.
 """
 
+from __future__ import annotations
+
 import pickle
-from typing import Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from weir.common.row import Row
-from weir.common.typeinfo import RowTypeInfo
+from weir.common.typeinfo import RowTypeInfo, TypeInformation
 from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.wire import TYPES_PAGE
 
+if TYPE_CHECKING:
+    from weir.runtime.state.backend import KeyGroupPages
+    from weir.runtime.state.descriptors import StateDescriptor
+
 PICKLED = "Types.PICKLED_BYTE_ARRAY()"
+# A state's declaration: (kind, value type, map key type, with a TTL).
+Signature = tuple[str, Optional[TypeInformation], Optional[TypeInformation], bool]
+# A stored value of one state, migrated to its new declaration.
+Migration = Callable[[Any], Any]
 
 
 class StateMigrationError(UserFunctionError):
@@ -33,18 +43,18 @@ class StateMigrationError(UserFunctionError):
     fails the job as a user function's error would, marked for the engines to show)."""
 
 
-def signature(descriptor) -> tuple:
+def signature(descriptor: StateDescriptor) -> Signature:
     """(kind, value type, map key type, with a TTL) of a state descriptor."""
     return (descriptor.kind, _declared(descriptor.type_info),
             _declared(getattr(descriptor, "key_type_info", None)),
             descriptor.ttl_config is not None)
 
 
-def _declared(type_info):
+def _declared(type_info: Optional[TypeInformation]) -> Optional[TypeInformation]:
     return None if type_info is None or repr(type_info) == PICKLED else type_info
 
 
-def describe(state_signature: tuple) -> str:
+def describe(state_signature: Signature) -> str:
     kind, value_type, key_type, ttl = state_signature
     types = ", ".join(repr(t) for t in (key_type, value_type) if t is not None) or "pickled"
     return f"{kind} state of {types}{' with a TTL' if ttl else ''}"
@@ -54,13 +64,13 @@ class StateTypes:
     """The keyed states one operator instance declared, and the key groups' types pages
     checked against them (once per distinct page)."""
 
-    def __init__(self, owner: str):
+    def __init__(self, owner: str) -> None:
         self.owner = owner
-        self.declared: Dict[str, tuple] = {}
+        self.declared: Dict[str, Signature] = {}
         self._blob: Optional[bytes] = None
-        self._checked: Dict[bytes, dict] = {}  # a types page -> its migrations
+        self._checked: Dict[bytes, Dict[str, Migration]] = {}  # a types page -> its migrations
 
-    def declare(self, descriptor) -> bool:
+    def declare(self, descriptor: StateDescriptor) -> bool:
         """Adds a state's declaration; whether it is new (or changed)."""
         state_signature = signature(descriptor)
         if self.declared.get(descriptor.name) == state_signature:
@@ -70,7 +80,7 @@ class StateTypes:
         self._checked.clear()
         return True
 
-    def check(self, group) -> None:
+    def check(self, group: KeyGroupPages) -> None:
         """Checks (and migrates) a key group just loaded against the declarations."""
         if not self.declared:
             return
@@ -84,7 +94,7 @@ class StateTypes:
             _migrate_pages(group, migrations)
             self.write(group)
 
-    def _migrations(self, stored: dict) -> Dict[str, Callable]:
+    def _migrations(self, stored: Dict[str, Signature]) -> Dict[str, Migration]:
         migrations = {}
         for name, declared in self.declared.items():
             before = stored.get(name)
@@ -92,7 +102,7 @@ class StateTypes:
                 migrations[name] = self._migration(name, before, declared)
         return migrations
 
-    def _migration(self, name: str, before: tuple, now: tuple) -> Callable:
+    def _migration(self, name: str, before: Signature, now: Signature) -> Migration:
         (kind, old_type, old_key, ttl), (new_kind, new_type, new_key, new_ttl) = before, now
         convert = None
         if (kind, old_key, ttl) == (new_kind, new_key, new_ttl):
@@ -104,7 +114,7 @@ class StateTypes:
                 "compatible (only a Row's fields may be added or removed)")
         return _stored_migration(kind, ttl, convert)
 
-    def write(self, group) -> None:
+    def write(self, group: KeyGroupPages) -> None:
         """Records the declarations in a key group being written (what it held for states
         not declared now stays)."""
         if not self.declared:
@@ -112,7 +122,7 @@ class StateTypes:
         stored = group.store.load(TYPES_PAGE)
         if stored is not None and stored == self._blob:
             return
-        kept = pickle.loads(stored) if stored is not None else {}
+        kept: Dict[str, Signature] = pickle.loads(stored) if stored is not None else {}
         blob = pickle.dumps({**kept, **self.declared}, protocol=5)
         if blob != stored:
             group.store.store(TYPES_PAGE, blob)
@@ -120,7 +130,8 @@ class StateTypes:
             self._blob = blob
 
 
-def _row_migration(old_type, new_type) -> Optional[Callable]:
+def _row_migration(old_type: Optional[TypeInformation],
+                   new_type: Optional[TypeInformation]) -> Optional[Migration]:
     """A function from a value of `old_type` to one of `new_type`, both named Rows whose
     common fields keep their types; None where there is none."""
     if not (isinstance(old_type, RowTypeInfo) and isinstance(new_type, RowTypeInfo)):
@@ -131,7 +142,7 @@ def _row_migration(old_type, new_type) -> Optional[Callable]:
         return None
     old_names, new_names = old_type.get_field_names(), new_type.get_field_names()
 
-    def migrate(value):
+    def migrate(value: Any) -> Optional[Row]:
         if value is None:
             return None
         fields = dict(zip(old_names, value))
@@ -143,14 +154,15 @@ def _row_migration(old_type, new_type) -> Optional[Callable]:
     return migrate
 
 
-def _stored_migration(kind: str, ttl: bool, convert: Callable) -> Callable:
+def _stored_migration(kind: str, ttl: bool, convert: Migration) -> Migration:
     """Migrates a state's stored value: a list's elements, a map's values, with a TTL the
     value inside its (value, last access) pair."""
+    inner: Migration
     if kind == "list":
-        def inner(stored):
+        def inner(stored: Any) -> Any:
             return [convert(element) for element in stored]
     elif kind == "map":
-        def inner(stored):
+        def inner(stored: Any) -> Any:
             return {key: convert(value) for key, value in stored.items()}
     else:
         inner = convert
@@ -159,7 +171,7 @@ def _stored_migration(kind: str, ttl: bool, convert: Callable) -> Callable:
     return lambda stored: (inner(stored[0]), stored[1])
 
 
-def _migrate_pages(group, migrations: Dict[str, Callable]) -> None:
+def _migrate_pages(group: KeyGroupPages, migrations: Dict[str, Migration]) -> None:
     for page_id in range(group.pages_per_key_group):
         page = group.page(page_id)
         for entry in page.values():

@@ -9,37 +9,43 @@ every instance gets the union of all instances' lists). The function fills them 
 A snapshot is a plain {state name: (mode, [elements])} dict, what an engine stores.
 """
 
-from typing import Dict, List, Optional, Protocol, Tuple, TypeGuard
+from __future__ import annotations
+
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Protocol,
+                    Tuple, TypeGuard)
+
+if TYPE_CHECKING:
+    from weir.runtime.state.descriptors import StateDescriptor
 
 SPLIT = "split"  # Flink's OperatorStateHandle.Mode.SPLIT_DISTRIBUTE
 UNION = "union"  # Mode.UNION
 
-Snapshot = Dict[str, Tuple[str, list]]
+Snapshot = Dict[str, Tuple[str, List[Any]]]
 
 
 class OperatorListState:
     """A list of an operator instance (Flink's ListState in operator state)."""
 
-    def __init__(self, name: str, values: Optional[list] = None):
+    def __init__(self, name: str, values: Optional[List[Any]] = None) -> None:
         self._name = name
         self._values = list(values or [])
 
-    def get(self) -> list:
+    def get(self) -> List[Any]:
         return list(self._values)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.get())
 
-    def add(self, value) -> None:
+    def add(self, value: Any) -> None:
         if value is None:
             raise ValueError(f"operator ListState '{self._name}': cannot add None")
         self._values.append(value)
 
-    def add_all(self, values) -> None:
+    def add_all(self, values: Iterable[Any]) -> None:
         for value in values:
             self.add(value)
 
-    def update(self, values) -> None:
+    def update(self, values: Optional[Iterable[Any]]) -> None:
         self._values = []
         self.add_all(values or [])
 
@@ -51,22 +57,22 @@ class OperatorStateStore:
     """`context.get_operator_state_store()` in `initialize_state`: the instance's lists by
     descriptor, each with its redistribution mode."""
 
-    def __init__(self, restored: Optional[Snapshot] = None):
+    def __init__(self, restored: Optional[Snapshot] = None) -> None:
         self._restored = restored or {}
         self._states: Dict[str, Tuple[str, OperatorListState]] = {}
 
-    def get_list_state(self, state_descriptor) -> OperatorListState:
+    def get_list_state(self, state_descriptor: StateDescriptor) -> OperatorListState:
         return self._get(state_descriptor, SPLIT)
 
-    def get_union_list_state(self, state_descriptor) -> OperatorListState:
+    def get_union_list_state(self, state_descriptor: StateDescriptor) -> OperatorListState:
         return self._get(state_descriptor, UNION)
 
-    def get_broadcast_state(self, state_descriptor):
+    def get_broadcast_state(self, state_descriptor: StateDescriptor) -> Any:
         raise NotImplementedError(
             "get_broadcast_state() in a CheckpointedFunction is not supported yet; use "
             "broadcast(descriptor) and a (Keyed)BroadcastProcessFunction")
 
-    def _get(self, descriptor, mode: str) -> OperatorListState:
+    def _get(self, descriptor: StateDescriptor, mode: str) -> OperatorListState:
         name = getattr(descriptor, "name", None)
         if not isinstance(name, str) or type(descriptor).__name__ != "ListStateDescriptor":
             raise TypeError("operator state takes a ListStateDescriptor, got "
@@ -82,7 +88,7 @@ class OperatorStateStore:
         self._states[name] = (mode, state)
         return state
 
-    def _restored_values(self, name: str, mode: str) -> list:
+    def _restored_values(self, name: str, mode: str) -> List[Any]:
         stored = self._restored.get(name)
         if stored is None:
             return []
@@ -102,7 +108,7 @@ _MODE_NAMES = {SPLIT: "list", UNION: "union list"}
 class FunctionInitializationContext:
     """What `initialize_state` gets (Flink's FunctionInitializationContext)."""
 
-    def __init__(self, store: OperatorStateStore, restored: bool):
+    def __init__(self, store: OperatorStateStore, restored: bool) -> None:
         self._store = store
         self._restored = restored
 
@@ -117,7 +123,7 @@ class FunctionInitializationContext:
 class FunctionSnapshotContext:
     """What `snapshot_state` gets: the checkpoint (weir: the micro-batch) it belongs to."""
 
-    def __init__(self, checkpoint_id: int, timestamp: int):
+    def __init__(self, checkpoint_id: int, timestamp: int) -> None:
         self._checkpoint_id = checkpoint_id
         self._timestamp = timestamp
 
@@ -135,7 +141,7 @@ class OperatorStateLog:
     Entries are {(operator uid, instance index): (checkpoints taken, Snapshot)}; `saved` is
     what `take_changed()` returned in an earlier run (None: a new job)."""
 
-    def __init__(self, saved: Optional[dict] = None, parallelism: int = 1):
+    def __init__(self, saved: Optional[Dict[str, Any]] = None, parallelism: int = 1) -> None:
         self.parallelism = parallelism
         self.latest: Dict[Tuple[str, int], Tuple[int, Snapshot]] = {}
         # what this run restores: {uid: [(checkpoints, Snapshot) per instance]}
@@ -144,7 +150,7 @@ class OperatorStateLog:
             self._restore(saved)
         self._changed = False
 
-    def _restore(self, saved: dict) -> None:
+    def _restore(self, saved: Dict[str, Any]) -> None:
         old = saved["parallelism"]
         for uid in sorted({uid for uid, _ in saved["snapshots"]}):
             entries = [saved["snapshots"].get((uid, i), (0, {})) for i in range(old)]
@@ -154,11 +160,11 @@ class OperatorStateLog:
             for index, entry in enumerate(self.restored[uid]):
                 self.latest[(uid, index)] = entry
 
-    def record(self, reports: dict) -> None:
+    def record(self, reports: Dict[Tuple[str, int], Tuple[int, Snapshot]]) -> None:
         self.latest.update(reports)
         self._changed = True
 
-    def take_changed(self) -> Optional[dict]:
+    def take_changed(self) -> Optional[Dict[str, Any]]:
         """What to save if anything changed since the last call, else None."""
         changed, self._changed = self._changed, False
         if not changed:
@@ -174,7 +180,7 @@ def redistribute(snapshots: List[Snapshot], parallelism: int) -> List[Snapshot]:
     parts that differ in size by at most one (the first ones larger; Flink rotates which
     instances get the larger parts from one state to the next)."""
     modes: Dict[str, str] = {}
-    merged: Dict[str, list] = {}
+    merged: Dict[str, List[Any]] = {}
     for snapshot in snapshots:
         for name, (mode, values) in snapshot.items():
             modes.setdefault(name, mode)
@@ -193,8 +199,9 @@ def redistribute(snapshots: List[Snapshot], parallelism: int) -> List[Snapshot]:
     return dealt
 
 
-def _even_parts(values: list, parts: int) -> List[list]:
+def _even_parts(values: List[Any], parts: int) -> List[List[Any]]:
     base, extra = divmod(len(values), parts)
+    cuts: List[List[Any]]
     cuts, start = [], 0
     for index in range(parts):
         end = start + base + (1 if index < extra else 0)
@@ -206,12 +213,12 @@ def _even_parts(values: list, parts: int) -> List[list]:
 class Checkpointed(Protocol):
     """A function that keeps operator state: Flink's CheckpointedFunction's two methods."""
 
-    def initialize_state(self, context) -> None: ...
+    def initialize_state(self, context: FunctionInitializationContext) -> None: ...
 
-    def snapshot_state(self, context) -> None: ...
+    def snapshot_state(self, context: FunctionSnapshotContext) -> None: ...
 
 
-def is_checkpointed(function) -> TypeGuard[Checkpointed]:
+def is_checkpointed(function: object) -> TypeGuard[Checkpointed]:
     """Whether `function` keeps operator state (Flink's CheckpointedFunction)."""
     return callable(getattr(function, "initialize_state", None)) and callable(
         getattr(function, "snapshot_state", None))

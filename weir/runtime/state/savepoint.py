@@ -24,17 +24,23 @@ A directory without a manifest (a crash while writing it), with a file missing, 
 another size or checksum, or of an unknown format version is refused with one error.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
 import pickle
 import time
 import uuid
+from typing import TYPE_CHECKING, Any, Dict, List, Set, Tuple
 
 from weir.common.errors import WeirError
 from weir.runtime.sink_writers import atomic_write
-from weir.runtime.state.evolution import describe
+from weir.runtime.state.evolution import Signature, describe
 from weir.runtime.wire import TYPES_PAGE
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMAT = "weir-savepoint"
 VERSION = 1
@@ -62,14 +68,15 @@ def _sha256(path: str) -> str:
 class SavepointWriter:
     """Writes a savepoint's files, then its manifest (only `finish` makes it one)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         if os.path.exists(os.path.join(path, MANIFEST)):
             raise SavepointError(f"savepoint {path} already exists")
         os.makedirs(path, exist_ok=True)
         self.path = path
-        self.files: dict = {}
+        self.files: Dict[str, Dict[str, Any]] = {}  # the manifest's: {file name: its entry}
 
-    def _write(self, kind: str, uid: str, columns: dict, schema) -> None:
+    def _write(self, kind: str, uid: str, columns: Dict[str, List[Any]],
+               schema: pa.Schema) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
         name = f"{kind}-{len(self.files)}.parquet"
@@ -80,7 +87,7 @@ class SavepointWriter:
                             "key_groups": len(set(columns.get("key_group", ()))),
                             "bytes": os.path.getsize(target), "sha256": _sha256(target)}
 
-    def write_keyed(self, uid: str, rows: list) -> None:
+    def write_keyed(self, uid: str, rows: List[Tuple[int, int, bytes]]) -> None:
         """`rows`: (key group, page id, page bytes) of the operator `uid`."""
         import pyarrow as pa
         schema = pa.schema([("uid", pa.string()), ("key_group", pa.int32()),
@@ -89,7 +96,7 @@ class SavepointWriter:
         self._write(KEYED, uid, {"uid": [uid] * len(rows), "key_group": list(key_groups),
                                  "page": list(pages), "data": list(data)}, schema)
 
-    def write_operator_state(self, uid: str, instances: list) -> None:
+    def write_operator_state(self, uid: str, instances: List[Tuple[int, int, bytes]]) -> None:
         """`instances`: (instance index, checkpoints taken, pickled Snapshot)."""
         import pyarrow as pa
         schema = pa.schema([("uid", pa.string()), ("instance", pa.int32()),
@@ -100,7 +107,7 @@ class SavepointWriter:
                     schema)
 
     def finish(self, job_name: str, job_id: str, batch_id: int, max_parallelism: int,
-               parallelism: int, sources: dict) -> str:
+               parallelism: int, sources: Dict[str, Any]) -> str:
         """Writes the manifest, last: the savepoint is complete. Returns its path."""
         manifest = {"format": FORMAT, "version": VERSION, "job_name": job_name,
                     "job_id": job_id, "batch_id": batch_id, "timestamp": int(time.time() * 1000),
@@ -114,7 +121,7 @@ class SavepointWriter:
 class Savepoint:
     """A complete savepoint, checked: its manifest and every file it names."""
 
-    def __init__(self, path: str, manifest: dict):
+    def __init__(self, path: str, manifest: Dict[str, Any]) -> None:
         self.path = path
         self.manifest = manifest
         self.max_parallelism = manifest["max_parallelism"]
@@ -122,39 +129,39 @@ class Savepoint:
         self.sources = manifest["sources"]
         self.files = manifest["files"]
 
-    def files_of(self, kind: str) -> dict:
+    def files_of(self, kind: str) -> Dict[str, str]:
         """{uid: file path} of the files of `kind`."""
         return {entry["uid"]: os.path.join(self.path, name)
                 for name, entry in self.files.items() if entry["kind"] == kind}
 
     @property
-    def uids(self) -> set:
+    def uids(self) -> Set[str]:
         """Every operator with state here (sources included)."""
         return {entry["uid"] for entry in self.files.values()} | set(self.sources)
 
-    def keyed_rows(self, uid: str) -> list:
+    def keyed_rows(self, uid: str) -> List[Tuple[int, int, bytes]]:
         """(key group, page id, page bytes) of operator `uid`."""
         import pyarrow.parquet as pq
         table = pq.read_table(self.files_of(KEYED)[uid])
         return list(zip(*(table.column(name).to_pylist()
                           for name in ("key_group", "page", "data"))))
 
-    def declared_states(self, uid: str) -> dict:
+    def declared_states(self, uid: str) -> Dict[str, str]:
         """{state name: its declaration} of operator `uid`'s keyed states, as its key
         groups recorded them (weir.runtime.state.evolution; none before weir recorded
         them)."""
         import pyarrow.parquet as pq
         table = pq.read_table(self.files_of(KEYED)[uid], columns=["data"],
                               filters=[("page", "=", TYPES_PAGE)])
-        declared = {}
+        declared: Dict[str, Signature] = {}
         for blob in table.column("data").to_pylist():
             declared.update(pickle.loads(blob))
         return {name: describe(signature) for name, signature in sorted(declared.items())}
 
-    def operator_states(self) -> dict:
+    def operator_states(self) -> Dict[Tuple[str, int], Tuple[int, bytes]]:
         """{(uid, instance): (checkpoints, pickled Snapshot)} of every non-keyed state."""
         import pyarrow.parquet as pq
-        states = {}
+        states: Dict[Tuple[str, int], Tuple[int, bytes]] = {}
         for uid, path in self.files_of(OPERATOR).items():
             table = pq.read_table(path)
             for index, count, blob in zip(*(table.column(name).to_pylist() for name in
@@ -162,9 +169,9 @@ class Savepoint:
                 states[(uid, index)] = (count, blob)
         return states
 
-    def describe(self) -> dict:
+    def describe(self) -> Dict[str, Any]:
         """What `weir info` prints: the savepoint's job, batch and operators' sizes."""
-        operators: dict = {}
+        operators: Dict[str, Dict[str, Any]] = {}
         for entry in self.files.values():
             described = operators.setdefault(entry["uid"], {"state": [], "rows": 0,
                                                             "bytes": 0, "key_groups": 0})
@@ -182,7 +189,8 @@ class Savepoint:
 def saved_batch(path: str) -> int:
     """The micro-batch the savepoint at `path` (one this process wrote) is of."""
     with open(os.path.join(path, MANIFEST), encoding="utf-8") as handle:
-        return json.load(handle)["batch_id"]
+        batch_id: int = json.load(handle)["batch_id"]
+        return batch_id
 
 
 def load_savepoint(path: str) -> Savepoint:
@@ -213,7 +221,7 @@ def load_savepoint(path: str) -> Savepoint:
     return Savepoint(path, manifest)
 
 
-def _check_manifest(path: str, manifest) -> None:
+def _check_manifest(path: str, manifest: object) -> None:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise SavepointError(f"savepoint {path}: its {MANIFEST} file is not a weir "
                              "savepoint's manifest")
@@ -235,13 +243,13 @@ def _check_manifest(path: str, manifest) -> None:
                              "and checksum)")
 
 
-def _plain_name(name) -> bool:
+def _plain_name(name: object) -> bool:
     """A file name of the savepoint's own directory (no path, no parent)."""
     return (isinstance(name, str) and name not in ("", ".", "..", MANIFEST)
             and os.path.basename(name) == name and "\\" not in name)
 
 
-def _check_file(path: str, name: str, entry: dict) -> None:
+def _check_file(path: str, name: str, entry: Dict[str, Any]) -> None:
     target = os.path.join(path, name)
     if not os.path.exists(target):
         raise SavepointError(f"savepoint {path} is missing its file {name} (state of "

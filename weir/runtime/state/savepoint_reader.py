@@ -14,14 +14,23 @@ nothing: what the savepoint holds, expired or not, is what is read.
 This module is pure Python; weir.spark.state_reader makes a Spark DataFrame of it.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, List, Tuple
+
 from weir.runtime.state.backend import loads
 from weir.runtime.state.savepoint import KEYED, load_savepoint
+
+if TYPE_CHECKING:
+    from weir.runtime.state.backend import Entry
+    from weir.runtime.state.descriptors import StateDescriptor
+    from weir.runtime.state.savepoint import Savepoint
 
 
 class OperatorKeyedState:
     """The keyed state of the operator `uid` in the savepoint at `savepoint_path`."""
 
-    def __init__(self, savepoint_path: str, uid: str):
+    def __init__(self, savepoint_path: str, uid: str) -> None:
         savepoint = load_savepoint(savepoint_path)
         keyed = savepoint.files_of(KEYED)
         if uid not in keyed:
@@ -30,16 +39,16 @@ class OperatorKeyedState:
         self.uid = uid
         self.entries = _entries(savepoint.keyed_rows(uid))
 
-    def keys(self) -> list:
+    def keys(self) -> List[Any]:
         """Every key with some keyed state in this operator."""
         return [key for key, _ in self.entries]
 
-    def state_names(self) -> list:
+    def state_names(self) -> List[str]:
         """The names of the user keyed states stored here (window state left out)."""
         return sorted({name for _, entry in self.entries for name in entry
                        if isinstance(name, str)})
 
-    def rows(self, state_name: str, ttl: bool = False) -> list:
+    def rows(self, state_name: str, ttl: bool = False) -> List[Tuple[Any, Any]]:
         """(key, stored value) of each key holding state `state_name`; `ttl`: the state
         has a TTL, its values are unwrapped from their (value, last access) pairs."""
         rows = [(key, entry[state_name]) for key, entry in self.entries
@@ -48,7 +57,7 @@ class OperatorKeyedState:
             return rows
         return [(key, self._unwrap(state_name, key, stored)) for key, stored in rows]
 
-    def values(self, descriptor) -> list:
+    def values(self, descriptor: StateDescriptor) -> List[Tuple[Any, Any]]:
         """(key, value) of each key holding the state `descriptor` declares, as the state's
         read gives it: a list for a ListState, a dict for a MapState, an AggregatingState's
         result (its function's get_result of the stored accumulator)."""
@@ -60,7 +69,8 @@ class OperatorKeyedState:
             self._check_holds(descriptor, rows, dict, "MapState", "dict")
             return [(key, dict(value)) for key, value in rows]
         if descriptor.kind == "aggregating":
-            result = descriptor.agg_function.get_result
+            # (kind "aggregating": an AggregatingStateDescriptor)
+            result = descriptor.agg_function.get_result  # type: ignore[attr-defined]
             return [(key, result(value)) for key, value in rows]
         return rows
 
@@ -69,7 +79,7 @@ class OperatorKeyedState:
         return (f"state '{state_name}' of operator '{self.uid}' in savepoint "
                 f"{self.savepoint_path}")
 
-    def _unwrap(self, state_name: str, key, stored):
+    def _unwrap(self, state_name: str, key: Any, stored: Any) -> Any:
         if not (isinstance(stored, tuple) and len(stored) == 2
                 and isinstance(stored[1], int)):
             raise TypeError(f"{self.where(state_name)}: the value of key {key!r} is not "
@@ -77,7 +87,8 @@ class OperatorKeyedState:
                             "a descriptor without enable_time_to_live")
         return stored[0]
 
-    def _check_holds(self, descriptor, rows, kind: type, state: str, held: str) -> None:
+    def _check_holds(self, descriptor: StateDescriptor, rows: List[Tuple[Any, Any]],
+                     kind: type, state: str, held: str) -> None:
         for key, value in rows:
             if not isinstance(value, kind):
                 raise TypeError(
@@ -87,7 +98,7 @@ class OperatorKeyedState:
 
 
 def read_keyed_state_rows(savepoint_path: str, uid: str, state_name: str,
-                          ttl: bool = False) -> list:
+                          ttl: bool = False) -> List[Tuple[Any, Any]]:
     """(key, stored value) of each key of operator `uid` holding keyed state `state_name`
     in the savepoint at `savepoint_path` (empty: a state the operator never wrote).
     `ttl`: the state was declared with a TTL (its values are unwrapped). A uid the
@@ -95,17 +106,17 @@ def read_keyed_state_rows(savepoint_path: str, uid: str, state_name: str,
     return OperatorKeyedState(savepoint_path, uid).rows(state_name, ttl)
 
 
-def _entries(keyed_rows) -> list:
+def _entries(keyed_rows: Iterable[Tuple[int, int, bytes]]) -> List[Tuple[Any, Entry]]:
     """(key, {state name: stored value}) of the user pages (id >= 0) of `keyed_rows`, in
     key group and page order."""
-    entries = []
+    entries: List[Tuple[Any, Entry]] = []
     for _, page_id, blob in sorted(keyed_rows, key=lambda row: row[:2]):
         if page_id >= 0:
             entries.extend(loads(blob).items())
     return entries
 
 
-def _unknown_uid_message(savepoint, uid: str, keyed_uids: list) -> str:
+def _unknown_uid_message(savepoint: Savepoint, uid: str, keyed_uids: List[str]) -> str:
     having = ", ".join(repr(name) for name in keyed_uids) or "none"
     other = (f" (it has '{uid}', without keyed state: a source, or an operator with "
              "operator state only)" if uid in savepoint.uids else "")

@@ -6,25 +6,34 @@ states: reading or writing a window touches only its slot, and dropping a window
 its slot (a purged window leaves nothing behind).
 """
 
+from __future__ import annotations
+
 from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterable, Optional
 
 from weir.runtime.state.states import KeyedStateStore, create_state
 
+if TYPE_CHECKING:
+    from weir.runtime.state.backend import KeyedStateBackend
+    from weir.runtime.state.descriptors import StateDescriptor
+    from weir.runtime.state.states import KeyedState
+    from weir.runtime.window.windows import Window
+
 
 class NamespaceView:
-    def __init__(self, backend, entry_name: str):
+    def __init__(self, backend: KeyedStateBackend, entry_name: str) -> None:
         self._backend = backend
         self._entry = entry_name
-        self.namespace = None
+        self.namespace: Optional[Window] = None
 
-    def clock(self):
+    def clock(self) -> int:
         return self._backend.clock()
 
-    def get_entry(self, name):
+    def get_entry(self, name: Hashable) -> Any:
         space = self._backend.get_entry((self._entry, self.namespace))
         return None if space is None else space.get(name)
 
-    def put_entry(self, name, stored) -> None:
+    def put_entry(self, name: Hashable, stored: Any) -> None:
         slot = (self._entry, self.namespace)
         space = self._backend.get_entry(slot)
         if space is None:
@@ -33,18 +42,18 @@ class NamespaceView:
             space[name] = stored
             self._backend.put_entry(slot, space)
 
-    def entry_reader(self, name):
+    def entry_reader(self, name: Hashable) -> Callable[[], Any]:
         return partial(self.get_entry, name)
 
-    def entry_writer(self, name):
+    def entry_writer(self, name: Hashable) -> Callable[[Any], None]:
         """put_entry of `name`, where None removes it (as KeyedStateBackend's)."""
-        def write(stored):
+        def write(stored: Any) -> None:
             if stored is None:
                 return self.remove_entry(name)
             return self.put_entry(name, stored)
         return write
 
-    def remove_entry(self, name) -> None:
+    def remove_entry(self, name: Hashable) -> None:
         slot = (self._entry, self.namespace)
         space = self._backend.get_entry(slot)
         if space is None or name not in space:
@@ -55,11 +64,12 @@ class NamespaceView:
         else:
             self._backend.remove_entry(slot)
 
-    def drop_namespace(self, namespace) -> None:
+    def drop_namespace(self, namespace: Window) -> None:
         """Removes everything stored under `namespace` for the current key."""
         self._backend.remove_entry((self._entry, namespace))
 
-    def merge_namespaces(self, name, target, sources, merge) -> None:
+    def merge_namespaces(self, name: Hashable, target: Window, sources: Iterable[Window],
+                         merge: Callable[[Any, Any], Any]) -> None:
         """Folds entry `name` of every source namespace into `target` with merge(a, b)."""
         merged = None
         for namespace in [target] + list(sources):
@@ -73,13 +83,15 @@ class NamespaceView:
             self.put_entry(name, merged)
 
 
-def _state_merger(descriptor):
+def _state_merger(descriptor: StateDescriptor) -> Callable[[Any, Any], Any]:
     kind = descriptor.kind
+    # (a kind's descriptor is of its class: a Reducing- or AggregatingStateDescriptor,
+    # whose user function is untyped)
     if kind == "reducing":
-        function = descriptor.reduce_function
-        return getattr(function, "reduce", function)
+        function = descriptor.reduce_function  # type: ignore[attr-defined]
+        return getattr(function, "reduce", function)  # type: ignore[no-any-return]
     if kind == "aggregating":
-        return descriptor.agg_function.merge
+        return descriptor.agg_function.merge  # type: ignore[attr-defined,no-any-return]
     if kind == "list":
         return lambda a, b: a + b
     raise TypeError(f"state '{descriptor.name}' is {kind} state, which cannot be merged: "
@@ -89,11 +101,11 @@ def _state_merger(descriptor):
 class NamespacedStateStore(KeyedStateStore):
     """The state getters over a NamespaceView; state objects are cached."""
 
-    def __init__(self, view: NamespaceView):
+    def __init__(self, view: NamespaceView) -> None:
         self.view = view
-        self._states: dict = {}
+        self._states: Dict[str, KeyedState] = {}
 
-    def state(self, descriptor, kind=None):
+    def state(self, descriptor: StateDescriptor, kind: Optional[str] = None) -> KeyedState:
         state = self._states.get(descriptor.name)
         if state is None:
             if descriptor.ttl_config is not None:
@@ -103,9 +115,10 @@ class NamespacedStateStore(KeyedStateStore):
             self._states[descriptor.name] = state
         return state
 
-    def merge(self, descriptor, target, sources) -> None:
+    def merge(self, descriptor: StateDescriptor, target: Window,
+              sources: Iterable[Window]) -> None:
         self.state(descriptor)  # validates the descriptor
         self.view.merge_namespaces(descriptor.name, target, sources, _state_merger(descriptor))
 
-    def _state(self, descriptor, kind):
+    def _state(self, descriptor: StateDescriptor, kind: str) -> KeyedState:
         return self.state(descriptor, kind)

@@ -199,7 +199,8 @@ class WindowOperator(KeyedStreamOperator):
         late_items = self._late_items(groups.late_keys, key_ids, values, stamps)
         size = self.assigner.size
         order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
-        starts, index, result = groups.starts.tolist(), 0, []
+        starts, index = groups.starts.tolist(), 0
+        result: list = []
         for key_id, key in enumerate(unique_keys):
             end = index
             while end < len(order) and group_keys[end] == key_id:
