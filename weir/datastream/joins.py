@@ -169,9 +169,9 @@ class IntervalJoined:
         ctx has get_left_timestamp(), get_right_timestamp(), get_timestamp(), output()."""
         from weir.datastream.data_stream import DataStream
         resolve(process_join_function, "process_element")
-        # (mypy cannot size a list: *_inclusive is lower_inclusive, upper_inclusive)
-        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,  # type: ignore[call-arg]
-                                *self._inclusive, self._late_tags)
+        lower_inclusive, upper_inclusive = self._inclusive
+        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,
+                                lower_inclusive, upper_inclusive, self._late_tags)
         env = self._first.get_execution_environment()
         node = env._graph.add(
             g.KEYED, "IntervalJoin", (self._first._node_id, self._second._node_id),

@@ -12,12 +12,37 @@ The timeout covers a record's attempts and the waits between them (as PyFlink's)
 it passes, the in-flight attempt is cancelled and `timeout(value)` gives the results.
 """
 
+from __future__ import annotations
+
 import asyncio
 import collections
 import functools
-from typing import Any, Deque, List, Optional, cast
+from typing import (
+    TYPE_CHECKING, Any, Callable, Deque, Iterator, List, Optional, Tuple, cast)
 
 from weir.runtime.errors import MARKER, UserFunctionError, wrap_user_error
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from weir.runtime.chain import SideItem
+    from weir.runtime.context import RuntimeContext
+
+    class _RetryPredicate(Protocol):
+        """PyFlink's AsyncRetryPredicate, as weir reads it."""
+
+        def result_predicate(self) -> Optional[Callable[[Any], bool]]: ...
+
+        def exception_predicate(self) -> Optional[Callable[[Any], bool]]: ...
+
+    class _RetryStrategy(Protocol):
+        """PyFlink's AsyncRetryStrategy, as weir reads it."""
+
+        def get_retry_predicate(self) -> Optional[_RetryPredicate]: ...
+
+        def can_retry(self, current_attempts: int) -> bool: ...
+
+        def get_backoff_time_millis(self, current_attempts: int) -> int: ...
 
 ORDERED, UNORDERED = "ordered", "unordered"
 
@@ -26,8 +51,8 @@ class AsyncWaitSpec:
     """What AsyncDataStream builds: the function, its timeout in milliseconds (0: none),
     capacity (requests in flight), retry strategy and output mode."""
 
-    def __init__(self, function, timeout_ms: int, capacity: int, retry_strategy,
-                 output_mode: str):
+    def __init__(self, function: Any, timeout_ms: int, capacity: int,
+                 retry_strategy: _RetryStrategy, output_mode: str) -> None:
         if output_mode not in (ORDERED, UNORDERED):
             raise ValueError(f"unknown async output mode '{output_mode}'")
         self.function = function
@@ -40,13 +65,14 @@ class AsyncWaitSpec:
 class _Retry:
     """When a record's attempt is tried again: the strategy's predicates and limits."""
 
-    def __init__(self, strategy):
+    def __init__(self, strategy: _RetryStrategy) -> None:
         predicate = strategy.get_retry_predicate()
         self.strategy = strategy
         self.on_result = predicate.result_predicate() if predicate else None
         self.on_error = predicate.exception_predicate() if predicate else None
 
-    def delay_after(self, attempt: int, result, error):
+    def delay_after(self, attempt: int, result: Any, error: Optional[BaseException]
+                    ) -> Optional[float]:
         """Seconds to wait before the next attempt, or None for no retry."""
         wanted = ((result is not None and self.on_result is not None and self.on_result(result))
                   or (error is not None and self.on_error is not None and self.on_error(error)))
@@ -55,11 +81,11 @@ class _Retry:
         return max(0, self.strategy.get_backoff_time_millis(attempt)) / 1000
 
 
-def _same(value):
+def _same(value: Any) -> Any:
     return value
 
 
-def _checked(result, function) -> list:
+def _checked(result: Any, function: Any) -> List[Any]:
     if result is None or isinstance(result, (str, bytes)) or not hasattr(result, "__iter__"):
         what = "None" if result is None else type(result).__name__
         raise TypeError(f"async_invoke and timeout of {type(function).__name__} must return "
@@ -72,19 +98,20 @@ class _Batch:
     error, and the deadlines of requests in flight (one timer for all of them: with one
     timeout for every record, deadlines come due in the order requests started)."""
 
-    def __init__(self, size: int, loop, timeout: float):
+    def __init__(self, size: int, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
         # (a record's results are set before they are read: a batch reads completed ones)
-        self.results = cast(List[list], [None] * size)
+        self.results = cast(List[List[Any]], [None] * size)
         self.completed: List[int] = []
         self.error: Optional[BaseException] = None
-        self.failed_in = None
+        self.failed_in: Any = None  # the user function that raised it
         self.loop = loop
         self.timeout = timeout
-        self.deadlines: Deque[tuple] = collections.deque()  # (deadline, slot, serial)
-        self.timer = None
-        self.workers: List[asyncio.Task] = []
+        # (deadline, slot, serial)
+        self.deadlines: Deque[Tuple[float, _Slot, int]] = collections.deque()
+        self.timer: Optional[asyncio.TimerHandle] = None
+        self.workers: List[asyncio.Task[None]] = []
 
-    def fail(self, error: BaseException, function) -> None:
+    def fail(self, error: BaseException, function: Any) -> None:
         """The first error (raised in user `function`) ends the batch: every other worker
         is cancelled."""
         if self.error is None:
@@ -92,7 +119,7 @@ class _Batch:
             for worker in self.workers:
                 worker.cancel()
 
-    def watch(self, slot: "_Slot") -> None:
+    def watch(self, slot: _Slot) -> None:
         """Starts the deadline of the request `slot` has just started."""
         self.deadlines.append((self.loop.time() + self.timeout, slot, slot.serial))
         if self.timer is None:
@@ -116,7 +143,7 @@ class _Slot:
     """One of `capacity` workers: the serial number of its request, whether it waits on
     it, and the serial of a request whose deadline passed."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.serial = 0
         self.busy = False
         self.expired = -1
@@ -129,7 +156,7 @@ class AsyncWaitStep:
 
     kind = "async"
 
-    def __init__(self, spec: AsyncWaitSpec, name: str):
+    def __init__(self, spec: AsyncWaitSpec, name: str) -> None:
         self.spec = spec
         self.function = spec.function
         self.name = name
@@ -137,7 +164,7 @@ class AsyncWaitStep:
         self._retry = _Retry(spec.retry_strategy)
         self._retries = self._retry.on_result is not None or self._retry.on_error is not None
 
-    def open(self, runtime_context) -> None:
+    def open(self, runtime_context: RuntimeContext) -> None:
         self.loop = asyncio.new_event_loop()
         if hasattr(self.function, "open"):
             self.function.open(runtime_context)
@@ -148,7 +175,8 @@ class AsyncWaitStep:
         if self.loop is not None and not self.loop.is_closed():
             self.loop.close()
 
-    def run(self, values: list, stamps: list, side) -> tuple:
+    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
+            ) -> Tuple[List[Any], List[Any]]:
         if not values:
             return [], []
         assert self.loop is not None  # (opened)
@@ -160,6 +188,8 @@ class AsyncWaitStep:
                                     f"{len(values) - len(batch.completed)} async requests "
                                     "ended without results")
         order = batch.completed if self.spec.output_mode == UNORDERED else range(len(values))
+        out_values: List[Any]
+        out_stamps: List[Any]
         out_values, out_stamps = [], []
         for index in order:
             produced = batch.results[index]
@@ -167,7 +197,7 @@ class AsyncWaitStep:
             out_stamps += [stamps[index]] * len(produced)
         return out_values, out_stamps
 
-    async def _requests(self, values: list) -> _Batch:
+    async def _requests(self, values: List[Any]) -> _Batch:
         loop = asyncio.get_running_loop()
         batch = _Batch(len(values), loop, self.spec.timeout_ms / 1000)
         records = enumerate(values)
@@ -179,7 +209,8 @@ class AsyncWaitStep:
         batch.close()
         return batch
 
-    async def _work(self, records, batch: _Batch, slot: _Slot) -> None:
+    async def _work(self, records: Iterator[Tuple[int, Any]], batch: _Batch, slot: _Slot
+                    ) -> None:
         """Takes the next record until there is none (or the batch failed). A record whose
         deadline passed gets timeout()'s results however its request ended (cancelled,
         raised or returned); a cancellation weir did not ask for is the request's error."""
@@ -221,7 +252,8 @@ class AsyncWaitStep:
             if not done:
                 return
 
-    def _complete(self, batch: _Batch, index: int, results, function) -> bool:
+    def _complete(self, batch: _Batch, index: int, results: Callable[[], Any], function: Any
+                  ) -> bool:
         """Completes record `index` with what `results()` gives (checked to be a
         collection), or fails the batch naming user `function`; False once it failed."""
         try:
@@ -232,7 +264,7 @@ class AsyncWaitStep:
         batch.completed.append(index)
         return True
 
-    async def _attempts(self, value, slot: _Slot) -> list:
+    async def _attempts(self, value: Any, slot: _Slot) -> Any:  # (the user's results)
         """A record's attempts, while the strategy retries and its deadline has not
         passed."""
         attempt, serial = 1, slot.serial

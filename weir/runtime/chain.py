@@ -17,7 +17,7 @@ from weir.runtime.output_tag import split_side_output
 
 Item = Tuple[object, object]  # (value, timestamp)
 _value, _timestamp = itemgetter(0), itemgetter(1)
-SideItem = Tuple[str, object, object]  # (tag_id, value, timestamp)
+SideItem = Tuple[str, object, Optional[int]]  # (tag_id, value, timestamp)
 
 
 def columns_of(items: Sequence[Item]) -> Tuple[List[Any], List[Any]]:

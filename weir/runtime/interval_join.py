@@ -10,13 +10,20 @@ nothing: it goes to its input's late-data side output if there is one, else it i
 in numLateRecordsDropped. Outputs carry the larger of the two timestamps.
 """
 
+from __future__ import annotations
+
 from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from weir.runtime.errors import UserFunctionError, wrap_user_error
 from weir.runtime.keyed_operator import Emit, KeyedStreamOperator
 from weir.runtime.output_tag import split_side_output
 from weir.runtime.timers import EVENT_TIME
 from weir.runtime.wire import MIN_WATERMARK
+
+if TYPE_CHECKING:
+    from weir.runtime.output_tag import OutputTag
+    from weir.runtime.state.backend import KeyedStateBackend
 
 LATE_DROPPED = "numLateRecordsDropped"
 BUFFERS = ("_weir_interval_join_left", "_weir_interval_join_right")
@@ -27,8 +34,9 @@ class IntervalJoinSpec:
     """What an interval join node declares: the bounds (inclusive unless told otherwise),
     the ProcessJoinFunction and each input's late-data side output tag (or None)."""
 
-    def __init__(self, lower: int, upper: int, function, lower_inclusive=True,
-                 upper_inclusive=True, late_tag_ids=(None, None)):
+    def __init__(self, lower: int, upper: int, function: Any, lower_inclusive: bool = True,
+                 upper_inclusive: bool = True,
+                 late_tag_ids: Sequence[Optional[str]] = (None, None)) -> None:
         self.lower = lower if lower_inclusive else lower + 1
         self.upper = upper if upper_inclusive else upper - 1
         self.function = function
@@ -41,7 +49,7 @@ class ProcessJoinContext:
     left_timestamp: int  # (both set by the operator before each call of the function)
     right_timestamp: int
 
-    def __init__(self, emit_side):
+    def __init__(self, emit_side: Callable[[str, Any], None]) -> None:
         self._emit_side = emit_side
         self.left_timestamp = self.right_timestamp = None  # type: ignore[assignment]
 
@@ -54,13 +62,14 @@ class ProcessJoinContext:
     def get_timestamp(self) -> int:
         return max(self.left_timestamp, self.right_timestamp)
 
-    def output(self, output_tag, value) -> None:
+    def output(self, output_tag: OutputTag, value: Any) -> None:
         self._emit_side(output_tag.tag_id, value)
 
 
 class IntervalJoinOperator(KeyedStreamOperator):
-    def __init__(self, spec: IntervalJoinSpec, backend, name: str, subtask_index=0,
-                 parallelism=1, job_parameters=None):
+    def __init__(self, spec: IntervalJoinSpec, backend: KeyedStateBackend, name: str,
+                 subtask_index: int = 0, parallelism: int = 1,
+                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.function = spec.function
@@ -69,7 +78,8 @@ class IntervalJoinOperator(KeyedStreamOperator):
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
 
     # -- records ---------------------------------------------------------------------
-    def process_element(self, key, value, timestamp, emit: Emit, input_label: int = 0) -> None:
+    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
+                        input_label: int = 0) -> None:
         if timestamp is None:
             raise ValueError(f"interval join '{self.name}': a record without a timestamp; "
                              "the records of an interval join need event-time timestamps "
@@ -89,14 +99,14 @@ class IntervalJoinOperator(KeyedStreamOperator):
             cleanup = timestamp - spec.lower if spec.lower < 0 else timestamp
         self.register_timer(EVENT_TIME, cleanup, input_label)
 
-    def _late(self, value, timestamp, input_label) -> None:
+    def _late(self, value: Any, timestamp: int, input_label: int) -> None:
         tag_id = self.spec.late_tag_ids[input_label]
         if tag_id is None:
             self.late_dropped.inc()
         else:
             self._emit(tag_id, value, timestamp)
 
-    def _buffer(self, input_label, value, timestamp) -> None:
+    def _buffer(self, input_label: int, value: Any, timestamp: int) -> None:
         """Adds the record after those of the same or earlier times (usually: appends)."""
         name = BUFFERS[input_label]
         buffer = self.backend.get_entry(name)
@@ -113,7 +123,7 @@ class IntervalJoinOperator(KeyedStreamOperator):
             values.insert(at, value)
         self.backend.put_entry(name, buffer)
 
-    def _join(self, input_label, value, timestamp) -> None:
+    def _join(self, input_label: int, value: Any, timestamp: int) -> None:
         """Joins the record with the other input's buffered records in its interval, in
         timestamp order."""
         others = self.backend.get_entry(BUFFERS[1 - input_label])
@@ -130,7 +140,7 @@ class IntervalJoinOperator(KeyedStreamOperator):
             else:
                 self._collect(values[at], value, times[at], timestamp)
 
-    def _collect(self, left, right, left_ts, right_ts) -> None:
+    def _collect(self, left: Any, right: Any, left_ts: int, right_ts: int) -> None:
         ctx = self.ctx
         ctx.left_timestamp, ctx.right_timestamp = left_ts, right_ts
         timestamp = left_ts if left_ts > right_ts else right_ts
@@ -147,11 +157,11 @@ class IntervalJoinOperator(KeyedStreamOperator):
         except Exception as exc:
             raise wrap_user_error(exc, self.name, self._process) from exc
 
-    def _emit_side(self, tag_id, value) -> None:
+    def _emit_side(self, tag_id: str, value: Any) -> None:
         self._emit(tag_id, value, self.ctx.get_timestamp())
 
     # -- timers ----------------------------------------------------------------------
-    def on_timer(self, domain, timestamp, key, namespace) -> None:
+    def on_timer(self, domain: str, timestamp: int, key: Any, namespace: int) -> None:
         """Drops the bucket no record of the other input can join any more."""
         spec = self.spec
         if namespace == LEFT:

@@ -10,10 +10,12 @@ subtask, or a copy to every instance), and its operator state is a reserved page
 key group, snapshotted at the end of every micro-batch it runs in and committed with it.
 """
 
+from __future__ import annotations
+
 import copy
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.keyed_operator import KeyedStreamOperator
@@ -23,6 +25,10 @@ from weir.runtime.state.operator_state import (FunctionInitializationContext,
                                                Snapshot, is_checkpointed)
 from weir.runtime.wire import OPERATOR_STATE_PAGE, dumps, loads
 
+if TYPE_CHECKING:
+    from weir.runtime.keyed_operator import Emit
+    from weir.runtime.state.backend import KeyedStateBackend
+
 
 class InstancePartitioning:
     """The key selector of a non-keyed operator's input: which instances get a record.
@@ -30,7 +36,7 @@ class InstancePartitioning:
 
     every = False  # True: every instance gets every record
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> None:
         return None
 
 
@@ -63,8 +69,8 @@ class InstanceSpec:
 class _Instance:
     """One parallel instance: its chain, and its operator state if it keeps any."""
 
-    def __init__(self, chain: StatelessChain, function, store: Optional[OperatorStateStore],
-                 checkpoints: int):
+    def __init__(self, chain: StatelessChain, function: Any,
+                 store: Optional[OperatorStateStore], checkpoints: int) -> None:
         self.chain = chain
         self.function = function
         self.store = store
@@ -76,8 +82,9 @@ class NonKeyedOperator(KeyedStreamOperator):
 
     handles_timers = False
 
-    def __init__(self, spec: InstanceSpec, backend, name: str, subtask_index=0,
-                 parallelism=1, job_parameters=None):
+    def __init__(self, spec: InstanceSpec, backend: KeyedStateBackend, name: str,
+                 subtask_index: int = 0, parallelism: int = 1,
+                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.parallelism = parallelism
@@ -98,18 +105,21 @@ class NonKeyedOperator(KeyedStreamOperator):
         self._checked.clear()  # the next run of a key group may follow another process's
 
     # -- records ---------------------------------------------------------------------
-    def process_element(self, key, value, timestamp, emit, input_label: int = 0) -> None:
+    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
+                        input_label: int = 0) -> None:
         self.process_batch([value], [timestamp], (None,), emit)
 
-    def on_timer(self, domain, timestamp, key, namespace) -> None:
+    def on_timer(self, domain: str, timestamp: int, key: Any, namespace: Any) -> None:
         raise TypeError(f"operator '{self.name}' is not keyed and has no timers "
                         "(handles_timers is False: none is ever due)")
 
-    def process_batch(self, values, stamps, keys, emit) -> None:
+    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                      keys: Sequence[Any], emit: Emit) -> None:
         if not values:
             return
         instance = self._instance()
-        values, stamps, side = instance.chain.run_columns(values, stamps)
+        # (the engines' columns, and process_element's, are lists)
+        values, stamps, side = instance.chain.run_columns(values, stamps)  # type: ignore[arg-type]
         for value, timestamp in zip(values, stamps):
             emit(None, value, timestamp)
         for tag, value, timestamp in side:

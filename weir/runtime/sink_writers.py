@@ -1,11 +1,15 @@
 """Writing one micro-batch of a sink's records, idempotently per batch id."""
 
+from __future__ import annotations
+
 import copy
 import itertools
 import os
 import sys
 import tempfile
 import time
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple)
 
 from weir.runtime.connectors.sink_base import commit_tasks, is_executor_side
 from weir.runtime.errors import call_user
@@ -13,6 +17,24 @@ from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
 from weir.runtime.state.operator_state import (FunctionInitializationContext,
                                                FunctionSnapshotContext, OperatorStateStore,
                                                is_checkpointed)
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from weir.runtime.connectors.sink_base import SinkSpec
+    from weir.runtime.state.operator_state import Snapshot
+
+    class _SinkPlan(Protocol):
+        """What sink_writer reads of a job's PhysicalPlan."""
+
+        @property
+        def sink_job_id(self) -> str: ...
+
+        @property
+        def parallelism(self) -> int: ...
+
+        @property
+        def restoring(self) -> bool: ...
 
 
 def atomic_write(path: str, data: bytes) -> None:
@@ -29,15 +51,17 @@ def atomic_write(path: str, data: bytes) -> None:
 class _SinkContext:
     """SinkFunction's context: the record's timestamp (None: it has none)."""
 
-    def __init__(self, batch_id):
+    def __init__(self, batch_id: int) -> None:
         self.batch_id = batch_id
-        self.record_timestamp = None
+        self.record_timestamp: Optional[int] = None
 
-    def timestamp(self):
+    def timestamp(self) -> Optional[int]:
         return self.record_timestamp
 
 
-def _with_contexts(values, batch_id: int, timestamps):
+def _with_contexts(values: Iterable[Any], batch_id: int,
+                   timestamps: Optional[Iterable[Optional[int]]]
+                   ) -> Iterator[Tuple[Any, _SinkContext]]:
     """(value, its context) pairs; one context, moved to each record's timestamp."""
     context = _SinkContext(batch_id)
     for value, timestamp in zip(values, timestamps or itertools.repeat(None)):
@@ -45,14 +69,17 @@ def _with_contexts(values, batch_id: int, timestamps):
         yield value, context
 
 
-def write_batch(sink, values, batch_id: int, subtasks=None, timestamps=None) -> None:
+def write_batch(sink: object, values: List[Any], batch_id: int,
+                subtasks: Optional[Sequence[int]] = None,
+                timestamps: Optional[List[Optional[int]]] = None) -> None:
     """Writes a micro-batch's records to `sink`; `subtasks` (at parallelism above 1) names
     the parallel instance that produced each record, for print()'s prefix; `timestamps`
     the records' timestamps (None: none has one)."""
     if isinstance(sink, PrintSink):
         stream = sys.stderr if sink.to_stderr else sys.stdout
         if values:
-            subtasks = subtasks or [None] * len(values)
+            # (None: print() names no subtask)
+            subtasks = subtasks or [None] * len(values)  # type: ignore[list-item]
             stream.write("".join(sink.format(v, s) + "\n" for v, s in zip(values, subtasks)))
             stream.flush()
     elif isinstance(sink, CollectSink):
@@ -68,7 +95,7 @@ def write_batch(sink, values, batch_id: int, subtasks=None, timestamps=None) -> 
 
 
 class _SinkInstance:
-    def __init__(self, function, store: OperatorStateStore, checkpoints: int):
+    def __init__(self, function: Any, store: OperatorStateStore, checkpoints: int) -> None:
         self.function = function
         self.store = store
         self.checkpoints = checkpoints
@@ -79,10 +106,11 @@ class CheckpointedSink:
     instance per subtask, each getting the records its subtask produced, every instance
     snapshotted at the end of every micro-batch (weir's checkpoint)."""
 
-    def __init__(self, function, uid: str, parallelism: int, restored=None,
-                 restoring: bool = False):
+    def __init__(self, function: Any, uid: str, parallelism: int,
+                 restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None,
+                 restoring: bool = False) -> None:
         self.uid = uid
-        self.instances = []
+        self.instances: List[_SinkInstance] = []
         for index in range(parallelism):
             checkpoints, snapshot = restored[index] if restored is not None else (0, None)
             instance = _SinkInstance(copy.deepcopy(function), OperatorStateStore(snapshot),
@@ -92,13 +120,14 @@ class CheckpointedSink:
             self._call(instance.function.initialize_state, context)
             self.instances.append(instance)
 
-    def write(self, values, batch_id: int, subtasks=None, timestamps=None) -> None:
+    def write(self, values: List[Any], batch_id: int, subtasks: Optional[Sequence[int]] = None,
+              timestamps: Optional[List[Optional[int]]] = None) -> None:
         pairs = _with_contexts(values, batch_id, timestamps)
         for (value, context), subtask in zip(pairs, subtasks or [0] * len(values)):
             function = self.instances[subtask].function
             self._call(getattr(function, "invoke", function), value, context)
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Dict[Tuple[str, int], Tuple[int, Snapshot]]:
         """{(uid, subtask): (checkpoints taken, Snapshot)} after each instance's
         `snapshot_state`."""
         snapshots = {}
@@ -109,7 +138,7 @@ class CheckpointedSink:
             snapshots[(self.uid, index)] = (instance.checkpoints, instance.store.snapshot())
         return snapshots
 
-    def _call(self, method, *args):
+    def _call(self, method: Callable[..., Any], *args: Any) -> Any:
         return call_user(self.uid, method, *args)
 
 
@@ -117,12 +146,13 @@ class InProcessSink:
     """A sink the tasks write (weir.runtime.connectors.sink_base), written in this process
     as one task (the in-process executor)."""
 
-    def __init__(self, spec, uid: str, job: str):
+    def __init__(self, spec: SinkSpec, uid: str, job: str) -> None:
         self.spec = spec
         self.uid = uid
         self.job = job
 
-    def write(self, values, batch_id: int, subtasks=None, timestamps=None) -> None:
+    def write(self, values: List[Any], batch_id: int, subtasks: Optional[Sequence[int]] = None,
+              timestamps: Optional[List[Optional[int]]] = None) -> None:
         if not values:
             return
         writer = self.spec.batch_writer(self.uid, self.job, batch_id, 0)
@@ -135,7 +165,8 @@ class InProcessSink:
         commit_tasks(self.spec, batch_id, committables)
 
 
-def sink_writer(sink, uid: str, plan, restored=None):
+def sink_writer(sink: Any, uid: str, plan: _SinkPlan,
+                restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None) -> object:
     """What a job (its PhysicalPlan `plan`) writes `sink`'s records with: the sink itself,
     or for a sink function with operator state, its instances (`restored`: what each
     restores, or None), or for a sink its tasks write, one such task in this process."""

@@ -22,16 +22,23 @@ are idle}. A partition without a mark holds the watermark back until it is idle 
 with `with_idleness`), as in Flink.
 """
 
-from typing import Dict, Iterable, Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional
 
 from weir.runtime.watermark_valve import WAITS, holding, valve
 from weir.runtime.wire import END_OF_INPUT_TS, SplitMark
 
-NO_MARKS: dict = {"marks": {}, "idle": [], "unseen_idle": False}
+if TYPE_CHECKING:
+    # A source's marks, as its offset holds them: {"marks": {partition: int}, "idle":
+    # [partition], "unseen_idle": bool} (a dict, as offsets and weir.control take them)
+    Marks = Dict[str, Any]
+
+NO_MARKS: Marks = {"marks": {}, "idle": [], "unseen_idle": False}
 UNCONSTRAINED = END_OF_INPUT_TS  # a floor no other partition holds back
 
 
-def merged(known: Optional[dict], announced: Optional[dict]) -> dict:
+def merged(known: Optional[Marks], announced: Optional[Marks]) -> Marks:
     """The marks a new offset keeps: the larger mark of each partition (a mark never goes
     back), and the driver's latest idleness."""
     known = known or NO_MARKS
@@ -44,7 +51,7 @@ def merged(known: Optional[dict], announced: Optional[dict]) -> dict:
             "unseen_idle": announced["unseen_idle"]}
 
 
-def _idle(partitions: Iterable[str], marks: dict) -> set:
+def _idle(partitions: Iterable[str], marks: Marks) -> set[str]:
     """The partitions idle now: those the driver named, and those that never had a
     record once such partitions count as idle."""
     idle = set(marks["idle"])
@@ -53,7 +60,7 @@ def _idle(partitions: Iterable[str], marks: dict) -> set:
     return idle
 
 
-def floor(partition: str, partitions: Iterable[str], marks: dict) -> Optional[int]:
+def floor(partition: str, partitions: Iterable[str], marks: Marks) -> Optional[int]:
     """The most a split of `partition` may report: the smallest mark of the other
     partitions that hold the watermark (None: one of them has no mark yet, so it may
     report nothing; UNCONSTRAINED: none holds it)."""
@@ -65,7 +72,7 @@ def floor(partition: str, partitions: Iterable[str], marks: dict) -> Optional[in
     return valve(marks["marks"], others, idle, WAITS)
 
 
-def source_watermark(partitions: Iterable[str], marks: dict) -> Optional[int]:
+def source_watermark(partitions: Iterable[str], marks: Marks) -> Optional[int]:
     """The smallest mark of the partitions that hold the watermark (None: one of them has
     no mark yet, or none holds it)."""
     partitions = list(partitions)
@@ -90,7 +97,7 @@ class SplitMarks:
         marks[key] = max(largest, marks.get(key, largest))
         self.active_at[uid][key] = now_ms
 
-    def announcement(self, uid: str, now_ms: int) -> dict:
+    def announcement(self, uid: str, now_ms: int) -> Marks:
         """What source `uid` takes into its next offset (see `merged`)."""
         timeout = self.idleness[uid]
         if timeout is None:
@@ -99,6 +106,6 @@ class SplitMarks:
         return {"marks": dict(self.marks[uid]), "idle": sorted(idle),
                 "unseen_idle": now_ms - self.started >= timeout}
 
-    def announcements(self, now_ms: int) -> dict:
+    def announcements(self, now_ms: int) -> Dict[str, Marks]:
         """{source uid: its announcement}."""
         return {uid: self.announcement(uid, now_ms) for uid in self.idleness}

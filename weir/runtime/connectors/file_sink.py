@@ -10,14 +10,27 @@ counter), so a replayed batch writes and renames the same files again: a restart
 duplicates a record, and a reader of finished files never sees a partial one.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
 import time
-from datetime import datetime
-from typing import Any, BinaryIO, Optional
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any, BinaryIO, Dict, List, Optional, Tuple
 
 from weir.runtime.connectors.sink_base import BatchWriter
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from weir.common.serialization import Encoder
+    from weir.common.typeinfo import RowTypeInfo, TypeInformation
+
+    class _BucketAssigner(Protocol):
+        """A BucketAssigner (DateTimeBucketAssigner, or the user's)."""
+
+        def get_bucket_id(self, value: Any, context: BucketContext) -> object: ...
 
 FORMATS = ("json", "parquet", "text")
 EXTENSIONS = {"json": ".json", "parquet": ".parquet", "text": ".txt"}
@@ -31,9 +44,12 @@ class FileSinkSpec:
 
     executor_side = True
 
-    def __init__(self, base_path: str, fmt: str, type_info=None, encoder=None,
-                 part_prefix: str = "part", part_suffix: Optional[str] = None, record_type=None,
-                 bucket_assigner=None, part_size: Optional[int] = None):
+    def __init__(self, base_path: str, fmt: str, type_info: Optional[TypeInformation] = None,
+                 encoder: Optional[Encoder] = None, part_prefix: str = "part",
+                 part_suffix: Optional[str] = None,
+                 record_type: Optional[TypeInformation] = None,
+                 bucket_assigner: Optional[_BucketAssigner] = None,
+                 part_size: Optional[int] = None) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"unknown file sink format '{fmt}', expected one of {FORMATS}")
         if fmt == "parquet" and type_info is None:
@@ -48,10 +64,10 @@ class FileSinkSpec:
         self.bucket_assigner = bucket_assigner
         self.part_size = part_size
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> "FileWriter":
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> FileWriter:
         return FileWriter(self, uid, job, batch_id, task)
 
-    def commit(self, batch_id: int, committables: list) -> None:
+    def commit(self, batch_id: int, committables: List[Tuple[str, str]]) -> None:
         """Finishes the pending files of every task of `batch_id` (on the driver, before
         the micro-batch commits). Idempotent: a file already finished by an earlier
         attempt of this commit is left as it is; one an earlier attempt finished that this
@@ -66,7 +82,7 @@ class FileSinkSpec:
                     f"file sink {self.base_path}: the pending part file {pending} of "
                     f"micro-batch {batch_id} is gone before its commit")
 
-    def _remove_stale(self, committables: list) -> None:
+    def _remove_stale(self, committables: List[Tuple[str, str]]) -> None:
         """Finished files of an earlier attempt of this micro-batch that this attempt
         does not write again (checked once per run: only a run's first micro-batch can be
         a replay of one an earlier run did not commit)."""
@@ -81,13 +97,13 @@ class FileSinkSpec:
                 if name.startswith(stem) and path not in keep:
                     os.remove(path)
 
-    def bucket_of(self, value, context: "BucketContext") -> str:
+    def bucket_of(self, value: Any, context: BucketContext) -> str:
         if self.bucket_assigner is None:
             return ""
         return checked_bucket(self.bucket_assigner.get_bucket_id(value, context))
 
 
-def checked_bucket(bucket) -> str:
+def checked_bucket(bucket: object) -> str:
     """A bucket id: a relative directory under the base path."""
     if not isinstance(bucket, str):
         raise TypeError(f"a bucket id is a str, got {bucket!r}")
@@ -103,7 +119,7 @@ class BucketContext:
     def current_processing_time(self) -> int:
         return int(time.time() * 1000)
 
-    def timestamp(self):
+    def timestamp(self) -> None:
         return None  # record timestamps do not reach sinks yet
 
 
@@ -111,19 +127,20 @@ class DateTimeBucketAssigner:
     """Buckets by the processing time a record is written, formatted with a Java
     DateTimeFormatter pattern (Flink's default: 'yyyy-MM-dd--HH', in the local zone)."""
 
-    def __init__(self, format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None):
+    def __init__(self, format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None
+                 ) -> None:
         self.format_str = format_str
         self.strftime = java_to_strftime(format_str)
         self.timezone_id = timezone_id
         self._zone()  # an unknown zone fails here, not in a task
 
-    def _zone(self):
+    def _zone(self) -> Optional[tzinfo]:
         if self.timezone_id is None:
             return None
         from zoneinfo import ZoneInfo
         return ZoneInfo(self.timezone_id)
 
-    def get_bucket_id(self, value, context: BucketContext) -> str:
+    def get_bucket_id(self, value: Any, context: BucketContext) -> str:
         second = context.current_processing_time() // 1000
         cached = getattr(self, "_cached", None)
         if cached is None or cached[0] != second:
@@ -142,6 +159,7 @@ _TOKEN = re.compile(r"'([^']*)'|(([A-Za-z])\3*)|([^A-Za-z']+)")
 def java_to_strftime(pattern: str) -> str:
     """A Java DateTimeFormatter pattern of years, months, days, hours, minutes and
     seconds ('yyyy-MM-dd--HH', quoted 'text' literal) as a strftime format."""
+    out: List[str]
     out, at = [], 0
     for token in _TOKEN.finditer(pattern):
         if token.start() != at:
@@ -164,7 +182,7 @@ def java_to_strftime(pattern: str) -> str:
 class _PartFile:
     """One open in-progress part file of a bucket."""
 
-    def __init__(self, spec: FileSinkSpec, directory: str, name: str):
+    def __init__(self, spec: FileSinkSpec, directory: str, name: str) -> None:
         os.makedirs(directory, exist_ok=True)
         self.finished = os.path.join(directory, name)
         self.pending = os.path.join(directory, f".{name}.inprogress")
@@ -191,7 +209,7 @@ class _PartFile:
                 os.remove(self.pending)
 
 
-def _batch_stem(finished: str, suffix: str):
+def _batch_stem(finished: str, suffix: str) -> Tuple[str, str]:
     """(directory, `<prefix>-<job>-<uid>-<batch>-`) of a finished part file's path."""
     name = os.path.basename(finished)
     name = name[:-len(suffix)] if suffix and name.endswith(suffix) else name
@@ -202,16 +220,20 @@ def _batch_stem(finished: str, suffix: str):
 class FileWriter(BatchWriter):
     """A task's part files of one micro-batch."""
 
-    def __init__(self, spec: FileSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: FileSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.context = BucketContext()
-        self.open: dict = {}  # bucket -> its _PartFile being written
-        self.closed: list = []
-        self.counters: dict = {}
-        self.schema = arrow_schema(spec.type_info) if spec.fmt == "parquet" else None
+        self.open: Dict[str, _PartFile] = {}  # bucket -> its _PartFile being written
+        self.closed: List[_PartFile] = []
+        self.counters: Dict[str, int] = {}
+        # (a Parquet sink has a row type: FileSinkSpec requires one)
+        self.schema = (arrow_schema(spec.type_info)  # type: ignore[arg-type]
+                       if spec.fmt == "parquet" else None)
 
-    def write(self, values: list, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         spec = self.spec
         if spec.type_info is not None:
             for value in values:
@@ -219,14 +241,14 @@ class FileWriter(BatchWriter):
         if spec.bucket_assigner is None:
             self._write_bucket("", values)
         else:
-            buckets: dict = {}
+            buckets: Dict[str, List[Any]] = {}
             for value in values:
                 buckets.setdefault(spec.bucket_of(value, self.context), []).append(value)
             for bucket, grouped in buckets.items():
                 self._write_bucket(bucket, grouped)
         self.written += len(values)
 
-    def _write_bucket(self, bucket: str, values: list) -> None:
+    def _write_bucket(self, bucket: str, values: List[Any]) -> None:
         part = self.open.get(bucket) or self._roll(bucket)
         if self.spec.fmt == "parquet":
             self._write_parquet(part, values)
@@ -253,7 +275,7 @@ class FileWriter(BatchWriter):
         part = self.open[bucket] = _PartFile(spec, os.path.join(spec.base_path, bucket), name)
         return part
 
-    def _write_parquet(self, part: _PartFile, values: list) -> None:
+    def _write_parquet(self, part: _PartFile, values: List[Any]) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
         schema = self.schema
@@ -264,7 +286,7 @@ class FileWriter(BatchWriter):
             part.parquet = pq.ParquetWriter(part.pending, schema)
         part.parquet.write_table(pa.Table.from_pylist(rows, schema=schema))
 
-    def finish(self) -> list:
+    def finish(self) -> List[Tuple[str, str]]:
         for bucket in list(self.open):
             part = self.open.pop(bucket)
             part.close()
@@ -277,13 +299,13 @@ class FileWriter(BatchWriter):
         self.open.clear()
 
 
-def arrow_schema(type_info):
+def arrow_schema(type_info: RowTypeInfo) -> Any:  # (a pyarrow Schema)
     import pyarrow as pa
     return pa.schema([pa.field(name, t.to_arrow_type()) for name, t in zip(
         type_info.get_field_names(), type_info.get_field_types())])
 
 
-def _json_default(value):
+def _json_default(value: Any) -> Any:
     if hasattr(value, "as_dict"):
         return value.as_dict()
     if hasattr(value, "isoformat"):
@@ -291,7 +313,7 @@ def _json_default(value):
     raise TypeError(f"cannot write a {type(value).__name__} as JSON")
 
 
-def encode_rows(spec: FileSinkSpec, values: list) -> bytes:
+def encode_rows(spec: FileSinkSpec, values: List[Any]) -> bytes:
     """The bytes of a row format's records: JSON lines, an encoder's, or str() lines."""
     if spec.fmt == "json":
         return "".join(json.dumps(v.as_dict() if hasattr(v, "as_dict") else v,

@@ -5,7 +5,14 @@ row). A task's rows of a micro-batch are executed in their order, in the transac
 and with the commit marker of weir.runtime.connectors.jdbc_sink, so each change is
 written exactly once and the table ends as the changelog's final rows."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple, Union
+
 from weir.runtime.connectors.jdbc_sink import JdbcSinkSpec, JdbcWriter, psycopg_statement
+
+if TYPE_CHECKING:
+    from weir.common.typeinfo import RowTypeInfo, TupleTypeInfo
 
 _ACCUMULATE, _UPDATE_BEFORE, _DELETE = (0, 2), 1, 3  # (weir.table.changelog's row kinds)
 
@@ -14,8 +21,9 @@ class ChangelogJdbcSinkSpec(JdbcSinkSpec):
     """`upsert_sql` takes a row's fields, `delete_sql` its key's (`key_indexes`), both
     with JDBC's `?` placeholders; records are (kind, values)."""
 
-    def __init__(self, upsert_sql: str, delete_sql: str, key_indexes, type_info,
-                 connection: dict, address: str, batch_size: int, max_retries: int):
+    def __init__(self, upsert_sql: str, delete_sql: str, key_indexes: Iterable[int],
+                 type_info: Union[RowTypeInfo, TupleTypeInfo], connection: Dict[str, Any],
+                 address: str, batch_size: int, max_retries: int) -> None:
         super().__init__(upsert_sql, type_info, connection, address, batch_size,
                          max_retries)
         self.delete_sql = delete_sql
@@ -25,10 +33,12 @@ class ChangelogJdbcSinkSpec(JdbcSinkSpec):
             raise ValueError(f"the delete statement {delete_sql!r} takes {placeholders} "
                              f"values, the key has {len(self.key_indexes)} columns")
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int):
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int
+                     ) -> ChangelogJdbcWriter:
         return ChangelogJdbcWriter(self, uid, job, batch_id, task)
 
-    def change(self, uid: str, record):
+    def change(self, uid: str, record: Tuple[int, Any]
+               ) -> Optional[Tuple[str, Tuple[Any, ...]]]:
         """(statement, parameters) of a (kind, values) record, None for a -U."""
         kind, values = record
         if kind == _UPDATE_BEFORE:
@@ -47,7 +57,8 @@ class ChangelogJdbcWriter(JdbcWriter):
 
     spec: ChangelogJdbcSinkSpec  # (the spec's batch_writer makes it)
 
-    def write(self, values, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         if self.replayed:
             return
         for record in values:
@@ -71,7 +82,7 @@ class ChangelogJdbcWriter(JdbcWriter):
                 self.executed = end
         self.chunk = None
 
-    def _find_row(self, start: int, end: int):
+    def _find_row(self, start: int, end: int) -> Optional[Tuple[Tuple[Any, ...], str]]:
         """(row, cause) of the first change of rows[start:end] that fails on its own."""
         from weir.runtime.connectors import postgres_clients
         from weir.runtime.connectors.jdbc_sink import _describe

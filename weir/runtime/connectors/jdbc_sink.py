@@ -16,13 +16,22 @@ back and redoes it whole, up to `max_retries` times after a short backoff. The m
 is the flush unit: Flink's `batch_interval_ms` is accepted and has nothing to time.
 """
 
+from __future__ import annotations
+
 import hashlib
 import time
-from typing import Any, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple, Union
 
 from weir.common.row import Row
 from weir.runtime.connectors import postgres_clients
 from weir.runtime.connectors.sink_base import BatchWriter
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg import Error as PsycopgError
+
+    from weir.common.typeinfo import RowTypeInfo, TupleTypeInfo
+    from weir.runtime.connectors.postgres_clients import Key
 
 MARKERS = "weir_sink_commits"
 CREATE_MARKERS = (f"CREATE TABLE IF NOT EXISTS {MARKERS} (sink text, task int, batch bigint, "
@@ -33,16 +42,17 @@ SET_MARKER = f"UPDATE {MARKERS} SET batch = %s WHERE sink = %s AND task = %s"
 RETRY_BACKOFF_S = 0.2
 
 # the connection settings (their keys) whose database has the marker table
-_MARKERS_READY: Set[tuple] = set()
+_MARKERS_READY: Set[Key] = set()
 
 
 # -- JDBC statements as psycopg statements ---------------------------------------------------
 
-def psycopg_statement(sql: str):
+def psycopg_statement(sql: str) -> Tuple[str, int]:
     """`sql`'s JDBC `?` placeholders as psycopg's `%s`, and how many there are. Quoted
     strings, quoted identifiers, dollar quotes and comments are left as they are; `??`
     is a literal `?` (PgJDBC's escape, for operators such as jsonb's `?|`), and every
     literal `%` is doubled, as psycopg wants."""
+    out: List[str]
     out, placeholders, i = [], 0, 0
     while i < len(sql):
         end = _quoted_end(sql, i)
@@ -62,7 +72,7 @@ def psycopg_statement(sql: str):
     return "".join(out), placeholders
 
 
-def _quoted_end(sql: str, i: int):
+def _quoted_end(sql: str, i: int) -> Optional[int]:
     """Where the quoted text or comment that starts at `i` ends, or None."""
     char = sql[i]
     if char in "'\"":
@@ -112,7 +122,7 @@ def _comment_end(sql: str, i: int) -> int:
     raise ValueError(f"unterminated /* comment in the SQL statement {sql!r}")
 
 
-def _dollar_quote_end(sql: str, i: int):
+def _dollar_quote_end(sql: str, i: int) -> Optional[int]:
     """The end of the $tag$...$tag$ text at `i`, or None if no tag starts there."""
     j = i + 1
     while j < len(sql) and (sql[j].isalnum() or sql[j] == "_"):
@@ -133,8 +143,9 @@ class JdbcSinkSpec:
 
     executor_side = True
 
-    def __init__(self, sql: str, type_info, connection: dict, address: str,
-                 batch_size: int, max_retries: int):
+    def __init__(self, sql: str, type_info: Union[RowTypeInfo, TupleTypeInfo],
+                 connection: Dict[str, Any], address: str, batch_size: int, max_retries: int
+                 ) -> None:
         self.sql = sql
         self.statement, placeholders = psycopg_statement(sql)
         self.type_info = type_info
@@ -149,10 +160,10 @@ class JdbcSinkSpec:
         self.max_retries = max_retries
         self.digest = hashlib.sha256(sql.encode()).hexdigest()[:16]
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> "JdbcWriter":
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> JdbcWriter:
         return JdbcWriter(self, uid, job, batch_id, task)
 
-    def parameters(self, uid: str, value) -> tuple:
+    def parameters(self, uid: str, value: Any) -> Tuple[Any, ...]:
         """The statement's parameters from a record (a Row, tuple or list whose fields
         fill the placeholders in order), checked against the sink's type_info."""
         if not isinstance(value, (Row, tuple, list)) or len(value) != self.arity:
@@ -171,25 +182,28 @@ class JdbcSinkSpec:
 class JdbcWriter(BatchWriter):
     """One task's rows of one micro-batch, in one transaction (see the module's doc)."""
 
-    def __init__(self, spec: JdbcSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: JdbcSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.sink = f"{uid}/{spec.digest}/{job}"
-        self.rows: list = []  # every row of the batch: a redo executes them all again
+        # every row of the batch: a redo executes them all again
+        self.rows: List[Tuple[Any, ...]] = []
         self.executed = 0  # rows executed in the open transaction
         self.chunk: Optional[Tuple[int, int]] = None  # (start, end) of the rows executing
         self.doing = ""  # what the writer is doing, for errors
         self.connection: Any = None  # holds the open transaction (a psycopg connection)
         self.replayed = False  # the marker says the batch is committed: write nothing
 
-    def write(self, values, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         if self.replayed:
             return
         self.rows.extend(self.spec.parameters(self.uid, value) for value in values)
         if len(self.rows) - self.executed >= self.spec.batch_size:
             self._attempt(self._execute_pending)
 
-    def finish(self) -> list:
+    def finish(self) -> List[Any]:
         if self.rows and not self.replayed:
             self._attempt(self._commit)
         return []
@@ -198,7 +212,7 @@ class JdbcWriter(BatchWriter):
         self._release()
 
     # -- one transaction, redone whole after a failure -----------------------------------
-    def _attempt(self, step) -> None:
+    def _attempt(self, step: Callable[[], None]) -> None:
         psycopg = postgres_clients.psycopg()
         for attempt in range(self.spec.max_retries + 1):
             try:
@@ -268,7 +282,7 @@ class JdbcWriter(BatchWriter):
             self.connection = None
 
     # -- errors that retrying would not cure ---------------------------------------------
-    def _statement_error(self, failure) -> Exception:
+    def _statement_error(self, failure: PsycopgError) -> Exception:
         """The error of a statement that failed: naming the row it failed on, when the
         failure is a row's (a value psycopg cannot adapt, a value the server refuses)."""
         psycopg = postgres_clients.psycopg()
@@ -285,7 +299,7 @@ class JdbcWriter(BatchWriter):
         return ValueError(f"{where}: the row {row!r} cannot be written by "
                           f"{self.spec.sql!r}: {cause}")
 
-    def _find_row(self, start: int, end: int):
+    def _find_row(self, start: int, end: int) -> Optional[Tuple[Tuple[Any, ...], str]]:
         """(row, cause) of the first of rows[start:end] that fails on its own, each tried
         in a transaction rolled back at once; None if none does."""
         psycopg = postgres_clients.psycopg()
@@ -300,7 +314,7 @@ class JdbcWriter(BatchWriter):
         return None
 
 
-def _create_markers(connection, settings: dict) -> None:
+def _create_markers(connection: Connection[Any], settings: Dict[str, Any]) -> None:
     """Creates the marker table (in the first schema of the search path) if the database
     of `settings` has none; checked once per process and database."""
     key = postgres_clients.key(settings)
@@ -308,7 +322,9 @@ def _create_markers(connection, settings: dict) -> None:
         return
     errors = postgres_clients.psycopg().errors
     try:
-        if connection.execute("SELECT to_regclass(%s)", (MARKERS,)).fetchone()[0] is None:
+        # (a SELECT of a value: one row)
+        if connection.execute(  # type: ignore[index]
+                "SELECT to_regclass(%s)", (MARKERS,)).fetchone()[0] is None:
             connection.execute(CREATE_MARKERS)
         connection.commit()
     except (errors.UniqueViolation, errors.DuplicateTable):
@@ -316,6 +332,6 @@ def _create_markers(connection, settings: dict) -> None:
     _MARKERS_READY.add(key)
 
 
-def _describe(failure) -> str:
+def _describe(failure: BaseException) -> str:
     lines = [line.strip() for line in str(failure).strip().splitlines() if line.strip()]
     return f"{type(failure).__name__}: {'; '.join(lines)}"

@@ -9,23 +9,39 @@ Position p is partition p: a bounded source of as many positions as partitions. 
 read in `fetch_size` chunks from a server-side cursor; values are PostgreSQL's as psycopg
 gives them (a numeric as a Decimal, a timestamp as a datetime)."""
 
+from __future__ import annotations
+
 import time
-from typing import Any, List, Optional
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple)
 
 from weir.runtime.connectors import postgres_clients
 from weir.runtime.connectors.jdbc_sink import RETRY_BACKOFF_S
 from weir.runtime.sources import SourceReader
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Cache(Protocol):
+        """weir.table.lookup_join.Cache, as JdbcLookup uses it."""
+
+        def get(self, key: Tuple[Any, ...]) -> Optional[List[Any]]: ...
+
+        def put(self, key: Tuple[Any, ...], rows: List[Any]) -> None: ...
 
 
 class JdbcScanReader(SourceReader):
     """`query` selects the table's columns; `partitions`: None (one split reading it
     whole) or (column, lower, upper, count) as Flink's scan.partition.* options."""
 
-    def __init__(self, query: str, connection: dict, address: str,
-                 partitions: Optional[tuple] = None, fetch_size: int = 1000):
+    def __init__(self, query: str, connection: Dict[str, Any], address: str,
+                 # (column, lower, upper, count): option values, as _ranges reads them
+                 partitions: Optional[Tuple[Any, ...]] = None,
+                 fetch_size: int = 1000) -> None:
         self.query, self.connection, self.address = query, dict(connection), address
         self.fetch_size = max(int(fetch_size), 1)
-        self.ranges = _ranges(*partitions) if partitions else [None]
+        self.ranges: Sequence[Optional[Tuple[int, int]]] = (
+            _ranges(*partitions) if partitions else [None])
         self.column = partitions[0] if partitions else None
 
     def available(self, start_pos: int) -> int:
@@ -37,14 +53,15 @@ class JdbcScanReader(SourceReader):
     def split_count(self, lo: int, hi: int) -> int:
         return hi - lo
 
-    def read(self, lo: int, hi: int):
+    def read(self, lo: int, hi: int) -> Iterator[Tuple[object, Optional[int]]]:
         for index in range(lo, hi):
             for row in self._partition(index):
                 yield row, None
 
-    def _partition(self, index: int):
+    def _partition(self, index: int) -> Iterator[Tuple[Any, ...]]:
         psycopg = postgres_clients.psycopg()
         bounds = self.ranges[index]
+        parameters: Tuple[int, ...]
         sql, parameters = self.query, ()
         if bounds is not None:
             sql = f"{sql} WHERE {self.column} BETWEEN %s AND %s"
@@ -68,7 +85,7 @@ class JdbcScanReader(SourceReader):
                 postgres_clients.discard(connection)
 
 
-def _ranges(column: str, lower: int, upper: int, count: int) -> List[tuple]:
+def _ranges(column: str, lower: int, upper: int, count: int) -> List[Tuple[int, int]]:
     """Flink's JdbcNumericBetweenParametersProvider: `count` ranges covering lower..upper
     (the first ones one larger where the span does not divide evenly)."""
     lower, upper, count = int(lower), int(upper), int(count)
@@ -78,6 +95,7 @@ def _ranges(column: str, lower: int, upper: int, count: int) -> List[tuple]:
     span = upper - lower + 1
     count = min(count, span)
     size, bigger = divmod(span, count)
+    ranges: List[Tuple[int, int]]
     ranges, start = [], lower
     for index in range(count):
         end = start + size - 1 + (1 if index < bigger else 0)
@@ -92,8 +110,9 @@ class JdbcLookup:
     table's types; `cache` (weir.table.lookup_join.Cache) or None. A connection is taken
     when first needed, in the task."""
 
-    def __init__(self, query: str, connection: dict, address: str, convert, cache=None,
-                 max_retries: int = 3):
+    def __init__(self, query: str, connection: Dict[str, Any], address: str,
+                 convert: Callable[[Tuple[Any, ...]], Any], cache: Optional[_Cache] = None,
+                 max_retries: int = 3) -> None:
         self.query, self.connection, self.address = query, dict(connection), address
         self.convert, self.cache, self.max_retries = convert, cache, max_retries
         self._open: Any = None  # the psycopg connection kept open, if any
@@ -106,7 +125,7 @@ class JdbcLookup:
         if connection is not None:
             postgres_clients.give_back(self.connection, connection)
 
-    def rows(self, key: tuple) -> list:
+    def rows(self, key: Tuple[Any, ...]) -> List[Any]:
         rows = None if self.cache is None else self.cache.get(key)
         if rows is None:
             rows = self._query(key)
@@ -115,7 +134,7 @@ class JdbcLookup:
         return rows
 
     # (its last attempt returns or raises: mypy sees a loop that may end)
-    def _query(self, key: tuple) -> list:  # type: ignore[return]
+    def _query(self, key: Tuple[Any, ...]) -> List[Any]:  # type: ignore[return]
         psycopg = postgres_clients.psycopg()
         for attempt in range(self.max_retries + 1):
             try:
@@ -138,5 +157,5 @@ class JdbcLookup:
                                    f"{key!r} failed: {type(failure).__name__}: {failure}"
                                    ) from failure
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return {**self.__dict__, "_open": None}

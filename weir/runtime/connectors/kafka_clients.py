@@ -2,19 +2,26 @@
 later micro-batch in the same worker process takes them up again instead of connecting
 anew. Transactional producers are not kept: see transactional_producer."""
 
-from typing import Any, Dict
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Tuple
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer, Producer
+
+    Key = Tuple[Tuple[str, str], ...]  # a client's settings, as a key
 
 TRANSACTION_TIMEOUT_S = 60.0
 
-_CONSUMERS: Dict[tuple, Any] = {}
-_PRODUCERS: Dict[tuple, Any] = {}
+_CONSUMERS: Dict[Key, Consumer] = {}
+_PRODUCERS: Dict[Key, Producer] = {}
 
 
-def _key(config: dict) -> tuple:
+def _key(config: Dict[str, Any]) -> Key:
     return tuple(sorted((k, str(v)) for k, v in config.items()))
 
 
-def consumer(config: dict):
+def consumer(config: Dict[str, Any]) -> Consumer:
     from confluent_kafka import Consumer
     found = _CONSUMERS.get(_key(config))
     if found is None:
@@ -22,7 +29,7 @@ def consumer(config: dict):
     return found
 
 
-def close_consumer(config: dict) -> None:
+def close_consumer(config: Dict[str, Any]) -> None:
     """Closes the kept consumer of these settings, if any (its broker did not answer: it
     would go on reconnecting, and logging so, for as long as the process lives)."""
     found = _CONSUMERS.pop(_key(config), None)
@@ -30,7 +37,7 @@ def close_consumer(config: dict) -> None:
         found.close()
 
 
-def producer(config: dict):
+def producer(config: Dict[str, Any]) -> Producer:
     from confluent_kafka import Producer
     found = _PRODUCERS.get(_key(config))
     if found is None:
@@ -38,7 +45,7 @@ def producer(config: dict):
     return found
 
 
-def transactional_producer(config: dict):
+def transactional_producer(config: Dict[str, Any]) -> Producer:
     """A new producer of transactional id config["transactional.id"], its transactions
     initialized: that fences every earlier producer of the id, in any process, and aborts
     the transaction one left open. Never kept: a later task of the id may run in another
@@ -52,6 +59,7 @@ def transactional_producer(config: dict):
 def close_clients() -> None:
     """Closes every kept client (e.g. before their broker goes away), flushing what the
     producers still hold."""
+    kept: Producer | Consumer
     for kept in _PRODUCERS.values():
         kept.flush(5)
     for kept in _CONSUMERS.values():

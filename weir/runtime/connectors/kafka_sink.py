@@ -13,12 +13,24 @@ transactions to
 checkpoints the same way; weir's checkpoint is the micro-batch.
 """
 
+from __future__ import annotations
+
 import itertools
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from weir.runtime.connectors import kafka_clients
 from weir.runtime.connectors.kafka_clients import TRANSACTION_TIMEOUT_S
 from weir.runtime.connectors.sink_base import BatchWriter
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from confluent_kafka import Consumer, KafkaError, Message, Producer
+
+    class _Schema(Protocol):
+        """A SerializationSchema, as the sink uses it."""
+
+        def serialize(self, record: Any) -> bytes: ...
 
 FLUSH_TIMEOUT_S = 60.0
 
@@ -26,16 +38,18 @@ FLUSH_TIMEOUT_S = 60.0
 class RecordSerializer:
     """A record's (topic, key bytes or None, value bytes)."""
 
-    def __init__(self, topic: Optional[str], topic_selector, key_schema, value_schema):
+    def __init__(self, topic: Optional[str], topic_selector: Optional[Callable[[Any], str]],
+                 key_schema: Optional[_Schema], value_schema: _Schema) -> None:
         self.topic = topic
         self.topic_selector = topic_selector
         self.key_schema = key_schema
         self.value_schema = value_schema
 
-    def serialize(self, record):
+    def serialize(self, record: Any) -> Tuple[str, Optional[bytes], bytes]:
         topic = self.topic if self.topic_selector is None else self.topic_selector(record)
         key = None if self.key_schema is None else self.key_schema.serialize(record)
-        return topic, key, self.value_schema.serialize(record)
+        # (a topic: the builder sets exactly one of the topic and the topic selector)
+        return topic, key, self.value_schema.serialize(record)  # type: ignore[return-value]
 
 
 class KafkaSinkSpec:
@@ -44,19 +58,19 @@ class KafkaSinkSpec:
     executor_side = True
 
     def __init__(self, bootstrap_servers: str, serializer: RecordSerializer, guarantee: str,
-                 transactional_id_prefix: Optional[str], properties: Dict[str, str]):
+                 transactional_id_prefix: Optional[str], properties: Dict[str, str]) -> None:
         self.bootstrap_servers = bootstrap_servers
         self.serializer = serializer
         self.guarantee = guarantee  # DeliveryGuarantee's name
         self.transactional_id_prefix = transactional_id_prefix
         self.properties = dict(properties)
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> "BatchWriter":
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:
         if self.guarantee == "EXACTLY_ONCE":
             return TransactionalWriter(self, uid, job, batch_id, task)
         return BufferedWriter(self, uid, job, batch_id, task)
 
-    def producer_config(self) -> dict:
+    def producer_config(self) -> Dict[str, Any]:
         config: Dict[str, Any] = {
             key: value for key, value in self.properties.items()
             if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"}
@@ -68,12 +82,14 @@ class KafkaSinkSpec:
 
 
 class _KafkaWriter(BatchWriter):
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.errors: List[str] = []
 
-    def _produce(self, producer, values, timestamps) -> None:
+    def _produce(self, producer: Producer, values: List[Any],
+                 timestamps: Optional[List[Optional[int]]]) -> None:
         """Sends records, each with its timestamp as the Kafka record's (as Flink's
         KafkaSink; a record without one gets the producer's time)."""
         serialize = self.spec.serializer.serialize
@@ -93,7 +109,7 @@ class _KafkaWriter(BatchWriter):
             self.written += 1
         producer.poll(0)
 
-    def _delivered(self, error, message) -> None:
+    def _delivered(self, error: Optional[KafkaError], message: Message) -> None:
         if error is not None:
             self.errors.append(f"{message.topic()}: {error.str()}")
 
@@ -112,11 +128,13 @@ class BufferedWriter(_KafkaWriter):
     """AT_LEAST_ONCE (and NONE): records are sent as they come and flushed before the
     micro-batch commits; a replayed batch sends them again."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(spec, uid, job, batch_id, task)
         self.producer = kafka_clients.producer(spec.producer_config())
 
-    def write(self, values, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         self._produce(self.producer, values, timestamps)
 
     def finish(self) -> None:
@@ -127,7 +145,8 @@ class BufferedWriter(_KafkaWriter):
 class TransactionalWriter(_KafkaWriter):
     """EXACTLY_ONCE: one transaction per task and micro-batch (see the module's doc)."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(spec, uid, job, batch_id, task)
         self.name = f"{spec.transactional_id_prefix}-{task}"
         self.marker_group = f"{spec.transactional_id_prefix}-{job}-{task}"
@@ -136,7 +155,8 @@ class TransactionalWriter(_KafkaWriter):
         self.marker_topic: Any = None  # the first record's topic
         self.skipping = False
 
-    def write(self, values, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         if self.skipping or not values:
             return
         if self.producer is None:
@@ -151,7 +171,7 @@ class TransactionalWriter(_KafkaWriter):
             self.producer = producer
         self._produce(self.producer, values, timestamps)
 
-    def _marker_group(self):
+    def _marker_group(self) -> Consumer:
         """The consumer of the group whose committed offset records the task's last
         written batch."""
         return kafka_clients.consumer({"bootstrap.servers": self.spec.bootstrap_servers,

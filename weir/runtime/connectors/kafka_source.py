@@ -10,14 +10,26 @@ A replayed micro-batch reads exactly the offsets its log entry names. The client
 confluent-kafka (librdkafka); weir speaks no Kafka protocol itself.
 """
 
+from __future__ import annotations
+
 import contextlib
 import re
 import time
-from typing import Dict, List, Optional, Tuple, cast
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, cast)
 
 from weir.runtime import split_watermarks
 from weir.runtime.connectors import kafka_clients
 from weir.runtime.sources import END_SPLIT, DeadLetter, SourceReader
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer, Message
+
+    from weir.runtime.sources import Columns, Offset
+
+    Initializer = Tuple[Any, ...]  # a KafkaOffsetsInitializer's (kind, *arguments)
+    # (index, partition key or None, first offset, end offset, its bound or the watermark)
+    Split = Tuple[int, Optional[str], int, int, Any]
 
 READ_TIMEOUT_MS = "weir.read.timeout.ms"  # a planned record not read for this long fails
 DEFAULT_READ_TIMEOUT_MS = 60_000
@@ -38,11 +50,14 @@ def split_partition_key(key: str) -> Tuple[str, int]:
 class KafkaSourceConfig:
     """What KafkaSource.builder() collected: where to read, from which offsets to which."""
 
-    def __init__(self, bootstrap_servers: str, topics=(), topic_pattern: Optional[str] = None,
-                 partitions=(), group_id: Optional[str] = None, starting=("earliest",),
-                 stopping=None, bounded: bool = False, deserializer=None,
-                 properties: Optional[dict] = None, client_id_prefix: Optional[str] = None,
-                 dead_letter_tag: Optional[str] = None):
+    def __init__(self, bootstrap_servers: str, topics: Iterable[str] = (),
+                 topic_pattern: Optional[str] = None,
+                 partitions: Iterable[Tuple[str, int]] = (), group_id: Optional[str] = None,
+                 starting: Initializer = ("earliest",), stopping: Optional[Initializer] = None,
+                 bounded: bool = False, deserializer: Any = None,
+                 properties: Optional[Dict[str, Any]] = None,
+                 client_id_prefix: Optional[str] = None,
+                 dead_letter_tag: Optional[str] = None) -> None:
         self.bootstrap_servers = bootstrap_servers
         self.topics = list(topics)
         self.topic_pattern = topic_pattern
@@ -56,7 +71,7 @@ class KafkaSourceConfig:
         self.client_id_prefix = client_id_prefix
         self.dead_letter_tag = dead_letter_tag  # None: a record that cannot be read fails
 
-    def client_config(self) -> dict:
+    def client_config(self) -> Dict[str, Any]:
         """librdkafka's settings: the user's properties, then what weir's reading needs."""
         config = {key: value for key, value in self.properties.items()
                   if not key.startswith("weir.") and key not in _FLINK_ONLY_PROPERTIES}
@@ -97,46 +112,47 @@ class KafkaReader(SourceReader):
     partitioned = True
     may_pause = True  # bounded: its stopping offsets may lie beyond the records there yet
 
-    def __init__(self, config: KafkaSourceConfig):
+    def __init__(self, config: KafkaSourceConfig) -> None:
         self.config = config
         self.bounded = config.bounded
         self.dead_letter_tag = config.dead_letter_tag
 
     # -- the driver: offsets ----------------------------------------------------------
-    def initial_offset(self) -> dict:
+    def initial_offset(self) -> Offset:
         with self._broker_errors():
             return self._initial_offset()
 
-    def _initial_offset(self) -> dict:
+    def _initial_offset(self) -> Offset:
         partitions = self._partitions()
-        offset = {"pos": 0, "end": 0,
+        offset: Offset = {"pos": 0, "end": 0,
                   "next": self._resolve(self.config.starting, partitions, "starting")}
         if self.config.stopping is not None:
             offset["stop"] = self._resolve(self.config.stopping, partitions, "stopping")
         return offset
 
-    def latest_offset(self, start: dict, limit: Optional[int] = None) -> dict:
+    def latest_offset(self, start: Offset, limit: Optional[int] = None) -> Offset:
         if start["end"]:
             return start
         with self._broker_errors():
             return self._latest(start)
 
-    def _latest(self, start: dict) -> dict:
-        known = dict(start["next"])
+    def _latest(self, start: Offset) -> Offset:
+        known: Dict[str, int] = dict(start["next"])
         stop = start.get("stop")
-        added = {}
+        added: Dict[str, int] = {}
         if stop is None:  # partitions added while the job runs start at their earliest
             new = [tp for tp in self._partitions() if partition_key(*tp) not in known]
             if new:
                 added = self._resolve(("earliest",), new, "discovered")
                 known.update(added)
         latest = self._watermarks(list(known), high=True)
+        next_offsets: Dict[str, int]
         next_offsets, planned = {}, start["pos"]
         for key, position in known.items():
             upto = latest[key] if stop is None else min(latest[key], stop.get(key, position))
             next_offsets[key] = max(position, upto)
             planned += next_offsets[key] - position
-        offset = {"pos": planned, "end": 0, "next": next_offsets}
+        offset: Offset = {"pos": planned, "end": 0, "next": next_offsets}
         if added:  # where the batch starts reading them (the offset log keeps it)
             offset["added"] = added
         if self.announced_marks is not None:
@@ -148,13 +164,13 @@ class KafkaReader(SourceReader):
                 next_offsets[key] >= stop.get(key, next_offsets[key]) for key in next_offsets))
         return offset
 
-    def splits(self, start: dict, end: dict) -> List:
+    def splits(self, start: Offset, end: Offset) -> List[Any]:
         first = {**end.get("added", {}), **start["next"]}
         ranges = [(key, first.get(key, hi), hi) for key, hi in sorted(end["next"].items())]
         ranges = [(key, lo, hi) for key, lo, hi in ranges if hi > lo]
         total = sum(hi - lo for _, lo, hi in ranges)
         per_split = max(MIN_RECORDS_PER_SPLIT, -(-total // max(1, self.target_splits)))
-        out: list = []  # (index, partition, lo, hi, bound) splits, then END_SPLIT
+        out: List[Any] = []  # (index, partition, lo, hi, bound) splits, then END_SPLIT
         for key, lo, hi in ranges:
             pieces = -(-(hi - lo) // per_split)
             bounds = [lo + (hi - lo) * i // pieces for i in range(pieces + 1)]
@@ -172,20 +188,21 @@ class KafkaReader(SourceReader):
         return out
 
     @staticmethod
-    def _bound(key: str, end: dict):
+    def _bound(key: str, end: Offset) -> Optional[Tuple[Optional[int], Optional[int]]]:
         """(partition `key`'s mark, the floor of its splits) by `end`'s marks, or None."""
         marks = end.get("marks")
         if marks is None:
             return None
         return marks["marks"].get(key), split_watermarks.floor(key, end["next"], marks)
 
-    def split_watermark(self, split):
+    def split_watermark(self, split: Split
+                        ) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
         _, key, _, _, bound = split
         if key is None:
             return None, None, bound
         return None if bound is None else (key, *bound)
 
-    def commit_offset(self, end: dict) -> None:
+    def commit_offset(self, end: Offset) -> None:
         """After a micro-batch committed: its offsets go to the consumer group (Flink's
         commit on checkpoint), for monitoring and for committed_offsets() of a later job.
         weir itself restarts from its checkpoint, never from these."""
@@ -200,7 +217,7 @@ class KafkaReader(SourceReader):
             pass
 
     # -- tasks: records -----------------------------------------------------------------
-    def split_chunks(self, split, chunk: int):
+    def split_chunks(self, split: Split, chunk: int) -> Iterator[Columns]:
         _, key, lo, hi, _ = split
         if key is None:  # it only announces the watermark
             return iter(())
@@ -208,11 +225,11 @@ class KafkaReader(SourceReader):
         return _read_range(self.config, topic, partition, lo, hi, chunk)
 
     # -- metadata -----------------------------------------------------------------------
-    def _admin(self):
+    def _admin(self) -> Consumer:
         """The driver's consumer for metadata, offsets and group commits."""
         return kafka_clients.consumer(self._admin_config())
 
-    def _admin_config(self) -> dict:
+    def _admin_config(self) -> Dict[str, Any]:
         config = self.config.client_config()
         config.pop("enable.partition.eof")
         return config
@@ -236,7 +253,7 @@ class KafkaReader(SourceReader):
         return [(topic, p) for topic in topics for p in sorted(metadata.topics[topic].partitions)]
 
     @contextlib.contextmanager
-    def _broker_errors(self):
+    def _broker_errors(self) -> Iterator[None]:
         """A broker that does not answer in time: one error with its address."""
         from confluent_kafka import KafkaException
         try:
@@ -248,7 +265,7 @@ class KafkaReader(SourceReader):
                 f"{self.config.metadata_timeout_s():.0f} s ({METADATA_TIMEOUT_MS}): "
                 f"{exc.args[0].str() if exc.args else exc}") from None
 
-    def _metadata(self):
+    def _metadata(self) -> Any:  # (a ClusterMetadata: Consumer.list_topics is typed Any)
         return self._admin().list_topics(
             timeout=self.config.metadata_timeout_s())
 
@@ -263,7 +280,8 @@ class KafkaReader(SourceReader):
             out[key] = high_mark if high else low
         return out
 
-    def _resolve(self, initializer, partitions, what: str) -> Dict[str, int]:
+    def _resolve(self, initializer: Initializer, partitions: Iterable[Tuple[str, int]],
+                 what: str) -> Dict[str, int]:
         """{partition: offset} of an offsets initializer (KafkaOffsetsInitializer)."""
         keys = [partition_key(t, p) for t, p in partitions]
         kind = initializer[0]
@@ -281,7 +299,7 @@ class KafkaReader(SourceReader):
             return {key: cast(int, given.get(key, fallback.get(key))) for key in keys}
         raise ValueError(f"unknown Kafka offsets initializer {kind!r}")
 
-    def _by_timestamp(self, keys, timestamp: int) -> Dict[str, int]:
+    def _by_timestamp(self, keys: List[str], timestamp: int) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
         asked = [TopicPartition(*split_partition_key(k), timestamp) for k in keys]
         found = self._admin().offsets_for_times(
@@ -291,7 +309,7 @@ class KafkaReader(SourceReader):
                 tp.offset if tp.offset >= 0 else latest[partition_key(tp.topic, tp.partition)]
                 for tp in found}
 
-    def _committed(self, keys, reset: str) -> Dict[str, int]:
+    def _committed(self, keys: List[str], reset: str) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
         if not self.config.group_id:
             raise ValueError("KafkaOffsetsInitializer.committed_offsets() needs "
@@ -305,7 +323,7 @@ class KafkaReader(SourceReader):
         offsets.update(self._reset(missing, reset, "committed") if missing else {})
         return {key: offsets[key] for key in keys}
 
-    def _reset(self, keys, reset: str, what: str) -> Dict[str, int]:
+    def _reset(self, keys: List[str], reset: str, what: str) -> Dict[str, int]:
         if reset == "NONE":
             raise ValueError(f"Kafka partition(s) {', '.join(keys)} have no {what} offset "
                              f"and the offset reset strategy is NONE")
@@ -313,7 +331,7 @@ class KafkaReader(SourceReader):
 
 
 def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, hi: int,
-                chunk: int):
+                chunk: int) -> Iterator[Columns]:
     """(values, timestamps) of the records of one partition at offsets lo..hi-1, `chunk`
     at a time. Offsets without a record (transaction markers, aborted records) are
     skipped; a planned offset that cannot be read within the read timeout fails with the
@@ -323,6 +341,8 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
     deserialize = _reader_of(config.deserializer)
     consumer.assign([TopicPartition(topic, partition, lo)])
     timeout_s = config.read_timeout_ms() / 1000
+    values: List[Any]
+    stamps: List[Optional[int]]
     values, stamps, position = [], [], lo
     last_progress = time.monotonic()
     try:
@@ -334,7 +354,8 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
                         continue
                     raise ConnectionError(f"Kafka {topic}/{partition} at offset {position} "
                                           f"({config.bootstrap_servers}): {error.str()}")
-                offset = message.offset()
+                # (a consumed message, not an error, has its offset)
+                offset: int = message.offset()  # type: ignore[assignment]
                 if offset >= hi:
                     position = hi
                     break
@@ -363,7 +384,7 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
         consumer.unassign()
 
 
-def _reader_of(deserializer):
+def _reader_of(deserializer: Any) -> Callable[[Message], Any]:
     """A message's record: its key and value's (a record deserializer's
     `deserialize_record`), or its value's (a value-only DeserializationSchema's)."""
     whole = getattr(deserializer, "deserialize_record", None)
@@ -373,8 +394,8 @@ def _reader_of(deserializer):
     return lambda message: value_only(message.value())
 
 
-def _deserialized(deserialize, message, topic: str, partition: int, offset: int,
-                  to_dead_letters: bool):
+def _deserialized(deserialize: Callable[[Message], Any], message: Message, topic: str,
+                  partition: int, offset: int, to_dead_letters: bool) -> Any:
     """The record of a message; one that cannot be deserialized fails, naming its
     position, or, `to_dead_letters`, becomes a DeadLetter."""
     try:

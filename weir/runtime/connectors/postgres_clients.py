@@ -6,14 +6,22 @@ concurrently) and taken back only when it is idle and healthy; one that failed i
 psycopg is optional (`pip install "weir[postgres]"`) and imported only when a connection
 is needed."""
 
-import threading
-from typing import Any, Dict, List
+from __future__ import annotations
 
-_IDLE: Dict[tuple, List[Any]] = {}
+import threading
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+
+    Key = Tuple[Tuple[str, str], ...]  # settings, as a key
+
+_IDLE: Dict[Key, List[Connection[Any]]] = {}
 _LOCK = threading.Lock()
 
 
-def psycopg():
+def psycopg() -> ModuleType:
     """The psycopg module, or an ImportError that says how to install it."""
     try:
         import psycopg as module
@@ -23,12 +31,12 @@ def psycopg():
     return module
 
 
-def key(settings: dict) -> tuple:
+def key(settings: Dict[str, Any]) -> Key:
     """The settings as a key (of kept connections, of databases prepared)."""
     return tuple(sorted((k, str(v)) for k, v in settings.items()))
 
 
-def take(settings: dict):
+def take(settings: Dict[str, Any]) -> Connection[Any]:
     """A connection of these psycopg settings: a kept idle one, or a new one."""
     with _LOCK:
         kept = _IDLE.get(key(settings), [])
@@ -37,10 +45,10 @@ def take(settings: dict):
             if _reusable(connection):
                 return connection
             connection.close()
-    return psycopg().connect(**settings)
+    return psycopg().connect(**settings)  # type: ignore[no-any-return]  # (a Connection)
 
 
-def give_back(settings: dict, connection) -> None:
+def give_back(settings: Dict[str, Any], connection: Connection[Any]) -> None:
     """Keeps `connection` for the next task if it is idle and healthy; closes it if not."""
     if not _reusable(connection):
         discard(connection)
@@ -49,7 +57,7 @@ def give_back(settings: dict, connection) -> None:
         _IDLE.setdefault(key(settings), []).append(connection)
 
 
-def discard(connection) -> None:
+def discard(connection: Connection[Any]) -> None:
     """Closes a connection that failed (or is in an unknown state)."""
     try:
         connection.close()
@@ -57,7 +65,7 @@ def discard(connection) -> None:
         pass
 
 
-def _reusable(connection) -> bool:
+def _reusable(connection: Connection[Any]) -> bool:
     idle = psycopg().pq.TransactionStatus.IDLE
     return (not connection.closed and not connection.broken
             and connection.info.transaction_status == idle)

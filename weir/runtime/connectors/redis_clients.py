@@ -7,7 +7,8 @@ so an unreachable server fails a job instead of hanging it; the URL's own
 """
 
 import contextlib
-from typing import Any, Dict
+from types import ModuleType
+from typing import Any, Dict, Iterator
 from urllib.parse import urlsplit
 
 CONNECT_TIMEOUT_S = 5.0
@@ -17,7 +18,7 @@ URL_SCHEMES = ("redis", "rediss", "unix")
 _CLIENTS: Dict[str, Any] = {}
 
 
-def redis_module():
+def redis_module() -> ModuleType:
     """redis-py, an optional dependency of weir."""
     try:
         import redis
@@ -27,7 +28,7 @@ def redis_module():
     return redis
 
 
-def check_url(url) -> str:
+def check_url(url: object) -> str:
     """`url` if it is a Redis URL (redis://, rediss:// or unix://), else a ValueError."""
     if not isinstance(url, str) or urlsplit(url).scheme not in URL_SCHEMES:
         raise ValueError(f"expected a Redis URL such as 'redis://127.0.0.1:6379/0' "
@@ -44,7 +45,7 @@ def address(url: str) -> str:
     return f"{host}:{parts.port or 6379}{parts.path or '/0'}"
 
 
-def client(url: str):
+def client(url: str) -> Any:  # (a redis.Redis)
     found = _CLIENTS.get(url)
     if found is None:
         found = _CLIENTS[url] = redis_module().Redis.from_url(
@@ -53,7 +54,7 @@ def client(url: str):
 
 
 @contextlib.contextmanager
-def server_errors(url: str):
+def server_errors(url: str) -> Iterator[None]:
     """A server that cannot be reached or does not answer in time: one ConnectionError
     naming its address."""
     redis = redis_module()

@@ -12,11 +12,20 @@ Keys are checked to be of the sink's type before a transaction: Redis does not r
 transaction back when one of its commands fails.
 """
 
-from typing import Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from weir.common.row import Row
 from weir.runtime.connectors import redis_clients
 from weir.runtime.connectors.sink_base import BatchWriter
+
+if TYPE_CHECKING:
+    RedisScalar = Union[str, bytes, int, float]  # what Redis stores
+    Fields = Dict[RedisScalar, RedisScalar]
+    # a key or stream name: fixed, or a function of the record
+    Selector = Union[str, Callable[[Any], object]]
+    Command = Union["StreamEntries", "HashFields", "KeyValues"]
 
 MARKER_PREFIX = "weir:sink"
 WATCH_ATTEMPTS = 3  # a concurrent writer of the same (batch, task) moved the marker
@@ -27,7 +36,7 @@ def marker_key(uid: str, job: str, task: int) -> str:
     return f"{MARKER_PREFIX}:{uid}:{job}:{task}"
 
 
-def record_fields(record) -> dict:
+def record_fields(record: Any) -> Dict[Any, Any]:
     """A record's fields, the default mapping of stream and hash sinks: a named Row's
     fields, a dict itself, anything else as one field "value"."""
     if isinstance(record, Row) and record.get_field_names() is not None:
@@ -37,7 +46,7 @@ def record_fields(record) -> dict:
     return {"value": record}
 
 
-def redis_value(value, what: str):
+def redis_value(value: object, what: str) -> RedisScalar:
     """`value` if Redis can store it (str, bytes, int, float), else a TypeError."""
     if isinstance(value, (str, bytes, int, float)) and not isinstance(value, bool):
         return value
@@ -45,14 +54,14 @@ def redis_value(value, what: str):
                     f"bytes, int or float")
 
 
-def _checked_fields(fields) -> dict:
+def _checked_fields(fields: object) -> Fields:
     if not isinstance(fields, dict) or not fields:
         raise TypeError(f"expected a non-empty dict of fields, got {fields!r}")
     return {redis_value(name, "a field name"): redis_value(value, f"field {name!r}")
             for name, value in fields.items()}
 
 
-def _selected(selector, record):
+def _selected(selector: Selector, record: Any) -> RedisScalar:
     """A key or stream name: fixed (a str) or a function of the record."""
     return redis_value(selector if isinstance(selector, str) else selector(record), "the key")
 
@@ -64,17 +73,17 @@ class StreamEntries:
     exactly_once = True
     key_type = "stream"
 
-    def __init__(self, stream, serializer=None, max_len: Optional[int] = None,
-                 exact_trim: bool = False):
+    def __init__(self, stream: Selector, serializer: Optional[Callable[[Any], object]] = None,
+                 max_len: Optional[int] = None, exact_trim: bool = False) -> None:
         self.stream = stream
         self.serializer = serializer or record_fields
         self.max_len = max_len
         self.exact_trim = exact_trim
 
-    def args(self, record):
+    def args(self, record: Any) -> Tuple[RedisScalar, Fields]:
         return _selected(self.stream, record), _checked_fields(self.serializer(record))
 
-    def queue(self, pipe, key, fields) -> None:
+    def queue(self, pipe: Any, key: RedisScalar, fields: Fields) -> None:  # (a Pipeline)
         pipe.xadd(key, fields, maxlen=self.max_len, approximate=not self.exact_trim)
 
 
@@ -85,14 +94,15 @@ class HashFields:
     exactly_once = False
     key_type = "hash"
 
-    def __init__(self, key_selector, field_mapper=None):
+    def __init__(self, key_selector: Selector,
+                 field_mapper: Optional[Callable[[Any], object]] = None) -> None:
         self.key_selector = key_selector
         self.field_mapper = field_mapper or record_fields
 
-    def args(self, record):
+    def args(self, record: Any) -> Tuple[RedisScalar, Fields]:
         return _selected(self.key_selector, record), _checked_fields(self.field_mapper(record))
 
-    def queue(self, pipe, key, fields) -> None:
+    def queue(self, pipe: Any, key: RedisScalar, fields: Fields) -> None:  # (a Pipeline)
         pipe.hset(key, mapping=fields)
 
 
@@ -103,16 +113,18 @@ class KeyValues:
     exactly_once = False
     key_type = None
 
-    def __init__(self, key_selector, value_mapper=None, ttl_ms: Optional[int] = None):
+    def __init__(self, key_selector: Selector,
+                 value_mapper: Optional[Callable[[Any], object]] = None,
+                 ttl_ms: Optional[int] = None) -> None:
         self.key_selector = key_selector
         self.value_mapper = value_mapper
         self.ttl_ms = ttl_ms
 
-    def args(self, record):
+    def args(self, record: Any) -> Tuple[RedisScalar, RedisScalar]:
         value = record if self.value_mapper is None else self.value_mapper(record)
         return _selected(self.key_selector, record), redis_value(value, "the value")
 
-    def queue(self, pipe, key, value) -> None:
+    def queue(self, pipe: Any, key: RedisScalar, value: RedisScalar) -> None:  # (a Pipeline)
         pipe.set(key, value, px=self.ttl_ms)
 
 
@@ -122,11 +134,11 @@ class RedisSinkSpec:
 
     executor_side = True
 
-    def __init__(self, url: str, command):
+    def __init__(self, url: str, command: Command) -> None:
         self.url = url
         self.command = command
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> "RedisWriter":
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> RedisWriter:
         return RedisWriter(self, uid, job, batch_id, task)
 
 
@@ -134,12 +146,14 @@ class RedisWriter(BatchWriter):
     """One task's records of one micro-batch: turned into commands as they come (a record
     that cannot be written fails with the record), sent in one transaction at finish()."""
 
-    def __init__(self, spec: RedisSinkSpec, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, spec: RedisSinkSpec, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
-        self.pending: list = []  # (key, payload) per record
+        self.pending: List[Tuple[RedisScalar, Any]] = []  # (key, payload) per record
 
-    def write(self, values, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         args = self.spec.command.args
         for value in values:
             try:
@@ -149,7 +163,7 @@ class RedisWriter(BatchWriter):
                                  f"written: {type(exc).__name__}: {exc}") from exc
             self.written += 1
 
-    def finish(self) -> list:
+    def finish(self) -> List[Any]:
         """Commits the task's records here, in the task: nothing is left for the driver's
         commit."""
         if self.pending:
@@ -161,7 +175,7 @@ class RedisWriter(BatchWriter):
     def abort(self) -> None:
         self.pending = []  # nothing reached Redis before finish()
 
-    def _send(self, client) -> None:
+    def _send(self, client: Any) -> None:  # (a redis.Redis)
         """The pending commands, in one transaction; again if a concurrent writer of the
         same (batch, task) moved the marker meanwhile."""
         self._check_types(client)
@@ -174,7 +188,7 @@ class RedisWriter(BatchWriter):
                 if attempt == WATCH_ATTEMPTS - 1:
                     raise
 
-    def _commit(self, client) -> None:
+    def _commit(self, client: Any) -> None:
         """One MULTI/EXEC of the pending commands; for an exactly-once sink, with the
         marker, and nothing if the marker says this batch is written."""
         command = self.spec.command
@@ -192,7 +206,7 @@ class RedisWriter(BatchWriter):
                 pipe.set(marker, self.batch_id)
             pipe.execute()
 
-    def _check_types(self, client) -> None:
+    def _check_types(self, client: Any) -> None:
         """Every key is new or of the sink's type (one round trip)."""
         expected = self.spec.command.key_type
         if expected is None:

@@ -11,11 +11,22 @@ micro-batch reads the ids its log entry names, so exactly the same entries.
 Entry ids are Redis's `<milliseconds>-<sequence>`; "0-0" comes before every entry.
 """
 
-from typing import Dict, List, NamedTuple, Optional, Tuple, cast
+from __future__ import annotations
+
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple,
+    Union, cast)
 
 from weir.common.row import row_of, shared_field_names
 from weir.runtime.connectors import redis_clients
 from weir.runtime.sources import END_SPLIT, DeadLetter, SourceReader
+
+if TYPE_CHECKING:
+    from weir.runtime.sources import Columns, Offset
+
+    Fields = Dict[str, Union[str, bytes]]  # an entry's fields, decoded (values: or bytes)
+    # a page of XRANGE: (entry id, fields) per entry, as redis-py gives them
+    Page = List[Tuple[bytes, Dict[bytes, bytes]]]
 
 EARLIEST = "earliest"
 LATEST = "latest"
@@ -29,7 +40,7 @@ def parse_id(entry_id: str) -> Tuple[int, int]:
     return int(millis), int(sequence)
 
 
-def full_id(entry_id) -> str:
+def full_id(entry_id: object) -> str:
     """`entry_id` ('<ms>-<seq>', or '<ms>' for '<ms>-0') as a full id, or a ValueError."""
     text = str(entry_id)
     millis, dash, sequence = text.partition("-")
@@ -46,11 +57,12 @@ class RedisStreamConfig:
     """What RedisStreamSource.builder() collected: where to read, from which ids, and how
     an entry becomes a record and gets its timestamp."""
 
-    def __init__(self, url: str, streams, starting: str = EARLIEST,
+    def __init__(self, url: str, streams: Iterable[str], starting: str = EARLIEST,
                  starting_ids: Optional[Dict[str, str]] = None, bounded: bool = False,
-                 deserializer=None, encoding: Optional[str] = "utf-8",
+                 deserializer: Optional[Callable[[Fields], Any]] = None,
+                 encoding: Optional[str] = "utf-8",
                  timestamp_field: Optional[str] = None,
-                 dead_letter_tag: Optional[str] = None):
+                 dead_letter_tag: Optional[str] = None) -> None:
         self.url = url
         self.streams = list(streams)
         self.starting = starting  # EARLIEST or LATEST, for streams without a starting id
@@ -78,13 +90,13 @@ class RedisStreamReader(SourceReader):
     exists. Entries deleted (XDEL, trimming) before they were read fail the job, naming
     the stream: they are lost input, not an empty range."""
 
-    def __init__(self, config: RedisStreamConfig):
+    def __init__(self, config: RedisStreamConfig) -> None:
         self.config = config
         self.bounded = config.bounded
         self.dead_letter_tag = config.dead_letter_tag
 
     # -- the driver: offsets ------------------------------------------------------------
-    def initial_offset(self) -> dict:
+    def initial_offset(self) -> Offset:
         ends = self._stream_ends()
         config = self.config
         latest = config.starting == LATEST
@@ -96,7 +108,7 @@ class RedisStreamReader(SourceReader):
         self._check_kept(first, stop, ends, {})
         return {"end": 0, "next": first, "stop": stop}
 
-    def latest_offset(self, start: dict, limit: Optional[int] = None) -> dict:
+    def latest_offset(self, start: Offset, limit: Optional[int] = None) -> Offset:
         if start["end"]:
             return start
         self._check_streams(start)
@@ -109,8 +121,8 @@ class RedisStreamReader(SourceReader):
         self._check_kept(start["next"], planned, ends, start["added"])
         return {"end": 0, "next": planned, "added": _added(planned, ends)}
 
-    def splits(self, start: dict, end: dict) -> List:
-        out: list = []  # (index, stream, lo, hi) splits, then END_SPLIT
+    def splits(self, start: Offset, end: Offset) -> List[Any]:
+        out: List[Any] = []  # (index, stream, lo, hi) splits, then END_SPLIT
         for stream in sorted(end["next"]):
             lo, hi = start["next"][stream], end["next"][stream]
             if parse_id(hi) > parse_id(lo):
@@ -119,7 +131,7 @@ class RedisStreamReader(SourceReader):
             out.append(END_SPLIT)
         return out
 
-    def _check_streams(self, start: dict) -> None:
+    def _check_streams(self, start: Offset) -> None:
         """A job restarted from its checkpoint reads the streams it read before."""
         if sorted(start["next"]) != sorted(self.config.streams):
             raise ValueError(f"the Redis streams of a job restarted from its checkpoint "
@@ -144,8 +156,8 @@ class RedisStreamReader(SourceReader):
             ends[stream] = _stream_end(info) if kind == "stream" else StreamEnd()
         return ends
 
-    def _check_kept(self, start: Dict[str, str], planned: Dict[str, str], ends,
-                    added: Dict[str, int]) -> None:
+    def _check_kept(self, start: Dict[str, str], planned: Dict[str, str],
+                    ends: Dict[str, StreamEnd], added: Dict[str, int]) -> None:
         """Entries after a stream's last read id that were deleted before being read fail
         the job (`added`: entries ever added up to the last read ids, where known)."""
         for stream, last in start.items():
@@ -157,16 +169,17 @@ class RedisStreamReader(SourceReader):
                     f"source read them")
 
     # -- tasks: entries -----------------------------------------------------------------
-    def split_chunks(self, split, chunk: int):
+    def split_chunks(self, split: Tuple[int, str, str, str], chunk: int
+                     ) -> Iterator[Columns]:
         _, stream, lo, hi = split
         return _read_range(self.config, stream, lo, hi, chunk)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _stream_end(info: dict) -> StreamEnd:
+def _stream_end(info: Dict[str, Any]) -> StreamEnd:  # (XINFO STREAM's answer)
     first = info.get("first-entry")
     return StreamEnd(_text(info["last-generated-id"]),
                      _text(info.get("max-deleted-entry-id", BEFORE_ALL)),
@@ -197,7 +210,8 @@ def _lost(last: str, planned: str, end: StreamEnd, added: Optional[int]) -> Opti
     return None
 
 
-def _read_range(config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk: int):
+def _read_range(config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk: int
+                ) -> Iterator[Columns]:
     """(values, timestamps) of the entries of `stream` after id `lo` up to id `hi`, in
     pages of `chunk` entries."""
     client = redis_clients.client(config.url)
@@ -215,10 +229,12 @@ def _read_range(config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk:
             return
 
 
-def _columns(config: RedisStreamConfig, stream: str, page) -> Tuple[list, list]:
+def _columns(config: RedisStreamConfig, stream: str, page: Page) -> Columns:
     """The records and event times of a page of entries; an entry the deserializer or
     the timestamp cannot take fails with its stream, id and fields (or, with a
     dead-letter output, becomes a DeadLetter at the id's time)."""
+    values: List[Any]
+    stamps: List[Optional[int]]
     values, stamps = [], []
     for raw_id, raw_fields in page:
         entry_id = raw_id.decode()
@@ -244,20 +260,20 @@ def _columns(config: RedisStreamConfig, stream: str, page) -> Tuple[list, list]:
     return values, stamps
 
 
-def _decoded(raw_fields: dict, encoding: Optional[str]) -> dict:
+def _decoded(raw_fields: Dict[bytes, bytes], encoding: Optional[str]) -> Fields:
     """Field names as text; values as text in `encoding`, or bytes if it is None."""
     if encoding is None:
         return {name.decode(): value for name, value in raw_fields.items()}
     return {name.decode(): value.decode(encoding) for name, value in raw_fields.items()}
 
 
-def _deserialized(deserializer, fields: dict):
+def _deserialized(deserializer: Optional[Callable[[Fields], Any]], fields: Fields) -> Any:
     if deserializer is None:
         return row_of(shared_field_names(tuple(fields)), fields.values())
     return deserializer(fields)
 
 
-def _timestamp(field: Optional[str], entry_id: str, fields: dict) -> int:
+def _timestamp(field: Optional[str], entry_id: str, fields: Fields) -> int:
     """The entry's event time: its id's milliseconds, or the integer milliseconds of
     `field`."""
     if field is None:

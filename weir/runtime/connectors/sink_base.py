@@ -17,11 +17,30 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
   commit must be idempotent: a crash after it replays the batch and commits again.
 """
 
-from typing import Optional
+from __future__ import annotations
+
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+    Tuple)
 
 from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.metrics import records_received
 from weir.runtime.wire import Channel, bundle_columns, dumps
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class SinkSpec(Protocol):
+        """A sink spec with `executor_side = True` (see above); `commit` only where its
+        writers' finish() returns committables."""
+
+        def batch_writer(self, uid: str, job: str, batch_id: int, task: int
+                         ) -> BatchWriter: ...
+
+        def commit(self, batch_id: int, committables: List[Any]) -> None: ...
+
+    # A function and its inputs, run by the engine's tasks (`run_in_tasks`)
+    RunInTasks = Callable[[Callable[[Any], Any], List[Any]], Any]
 
 
 class BatchWriter:
@@ -30,19 +49,20 @@ class BatchWriter:
     sink's replay markers (the last batch a task committed) include it: a new job's batch
     0 is no replay of an earlier job's."""
 
-    def __init__(self, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, uid: str, job: str, batch_id: int, task: int) -> None:
         self.uid = uid
         self.job = job
         self.batch_id = batch_id
         self.task = task
         self.written = 0
 
-    def write(self, values: list, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         """Writes records: their values and their timestamps (a list with None for a
         record without one, or None: no record has one)."""
         raise NotImplementedError
 
-    def finish(self) -> Optional[list]:
+    def finish(self) -> Optional[List[Any]]:
         """Every record of the task is written: make them durable; returns the
         committables for the driver's commit (none, [] or None: the task committed)."""
         return []
@@ -51,23 +71,25 @@ class BatchWriter:
         """The task failed: drop what is not committed, where the sink can."""
 
 
-def is_executor_side(sink) -> bool:
+def is_executor_side(sink: object) -> bool:
     return getattr(sink, "executor_side", False)
 
 
-def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches):
+def write_task_rows(sinks: Mapping[str, SinkSpec], job: str, batch_id: int, task: int,
+                    row_batches: Iterable[Sequence[Sequence[Any]]]
+                    ) -> Iterator[List[Sequence[Any]]]:
     """Writes the rows of `sinks` ({uid: spec}) among `row_batches` (lists of (to, key
     group or subtask, payload) rows) as task `task` of micro-batch `batch_id` of job
     `job`; yields the
     other rows, then one row of the committables for the driver's commit, and one metrics
     row with the records each sink received."""
-    writers: dict = {}
-    committables: dict = {}
-    received: dict = {}  # (uid, subtask) -> records
+    writers: Dict[str, BatchWriter] = {}
+    committables: Dict[str, List[Any]] = {}
+    received: Dict[Tuple[str, int], int] = {}  # (uid, subtask) -> records
     uid = None  # the sink being written (an error names it)
     try:
         for rows in row_batches:
-            passed = []
+            passed: List[Sequence[Any]] = []
             for row in rows:
                 sink = sinks.get(row[0])
                 if sink is None:
@@ -99,7 +121,7 @@ def write_task_rows(sinks: dict, job: str, batch_id: int, task: int, row_batches
         yield [(Channel.METRICS, 0, dumps(counts))]
 
 
-def _abort_all(writers: dict, error: BaseException) -> None:
+def _abort_all(writers: Mapping[str, BatchWriter], error: BaseException) -> None:
     """Aborts every writer of a failed task; an abort's own failure is noted on `error`
     (which the task raises) instead of hiding it."""
     for uid, writer in writers.items():
@@ -110,7 +132,8 @@ def _abort_all(writers: dict, error: BaseException) -> None:
                            f"{type(failure).__name__}: {failure})")
 
 
-def commit_tasks(spec, batch_id: int, committables: Optional[list], run_in_tasks=None) -> None:
+def commit_tasks(spec: SinkSpec, batch_id: int, committables: Optional[List[Any]],
+                 run_in_tasks: Optional[RunInTasks] = None) -> None:
     """The driver's commit of what the tasks of `batch_id` prepared for `spec`. A spec
     with work for tasks once it committed (`tasks_after_commit(batch_id, committables)`
     gives a function and its inputs: a write-ahead-log sink's sends) has it run by
@@ -125,6 +148,6 @@ def commit_tasks(spec, batch_id: int, committables: Optional[list], run_in_tasks
             (run_in_tasks or run_here)(function, inputs)
 
 
-def run_here(function, inputs: list) -> list:
+def run_here(function: Callable[[Any], Any], inputs: List[Any]) -> List[Any]:
     """`function` of each input, in this process."""
     return [function(item) for item in inputs]

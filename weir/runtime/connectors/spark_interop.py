@@ -4,10 +4,16 @@ stream.to_spark, SparkSink): plain descriptions, no pyspark. Only the Spark exec
 refuses them with a clear error, since it has no Spark to read or write with.
 """
 
-from typing import Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional
 
 from weir.runtime.connectors.sink_base import BatchWriter
 from weir.runtime.sources import SourceReader
+
+if TYPE_CHECKING:
+    from weir.common.typeinfo import TypeInformation
+    from weir.runtime.sources import Offset
 
 SPARK_ONLY = ("{what} runs on the Spark executor only (the in-process executor has no "
               "Spark session); leave the environment's executor at 'spark'")
@@ -22,16 +28,16 @@ class SparkFrameReader(SourceReader):
     The DataFrame stays on the driver: a pickled reader (shipped to Spark's tasks) has
     none."""
 
-    def __init__(self, frame, streaming: bool, columns):
+    def __init__(self, frame: Any, streaming: bool, columns: Iterable[str]) -> None:
         self.frame = frame
         self.streaming = streaming
         self.bounded = not streaming
         self.columns = tuple(columns)
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return {**self.__dict__, "frame": None}
 
-    def initial_offset(self) -> dict:
+    def initial_offset(self) -> Offset:
         raise RuntimeError(SPARK_ONLY.format(what="from_spark()"))
 
     def available(self, start_pos: int) -> int:
@@ -60,8 +66,8 @@ class SparkSink:
 
     executor_side = True  # written from the tasks' side, never on the driver's rows
 
-    def __init__(self, format: str, options: Optional[dict] = None, mode: str = "append",
-                 table_name: Optional[str] = None):
+    def __init__(self, format: str, options: Optional[Dict[str, Any]] = None,
+                 mode: str = "append", table_name: Optional[str] = None) -> None:
         if not isinstance(format, str) or not format:
             raise ValueError(f"SparkSink needs a Spark data source format, got {format!r}")
         if format in FILE_FORMATS and mode != "append":
@@ -74,11 +80,12 @@ class SparkSink:
         self.options = {key: str(value) for key, value in (options or {}).items()}
         self.mode = mode
         self.table_name = table_name
-        self.record_type = None  # the stream's declared type, set by sink_to
+        # the stream's declared type, set by sink_to
+        self.record_type: Optional[TypeInformation] = None
 
     @classmethod
     def table(cls, name: str, mode: str = "append",
-              format: Optional[str] = None) -> "SparkSink":
+              format: Optional[str] = None) -> SparkSink:
         """A sink to the catalog table `name` (saveAsTable; at-least-once)."""
         return cls(format or "table", None, mode, name)
 
@@ -86,7 +93,7 @@ class SparkSink:
     def exactly_once(self) -> bool:
         return self.table_name is None and (self.format in FILE_FORMATS or self.format == "delta")
 
-    def sink_spec(self) -> "SparkSink":
+    def sink_spec(self) -> SparkSink:
         return self
 
     def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:
@@ -99,7 +106,7 @@ class SparkFrameSink:
 
     executor_side = True
 
-    def __init__(self, record_type):
+    def __init__(self, record_type: Optional[TypeInformation]) -> None:
         self.record_type = record_type
 
     def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:

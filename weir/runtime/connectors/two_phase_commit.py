@@ -3,6 +3,7 @@
 pre-committed by the task, committed by the driver."""
 
 from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
 from weir.runtime.connectors.sink_base import BatchWriter
 from weir.runtime.errors import call_user
@@ -25,13 +26,14 @@ class TwoPhaseCommitSpec:
 
     executor_side = True
 
-    def __init__(self, function):
+    def __init__(self, function: Any) -> None:
         self.function = function
 
     def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:
         return _TransactionWriter(self.function, TransactionContext(uid, job, batch_id, task))
 
-    def commit(self, batch_id: int, committables: list) -> None:
+    def commit(self, batch_id: int, committables: List[Tuple[TransactionContext, Any]]
+               ) -> None:
         for context, transaction in committables:
             call_user(context.uid, self.function.commit, transaction)
 
@@ -39,14 +41,15 @@ class TwoPhaseCommitSpec:
 class _TransactionWriter(BatchWriter):
     """One task's transaction of one micro-batch, begun with its first record."""
 
-    def __init__(self, function, context: TransactionContext):
+    def __init__(self, function: Any, context: TransactionContext) -> None:
         super().__init__(context.uid, context.job, context.batch_id, context.task)
         self.function = function
         self.context = context
-        self.transaction = None
+        self.transaction: Any = None  # the user's transaction, once begun
         self.begun = False
 
-    def write(self, values: list, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         uid, context = self.uid, self.context
         if not self.begun:
             self.transaction = call_user(uid, self.function.begin_transaction, context)
@@ -56,7 +59,7 @@ class _TransactionWriter(BatchWriter):
             call_user(uid, invoke, self.transaction, value, context)
         self.written += len(values)
 
-    def finish(self) -> list:
+    def finish(self) -> List[Tuple[TransactionContext, Any]]:
         if not self.begun:
             return []
         call_user(self.uid, self.function.pre_commit, self.transaction)

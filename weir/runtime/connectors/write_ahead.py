@@ -14,7 +14,7 @@ restart.
 import os
 import pickle
 import time
-from typing import BinaryIO, Optional
+from typing import Any, BinaryIO, Callable, Iterator, List, Optional, Tuple
 
 from weir.runtime import pickling
 from weir.runtime.connectors.sink_base import BatchWriter
@@ -27,7 +27,7 @@ def _log_name(batch_id: int, task: int) -> str:
     return f"{batch_id:010d}-{task:05d}{SUFFIX}"
 
 
-def _batch_and_task(name: str):
+def _batch_and_task(name: str) -> Tuple[int, int]:
     batch, _, task = name[:-len(SUFFIX)].partition("-")
     return int(batch), int(task)
 
@@ -38,18 +38,19 @@ class WriteAheadSpec:
 
     executor_side = True
 
-    def __init__(self, function, wal_path: str):
+    def __init__(self, function: Any, wal_path: str) -> None:
         self.function = function
         self.wal_path = wal_path
 
     def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:
         return _LogWriter(os.path.join(self.wal_path, uid, job), uid, job, batch_id, task)
 
-    def commit(self, batch_id: int, committables: list) -> None:
+    def commit(self, batch_id: int, committables: List[str]) -> None:
         """The logs are durable once their tasks finished: nothing to do before the
         micro-batch commits."""
 
-    def tasks_after_commit(self, batch_id: int, committables: list):
+    def tasks_after_commit(self, batch_id: int, committables: List[str]
+                           ) -> Tuple[Callable[[str], bool], List[str]]:
         """(what a task runs, its inputs): every log of this job's directory up to
         `batch_id`, sent by tasks in parallel (the logs of earlier micro-batches are
         those whose send returned False or failed)."""
@@ -83,20 +84,22 @@ class WriteAheadSpec:
 class _LogWriter(BatchWriter):
     """One task's log of one micro-batch."""
 
-    def __init__(self, directory: str, uid: str, job: str, batch_id: int, task: int):
+    def __init__(self, directory: str, uid: str, job: str, batch_id: int, task: int
+                 ) -> None:
         super().__init__(uid, job, batch_id, task)
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, _log_name(batch_id, task))
         self.hidden = os.path.join(directory, "." + _log_name(batch_id, task))
         self.handle: Optional[BinaryIO] = None
 
-    def write(self, values: list, timestamps=None) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
+              ) -> None:
         if self.handle is None:
             self.handle = open(self.hidden, "wb")
         self.handle.write(pickling.dumps(values))
         self.written += len(values)
 
-    def finish(self) -> list:
+    def finish(self) -> List[str]:
         if self.handle is None:
             return []
         self.handle.flush()
@@ -112,7 +115,7 @@ class _LogWriter(BatchWriter):
                 os.remove(self.hidden)
 
 
-def _read_log(path: str):
+def _read_log(path: str) -> Iterator[Any]:
     """A log's values, in the order written."""
     with open(path, "rb") as handle:
         while True:

@@ -4,30 +4,42 @@ When windows merge, their contents stay in one of the merged windows' namespaces
 "state window"), so a merge moves no more state than the merged windows' own.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
+
+if TYPE_CHECKING:
+    from weir.runtime.window.assigners import MergingWindowAssigner
+    from weir.runtime.window.windows import Window
+
+    # (merge_result, merged windows, state window, merged state windows)
+    MergeFunction = Callable[[Window, list[Window], Window, list[Window]], None]
+
 
 class _Collect:
-    def __init__(self):
-        self.results = []
+    def __init__(self) -> None:
+        self.results: list[tuple[Window, list[Window]]] = []
 
-    def merge(self, to_be_merged, merge_result):
+    def merge(self, to_be_merged: Iterable[Window], merge_result: Window) -> None:
         self.results.append((merge_result, list(to_be_merged)))
 
 
 class MergingWindowSet:
-    def __init__(self, assigner, mapping=None):
+    def __init__(self, assigner: MergingWindowAssigner[Any, Any],
+                 mapping: Optional[Mapping[Window, Window]] = None) -> None:
         self.assigner = assigner
-        self.mapping = dict(mapping or {})  # window -> state window
+        self.mapping: dict[Window, Window] = dict(mapping or {})  # window -> state window
         self.changed = False
 
-    def state_window(self, window):
+    def state_window(self, window: Window) -> Optional[Window]:
         return self.mapping.get(window)
 
-    def retire_window(self, window) -> None:
+    def retire_window(self, window: Window) -> None:
         if self.mapping.pop(window, None) is None:
             raise RuntimeError(f"window {window} is not in the in-flight window set")
         self.changed = True
 
-    def add_window(self, new_window, merge_function):
+    def add_window(self, new_window: Window, merge_function: MergeFunction) -> Window:
         """Adds a window, merging it with others; returns the window it ended up in.
 
         merge_function(merge_result, merged_windows, state_window, merged_state_windows)

@@ -9,6 +9,11 @@ The window is the namespace of its state and its timers (as Flink's InternalTime
 so a key with many open windows reads and writes only the windows a batch touches.
 """
 
+from __future__ import annotations
+
+from typing import (
+    TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Optional, Sequence)
+
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.output_tag import split_side_output
 from weir.runtime.wire import MAX_WATERMARK
@@ -24,23 +29,40 @@ from weir.runtime.window.spec import WindowSpec
 from weir.runtime.window.windows import TimeWindow
 from weir.runtime.window.namespaces import NamespacedStateStore, NamespaceView
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from weir.runtime.context import RuntimeContext
+    from weir.runtime.keyed_operator import Emit
+    from weir.runtime.state.backend import KeyedStateBackend
+    from weir.runtime.window.triggers import TriggerResult
+    from weir.runtime.window.vectorized_windows import WindowGroups
+    from weir.runtime.window.windows import Window
+
+    Item = tuple[Any, Optional[int]]  # (value, timestamp)
+    # (window, update, argument): the window's contents become update(contents, argument)
+    Update = tuple[Window, Callable[[Any, Any], Any], Any]
+    # (key, None, its updates), or (key, its items, None) for a key with late data
+    KeyGroup = tuple[Any, Optional[list[Item]], Optional[list[Update]]]
+
 LATE_DROPPED = "numLateRecordsDropped"  # Flink's metric name
 
 
 class _AssignerContext:
-    def __init__(self, operator):
+    def __init__(self, operator: WindowOperator) -> None:
         self._operator = operator
 
-    def get_current_processing_time(self):
+    def get_current_processing_time(self) -> int:
         return self._operator.clock.processing_time
 
-    def get_runtime_context(self):
+    def get_runtime_context(self) -> RuntimeContext:
         return self._operator.runtime_context
 
 
 class WindowOperator(KeyedStreamOperator):
-    def __init__(self, spec: WindowSpec, backend, name: str, subtask_index=0, parallelism=1,
-                 job_parameters=None):
+    def __init__(self, spec: WindowSpec, backend: KeyedStateBackend, name: str,
+                 subtask_index: int = 0, parallelism: int = 1,
+                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.assigner = spec.assigner
@@ -54,7 +76,7 @@ class WindowOperator(KeyedStreamOperator):
         self.batches_by_window = spec.batches_by_window
         self.batch_aggregation = spec.batch_aggregation
         self.batches_at_once = spec.batches_at_once
-        self.key = None
+        self.key: Any = None
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
         self.window_contents = NamespaceView(backend, "_weir_window_contents")
         self.trigger_state = NamespacedStateStore(NamespaceView(backend, "_weir_trigger_state"))
@@ -67,45 +89,46 @@ class WindowOperator(KeyedStreamOperator):
         self.evictor_ctx = Evictor.EvictorContext(self.clock)
 
     # -- lifecycle --------------------------------------------------------------------
-    def open(self):
+    def open(self) -> None:
         for function in self.spec.user_functions():
             if hasattr(function, "open"):
                 self._call(function.open, self.runtime_context)
 
-    def close(self):
+    def close(self) -> None:
         for function in self.spec.user_functions():
             if hasattr(function, "close"):
                 self._call(function.close)
 
-    def select_key(self, key):
+    def select_key(self, key: Any) -> None:
         self.backend.set_current_key(key)
         self.key = key
 
-    def collect(self, tag_id, value, timestamp):
+    def collect(self, tag_id: Optional[str], value: Any, timestamp: Optional[int]) -> None:
         self._emit(tag_id, value, timestamp)
 
     # -- time helpers -----------------------------------------------------------------
-    def cleanup_time(self, window) -> int:
+    def cleanup_time(self, window: Window) -> int:
         if not self.event_time:
             return window.max_timestamp()
         return min(window.max_timestamp() + self.allowed_lateness, MAX_WATERMARK)
 
-    def is_window_late(self, window) -> bool:
+    def is_window_late(self, window: Window) -> bool:
         return self.event_time and self.cleanup_time(window) <= self.clock.watermark
 
-    def _register_cleanup_timer(self, window):
+    def _register_cleanup_timer(self, window: Window) -> None:
         self._cleanup_timer(window, self.register_timer)
 
-    def _delete_cleanup_timer(self, window):
+    def _delete_cleanup_timer(self, window: Window) -> None:
         self._cleanup_timer(window, self.delete_timer)
 
-    def _cleanup_timer(self, window, action):
+    def _cleanup_timer(self, window: Window, action: Callable[[str, int, Any], None]) -> None:
         time = self.cleanup_time(window)
         if time != MAX_WATERMARK:  # windows that never end are never cleaned up
             action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
-    def process_batch(self, values, stamps, keys, emit):
+    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                      keys: Sequence[Any], emit: Emit) -> None:
         """A micro-batch's records (values, timestamps and keys as columns), with the same
         results as one by one.
 
@@ -125,20 +148,23 @@ class WindowOperator(KeyedStreamOperator):
         if values:
             self._call(self._add_batch, values, stamps, keys)
 
-    def _add_batch(self, values, stamps, keys):
-        groups = self.vectorized_groups(values, stamps, keys) if self.batches_at_once else None
+    def _add_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                   keys: Sequence[Any]) -> None:
+        groups: Optional[Iterable[KeyGroup]] = (
+            self.vectorized_groups(values, stamps, keys) if self.batches_at_once else None)
         if groups is None:
             groups = self.groups_per_key(values, stamps, keys)
         for key, late_items, updates in groups:
-            if late_items is None:
-                self._store_windows(key, updates)
+            if late_items is None:  # (then there are updates)
+                self._store_windows(key, updates)  # type: ignore[arg-type]
             else:
                 self._one_by_one(key, late_items)
 
-    def groups_per_key(self, values, stamps, keys):
+    def groups_per_key(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                       keys: Sequence[Any]) -> Iterator[KeyGroup]:
         """(key, None, [(window, add, its elements)]) per key in arrival order, or (key,
         its items, None) for a key with late data: any assigner, in Python."""
-        by_key: dict = {}
+        by_key: dict[Any, list[Item]] = {}
         for key, value, timestamp in zip(keys, values, stamps):
             items = by_key.get(key)
             if items is None:
@@ -148,13 +174,14 @@ class WindowOperator(KeyedStreamOperator):
         for key, items in by_key.items():
             yield self._key_groups(key, items)
 
-    def _key_groups(self, key, items):
+    def _key_groups(self, key: Any, items: list[Item]) -> KeyGroup:
         watermark = self.clock.watermark
         assign, context = self.assigner.assign_windows, self.assigner_ctx
-        by_window: dict = {}
+        by_window: dict[Window, list[Item]] = {}
         for value, timestamp in items:
             windows = assign(value, timestamp, context)
-            if not windows and timestamp + self.allowed_lateness <= watermark:
+            # (event time: the assigner has raised for a None timestamp)
+            if not windows and timestamp + self.allowed_lateness <= watermark:  # type: ignore[operator]
                 return key, items, None  # late, in no window: counted
             for window in windows:
                 if window.max_timestamp() <= watermark:
@@ -167,19 +194,20 @@ class WindowOperator(KeyedStreamOperator):
         return key, None, [(window, self._add_all, elements)
                            for window, elements in by_window.items()]
 
-    def _add_all(self, stored, elements):
+    def _add_all(self, stored: Any, elements: list[Item]) -> Any:
         add = self.contents.add
         for value, timestamp in elements:
             stored = add(stored, value, timestamp)
         return stored
 
-    def _one_by_one(self, key, items):
+    def _one_by_one(self, key: Any, items: list[Item]) -> None:
         """A key's items element by element (it has late data)."""
         self.select_key(key)
         for value, timestamp in items:
             self._process_element(value, timestamp)
 
-    def vectorized_groups(self, values, stamps, keys):
+    def vectorized_groups(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
+                          keys: Sequence[Any]) -> Optional[list[KeyGroup]]:
         """The groups of groups_per_key, cut with numpy, keys in order of first arrival;
         None where vectorized_windows/vectorized_aggregates cannot give the element-by-
         element results (an assigner that is not a built-in one)."""
@@ -187,9 +215,13 @@ class WindowOperator(KeyedStreamOperator):
         if assigned is None:
             return None
         key_ids, unique_keys = key_ids_of(keys)
-        groups = group_windows(key_ids, len(unique_keys), assigned, self.assigner.size,
+        # (assigned: the assigner is a built-in tumbling or sliding one, which has a size)
+        groups = group_windows(key_ids, len(unique_keys), assigned,
+                               self.assigner.size,  # type: ignore[attr-defined]
                                self.clock.watermark, self.allowed_lateness)
         aggregation = self.batch_aggregation
+        partials: Optional[Sequence[Any]]
+        combine: Callable[[Any, Any], Any]
         if aggregation is not None:
             partials, combine = aggregation.partials(values, groups), aggregation.combine
         else:  # the user's functions add each group's elements, in order
@@ -197,10 +229,10 @@ class WindowOperator(KeyedStreamOperator):
         if partials is None:
             return None
         late_items = self._late_items(groups.late_keys, key_ids, values, stamps)
-        size = self.assigner.size
+        size: int = self.assigner.size  # type: ignore[attr-defined]  # (as above)
         order, group_keys = groups.emit_order.tolist(), groups.key_ids.tolist()
         starts, index = groups.starts.tolist(), 0
-        result: list = []
+        result: list[KeyGroup] = []
         for key_id, key in enumerate(unique_keys):
             end = index
             while end < len(order) and group_keys[end] == key_id:
@@ -215,18 +247,19 @@ class WindowOperator(KeyedStreamOperator):
         return result
 
     @staticmethod
-    def _late_items(late_keys, key_ids, values, stamps):
+    def _late_items(late_keys: np.ndarray, key_ids: np.ndarray, values: Sequence[Any],
+                    stamps: Sequence[Optional[int]]) -> dict[int, list[Item]]:
         """{key id: its (value, timestamp) items} of the keys that met a passed window."""
         if not late_keys.any():
             return {}
-        late_items: dict = {}
+        late_items: dict[int, list[Item]] = {}
         for key_id, late, value, timestamp in zip(key_ids.tolist(), late_keys[key_ids].tolist(),
                                                   values, stamps):
             if late:
                 late_items.setdefault(key_id, []).append((value, timestamp))
         return late_items
 
-    def _store_windows(self, key, updates):
+    def _store_windows(self, key: Any, updates: list[Update]) -> None:
         """For each (window, update, argument): the window's contents become
         update(contents, argument), and the window's timers are registered."""
         self.select_key(key)
@@ -240,12 +273,13 @@ class WindowOperator(KeyedStreamOperator):
             if self.cleanup_time(window) != end:
                 self._register_cleanup_timer(window)
 
-    def process_element(self, key, value, timestamp, emit, input_label=0):
+    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
+                        input_label: int = 0) -> None:
         self.select_key(key)
         self._emit = emit
         self._call(self._process_element, value, timestamp)
 
-    def _process_element(self, value, timestamp):
+    def _process_element(self, value: Any, timestamp: Optional[int]) -> None:
         windows = self.assigner.assign_windows(value, timestamp, self.assigner_ctx)
         if self.merging:
             skipped = self._process_merging(value, timestamp, windows)
@@ -256,14 +290,17 @@ class WindowOperator(KeyedStreamOperator):
                     continue
                 skipped = False
                 self._add_and_trigger(window, window, value, timestamp)
-        if skipped and self.event_time and timestamp + self.allowed_lateness <= \
-                self.clock.watermark:
+        # (event time: the assigner has raised for a None timestamp)
+        if (skipped and self.event_time
+                and timestamp + self.allowed_lateness  # type: ignore[operator]
+                <= self.clock.watermark):
             if self.late_tag_id is not None:
                 self.collect(self.late_tag_id, value, timestamp)
             else:
                 self.late_dropped.inc()
 
-    def _add_and_trigger(self, window, state_window, value, timestamp):
+    def _add_and_trigger(self, window: Window, state_window: Window, value: Any,
+                         timestamp: Optional[int]) -> None:
         view = self.window_contents
         view.namespace = state_window
         view.put_entry(ENTRY, self.contents.add(view.get_entry(ENTRY), value, timestamp))
@@ -272,8 +309,11 @@ class WindowOperator(KeyedStreamOperator):
         self._act(result, window, state_window)
         self._register_cleanup_timer(window)
 
-    def _process_merging(self, value, timestamp, windows):
-        merging = MergingWindowSet(self.assigner, self.merging_windows.value())
+    def _process_merging(self, value: Any, timestamp: Optional[int],
+                         windows: Collection[Window]) -> bool:
+        # (self.merging: the assigner has merge_windows)
+        merging = MergingWindowSet(self.assigner,  # type: ignore[arg-type]
+                                   self.merging_windows.value())
         skipped = True
         for window in windows:
             actual = merging.add_window(window, self._merge)
@@ -282,11 +322,14 @@ class WindowOperator(KeyedStreamOperator):
                 continue
             skipped = False
             state_window = merging.state_window(actual)
-            self._add_and_trigger(actual, state_window, value, timestamp)
+            # (add_window has mapped `actual` to its state window)
+            self._add_and_trigger(actual, state_window, value,  # type: ignore[arg-type]
+                                  timestamp)
         self._persist(merging)
         return skipped
 
-    def _merge(self, merge_result, merged_windows, state_window, merged_state_windows):
+    def _merge(self, merge_result: Window, merged_windows: list[Window], state_window: Window,
+               merged_state_windows: list[Window]) -> None:
         if self.event_time and self.cleanup_time(merge_result) <= self.clock.watermark:
             raise RuntimeError(
                 f"the end timestamp of an event-time window cannot become earlier than the "
@@ -307,18 +350,18 @@ class WindowOperator(KeyedStreamOperator):
         self.window_contents.merge_namespaces(ENTRY, state_window, merged_state_windows,
                                               self.contents.merge)
 
-    def _persist(self, merging):
+    def _persist(self, merging: MergingWindowSet) -> None:
         if merging.changed:
             self.merging_windows.update(merging.mapping or None)
 
     # -- timers -----------------------------------------------------------------------
-    def on_timer(self, domain, timestamp, key, window):
+    def on_timer(self, domain: str, timestamp: int, key: Any, window: Window) -> None:
         if self.batches_by_window:  # EventTimeTrigger, no merging, no evictor
             self._call(self._on_event_time_trigger_timer, timestamp, window)
         else:
             self._call(self._on_window_timer, domain, timestamp, window)
 
-    def _on_event_time_trigger_timer(self, timestamp, window):
+    def _on_event_time_trigger_timer(self, timestamp: int, window: Window) -> None:
         """_on_window_timer with EventTimeTrigger's decisions inlined: fire at the window's
         end, drop everything at its cleanup time. Its clear() would delete the timer at
         the window's end, which has always fired (or is this one) by the cleanup time."""
@@ -330,11 +373,14 @@ class WindowOperator(KeyedStreamOperator):
             self.window_function.clear(self.process_ctx)
             self.window_state.view.drop_namespace(window)
 
-    def _on_window_timer(self, domain, timestamp, window):
-        merging = None
+    def _on_window_timer(self, domain: str, timestamp: int, window: Window) -> None:
+        merging: Optional[MergingWindowSet] = None
+        state_window: Optional[Window]
         state_window = window
         if self.merging:
-            merging = MergingWindowSet(self.assigner, self.merging_windows.value())
+            # (self.merging: the assigner has merge_windows)
+            merging = MergingWindowSet(self.assigner,  # type: ignore[arg-type]
+                                       self.merging_windows.value())
             state_window = merging.state_window(window)
             if state_window is None:
                 return  # the window was merged away (or is gone) since the timer was set
@@ -349,7 +395,8 @@ class WindowOperator(KeyedStreamOperator):
         if merging is not None:
             self._persist(merging)
 
-    def _clear_all_state(self, window, state_window, merging):
+    def _clear_all_state(self, window: Window, state_window: Window,
+                         merging: Optional[MergingWindowSet]) -> None:
         self.window_contents.drop_namespace(state_window)
         self.trigger_ctx.window = window
         self.trigger.clear(window, self.trigger_ctx)
@@ -360,13 +407,13 @@ class WindowOperator(KeyedStreamOperator):
             merging.retire_window(window)
 
     # -- firing -----------------------------------------------------------------------
-    def _act(self, result, window, state_window):
+    def _act(self, result: TriggerResult, window: Window, state_window: Window) -> None:
         if result.is_fire():
             self._fire_window(window, state_window)
         if result.is_purge():
             self.window_contents.drop_namespace(state_window)
 
-    def _fire_window(self, window, state_window):
+    def _fire_window(self, window: Window, state_window: Window) -> None:
         view = self.window_contents
         view.namespace = state_window
         stored = view.get_entry(ENTRY)
@@ -392,7 +439,8 @@ class WindowOperator(KeyedStreamOperator):
                 self.collect(tag_id, value, timestamp)
 
 
-def _group_items(values, stamps, groups) -> list:
+def _group_items(values: Sequence[Any], stamps: Sequence[Optional[int]], groups: WindowGroups
+                 ) -> list[list[Item]]:
     """The (value, timestamp) items of each (key, window) group, in arrival order."""
     rows = groups.rows.tolist()
     return [[(values[i], stamps[i]) for i in rows[start:start + size]]

@@ -11,8 +11,11 @@ result (NaN, mixed int and float values to compare, values that are not numbers)
 `partials` returns None and the operator adds the batch element by element.
 """
 
+from __future__ import annotations
+
 from functools import reduce
 from operator import add, itemgetter
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
@@ -20,10 +23,18 @@ from weir.common.row import Row
 from weir.runtime import aggregations as a
 from weir.runtime.window.contents import AggregateContents, ReduceContents
 
+if TYPE_CHECKING:
+    from weir.runtime.aggregations import Field
+    from weir.runtime.window.contents import ElementContents
+    from weir.runtime.window.vectorized_windows import WindowGroups
+
+    # A group's (exact integer total or None, its numbers in arrival order)
+    SumPartial = tuple[Optional[int], list[Any]]
+
 _INT_LIMIT = 1 << 62
 
 
-def field_values(values, field):
+def field_values(values: Sequence[Any], field: Field) -> Optional[Sequence[Any]]:
     """The field of every value, as aggregations._get reads it; None where it would not."""
     if field is None:
         return values
@@ -39,7 +50,7 @@ def field_values(values, field):
         return None
 
 
-def number_array(numbers):
+def number_array(numbers: Sequence[Any]) -> Optional[np.ndarray]:
     """numbers as an int64 or float64 array, if they are all ints (of int64's range) or all
     floats without NaN: where numpy's order is Python's."""
     kinds = set(map(type, numbers))
@@ -57,13 +68,13 @@ def number_array(numbers):
     return None
 
 
-def _in_group_order(numbers, groups):
+def _in_group_order(numbers: Sequence[Any], groups: WindowGroups) -> list[list[Any]]:
     ordered = list(map(numbers.__getitem__, groups.rows.tolist()))
     ends = (groups.bounds + groups.sizes).tolist()
     return [ordered[start:end] for start, end in zip(groups.bounds.tolist(), ends)]
 
 
-def _sum_partials(numbers, groups):
+def _sum_partials(numbers: Sequence[Any], groups: WindowGroups) -> list[SumPartial]:
     """Per group (exact integer total or None, the group's numbers in arrival order)."""
     sequences = _in_group_order(numbers, groups)
     array = number_array(numbers)
@@ -74,14 +85,15 @@ def _sum_partials(numbers, groups):
     return list(zip(totals, sequences))
 
 
-def _plus(start, partial):
+def _plus(start: Any, partial: SumPartial) -> Any:
     total, sequence = partial
     if total is not None and type(start) is int:
         return start + total
     return reduce(add, sequence, start)
 
 
-def _first_extremes(numbers, groups, largest):
+def _first_extremes(numbers: Sequence[Any], groups: WindowGroups, largest: bool
+                    ) -> Optional[list[int]]:
     """Per group, the entry holding its first smallest (or largest) number; None where
     numpy cannot compare them as Python does."""
     array = number_array(numbers)
@@ -89,35 +101,38 @@ def _first_extremes(numbers, groups, largest):
         return None
     entries = array[groups.rows]
     order = np.lexsort((-entries if largest else entries, groups.group_ids()))
-    return order[groups.bounds].tolist()
+    return order[groups.bounds].tolist()  # type: ignore[no-any-return]  # (numpy's tolist)
 
 
 class _Count:
-    def partials(self, values, groups):
-        return groups.sizes.tolist()
+    def partials(self, values: Sequence[Any], groups: WindowGroups) -> list[int]:
+        return groups.sizes.tolist()  # type: ignore[no-any-return]  # (numpy's tolist)
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Optional[int], partial: int) -> int:
         return (0 if stored is None else stored) + partial
 
 
 class _Sum:
-    def __init__(self, field):
+    def __init__(self, field: Field) -> None:
         self.field = field
 
-    def partials(self, values, groups):
+    def partials(self, values: Sequence[Any], groups: WindowGroups
+                 ) -> Optional[list[Any]]:  # (each subclass's own partials)
         numbers = field_values(values, self.field)
         return None if numbers is None else _sum_partials(numbers, groups)
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Any, partial: Any) -> Any:
         return _plus(0 if stored is None else stored, partial)
 
 
 class _Avg(_Sum):
-    def partials(self, values, groups):
+    def partials(self, values: Sequence[Any], groups: WindowGroups
+                 ) -> Optional[list[tuple[SumPartial, int]]]:
         sums = super().partials(values, groups)
         return None if sums is None else list(zip(sums, groups.sizes.tolist()))
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Optional[tuple[Any, int]], partial: tuple[SumPartial, int]
+                ) -> tuple[Any, int]:
         total, count = (0, 0) if stored is None else stored
         return (_plus(total, partial[0]), count + partial[1])
 
@@ -125,10 +140,11 @@ class _Avg(_Sum):
 class _Extreme:
     """The Min/Max aggregates; _ReduceExtreme reuses its partials for the reducers."""
 
-    def __init__(self, field, largest):
+    def __init__(self, field: Field, largest: bool) -> None:
         self.field, self.largest = field, largest
 
-    def partials(self, values, groups):
+    def partials(self, values: Sequence[Any], groups: WindowGroups
+                 ) -> Optional[list[tuple[Any, Any, Any]]]:
         numbers = field_values(values, self.field)
         if numbers is None:
             return None
@@ -140,10 +156,10 @@ class _Extreme:
         return [(numbers[rows[entry]], values[rows[entry]], values[first])
                 for entry, first in zip(entries, firsts)]
 
-    def beats(self, number, current) -> bool:
+    def beats(self, number: float, current: float) -> bool:
         return number > current if self.largest else number < current
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Any, partial: tuple[Any, Any, Any]) -> Any:
         number = partial[0]
         return number if stored is None or self.beats(number, stored) else stored
 
@@ -151,7 +167,8 @@ class _Extreme:
 class _RecordSum(_Sum):
     """WindowedStream.sum: the window's first record, its field the sum of the fields."""
 
-    def partials(self, values, groups):
+    def partials(self, values: Sequence[Any], groups: WindowGroups
+                 ) -> Optional[list[tuple[SumPartial, Any]]]:
         sums = super().partials(values, groups)
         if sums is None:
             return None
@@ -159,7 +176,7 @@ class _RecordSum(_Sum):
         firsts = [values[rows[start]] for start in groups.bounds.tolist()]
         return list(zip(sums, firsts))
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Any, partial: tuple[SumPartial, Any]) -> Any:
         (total, sequence), first = partial
         if stored is not None:
             number = _plus(a._get(stored, self.field), (total, sequence))
@@ -175,11 +192,11 @@ class _ReduceExtreme(_Extreme):
     """WindowedStream.min/max (`by`: False): the first record with its field the extreme;
     min_by/max_by (`by`: True): the first record holding the extreme."""
 
-    def __init__(self, field, largest, by):
+    def __init__(self, field: Field, largest: bool, by: bool) -> None:
         super().__init__(field, largest)
         self.by = by
 
-    def combine(self, stored, partial):
+    def combine(self, stored: Any, partial: tuple[Any, Any, Any]) -> Any:
         number, holder, first = partial
         base = first if stored is None else stored
         current = a._get(base, self.field)
@@ -188,7 +205,7 @@ class _ReduceExtreme(_Extreme):
         return holder if self.by else a._replace(base, self.field, number)
 
 
-def batch_aggregation(contents):
+def batch_aggregation(contents: ElementContents) -> Optional[BatchAggregation]:
     """The batch form of a window's built-in reduction or aggregate, or None."""
     if type(contents) is ReduceContents:
         function = contents.user_function
@@ -209,3 +226,8 @@ def batch_aggregation(contents):
         if kind in (a.Min, a.Max):
             return _Extreme(function.field, kind is a.Max)
     return None
+
+
+if TYPE_CHECKING:
+    # A window's built-in reduction or aggregate, a batch at a time
+    BatchAggregation = Union[_Count, _Sum, _Extreme]

@@ -8,10 +8,20 @@ keys have an element in a window the watermark has passed, and the elements of e
 meets them: keys by first element, a key's windows by first element.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Optional, Sequence
+
 import numpy as np
 
 from weir.runtime.wire import MIN_WATERMARK
 from weir.runtime.window.assigners import SlidingEventTimeWindows, TumblingEventTimeWindows
+
+if TYPE_CHECKING:
+    from weir.runtime.window.assigners import WindowAssigner
+
+    # (element of each window, start of each window, the timestamps)
+    Assigned = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 _TIME_LIMIT = 1 << 61      # timestamps this close to the int64 edge take the general path
 _MAX_ENTRIES = 20_000_000  # (element, window) pairs per batch, beyond which numpy is no help
@@ -32,12 +42,12 @@ class WindowGroups:
     starts: np.ndarray
     late_keys: np.ndarray
 
-    def group_ids(self):
+    def group_ids(self) -> np.ndarray:
         """The group of every entry."""
         return np.repeat(np.arange(len(self.bounds)), self.sizes)
 
 
-def _timestamps(timestamps):
+def _timestamps(timestamps: Sequence[Optional[int]]) -> Optional[np.ndarray]:
     try:
         times = np.array(timestamps)
     except (OverflowError, ValueError, TypeError):
@@ -49,7 +59,8 @@ def _timestamps(timestamps):
     return times
 
 
-def assign_windows(assigner, timestamps):
+def assign_windows(assigner: WindowAssigner[Any, Any], timestamps: Sequence[Optional[int]]
+                   ) -> Optional[Assigned]:
     """(element of each window, start of each window, the timestamps), elements in order and
     each one's windows in assign_windows' order; None unless the assigner is a built-in
     event-time tumbling or sliding one and every timestamp is a plain int."""
@@ -58,14 +69,18 @@ def assign_windows(assigner, timestamps):
         times = _timestamps(timestamps)
         if times is None:
             return None
-        starts = times - np.fmod(times - assigner.offset + assigner.size, assigner.size)
+        # (kind is TumblingEventTimeWindows: so is the assigner)
+        starts = times - np.fmod(times - assigner.offset + assigner.size,  # type: ignore[attr-defined]
+                                 assigner.size)  # type: ignore[attr-defined]
         return np.arange(len(times)), starts, times
     if kind is SlidingEventTimeWindows:
-        return _sliding(assigner, _timestamps(timestamps))
+        return _sliding(assigner,  # type: ignore[arg-type]  # (so is the assigner)
+                        _timestamps(timestamps))
     return None
 
 
-def _sliding(assigner, times):
+def _sliding(assigner: SlidingEventTimeWindows, times: Optional[np.ndarray]
+             ) -> Optional[Assigned]:
     if times is None:
         return None
     size, slide = assigner.size, assigner.slide
@@ -79,15 +94,16 @@ def _sliding(assigner, times):
     return rows[taken], candidates[taken], times
 
 
-def key_ids_of(keys):
+def key_ids_of(keys: Iterable[Hashable]) -> tuple[np.ndarray, list[Any]]:
     """(id of each element's key, the keys by id): ids in order of first appearance."""
-    ids: dict = {}
+    ids: dict[Hashable, int] = {}
     setdefault = ids.setdefault
     key_ids = [setdefault(key, len(ids)) for key in keys]
     return np.array(key_ids, dtype=np.int64), list(ids)
 
 
-def group_windows(key_ids, key_count, assigned, size, watermark, lateness) -> WindowGroups:
+def group_windows(key_ids: np.ndarray, key_count: int, assigned: Assigned, size: int,
+                  watermark: int, lateness: int) -> WindowGroups:
     """The groups of `assigned` (assign_windows' result). A key is late if one of its
     elements is in a window the watermark has passed, or in no window (a sliding window's
     gap) and later than the allowed lateness (the operator counts or side-outputs those)."""

@@ -1,6 +1,21 @@
 """Window types (PyFlink's TimeWindow, GlobalWindow, CountWindow) and time helpers."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Tuple
+
 from weir.runtime.wire import MAX_WATERMARK
+
+if TYPE_CHECKING:
+    from typing import Protocol, TypeVar
+
+    W_contra = TypeVar("W_contra", contravariant=True)
+
+    class MergeCallback(Protocol[W_contra]):
+        """What merge_windows reports each merge to (MergingWindowAssigner.MergeCallback
+        or the operator's collector)."""
+
+        def merge(self, to_be_merged: Sequence[W_contra], merge_result: W_contra) -> None: ...
 
 LONG_MAX = MAX_WATERMARK
 
@@ -11,7 +26,7 @@ def java_remainder(dividend: int, divisor: int) -> int:
     return -remainder if dividend < 0 else remainder
 
 
-def to_millis(value, what: str) -> int:
+def to_millis(value: object, what: str) -> int:
     """A Time, a Duration or an int number of milliseconds, as an int."""
     if isinstance(value, bool):
         raise TypeError(f"{what} must be a Time, a Duration or an int of milliseconds")
@@ -36,7 +51,7 @@ class TimeWindow(Window):
 
     __slots__ = ("start", "end", "_hash")
 
-    def __init__(self, start: int, end: int):
+    def __init__(self, start: int, end: int) -> None:
         self.start = start
         self.end = end
         self._hash = hash((start, end))  # windows are dict keys on every hot path
@@ -44,10 +59,10 @@ class TimeWindow(Window):
     def max_timestamp(self) -> int:
         return self.end - 1
 
-    def intersects(self, other: "TimeWindow") -> bool:
+    def intersects(self, other: TimeWindow) -> bool:
         return self.start <= other.end and self.end >= other.start
 
-    def cover(self, other: "TimeWindow") -> "TimeWindow":
+    def cover(self, other: TimeWindow) -> TimeWindow:
         return TimeWindow(min(self.start, other.start), max(self.end, other.end))
 
     @staticmethod
@@ -55,9 +70,10 @@ class TimeWindow(Window):
         return timestamp - java_remainder(timestamp - offset + window_size, window_size)
 
     @staticmethod
-    def merge_windows(windows, callback) -> None:
+    def merge_windows(windows: Iterable[TimeWindow],
+                      callback: MergeCallback[TimeWindow]) -> None:
         """Merges overlapping (or touching) windows; reports each merge of two or more."""
-        merged: list = []
+        merged: list[tuple[TimeWindow, list[TimeWindow]]] = []
         for window in sorted(windows, key=lambda w: (w.start, w.end)):
             if merged and merged[-1][0].intersects(window):
                 cover, members = merged[-1]
@@ -68,29 +84,29 @@ class TimeWindow(Window):
             if len(members) > 1:
                 callback.merge(members, cover)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is TimeWindow and self.start == other.start and self.end == other.end
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return self._hash
 
-    def __lt__(self, other):
+    def __lt__(self, other: TimeWindow) -> bool:
         return (self.start, self.end) < (other.start, other.end)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type[TimeWindow], Tuple[int, int]]:
         return TimeWindow, (self.start, self.end)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TimeWindow(start={self.start}, end={self.end})"
 
 
 class GlobalWindow(Window):
     """The one window that holds every element of a key."""
 
-    _instance = None
+    _instance: Optional[GlobalWindow] = None
 
     @classmethod
-    def get(cls) -> "GlobalWindow":
+    def get(cls) -> GlobalWindow:
         if cls._instance is None:
             cls._instance = cls()
         return cls._instance
@@ -98,19 +114,19 @@ class GlobalWindow(Window):
     def max_timestamp(self) -> int:
         return LONG_MAX
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is GlobalWindow
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return 0
 
-    def __lt__(self, other):
+    def __lt__(self, other: GlobalWindow) -> bool:
         return False
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Callable[[], GlobalWindow], Tuple[()]]:
         return GlobalWindow.get, ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "GlobalWindow"
 
 
@@ -119,25 +135,25 @@ class CountWindow(Window):
 
     __slots__ = ("id",)
 
-    def __init__(self, id: int):
+    def __init__(self, id: int) -> None:
         self.id = id
 
     def max_timestamp(self) -> int:
         return LONG_MAX
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is CountWindow and self.id == other.id
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("count", self.id))
 
-    def __lt__(self, other):
+    def __lt__(self, other: CountWindow) -> bool:
         return self.id < other.id
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type[CountWindow], Tuple[int]]:
         return CountWindow, (self.id,)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"CountWindow(id={self.id})"
 
 
@@ -146,22 +162,22 @@ class TimestampedValue:
 
     __slots__ = ("value", "timestamp")
 
-    def __init__(self, value, timestamp=None):
+    def __init__(self, value: Any, timestamp: Optional[int] = None) -> None:
         self.value = value
         self.timestamp = timestamp
 
-    def get_value(self):
+    def get_value(self) -> Any:
         return self.value
 
-    def get_timestamp(self):
+    def get_timestamp(self) -> Optional[int]:
         return self.timestamp
 
     def has_timestamp(self) -> bool:
         return self.timestamp is not None
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, TimestampedValue) and self.value == other.value
                 and self.timestamp == other.timestamp)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TimestampedValue({self.value!r}, {self.timestamp})"
