@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from tests.e2e.shared import read_part_files
-from weir.spark.restore import last_committed_batch
+from weir.spark.restore import IDENTITY_FILE, last_committed_batch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JOB = os.path.join(ROOT, "tests", "e2e", "jobs", "fault_injection_job.py")
@@ -33,6 +33,8 @@ WINDOW_MS = 10_000
 JOB_TIMEOUT_S = 600
 LIFE_S = 15.0  # about how long a life (killed at random) runs
 WORK_TIMEOUT_S = 120  # a life that plans no micro-batch for this long is stuck
+KAFKA_TASKS = 2  # the tasks that write the Kafka sink: the job's 2 shuffle partitions
+TAGS = ("life", "batch", "task")  # what the job adds to a Kafka record (see the job)
 
 
 @dataclass
@@ -204,19 +206,24 @@ class Setup:
 @dataclass
 class KillPoint:
     """Where one SIGKILL landed: the life it ended, seconds after that life started, the
-    last micro-batch committed then, and the batch in flight (planned, not committed)."""
+    last micro-batch committed then, the batch in flight (planned, not committed), and
+    per task of the Kafka sink the micro-batches it had committed to Kafka then (None: the
+    job had no identity yet; see kafka_batches_written)."""
     life: int
     after_s: float
     committed: Optional[int]
     in_flight: Optional[int]
     kind: str
+    kafka_written: Optional[Dict[int, int]] = None
 
     def __str__(self):
         where = ("before its first batch" if self.committed is None and self.in_flight is None
                  else f"batch {self.in_flight} in flight" if self.in_flight is not None
                  else f"between batches (last committed {self.committed})")
+        written = "" if self.kafka_written is None else (
+            f"; Kafka batches committed by task: {self.kafka_written}")
         return (f"life {self.life}: {self.kind} kill {self.after_s:.1f} s after its start, "
-                f"{where}")
+                f"{where}{written}")
 
 
 @dataclass
@@ -233,11 +240,46 @@ def _batch_ids(directory: str) -> List[int]:
     return sorted(int(n) for n in os.listdir(directory) if n.isdigit())
 
 
-def kill_point(checkpoint: str, life: int, after_s: float, kind: str) -> KillPoint:
+def kill_point(setup: Setup, life: int, after_s: float, kind: str) -> KillPoint:
+    """Where the kill of life `life` landed; read right after the kill, before the next
+    life starts."""
+    checkpoint = setup.path("checkpoint")
     committed = last_committed_batch(checkpoint)
     planned = _batch_ids(os.path.join(checkpoint, "offsets"))
     in_flight = planned[-1] if planned and planned[-1] != committed else None
-    return KillPoint(life, after_s, committed, in_flight, kind)
+    return KillPoint(life, after_s, committed, in_flight, kind, kafka_batches_written(setup))
+
+
+def kafka_batches_written(setup: Setup) -> Optional[Dict[int, int]]:
+    """Per task of the job's Kafka sink, how many micro-batches it has committed to Kafka
+    (batches 0 to n - 1), as its replay marker says: the transaction of a task's batch b
+    also commits offset b + 1 of the consumer group <prefix>-<job>-<task> (prefix: the
+    output topic; job: the identity in the checkpoint; weir.runtime.connectors.kafka_sink).
+    Read after a kill and before the next life: first a producer of each task's
+    transactional id is initialized, as the next life's writer of the task does first,
+    which ends the transaction the killed life left: aborted if open, committed if the
+    life had asked for its commit (the broker finishes it, even after the kill). Then a
+    batch of the killed life below the marker committed, and one at or above it did not.
+    None where the job has no identity yet."""
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    identity = os.path.join(setup.path("checkpoint"), IDENTITY_FILE)
+    if not os.path.exists(identity):
+        return None
+    with open(identity, encoding="ascii") as handle:
+        job = handle.read().strip()
+    written = {}
+    for task in range(KAFKA_TASKS):
+        Producer({"bootstrap.servers": setup.broker.bootstrap,
+                  "transactional.id": f"{setup.output_topic}-{task}"}).init_transactions(60)
+        consumer = Consumer({"bootstrap.servers": setup.broker.bootstrap,
+                             "group.id": f"{setup.output_topic}-{job}-{task}",
+                             "enable.auto.commit": False})
+        try:
+            marker = consumer.committed([TopicPartition(setup.output_topic, 0)], timeout=30)
+        finally:
+            consumer.close()
+        written[task] = max(marker[0].offset, 0)  # (none committed: a negative offset)
+    return written
 
 
 def start_job(setup: Setup, life: int, hang_file: Optional[str] = None) -> subprocess.Popen:
@@ -286,8 +328,7 @@ def kill_inside_a_kafka_transaction(setup: Setup, report: RunReport) -> None:
             raise AssertionError("the Kafka sink never hung inside a transaction")
         time.sleep(0.1)
     kill(process)
-    report.kills.append(kill_point(setup.path("checkpoint"), 0, time.monotonic() - started,
-                                   "in-transaction"))
+    report.kills.append(kill_point(setup, 0, time.monotonic() - started, "in-transaction"))
 
 
 @dataclass
@@ -337,8 +378,7 @@ def random_kill(setup: Setup, life: int, plan: KillPlan, rng, report: RunReport)
         process.wait(delay)
     except subprocess.TimeoutExpired:
         kill(process)
-        report.kills.append(kill_point(setup.path("checkpoint"), life,
-                                       time.monotonic() - started, kind))
+        report.kills.append(kill_point(setup, life, time.monotonic() - started, kind))
         return
     raise AssertionError(f"life {life} ended by itself ({process.returncode}) before the "
                          f"end of its input:\n{log_tail(setup, life)}")
@@ -416,7 +456,7 @@ def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = None,
 
 def read_kafka(setup: Setup, count: int, committed: bool = True) -> List[tuple]:
     """The output topic read with read_committed (else its whole log, read_uncommitted):
-    (partition, offset, update with the life that wrote it) triples."""
+    (partition, offset, update with its TAGS) triples."""
     return [(partition, offset, json.loads(value)) for partition, offset, value in
             setup.broker.consume_at(setup.output_topic, count, 60 if committed else 10,
                                     committed)]
@@ -448,7 +488,8 @@ def read_sinks(setup: Setup, expected: Dict[str, list]) -> Dict[str, list]:
 
 
 def without_life(records: List[dict]) -> List[dict]:
-    return [{k: v for k, v in r.items() if k != "life"} for r in records]
+    """Kafka records as updates: their TAGS (life, micro-batch, task) left out."""
+    return [{k: v for k, v in r.items() if k not in TAGS} for r in records]
 
 
 def _text(record) -> str:
@@ -456,8 +497,49 @@ def _text(record) -> str:
 
 
 def _update_text(record: dict) -> str:
-    """A Kafka record's update (its life left out), as difference() compares it."""
-    return _text({k: v for k, v in record.items() if k != "life"})
+    """A Kafka record's update (its TAGS left out), as difference() compares it."""
+    return _text({k: v for k, v in record.items() if k not in TAGS})
+
+
+@dataclass
+class KafkaTransactions:
+    """The Kafka output's records by the transaction that holds each: `committed`, those
+    of transactions that committed; `aborted`, those of a transaction a kill left open
+    (the next producer of its id aborts it; Tansu still shows them to read_committed
+    consumers); `unexplained`, records neither (with why)."""
+    committed: List[dict] = field(default_factory=list)
+    aborted: List[dict] = field(default_factory=list)
+    unexplained: List[str] = field(default_factory=list)
+
+
+def kafka_transactions(records: List[dict], kills: List[KillPoint]) -> KafkaTransactions:
+    """Sorts the Kafka output's records (each tagged with its life, micro-batch and task:
+    one transaction per life, batch and task) record by record. The last life ran to its
+    end, so its transactions committed. A killed life's record of (batch b, task t) is of
+    a committed transaction if the task's marker read right after the kill was above b
+    (kafka_batches_written); otherwise its transaction was open at the kill, which must
+    then have been of the batch in flight (a life commits or fails each transaction before
+    its batch commits)."""
+    killed = {kill.life: kill for kill in kills}
+    found = KafkaTransactions()
+    for record in records:
+        kill = killed.get(record["life"])
+        if kill is None:
+            found.committed.append(record)
+            continue
+        written = (kill.kafka_written or {}).get(record.get("task"))
+        batch = record.get("batch")
+        if written is None or batch is None:
+            found.unexplained.append(f"{_text(record)}: no marker of its task read at {kill}")
+        elif batch < written:
+            found.committed.append(record)
+        elif batch == kill.in_flight:
+            found.aborted.append(record)
+        else:
+            found.unexplained.append(f"{_text(record)}: its task had committed {written} "
+                                     f"batches, and batch {batch} was not in flight at "
+                                     f"{kill}")
+    return found
 
 
 @dataclass

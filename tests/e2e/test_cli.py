@@ -9,11 +9,10 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from tests.e2e.shared import read_part_files
+from tests.e2e.shared import read_part_files, wait_until
 from weir.runtime.key_groups import assign_to_key_group
 
 pytestmark = pytest.mark.spark
@@ -54,15 +53,6 @@ def submitted(output: str) -> str:
 
 def job_lines(weir, *flags):
     return [line for line in weir("list", *flags).stdout.splitlines() if " : " in line]
-
-
-def wait_until(condition, what, seconds=240):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"not {what} within {seconds} s")
 
 
 def running(weir, job_id):

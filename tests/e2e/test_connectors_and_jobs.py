@@ -4,7 +4,6 @@ import glob
 import os
 import subprocess
 import sys
-import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -13,6 +12,7 @@ import pytest
 from weir.common import Duration, Row, Types
 from weir.datastream.connectors import DataGeneratorSource, FileSink, FileSource
 from weir.common.job import JobStatus
+from tests.e2e.shared import wait_until
 
 pytestmark = pytest.mark.spark
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -69,12 +69,9 @@ def test_text_files_monitored_until_cancelled(spark_env, tmp_path):
     env.from_source(source.build(), None, "text").map(str.upper).add_sink(
         lambda v, c: seen.append(v))
     client = env.execute_async("monitor")
-    deadline = time.time() + 120
-    while len(seen) < 2 and time.time() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: len(seen) >= 2, "the first file's lines", 120, state=lambda: seen)
     (source_dir / "2.txt").write_text("c\n")
-    while len(seen) < 3 and time.time() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: len(seen) >= 3, "the second file's line", 120, state=lambda: seen)
     assert client.get_job_status() == JobStatus.RUNNING
     client.cancel()
     assert client.wait() == JobStatus.CANCELED
@@ -88,9 +85,7 @@ def test_unbounded_generator_runs_until_cancelled(spark_env):
     env.from_source(source, None, "numbers").filter(lambda i: i % 2 == 0).add_sink(
         lambda v, c: seen.append(v))
     client = env.execute_async("generator")
-    deadline = time.time() + 120
-    while len(seen) < 50 and time.time() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: len(seen) >= 50, "50 even numbers", 120, state=lambda: len(seen))
     client.cancel()
     assert client.get_job_status() == JobStatus.CANCELED
     assert sorted(seen)[:50] == list(range(0, 100, 2))

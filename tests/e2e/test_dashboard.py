@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 import playwright.sync_api as playwright
 import pytest
 
-from tests.e2e.test_cli import ROOT, submitted, wait_until
+from tests.e2e.shared import wait_until
+from tests.e2e.test_cli import ROOT, submitted
 from tests.e2e.test_rest import Server, environment  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.spark

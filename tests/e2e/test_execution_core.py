@@ -2,7 +2,6 @@
 job; operators of two inputs see each record with its input label; metrics count once."""
 
 import os
-import time
 
 import pytest
 
@@ -16,6 +15,7 @@ from weir.runtime import adapters
 from weir.runtime.key_groups import assign_to_key_group, operator_index
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.sinks import CollectSink
+from tests.e2e.shared import wait_until
 
 ODD = OutputTag("odd")
 
@@ -90,12 +90,6 @@ def _write_json_lines(path, records):
             handle.write(f'{{"key": "{key}", "n": {number}}}\n')
 
 
-def _wait_for(condition, seconds=120):
-    deadline = time.time() + seconds
-    while not condition() and time.time() < deadline:
-        time.sleep(0.2)
-
-
 def _batch_ids(directory):
     return sorted(int(n) for n in os.listdir(directory) if n.isdigit()) if os.path.isdir(
         directory) else []
@@ -128,8 +122,11 @@ def test_fan_out_keeps_one_state_across_a_restart_from_checkpoint(spark_env, tmp
             lambda row: (row.key, row.n))
         runs.append(_fan_out_job(spark_env, source, log))
         client = spark_env.execute_async(f"restarted-{part}")
-        _wait_for(lambda: len(runs[-1][3].results) >= 45)  # 30 records, 15 of them odd
-        _wait_for(lambda: _all_batches_committed(checkpoint))
+        wait_until(lambda: len(runs[-1][3].results) >= 45,  # 30 records, 15 of them odd
+                   f"run {part}'s 45 union results", 120,
+                   state=lambda: len(runs[-1][3].results))
+        wait_until(lambda: _all_batches_committed(checkpoint),
+                   f"run {part}'s micro-batches committed", 120)
         client.cancel()
 
     calls = log.lines()

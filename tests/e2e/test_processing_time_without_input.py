@@ -1,10 +1,10 @@
 """A processing-time timer fires when it is due even while no input comes at all: the
 engine runs a micro-batch for it (as Flink's timer service fires on the wall clock)."""
 
-import time
 import types
 
 from tests.e2e.jobs.silent_alert import InactivityAlert, TwoThenSilence
+from tests.e2e.shared import wait_until, wait_until_at_rest
 from weir.common import WatermarkStrategy
 from weir.common.job import JobStatus
 
@@ -16,12 +16,6 @@ def _job(env, results):
         lambda v, ctx: results.append(v))
 
 
-def _wait_for(results, count, seconds=60):
-    deadline = time.time() + seconds
-    while len(results) < count and time.time() < deadline:
-        time.sleep(0.1)
-
-
 EXPECTED = [{"element": 0}, {"element": 1}, {"alert": "a"}]
 
 
@@ -30,8 +24,13 @@ def test_a_due_timer_fires_on_spark_while_the_stream_has_no_input(spark_env):
     _job(spark_env, results)
     client = spark_env.execute_async("quiet")
     try:
-        _wait_for(results, 3)
-        time.sleep(1.5)  # no more output comes
+        wait_until(lambda: len(results) >= 3, "the two elements and the alert", 60,
+                   state=lambda: results)
+        # no more output comes: the query has run every micro-batch there is (a trigger
+        # after them found nothing to do) and no processing-time timer is pending, so
+        # without input no micro-batch follows
+        wait_until_at_rest(client.query, "the query at rest after the alert")
+        assert client.due is None, client.due
     finally:
         client.cancel()
     assert sorted(results, key=str) == sorted(EXPECTED, key=str)
@@ -42,8 +41,14 @@ def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
     _job(local_env, results)
     client = local_env.execute_async("quiet")
     try:
-        _wait_for(results, 3)
-        time.sleep(0.5)
+        wait_until(lambda: len(results) >= 3, "the two elements and the alert", 60,
+                   state=lambda: results)
+        # no more output comes: two more rounds of the executor (each polls the source and
+        # the timers; the second starts after the first has ended) find nothing to run, and
+        # no processing-time timer is pending
+        seen = client.rounds
+        wait_until(lambda: client.rounds >= seen + 2, "two more rounds of the executor", 60)
+        assert client.control.next_processing_timer() is None
     finally:
         client.cancel()
     assert client.wait(30) == JobStatus.CANCELED
@@ -56,7 +61,7 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
     of each operator that may hold one, and the same timer asks again only if it is still
     pending a second later."""
     from weir.runtime.sources import CollectionReader
-    from weir.runtime.wire import TICK
+    from weir.runtime.wire import Control
     from weir.spark import source
     from weir.spark.source import TICK_KEY, AnnouncingReader, WeirStreamReader
 
@@ -72,10 +77,10 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
     ticked = reader.latestOffset(start)
     assert ticked == {**start, TICK_KEY: 5200}
     splits = reader.partitions(start, ticked)
-    assert [s.splits for s in splits] == [[(TICK,)]]
+    assert [s.splits for s in splits] == [[(Control.TICK,)]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"]) for r in rows] == [
-        ("alerts", kg, TICK) for kg in range(3)]
+        ("alerts", kg, Control.TICK) for kg in range(3)]
     clock[0] = 6.1
     assert reader.latestOffset(ticked) == ticked  # asked 0.9 s ago
     clock[0] = 6.3

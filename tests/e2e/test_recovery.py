@@ -1,17 +1,19 @@
 """A job killed with SIGKILL mid-stream and started again gives exactly the output of an
 uninterrupted run: state, source positions and file output are exactly-once."""
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from tests.e2e.shared import read_part_files
+from tests.e2e.shared import read_part_files, wait_until
+from weir.spark.executor import DUE_FILE
 from weir.spark.restore import last_committed_batch, load_operator_states
+from weir.spark.source import read_announcements
 
 pytestmark = pytest.mark.spark
 
@@ -54,14 +56,14 @@ def kill_and_restart(tmp_path, job_args, restart_args=None, restart_extra=(),
     it wrote."""
     output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     job = start(output, checkpoint, job_args)
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        if ready(output, checkpoint):
-            break
-        assert job.poll() is None, job.stderr.read().decode()[-3000:]
-        time.sleep(0.2)
-    os.killpg(job.pid, signal.SIGKILL)  # the driver and its Spark workers, at once
-    job.wait()
+    try:
+        wait_until(lambda: _alive(job) and ready(output, checkpoint), "the moment to kill",
+                   300, state=lambda: len(read_part_files(output)) if os.path.isdir(output)
+                   else "no output yet")
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # (none left of a job that died)
+            os.killpg(job.pid, signal.SIGKILL)  # the driver and its Spark workers, at once
+        job.wait()
     written_before = len(read_part_files(output))
     assert 0 < written_before < EVENTS
 
@@ -79,14 +81,33 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_output(tmp_path
     assert len(records) == len(expected)
 
 
+def _alive(job) -> bool:
+    """True while `job` runs; an AssertionError with its error output once it has ended."""
+    assert job.poll() is None, job.stderr.read().decode()[-3000:]
+    return True
+
+
 def _wait_for_output(directory, job, done, seconds=90):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if os.path.isdir(directory) and done(read_part_files(directory)):
-            return
-        assert job.poll() is None, job.stderr.read().decode()[-3000:]
-        time.sleep(0.2)
-    raise AssertionError(f"no such output in {seconds} s: {read_part_files(directory)}")
+    wait_until(lambda: _alive(job) and os.path.isdir(directory)
+               and done(read_part_files(directory)), "such output", seconds,
+               state=lambda: read_part_files(directory) if os.path.isdir(directory) else None)
+
+
+def _batch_ids(directory):
+    return sorted(int(n) for n in os.listdir(directory) if n.isdigit()) \
+        if os.path.isdir(directory) else []
+
+
+def _at_rest(checkpoint) -> bool:
+    """Whether a job without input (its source has no record to come) and without its own
+    watermarks or idleness can run no further micro-batch: none is in flight (every batch
+    in the offset log committed) and the driver announces no pending processing-time
+    timer to tick for (a batch writes the announcement before it commits: read between
+    the two logs, with no batch in flight, it is the last batch's)."""
+    committed = last_committed_batch(checkpoint)
+    due = read_announcements(os.path.join(checkpoint, DUE_FILE)).get("due", "unread")
+    planned = _batch_ids(os.path.join(checkpoint, "offsets"))
+    return committed is not None and planned[-1:] == [committed] and due is None
 
 
 def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_path):
@@ -103,7 +124,12 @@ def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_p
     restarted = start(output, checkpoint, (SILENT,))
     try:
         _wait_for_output(output, restarted, lambda records: any("alert" in r for r in records))
-        time.sleep(1)  # nothing more comes
+        # nothing more comes: no micro-batch in flight and no timer pending, without input
+        wait_until(lambda: _alive(restarted) and _at_rest(checkpoint),
+                   "the restarted job at rest after the alert", 60,
+                   state=lambda: (last_committed_batch(checkpoint), _batch_ids(
+                       os.path.join(checkpoint, "offsets"))[-1:], read_announcements(
+                           os.path.join(checkpoint, DUE_FILE))))
     finally:
         os.killpg(restarted.pid, signal.SIGKILL)
         restarted.wait()

@@ -11,7 +11,7 @@ from weir.common.time import Time
 from weir.datastream.connectors.redis import RedisSink, RedisStreamSource
 from weir.datastream.functions import ProcessWindowFunction
 from weir.datastream.window import TumblingEventTimeWindows
-from tests.e2e.shared import checkpointed_env
+from tests.e2e.shared import checkpointed_env, wait_until, wait_until_at_rest
 
 pytestmark = pytest.mark.spark
 
@@ -53,13 +53,6 @@ def _windowed_job(env, source):
     return (stream.key_by(lambda row: row.sensor)
             .window(TumblingEventTimeWindows.of(Time.seconds(10)))
             .process(_CountWindow(), Types.STRING()))
-
-
-def _wait_for(condition, seconds=90):
-    deadline = time.time() + seconds
-    while not condition():
-        assert time.time() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("executor", ["spark", "local"])
@@ -106,13 +99,17 @@ def test_a_job_restarted_from_its_checkpoint_reads_everything_exactly_once(
 
     redis_server.add(source_stream, entries[:25])
     client = start()
-    _wait_for(lambda: redis_server.client.xlen(target) >= 25)
+    wait_until(lambda: redis_server.client.xlen(target) >= 25, "the first 25 entries written",
+               90, state=lambda: redis_server.client.xlen(target), interval=0.1)
     client.cancel()
     redis_server.add(source_stream, entries[25:])
     client = start()
     try:
-        _wait_for(lambda: redis_server.client.xlen(target) >= 40)
-        time.sleep(1.5)  # a duplicate would come now
+        wait_until(lambda: redis_server.client.xlen(target) >= 40, "all 40 entries written", 90,
+                   state=lambda: redis_server.client.xlen(target), interval=0.1)
+        # a duplicate would come in a micro-batch still to run: the query runs every one
+        # there is until a trigger finds nothing new in the source
+        wait_until_at_rest(client.query, "the restarted query at rest")
     finally:
         client.cancel()
     assert sorted(redis_server.entries(target), key=lambda f: int(f["reading"])) == \

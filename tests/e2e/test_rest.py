@@ -15,7 +15,8 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.e2e.test_cli import JOB, ROOT, submitted, wait_until
+from tests.e2e.shared import wait_until
+from tests.e2e.test_cli import JOB, ROOT, submitted
 
 pytestmark = pytest.mark.spark
 

@@ -3,7 +3,6 @@ and SparkSink, on the shared session."""
 
 import glob
 import os
-import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,7 +14,7 @@ from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.connectors.spark import SparkSink
 from weir.datastream.window import TumblingEventTimeWindows
-from tests.e2e.shared import RunningCount
+from tests.e2e.shared import RunningCount, wait_until, wait_until_at_rest
 
 pytestmark = pytest.mark.spark
 
@@ -27,12 +26,6 @@ LATER = [("b", 8_000, 30), ("a", 30_000, 0)]  # the second moves the watermark p
 def _write_parquet(path, events):
     pq.write_table(pa.table({"key": [e[0] for e in events], "ts": [e[1] for e in events],
                              "amount": [e[2] for e in events]}), str(path))
-
-
-def _wait_for(values, count, timeout_s=180):
-    deadline = time.time() + timeout_s
-    while len(values) < count and time.time() < deadline:
-        time.sleep(0.2)
 
 
 def test_a_streaming_parquet_dataframe_feeds_an_event_time_window(spark, spark_env,
@@ -57,10 +50,14 @@ def test_a_streaming_parquet_dataframe_feeds_an_event_time_window(spark, spark_e
     spark_env.enable_checkpointing(100)
     client = spark_env.execute_async("parquet windows")
     try:
-        _wait_for(sums, 2)  # the first file's windows before 8 s: [0, 5) of a and b
+        # the first file's windows before 8 s: [0, 5) of a and b
+        wait_until(lambda: len(sums) >= 2, "the windows [0, 5)", 180, state=lambda: sums)
         _write_parquet(source_dir / "2.parquet", LATER)
-        _wait_for(sums, 4)
-        time.sleep(2)  # nothing more fires: the windows from 30 s stay open
+        wait_until(lambda: len(sums) >= 4, "the windows [5, 10)", 180, state=lambda: sums)
+        # nothing more fires: the windows from 30 s stay open, whatever micro-batches run
+        # (the query runs every one there is, for the input and the watermark, until a
+        # trigger finds nothing more to do)
+        wait_until_at_rest(client.query, "the query at rest after the second file")
         assert client.get_job_status() == JobStatus.RUNNING
     finally:
         client.cancel()

@@ -6,11 +6,10 @@ stopped, each match once (partial matches and rows waiting for the watermark res
 import json
 import os
 import re
-import time
 
 import pytest
 
-from tests.e2e.shared import read_part_files
+from tests.e2e.shared import read_part_files, wait_until
 from weir.common.job import JobStatus
 from weir.table import EnvironmentSettings, TableEnvironment
 
@@ -65,12 +64,12 @@ def totals_of(printed):
 
 def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path, capsys):
     first = start(tmp_path, 2)
-    deadline = time.time() + 120
     windows = str(tmp_path / "windows")
-    while time.time() < deadline and not (os.path.isdir(windows)
-                                          and len(read_part_files(windows)) >= 2):
+
+    def two_windows_written():
         assert first.get_job_client().get_job_status() != JobStatus.FAILED
-        time.sleep(0.1)
+        return os.path.isdir(windows) and len(read_part_files(windows)) >= 2
+    wait_until(two_windows_written, "two windows written", 120, interval=0.1)
     client = first.get_job_client()
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
     assert client.wait(60) == JobStatus.FINISHED

@@ -19,9 +19,11 @@ Usage: fault_injection_job.py --broker B --input-topic T --input-dir D --output-
            --checkpoint C --kafka-events N --life L [--hang-in-transaction FILE]
            [--spark-conf KEY=VALUE ...]
 
---life tags each Kafka output record with the run (life) that wrote it (the test strips
-it); --hang-in-transaction makes the Kafka sink's serializer stop forever inside an open
-transaction, after touching FILE (a deterministic kill point: see the test).
+--life tags each Kafka output record with the run (life) that wrote it, and each record
+is tagged with the micro-batch and the task (Spark partition) whose Kafka transaction holds
+it too (the test strips the tags); --hang-in-transaction makes the Kafka sink's serializer
+stop forever inside an open transaction, after touching FILE (a deterministic kill point:
+see the test).
 """
 
 import argparse
@@ -75,9 +77,11 @@ class WindowCount(ProcessWindowFunction):
 
 
 class UpdateSerializer:
-    """A Kafka value: the update as JSON, tagged with the life that wrote it. With
-    `hang_file`, the first record serialized right after another one (so inside a Kafka
-    transaction that already holds a record) touches the file and stops forever."""
+    """A Kafka value: the update as JSON, tagged with the life that wrote it and the
+    micro-batch and task it is written in (the sink's transaction is one per task and
+    micro-batch: weir.runtime.connectors.kafka_sink). With `hang_file`, the first record
+    serialized right after another one (so inside a Kafka transaction that already holds a
+    record) touches the file and stops forever."""
 
     def __init__(self, life: int, hang_file: str = None):
         self.life = life
@@ -92,7 +96,17 @@ class UpdateSerializer:
             while True:
                 time.sleep(60)
         self.last_call = now
-        return json.dumps({**update, "life": self.life}, sort_keys=True).encode()
+        return json.dumps({**update, "life": self.life, **_batch_and_task()},
+                          sort_keys=True).encode()
+
+
+def _batch_and_task() -> dict:
+    """The micro-batch (the id Spark gives the jobs a micro-batch runs) and the task (its
+    partition, the sink's task) of the Spark task writing the record."""
+    from pyspark import TaskContext
+    context = TaskContext.get()
+    return {"batch": int(context.getLocalProperty("streaming.sql.batchId")),
+            "task": context.partitionId()}
 
 
 def parse_args(argv=None):
