@@ -20,8 +20,9 @@ test-unit: setup  ## the quick tier: tests/unit, no Spark, no JVM (under a minut
 test-e2e: setup  ## the end-to-end tests: Spark, the servers, the examples
 	$(PY) -m pytest -q tests/e2e
 
-lint: setup typecheck  ## ruff (pyproject.toml's rules), the import-linter layer contracts, mypy
+lint: setup typecheck  ## ruff's rules and format check, the import-linter layer contracts, mypy
 	.venv/bin/ruff check $(SOURCES)
+	.venv/bin/ruff format --check $(SOURCES)
 	.venv/bin/lint-imports
 
 typecheck: setup  ## mypy over weir, the core packages strictly (pyproject.toml's [tool.mypy])

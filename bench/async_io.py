@@ -133,19 +133,23 @@ class ServiceProtocol(asyncio.Protocol):
 async def serve(control, latency, bucket):
     loop = asyncio.get_running_loop()
     service = Service(loop, latency, bucket)
-    server = await loop.create_server(lambda: ServiceProtocol(service), LOOPBACK, 0,
-                                      backlog=1024)
+    server = await loop.create_server(lambda: ServiceProtocol(service), LOOPBACK, 0, backlog=1024)
     stop = loop.create_future()
     loop.add_reader(control.fileno(), lambda: stop.done() or stop.set_result(None))
     control.send(server.sockets[0].getsockname()[1])
     await stop
     server.close()
     answered, flushes = max(1, service.answered), max(1, service.flushes)
-    control.send({"answered": service.answered, "cpu_s": time.process_time(),
-                  "connections": service.connections,
-                  "latency_ms": service.latency_sum * 1000 / answered,
-                  "late_mean_ms": service.late_sum * 1000 / flushes,
-                  "late_max_ms": service.late_max * 1000})
+    control.send(
+        {
+            "answered": service.answered,
+            "cpu_s": time.process_time(),
+            "connections": service.connections,
+            "latency_ms": service.latency_sum * 1000 / answered,
+            "late_mean_ms": service.late_sum * 1000 / flushes,
+            "late_max_ms": service.late_max * 1000,
+        }
+    )
 
 
 def service_main(control, latency, bucket):
@@ -156,7 +160,8 @@ def start_service(latency_ms, bucket_ms):
     """(process, control pipe, port) of a new service process."""
     here, there = multiprocessing.get_context("spawn").Pipe()
     process = multiprocessing.get_context("spawn").Process(
-        target=service_main, args=(there, latency_ms / 1000, bucket_ms / 1000), daemon=True)
+        target=service_main, args=(there, latency_ms / 1000, bucket_ms / 1000), daemon=True
+    )
     process.start()
     deadline = time.monotonic() + 60
     while not here.poll(0.1):
@@ -249,9 +254,12 @@ class Lookup(AsyncFunction):
         return await asyncio.shield(self._opening)
 
     async def _open_all(self, loop):
-        opened = await asyncio.gather(*(
-            loop.create_connection(lambda: Connection(loop), self.host, self.port)
-            for _ in range(self.connections)))
+        opened = await asyncio.gather(
+            *(
+                loop.create_connection(lambda: Connection(loop), self.host, self.port)
+                for _ in range(self.connections)
+            )
+        )
         self._pool = [protocol for _, protocol in opened]
         return self._pool
 
@@ -293,10 +301,16 @@ class Tally:
 
     def problems(self, ordered):
         missing = len(self.seen) - sum(self.seen)
-        found = [f"{n:,} {what}" for n, what in (
-            (missing, "records without a result"), (self.duplicates, "duplicate results"),
-            (self.wrong, "wrong answers"),
-            (self.out_of_order if ordered else 0, "results out of input order")) if n]
+        found = [
+            f"{n:,} {what}"
+            for n, what in (
+                (missing, "records without a result"),
+                (self.duplicates, "duplicate results"),
+                (self.wrong, "wrong answers"),
+                (self.out_of_order if ordered else 0, "results out of input order"),
+            )
+            if n
+        ]
         return found
 
 
@@ -330,8 +344,10 @@ def run_operator(port, args):
     from weir.datastream.async_retry_strategies import NO_RETRY_STRATEGY
     from weir.runtime.async_io import UNORDERED, AsyncWaitSpec, AsyncWaitStep
     from weir.runtime.context import RuntimeContext
-    spec = AsyncWaitSpec(Lookup(port, args.connections), 30_000, args.capacity,
-                         NO_RETRY_STRATEGY, UNORDERED)
+
+    spec = AsyncWaitSpec(
+        Lookup(port, args.connections), 30_000, args.capacity, NO_RETRY_STRATEGY, UNORDERED
+    )
     step, tally = AsyncWaitStep(spec, "async"), Tally(args.records)
     started = time.perf_counter()
     step.open(RuntimeContext("async", None, 0, 1))
@@ -354,13 +370,14 @@ def run_job(port, args, records, mode, spark=None):
     else:
         env.set_spark_session(spark)
     tally = Tally(records)
-    source = DataGeneratorSource(record, count=records,
-                                 max_records_per_batch=args.records_per_batch)
+    source = DataGeneratorSource(
+        record, count=records, max_records_per_batch=args.records_per_batch
+    )
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "records")
-    wait = AsyncDataStream.ordered_wait if mode == "ordered" \
-        else AsyncDataStream.unordered_wait
-    wait(stream, Lookup(port, args.connections), Time.seconds(30),
-         capacity=args.capacity).add_sink(tally.add)
+    wait = AsyncDataStream.ordered_wait if mode == "ordered" else AsyncDataStream.unordered_wait
+    wait(stream, Lookup(port, args.connections), Time.seconds(30), capacity=args.capacity).add_sink(
+        tally.add
+    )
     started = time.perf_counter()
     env.execute(f"bench-async-{mode}")
     return time.perf_counter() - started, tally
@@ -368,6 +385,7 @@ def run_job(port, args, records, mode, spark=None):
 
 def make_spark():
     from keyed_state import make_session
+
     started = time.perf_counter()
     spark = make_session()
     return spark, time.perf_counter() - started
@@ -389,13 +407,19 @@ def measure(args, port, spark):
     """{name: (median seconds, problems)} of the runs (taking turns, --repeat times each),
     after the warm-up job."""
     warm_s, warm = run_job(port, args, args.warmup_records, "unordered", spark)
-    print(f"  warm-up job ({args.warmup_records:,} records, not counted): {warm_s:.2f} s",
-          flush=True)
+    print(
+        f"  warm-up job ({args.warmup_records:,} records, not counted): {warm_s:.2f} s", flush=True
+    )
     fixed_s, fixed = run_job(port, args, 1, "unordered", spark)
-    print(f"  job of 1 record (the engine's fixed cost of a job, which the job figures "
-          f"include): {fixed_s:.2f} s", flush=True)
-    times, problems = {name: [] for name in RUNS}, {"warm-up": warm.problems(False),
-                                                     "1-record job": fixed.problems(False)}
+    print(
+        f"  job of 1 record (the engine's fixed cost of a job, which the job figures "
+        f"include): {fixed_s:.2f} s",
+        flush=True,
+    )
+    times, problems = (
+        {name: [] for name in RUNS},
+        {"warm-up": warm.problems(False), "1-record job": fixed.problems(False)},
+    )
     cpu = {name: [] for name in RUNS}
     for _ in range(args.repeat):
         for name in RUNS:
@@ -404,43 +428,59 @@ def measure(args, port, spark):
             times[name].append(seconds)
             cpu[name].append(time.process_time() - cpu_started)
             problems[name] = problems.get(name, []) + tally.problems(name == "ordered")
-            print(f"  {name:9s} {seconds:7.2f} s  {args.records / seconds:>10,.0f} results/s"
-                  f"  {'OK' if not problems[name] else 'MISMATCH'}", flush=True)
-    median = {name: (statistics.median(times[name]), statistics.median(cpu[name]))
-              for name in RUNS}
+            print(
+                f"  {name:9s} {seconds:7.2f} s  {args.records / seconds:>10,.0f} results/s"
+                f"  {'OK' if not problems[name] else 'MISMATCH'}",
+                flush=True,
+            )
+    median = {name: (statistics.median(times[name]), statistics.median(cpu[name])) for name in RUNS}
     return median, problems
 
 
 def print_service(service, args):
-    print(f"service: {service['answered']:,} requests answered over "
-          f"{service['connections']} connections (all runs), after "
-          f"{service['latency_ms']:.2f} ms on average (its timers late by "
-          f"{service['late_mean_ms']:.2f} ms on average, {service['late_max_ms']:.1f} ms at "
-          f"most), {service['cpu_s']:.1f} s of CPU;\n  {args.capacity:,} in flight at that "
-          f"latency: {args.capacity * 1000 / service['latency_ms']:,.0f} results/s at most")
+    print(
+        f"service: {service['answered']:,} requests answered over "
+        f"{service['connections']} connections (all runs), after "
+        f"{service['latency_ms']:.2f} ms on average (its timers late by "
+        f"{service['late_mean_ms']:.2f} ms on average, {service['late_max_ms']:.1f} ms at "
+        f"most), {service['cpu_s']:.1f} s of CPU;\n  {args.capacity:,} in flight at that "
+        f"latency: {args.capacity * 1000 / service['latency_ms']:,.0f} results/s at most"
+    )
 
 
 def report(seconds, problems, args, service):
     rate = {name: args.records / seconds[name][0] for name in RUNS}
-    batches = f"{args.records_per_batch:,} records per micro-batch" \
-        if args.records_per_batch else "one micro-batch"
-    print(f"\nresults/s, {args.records:,} records ({batches}), {args.capacity:,} in flight "
-          f"over {args.connections} connections,\nservice latency {args.latency_ms:g} ms "
-          f"(ticks of {args.bucket_ms:g} ms), executor {args.executor}, parallelism 1"
-          + (f", median of {args.repeat} runs" if args.repeat > 1 else ""))
+    batches = (
+        f"{args.records_per_batch:,} records per micro-batch"
+        if args.records_per_batch
+        else "one micro-batch"
+    )
+    print(
+        f"\nresults/s, {args.records:,} records ({batches}), {args.capacity:,} in flight "
+        f"over {args.connections} connections,\nservice latency {args.latency_ms:g} ms "
+        f"(ticks of {args.bucket_ms:g} ms), executor {args.executor}, parallelism 1"
+        + (f", median of {args.repeat} runs" if args.repeat > 1 else "")
+    )
     for name in RUNS:
         in_process = name in ("ceiling", "operator") or args.executor == "local"
-        cpu = f"{seconds[name][1] * 1e6 / args.records:5.1f} us" if in_process \
+        cpu = (
+            f"{seconds[name][1] * 1e6 / args.records:5.1f} us"
+            if in_process
             else "(in Spark's Python worker)"
-        print(f"  {name:9s} {rate[name]:>10,.0f}  ({rate[name] / rate['ceiling']:.2f} of "
-              f"the ceiling)  client CPU per record {cpu}")
+        )
+        print(
+            f"  {name:9s} {rate[name]:>10,.0f}  ({rate[name] / rate['ceiling']:.2f} of "
+            f"the ceiling)  client CPU per record {cpu}"
+        )
     if service:
         print_service(service, args)
     weakest = min(rate["unordered"], rate["ordered"])
-    print(f"target {TARGET:,} results/s for the weir job: "
-          f"{'met' if weakest >= TARGET else 'NOT met'} (unordered "
-          f"{rate['unordered']:,.0f}, ordered {rate['ordered']:,.0f}; steady state: "
-          "after a warm-up job in the same process)")
+    print(
+        f"target {TARGET:,} results/s for the weir job: "
+        f"{'met' if weakest >= TARGET else 'NOT met'} (unordered "
+        f"{rate['unordered']:,.0f}, ordered {rate['ordered']:,.0f}; steady state: "
+        "after a warm-up job in the same process)"
+    )
     for name, found in problems.items():
         for problem in found:
             print(f"MISMATCH {name}: {problem}")
@@ -452,13 +492,25 @@ def parse_args(argv=None):
     parser.add_argument("--capacity", type=int, default=1000, help="requests in flight")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--latency-ms", type=float, default=10)
-    parser.add_argument("--bucket-ms", type=float, default=1,
-                        help="answers are due on ticks of this width (rounded up)")
-    parser.add_argument("--records-per-batch", type=int, default=200_000,
-                        help="the source's micro-batch size (0: one micro-batch)")
+    parser.add_argument(
+        "--bucket-ms",
+        type=float,
+        default=1,
+        help="answers are due on ticks of this width (rounded up)",
+    )
+    parser.add_argument(
+        "--records-per-batch",
+        type=int,
+        default=200_000,
+        help="the source's micro-batch size (0: one micro-batch)",
+    )
     parser.add_argument("--warmup-records", type=int, default=5_000)
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="runs of each kind, taking turns; medians are reported")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each kind, taking turns; medians are reported",
+    )
     parser.add_argument("--executor", choices=("spark", "local"), default="spark")
     return parser.parse_args(argv)
 
@@ -470,8 +522,7 @@ def main(argv=None):
     try:
         if args.executor == "spark":
             spark, session_s = make_spark()
-            print(f"  Spark session start (local[2], not counted): {session_s:.2f} s",
-                  flush=True)
+            print(f"  Spark session start (local[2], not counted): {session_s:.2f} s", flush=True)
         seconds, problems = measure(args, port, spark)
     finally:
         service = stop_service(process, control)

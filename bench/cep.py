@@ -52,10 +52,15 @@ def event_time(event, record_timestamp):
 
 
 def pattern(window_ms):
-    return Pattern.begin("a").where(lambda e: e[2] == "a") \
-        .followed_by("b").where(lambda e: e[2] == "b") \
-        .followed_by("c").where(lambda e: e[2] == "c") \
+    return (
+        Pattern.begin("a")
+        .where(lambda e: e[2] == "a")
+        .followed_by("b")
+        .where(lambda e: e[2] == "b")
+        .followed_by("c")
+        .where(lambda e: e[2] == "c")
         .within(Duration.of_millis(window_ms))
+    )
 
 
 class Matched(PatternProcessFunction):
@@ -71,7 +76,8 @@ class HandWritten(KeyedProcessFunction):
 
     def open(self, runtime_context):
         self.partial = runtime_context.get_state(
-            ValueStateDescriptor("partial", Types.PICKLED_BYTE_ARRAY()))
+            ValueStateDescriptor("partial", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, event, ctx):
         key, ts, kind = event
@@ -96,13 +102,16 @@ class HandWritten(KeyedProcessFunction):
 def run_job(spark, side, events, keys, batches, window_ms):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    source = DataGeneratorSource(EventOf(keys), count=events, num_splits=2,
-                                 max_records_per_batch=-(-events // batches))
-    strategy = WatermarkStrategy.for_monotonous_timestamps() \
-        .with_timestamp_assigner(event_time)
+    source = DataGeneratorSource(
+        EventOf(keys), count=events, num_splits=2, max_records_per_batch=-(-events // batches)
+    )
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(event_time)
     keyed = env.from_source(source, strategy, "events").key_by(event_key)
-    matches = CEP.pattern(keyed, pattern(window_ms)).process(Matched()) if side == "cep" \
+    matches = (
+        CEP.pattern(keyed, pattern(window_ms)).process(Matched())
+        if side == "cep"
         else keyed.process(HandWritten(window_ms))
+    )
     results = []
     matches.add_sink(lambda value, ctx: results.append(value))
     started = time.perf_counter()
@@ -114,6 +123,7 @@ def state_samples(events, keys, window_ms, samples=8):
     """(events fed, state entries) of the CEP operator through the harness, the
     watermark one event behind."""
     from weir.testing.harness import KeyedOperatorHarness
+
     harness = KeyedOperatorHarness(CepOperator(pattern(window_ms), Matched()), event_key)
     make, found = EventOf(keys), []
     every = max(1, events // samples)
@@ -132,12 +142,19 @@ def main(argv=None):
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--keys", type=int, default=10_000)
     parser.add_argument("--batches", type=int, default=4)
-    parser.add_argument("--window-ms", type=int, default=None,
-                        help="the pattern's window (default: 2.5 times the time between a "
-                             "key's events)")
+    parser.add_argument(
+        "--window-ms",
+        type=int,
+        default=None,
+        help="the pattern's window (default: 2.5 times the time between a key's events)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--state-events", type=int, default=200_000,
-                        help="events fed through the harness for the state samples")
+    parser.add_argument(
+        "--state-events",
+        type=int,
+        default=200_000,
+        help="events fed through the harness for the state samples",
+    )
     args = parser.parse_args(argv)
     window = args.window_ms or args.keys * 5 // 2
     engine = Engine("weir", WEIR_CONF)
@@ -148,26 +165,32 @@ def main(argv=None):
         found = {}
         for _ in range(args.repeat):
             for side in ("cep", "hand"):
-                seconds, results = engine(run_job, side, args.events, args.keys,
-                                          args.batches, window)
+                seconds, results = engine(
+                    run_job, side, args.events, args.keys, args.batches, window
+                )
                 times[side].append(seconds)
                 found[side] = results
     finally:
         engine.close()
     if found["cep"] != found["hand"]:
-        raise AssertionError(f"the jobs disagree: {len(found['cep'])} CEP matches, "
-                             f"{len(found['hand'])} hand-written")
+        raise AssertionError(
+            f"the jobs disagree: {len(found['cep'])} CEP matches, {len(found['hand'])} hand-written"
+        )
     cep, hand = statistics.median(times["cep"]), statistics.median(times["hand"])
-    print(f"\n{args.events:,} events, {args.keys:,} keys, {args.batches} micro-batches, "
-          f"window {window} ms, median of {args.repeat}; {len(found['cep']):,} matches, "
-          "the same on both\n")
+    print(
+        f"\n{args.events:,} events, {args.keys:,} keys, {args.batches} micro-batches, "
+        f"window {window} ms, median of {args.repeat}; {len(found['cep']):,} matches, "
+        "the same on both\n"
+    )
     print("| job | ev/s | seconds | CEP/hand-written |")
     print("|---|---|---|---|")
     print(f"| hand-written KeyedProcessFunction | {args.events / hand:,.0f} | {hand:.2f} | |")
     print(f"| weir.cep | {args.events / cep:,.0f} | {cep:.2f} | {hand / cep:.3f} |")
     samples = state_samples(args.state_events, args.keys // 10 or 1, window // 10 or 1)
-    print(f"\nCEP state entries through the harness ({args.state_events:,} events, "
-          f"{args.keys // 10:,} keys, window {window // 10} ms):\n")
+    print(
+        f"\nCEP state entries through the harness ({args.state_events:,} events, "
+        f"{args.keys // 10:,} keys, window {window // 10} ms):\n"
+    )
     print("| events fed | state entries |")
     print("|---|---|")
     for fed, entries in samples:

@@ -45,8 +45,11 @@ FIGURES = ("process", "first", "planning", "add_batch", "job", "again", "wall")
 
 def _first_batch(progress: list) -> dict:
     first = next(p for p in progress if p["batchId"] == 0)["durationMs"]
-    return {"first": first["triggerExecution"] / 1000, "planning": first["queryPlanning"] / 1000,
-            "add_batch": first["addBatch"] / 1000}
+    return {
+        "first": first["triggerExecution"] / 1000,
+        "planning": first["queryPlanning"] / 1000,
+        "add_batch": first["addBatch"] / 1000,
+    }
 
 
 def weir_side(spawned: float) -> dict:
@@ -54,6 +57,7 @@ def weir_side(spawned: float) -> dict:
     from sensors import sensor_source
     from weir.datastream import StreamExecutionEnvironment
     from weir.spark.session import get_session
+
     figures = {}
     for run in ("first", "again"):
         env = StreamExecutionEnvironment.get_execution_environment()
@@ -62,7 +66,8 @@ def weir_side(spawned: float) -> dict:
             figures["process"] = time.time() - spawned
         alerts = []
         example.build(env, sensor_source(READINGS)).add_sink(
-            lambda v, c, alerts=alerts: alerts.append(v))
+            lambda v, c, alerts=alerts: alerts.append(v)
+        )
         started = time.time()
         client = env.execute_async("cold start")
         client.wait()
@@ -79,30 +84,47 @@ def native_side(spawned: float) -> dict:
     import pyarrow.parquet as pq
     from pyspark.sql import SparkSession, functions as F
     from sensors import sensor_reading
+
     readings = [sensor_reading(i) for i in range(READINGS)]
     directory = tempfile.mkdtemp(prefix="bench-cold-")
-    pq.write_table(pa.table({"id": [r.id for r in readings],
-                             "timestamp": [r.timestamp for r in readings],
-                             "temperature": [r.temperature for r in readings]}),
-                   os.path.join(directory, "part-0.parquet"))
-    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.driver.memory", "2g")
-             .config("spark.sql.streaming.stateStore.providerClass",
-                     "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-             .getOrCreate())
+    pq.write_table(
+        pa.table(
+            {
+                "id": [r.id for r in readings],
+                "timestamp": [r.timestamp for r in readings],
+                "temperature": [r.temperature for r in readings],
+            }
+        ),
+        os.path.join(directory, "part-0.parquet"),
+    )
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "2g")
+        .config(
+            "spark.sql.streaming.stateStore.providerClass",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        )
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     figures = {"process": time.time() - spawned}
     for run in ("first", "again"):
         rows = []
         started = time.time()
-        query = (spark.readStream.schema("id string, timestamp long, temperature double")
-                 .parquet(directory).groupBy("id")
-                 .agg(F.count("*").alias("n"), F.max("temperature").alias("hottest"))
-                 .writeStream.outputMode("update")
-                 .foreachBatch(lambda frame, _, rows=rows: rows.extend(frame.collect()))
-                 .option("checkpointLocation", tempfile.mkdtemp(prefix="bench-cold-cp-"))
-                 .trigger(availableNow=True).start())
+        query = (
+            spark.readStream.schema("id string, timestamp long, temperature double")
+            .parquet(directory)
+            .groupBy("id")
+            .agg(F.count("*").alias("n"), F.max("temperature").alias("hottest"))
+            .writeStream.outputMode("update")
+            .foreachBatch(lambda frame, _, rows=rows: rows.extend(frame.collect()))
+            .option("checkpointLocation", tempfile.mkdtemp(prefix="bench-cold-cp-"))
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         if run == "first":
             figures.update(_first_batch(query.recentProgress), job=time.time() - started)
@@ -114,8 +136,13 @@ def native_side(spawned: float) -> dict:
 
 def _spawn(side: str) -> dict:
     spawned = time.time()
-    done = subprocess.run([sys.executable, __file__, "--side", side, "--spawned", repr(spawned)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [sys.executable, __file__, "--side", side, "--spawned", repr(spawned)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{side} side failed:\n{done.stderr[-3000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -139,18 +166,37 @@ def main():
     for _ in range(args.repeat):
         for side in ("native", "weir"):
             runs[side].append(_spawn(side))
-            print(f"  {side:6s} " + " ".join(f"{k} {runs[side][-1][k]:.2f}" for k in FIGURES),
-                  flush=True)
+            print(
+                f"  {side:6s} " + " ".join(f"{k} {runs[side][-1][k]:.2f}" for k in FIGURES),
+                flush=True,
+            )
     report = Report("cold_start", "bench/cold_start.py")
-    report.line(f"\nthe README's job ({READINGS:,} readings) in a fresh process, local[2]; "
-                f"median of {args.repeat} processes per side, taking turns; seconds\n")
-    medians = {side: {k: statistics.median(r[k] for r in runs[side]) for k in FIGURES}
-               for side in runs}
+    report.line(
+        f"\nthe README's job ({READINGS:,} readings) in a fresh process, local[2]; "
+        f"median of {args.repeat} processes per side, taking turns; seconds\n"
+    )
+    medians = {
+        side: {k: statistics.median(r[k] for r in runs[side]) for k in FIGURES} for side in runs
+    }
     rows = [[side] + [f"{medians[side][k]:.2f}" for k in FIGURES] for side in runs]
-    rows.append(["weir/native"] + [f"{medians['weir'][k] / medians['native'][k]:.2f}"
-                                   for k in FIGURES])
-    report.line(markdown_table(["side", "process", "first batch", "its planning",
-                                "its addBatch", "job", "again", "wall"], rows))
+    rows.append(
+        ["weir/native"] + [f"{medians['weir'][k] / medians['native'][k]:.2f}" for k in FIGURES]
+    )
+    report.line(
+        markdown_table(
+            [
+                "side",
+                "process",
+                "first batch",
+                "its planning",
+                "its addBatch",
+                "job",
+                "again",
+                "wall",
+            ],
+            rows,
+        )
+    )
     if args.record:
         report.record()
 

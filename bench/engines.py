@@ -23,12 +23,18 @@ import multiprocessing
 import sys
 import traceback
 
-from weir.spark.session import CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, DEFAULTS, \
-    DRIVER_JAVA_OPTIONS
+from weir.spark.session import (
+    CHANGELOG_CHECKPOINTING,
+    CHECKPOINT_FILE_MANAGER,
+    DEFAULTS,
+    DRIVER_JAVA_OPTIONS,
+)
 
 AS_SHIPPED = "each side in its own process, as it ships (bench/engines.py)"  # for headers
-SPARK_SETTINGS = {CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
-                  CHANGELOG_CHECKPOINTING: DEFAULTS[CHANGELOG_CHECKPOINTING]}
+SPARK_SETTINGS = {
+    CHECKPOINT_FILE_MANAGER[0]: CHECKPOINT_FILE_MANAGER[1],
+    CHANGELOG_CHECKPOINTING: DEFAULTS[CHANGELOG_CHECKPOINTING],
+}
 NATIVE_CONF = dict(SPARK_SETTINGS)
 WEIR_CONF = {**SPARK_SETTINGS, DRIVER_JAVA_OPTIONS[0]: DRIVER_JAVA_OPTIONS[1]}
 
@@ -44,8 +50,9 @@ class Engine:
         context = multiprocessing.get_context("spawn")
         self.name = name
         self._conn, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(conf, child), daemon=True,
-                                        name=f"bench-{name}")
+        self._process = context.Process(
+            target=_serve, args=(conf, child), daemon=True, name=f"bench-{name}"
+        )
         self._process.start()
         child.close()
 
@@ -81,6 +88,7 @@ class Engines:
 
 def _serve(conf: dict, conn) -> None:
     from keyed_state import make_session
+
     spark = make_session(conf)
     try:
         while True:

@@ -36,10 +36,18 @@ def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=100, help="random kills (default 100)")
     parser.add_argument("--seed", type=int, default=None, help="default: a random one")
-    parser.add_argument("--reference", action="store_true",
-                        help="first run the job once without kills and check the model")
-    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="a Spark setting for the job (repeatable)")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="first run the job once without kills and check the model",
+    )
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the job (repeatable)",
+    )
     return parser.parse_args()
 
 
@@ -53,8 +61,9 @@ class Servers:
 
     def setup(self, directory: str, sizes: fi.Sizes, spark_conf: dict) -> fi.Setup:
         os.makedirs(directory)
-        return fi.Setup(self.broker, self.redis, self.postgres.create_database(), directory,
-                        sizes, spark_conf)
+        return fi.Setup(
+            self.broker, self.redis, self.postgres.create_database(), directory, sizes, spark_conf
+        )
 
     def stop(self) -> None:
         for server in (self.broker, self.redis, self.postgres):
@@ -65,15 +74,17 @@ def print_sinks(expected: dict, actual: dict) -> bool:
     """Per sink: records, expected, lost, duplicated, foreign; True if all are exact but
     for Kafka duplicates of the broker's gap."""
     differences = fi.compare(expected, actual)
-    print(f"{'sink':<14}{'records':>9}{'expected':>10}{'lost':>7}{'duplicated':>12}"
-          f"{'foreign':>9}")
+    print(f"{'sink':<14}{'records':>9}{'expected':>10}{'lost':>7}{'duplicated':>12}{'foreign':>9}")
     for sink, diff in differences.items():
-        print(f"{sink:<14}{diff.records:>9}{len(expected[sink]):>10}{len(diff.lost):>7}"
-              f"{len(diff.duplicated):>12}{len(diff.foreign):>9}")
+        print(
+            f"{sink:<14}{diff.records:>9}{len(expected[sink]):>10}{len(diff.lost):>7}"
+            f"{len(diff.duplicated):>12}{len(diff.foreign):>9}"
+        )
     explained = print_kafka_duplicates(actual["kafka"])
-    return all(diff.exact or (sink == "kafka" and not diff.lost and not diff.foreign
-                              and explained)
-               for sink, diff in differences.items())
+    return all(
+        diff.exact or (sink == "kafka" and not diff.lost and not diff.foreign and explained)
+        for sink, diff in differences.items()
+    )
 
 
 def print_kafka_duplicates(records: list) -> bool:
@@ -92,23 +103,31 @@ def reference(servers: Servers, directory: str, sizes: fi.Sizes, spark_conf: dic
     setup = servers.setup(directory, sizes, spark_conf)
     report = fi.run_uninterrupted(setup)
     expected = fi.expected_sinks(sizes)
-    print(f"reference run (no kills): {report.seconds:.0f} s, {report.batches} "
-          f"micro-batches; against the model:")
+    print(
+        f"reference run (no kills): {report.seconds:.0f} s, {report.batches} "
+        f"micro-batches; against the model:"
+    )
     return print_sinks(expected, fi.read_sinks(setup, expected))
 
 
 def with_kills(servers: Servers, directory: str, args, spark_conf: dict) -> bool:
     sizes = fi.Sizes.for_kills(args.kills)
     setup = servers.setup(directory, sizes, spark_conf)
-    print(f"seed {args.seed}; input: {sizes.kafka_events} Kafka records, {sizes.files} "
-          f"files of {sizes.events_per_file}", flush=True)
-    report = fi.run_with_kills(setup, args.kills, random.Random(args.seed),
-                               log=lambda line: print(line, flush=True))
+    print(
+        f"seed {args.seed}; input: {sizes.kafka_events} Kafka records, {sizes.files} "
+        f"files of {sizes.events_per_file}",
+        flush=True,
+    )
+    report = fi.run_with_kills(
+        setup, args.kills, random.Random(args.seed), log=lambda line: print(line, flush=True)
+    )
     kinds = collections.Counter(k.kind for k in report.kills)
     in_flight = sum(k.in_flight is not None for k in report.kills)
-    print(f"kills: {len(report.kills)} ({', '.join(f'{n} {k}' for k, n in kinds.items())}; "
-          f"{in_flight} with a micro-batch in flight); restarts: {report.restarts}; "
-          f"micro-batches: {report.batches}; total run time: {report.seconds:.0f} s")
+    print(
+        f"kills: {len(report.kills)} ({', '.join(f'{n} {k}' for k, n in kinds.items())}; "
+        f"{in_flight} with a micro-batch in flight); restarts: {report.restarts}; "
+        f"micro-batches: {report.batches}; total run time: {report.seconds:.0f} s"
+    )
     expected = fi.expected_sinks(sizes)
     return print_sinks(expected, fi.read_sinks(setup, expected))
 
@@ -120,8 +139,9 @@ def main() -> int:
     directory = tempfile.mkdtemp(prefix="weir-fault-injection-")
     servers = Servers(directory)
     try:
-        ok = not args.reference or reference(servers, os.path.join(directory, "reference"),
-                                              fi.Sizes(), spark_conf)
+        ok = not args.reference or reference(
+            servers, os.path.join(directory, "reference"), fi.Sizes(), spark_conf
+        )
         if args.kills:
             ok = with_kills(servers, os.path.join(directory, "kills"), args, spark_conf) and ok
     finally:

@@ -53,15 +53,18 @@ ID_SHIFT = 20  # checksum term: left_id << 20 | right_id (ids below 2^20)
 def generate(events, keys, span_ms, seed):
     rng = np.random.default_rng(seed)
     ts = np.sort(rng.integers(0, span_ms, events, dtype=np.int64))
-    return {"key": rng.integers(0, keys, events, dtype=np.int64), "ts": ts,
-            "id": np.arange(events, dtype=np.int64)}
+    return {
+        "key": rng.integers(0, keys, events, dtype=np.int64),
+        "ts": ts,
+        "id": np.arange(events, dtype=np.int64),
+    }
 
 
 def write_files(side, directory, files):
     os.makedirs(directory, exist_ok=True)
     bounds = np.linspace(0, len(side["ts"]), files + 1).astype(int)
     for f in range(files):
-        part = {c: v[bounds[f]:bounds[f + 1]] for c, v in side.items()}
+        part = {c: v[bounds[f] : bounds[f + 1]] for c, v in side.items()}
         path = os.path.join(directory, f"part-{f:05d}.parquet")
         pq.write_table(pa.table(part), path)
         os.utime(path, ns=(1_000_000_000 * (f + 1),) * 2)
@@ -88,29 +91,45 @@ def reference(left, right):
 # -- native -------------------------------------------------------------------------------
 def run_native(spark, left_dir, right_dir):
     from pyspark.sql import functions as F
+
     checkpoint = tempfile.mkdtemp(prefix="bench-join-native-ckpt-")
     totals = []
 
     def side(directory, name):
-        return (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1)
-                .parquet(directory)
-                .select(F.col("key").alias(f"{name}_key"), F.col("id").alias(f"{name}_id"),
-                        F.timestamp_millis("ts").alias(f"{name}_ts"))
-                .withWatermark(f"{name}_ts", f"{DELAY_MS // 1000} seconds"))
+        return (
+            spark.readStream.schema(SCHEMA)
+            .option("maxFilesPerTrigger", 1)
+            .parquet(directory)
+            .select(
+                F.col("key").alias(f"{name}_key"),
+                F.col("id").alias(f"{name}_id"),
+                F.timestamp_millis("ts").alias(f"{name}_ts"),
+            )
+            .withWatermark(f"{name}_ts", f"{DELAY_MS // 1000} seconds")
+        )
 
     def total(frame, batch_id):
-        row = frame.agg(F.count(F.lit(1)).alias("n"), F.sum(
-            F.shiftleft("l_id", ID_SHIFT) + F.col("r_id")).alias("sum")).collect()[0]
+        row = frame.agg(
+            F.count(F.lit(1)).alias("n"),
+            F.sum(F.shiftleft("l_id", ID_SHIFT) + F.col("r_id")).alias("sum"),
+        ).collect()[0]
         totals.append((row["n"], row["sum"] or 0))
 
     try:
-        joined = side(left_dir, "l").join(side(right_dir, "r"), F.expr(
-            f"l_key = r_key AND r_ts >= l_ts - interval {BOUND_MS} milliseconds "
-            f"AND r_ts <= l_ts + interval {BOUND_MS} milliseconds"))
+        joined = side(left_dir, "l").join(
+            side(right_dir, "r"),
+            F.expr(
+                f"l_key = r_key AND r_ts >= l_ts - interval {BOUND_MS} milliseconds "
+                f"AND r_ts <= l_ts + interval {BOUND_MS} milliseconds"
+            ),
+        )
         started = time.perf_counter()
-        query = (joined.writeStream.foreachBatch(total)
-                 .option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True).start())
+        query = (
+            joined.writeStream.foreachBatch(total)
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         seconds = time.perf_counter() - started
     finally:
@@ -137,7 +156,8 @@ def run_weir(spark, left_dir, right_dir):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(DELAY_MS)).with_timestamp_assigner(EventTime())
+        Duration.of_millis(DELAY_MS)
+    ).with_timestamp_assigner(EventTime())
 
     def side(directory, name):
         source = FileSource.for_parquet(directory).set_max_files_per_batch(1).build()
@@ -149,9 +169,9 @@ def run_weir(spark, left_dir, right_dir):
         totals[0] += 1
         totals[1] += value
 
-    side(left_dir, "left").interval_join(side(right_dir, "right")) \
-        .between(Duration.of_millis(-BOUND_MS), Duration.of_millis(BOUND_MS)) \
-        .process(PairId()).add_sink(add)
+    side(left_dir, "left").interval_join(side(right_dir, "right")).between(
+        Duration.of_millis(-BOUND_MS), Duration.of_millis(BOUND_MS)
+    ).process(PairId()).add_sink(add)
     started = time.perf_counter()
     env.execute("bench-join")
     return time.perf_counter() - started, tuple(totals)
@@ -162,36 +182,52 @@ def run_case(spark, events, keys, args, workdir, verbose):
     span_ms = int(events * 1000 / args.rate)
     left, right = generate(events, keys, span_ms, 1), generate(events, keys, span_ms, 2)
     expected = reference(left, right)
-    dirs = [write_files(s, os.path.join(workdir, f"{n}-{events}-{keys}"), args.files)
-            for n, s in (("left", left), ("right", right))]
+    dirs = [
+        write_files(s, os.path.join(workdir, f"{n}-{events}-{keys}"), args.files)
+        for n, s in (("left", left), ("right", right))
+    ]
     times, problems = {"native": [], "weir": []}, []
     for _ in range(args.repeat):
         for name, run in (("native", run_native), ("weir", run_weir)):
             seconds, got = run(spark, *dirs)
             times[name].append(seconds)
             if got != expected:
-                problems.append(f"{name}: {got[0]:,} pairs (checksum {got[1]}), expected "
-                                f"{expected[0]:,} (checksum {expected[1]})")
+                problems.append(
+                    f"{name}: {got[0]:,} pairs (checksum {got[1]}), expected "
+                    f"{expected[0]:,} (checksum {expected[1]})"
+                )
             if verbose:
-                print(f"  {name:6s} K={keys:>7,}  {seconds:7.2f} s  "
-                      f"{2 * events / seconds:>10,.0f} ev/s  {got[0]:,} pairs", flush=True)
+                print(
+                    f"  {name:6s} K={keys:>7,}  {seconds:7.2f} s  "
+                    f"{2 * events / seconds:>10,.0f} ev/s  {got[0]:,} pairs",
+                    flush=True,
+                )
     for directory in dirs:
         shutil.rmtree(directory, ignore_errors=True)
     native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
-    return {"keys": keys, "pairs": expected[0], "native": 2 * events / native_s,
-            "weir": 2 * events / weir_s, "problems": problems}
+    return {
+        "keys": keys,
+        "pairs": expected[0],
+        "native": 2 * events / native_s,
+        "weir": 2 * events / weir_s,
+        "problems": problems,
+    }
 
 
 def print_table(rows, args):
-    print(f"\n{args.events:,} events per side, {args.files} files per side (one per "
-          f"micro-batch), {args.rate:,} events/s of event time, +/- {BOUND_MS // 1000} s, "
-          f"local[2], weir from {weir_location()}\n")
+    print(
+        f"\n{args.events:,} events per side, {args.files} files per side (one per "
+        f"micro-batch), {args.rate:,} events/s of event time, +/- {BOUND_MS // 1000} s, "
+        f"local[2], weir from {weir_location()}\n"
+    )
     print("| keys | pairs | native ev/s | weir ev/s | weir/native | check |")
     print("|---|---|---|---|---|---|")
     for row in rows:
         check = "OK" if not row["problems"] else "MISMATCH"
-        print(f"| {row['keys']:,} | {row['pairs']:,} | {row['native']:,.0f} | "
-              f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | {check} |")
+        print(
+            f"| {row['keys']:,} | {row['pairs']:,} | {row['native']:,.0f} | "
+            f"{row['weir']:,.0f} | {row['weir'] / row['native']:.3f} | {check} |"
+        )
     for row in rows:
         for problem in row["problems"]:
             print(f"MISMATCH K={row['keys']:,}: {problem}")
@@ -201,8 +237,9 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000, help="events per side")
     parser.add_argument("--keys", default="100,100000", help="comma-separated key counts")
-    parser.add_argument("--rate", type=int, default=10,
-                        help="events per second of event time on each side")
+    parser.add_argument(
+        "--rate", type=int, default=10, help="events per second of event time on each side"
+    )
     parser.add_argument("--files", type=int, default=100, help="Parquet files per side")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--warmup-events", type=int, default=20_000)
@@ -217,8 +254,10 @@ def main(argv=None):
     try:
         warmup = argparse.Namespace(**{**vars(args), "repeat": 1})
         run_case(spark, args.warmup_events, 100, warmup, workdir, False)
-        rows = [run_case(spark, args.events, int(k), args, workdir, not args.quiet)
-                for k in args.keys.split(",")]
+        rows = [
+            run_case(spark, args.events, int(k), args, workdir, not args.quiet)
+            for k in args.keys.split(",")
+        ]
         print_table(rows, args)
         return 1 if any(row["problems"] for row in rows) else 0
     finally:

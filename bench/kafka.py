@@ -38,9 +38,12 @@ from weir.common.time import Time  # noqa: E402
 from weir.datastream import StreamExecutionEnvironment  # noqa: E402
 from weir.datastream.aggregations import Count  # noqa: E402
 from weir.datastream.connectors import DeliveryGuarantee, FileSource  # noqa: E402
-from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer,  # noqa: E402
-                                              KafkaRecordSerializationSchema, KafkaSink,
-                                              KafkaSource)
+from weir.datastream.connectors.kafka import (  # noqa: E402
+    KafkaOffsetsInitializer,
+    KafkaRecordSerializationSchema,
+    KafkaSink,
+    KafkaSource,
+)
 from weir.datastream.functions import ProcessWindowFunction  # noqa: E402
 from weir.datastream.window import TumblingEventTimeWindows  # noqa: E402
 
@@ -56,13 +59,20 @@ def events(count, campaigns):
 
 def produce_input(broker, topic, data, partitions):
     from confluent_kafka import Producer
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20,
-                         "queue.buffering.max.messages": 2_000_000})
+
+    producer = Producer(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "linger.ms": 20,
+            "queue.buffering.max.messages": 2_000_000,
+        }
+    )
     for i, (campaign, ts) in enumerate(data):
         while True:
             try:
-                producer.produce(topic, f"{campaign},{ts}".encode(), partition=i % partitions,
-                                 timestamp=ts)
+                producer.produce(
+                    topic, f"{campaign},{ts}".encode(), partition=i % partitions, timestamp=ts
+                )
                 break
             except BufferError:
                 producer.poll(0.01)
@@ -85,16 +95,21 @@ def check(lines, data):
     for line in lines:
         campaign, start, count = line.split(",")
         got[(campaign, int(start))] = got.get((campaign, int(start)), 0) + int(count)
-    return "OK" if got == expected_windows(data) else \
-        f"WRONG ({len(got)} windows, {sum(got.values())} events)"
+    return (
+        "OK"
+        if got == expected_windows(data)
+        else f"WRONG ({len(got)} windows, {sum(got.values())} events)"
+    )
 
 
 # -- the client's ceiling -------------------------------------------------------------------
 def ceiling(broker, source_topic, target, partitions, total):
     from confluent_kafka import Consumer, Producer, TopicPartition
+
     start = time.perf_counter()
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "ceiling",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": broker.bootstrap, "group.id": "ceiling", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(source_topic, p, 0) for p in range(partitions)])
     counts, seen = {}, 0
     while seen < total + partitions:
@@ -125,40 +140,59 @@ class Emit(ProcessWindowFunction):
 
 
 def kafka_sink(broker, target):
-    return (KafkaSink.builder().set_bootstrap_servers(broker.bootstrap)
-            .set_record_serializer(KafkaRecordSerializationSchema.builder().set_topic(target)
-                                   .set_value_serialization_schema(SimpleStringSchema())
-                                   .build())
-            .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE)
-            .set_transactional_id_prefix(target).build())
+    return (
+        KafkaSink.builder()
+        .set_bootstrap_servers(broker.bootstrap)
+        .set_record_serializer(
+            KafkaRecordSerializationSchema.builder()
+            .set_topic(target)
+            .set_value_serialization_schema(SimpleStringSchema())
+            .build()
+        )
+        .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .set_transactional_id_prefix(target)
+        .build()
+    )
 
 
 def count_job(stream, broker, target):
-    (stream.key_by(lambda e: e[0])
-     .window(TumblingEventTimeWindows.of(Time.milliseconds(WINDOW_MS)))
-     .aggregate(Count(), Emit(), output_type=Types.STRING())
-     .sink_to(kafka_sink(broker, target)))
+    (
+        stream.key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(WINDOW_MS)))
+        .aggregate(Count(), Emit(), output_type=Types.STRING())
+        .sink_to(kafka_sink(broker, target))
+    )
 
 
 def weir_kafka(spark, broker, source_topic, target):
     env = StreamExecutionEnvironment.get_execution_environment().set_spark_session(spark)
-    source = (KafkaSource.builder().set_bootstrap_servers(broker.bootstrap)
-              .set_topics(source_topic).set_value_only_deserializer(SimpleStringSchema())
-              .set_starting_offsets(KafkaOffsetsInitializer.earliest())
-              .set_bounded(KafkaOffsetsInitializer.latest()).build())
-    stream = (env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "kafka")
-              .filter(lambda line: line != END)
-              .map(lambda line: (line.split(",")[0], 1)))
+    source = (
+        KafkaSource.builder()
+        .set_bootstrap_servers(broker.bootstrap)
+        .set_topics(source_topic)
+        .set_value_only_deserializer(SimpleStringSchema())
+        .set_starting_offsets(KafkaOffsetsInitializer.earliest())
+        .set_bounded(KafkaOffsetsInitializer.latest())
+        .build()
+    )
+    stream = (
+        env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "kafka")
+        .filter(lambda line: line != END)
+        .map(lambda line: (line.split(",")[0], 1))
+    )
     count_job(stream, broker, target)
     return timed(env)
 
 
 def weir_parquet(spark, broker, directory, target):
     env = StreamExecutionEnvironment.get_execution_environment().set_spark_session(spark)
-    stream = (env.from_source(FileSource.for_parquet(directory).build(),
-                              WatermarkStrategy.for_monotonous_timestamps()
-                              .with_timestamp_assigner(lambda row, ts: row.ts), "files")
-              .map(lambda row: (row.campaign, 1)))
+    stream = env.from_source(
+        FileSource.for_parquet(directory).build(),
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+            lambda row, ts: row.ts
+        ),
+        "files",
+    ).map(lambda row: (row.campaign, 1))
     count_job(stream, broker, target)
     return timed(env)
 
@@ -172,10 +206,11 @@ def timed(env):
 def write_parquet(directory, data, files=4):
     os.makedirs(directory, exist_ok=True)
     for f in range(files):
-        part = data[len(data) * f // files:len(data) * (f + 1) // files]
+        part = data[len(data) * f // files : len(data) * (f + 1) // files]
         path = os.path.join(directory, f"part-{f:05d}.parquet")
-        pq.write_table(pa.table({"campaign": [c for c, _ in part], "ts": [t for _, t in part]}),
-                       path)
+        pq.write_table(
+            pa.table({"campaign": [c for c, _ in part], "ts": [t for _, t in part]}), path
+        )
         os.utime(path, ns=(1_000_000_000 * (f + 1),) * 2)
 
 
@@ -193,30 +228,39 @@ def main():
         source_topic = broker.create_topic(args.partitions, "events")
         start = time.perf_counter()
         produce_input(broker, source_topic, data, args.partitions)
-        print(f"input: {args.events:,} events, {args.campaigns:,} campaigns, "
-              f"{args.partitions} partitions, produced in {time.perf_counter() - start:.1f} s")
+        print(
+            f"input: {args.events:,} events, {args.campaigns:,} campaigns, "
+            f"{args.partitions} partitions, produced in {time.perf_counter() - start:.1f} s"
+        )
         write_parquet(os.path.join(work, "parquet"), data)
         warm = broker.create_topic(1, "warm-up")
         weir_parquet(spark, broker, os.path.join(work, "parquet"), warm)  # warm-up
         rows = []
         for name, run in (
-                ("ceiling", lambda t: ceiling(broker, source_topic, t, args.partitions,
-                                              args.events)),
-                ("weir-kafka", lambda t: weir_kafka(spark, broker, source_topic, t)),
-                ("weir-parquet", lambda t: weir_parquet(spark, broker,
-                                                        os.path.join(work, "parquet"), t))):
+            ("ceiling", lambda t: ceiling(broker, source_topic, t, args.partitions, args.events)),
+            ("weir-kafka", lambda t: weir_kafka(spark, broker, source_topic, t)),
+            (
+                "weir-parquet",
+                lambda t: weir_parquet(spark, broker, os.path.join(work, "parquet"), t),
+            ),
+        ):
             target = broker.create_topic(1, f"out-{name}")
             seconds = run(target)
             windows = len(expected_windows(data))
             verdict = check(broker.consume(target, windows, seconds=60), data)
             rows.append((name, seconds, args.events / seconds, verdict))
-            print(f"  {name:13s} {seconds:7.2f} s {args.events / seconds:12,.0f} ev/s  {verdict}",
-                  flush=True)
+            print(
+                f"  {name:13s} {seconds:7.2f} s {args.events / seconds:12,.0f} ev/s  {verdict}",
+                flush=True,
+            )
         rate = {name: r for name, _, r, _ in rows}
-        print(f"weir-kafka / ceiling: {rate['weir-kafka'] / rate['ceiling']:.3f} (target 0.5); "
-              f"weir-kafka / weir-parquet: {rate['weir-kafka'] / rate['weir-parquet']:.3f}")
+        print(
+            f"weir-kafka / ceiling: {rate['weir-kafka'] / rate['ceiling']:.3f} (target 0.5); "
+            f"weir-kafka / weir-parquet: {rate['weir-kafka'] / rate['weir-parquet']:.3f}"
+        )
     finally:
         from weir.runtime.connectors import kafka_clients
+
         kafka_clients.close_clients()  # the driver's consumers would log the broker's end
         broker.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -58,9 +58,15 @@ def make_session(extra_conf=None):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
-    conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-            "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "4g",
-            "spark.sql.streaming.stateStore.providerClass": ROCKSDB, **(extra_conf or {})}
+
+    conf = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.driver.memory": "4g",
+        "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
+        **(extra_conf or {}),
+    }
     builder = SparkSession.builder.master("local[2]").appName("weir-bench-keyed-state")
     for key, value in conf.items():
         builder = builder.config(key, value)
@@ -120,6 +126,7 @@ class CountFn(KeyedProcessFunction):
 @dataclasses.dataclass
 class Event:
     """A record as users model one: a dataclass of the job's script."""
+
     key: int
 
 
@@ -149,14 +156,16 @@ def identity(value):
     return value
 
 
-def run_weir(spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_TIMER,
-             records=KeyOf):
+def run_weir(
+    spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_TIMER, records=KeyOf
+):
     """Runs the job; returns (seconds, per-batch durations, collected (key, count) pairs)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
     if parquet_dir is None:
-        source = DataGeneratorSource(records(keys), count=events, num_splits=2,
-                                     max_records_per_batch=-(-events // batches))
+        source = DataGeneratorSource(
+            records(keys), count=events, num_splits=2, max_records_per_batch=-(-events // batches)
+        )
         key_selector = event_key if records is EventOf else identity
     else:
         source = FileSource.for_parquet(parquet_dir).set_max_files_per_batch(1).build()
@@ -164,7 +173,8 @@ def run_weir(spark, events, keys, batches, parquet_dir=None, final_timer=FINAL_T
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
     results = []
     stream.key_by(key_selector).process(CountFn(final_timer)).add_sink(
-        lambda value, ctx: results.append(value))
+        lambda value, ctx: results.append(value)
+    )
     started = time.perf_counter()
     client = env.execute_async("bench-keyed-state")
     client.wait()
@@ -177,11 +187,13 @@ def run_weir_sum(spark, events, keys, batches):
     """Rolling sum: the last output per key is its count."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    source = DataGeneratorSource(PairOf(keys), count=events, num_splits=2,
-                                 max_records_per_batch=-(-events // batches))
+    source = DataGeneratorSource(
+        PairOf(keys), count=events, num_splits=2, max_records_per_batch=-(-events // batches)
+    )
     latest = {}
-    env.from_source(source, WatermarkStrategy.no_watermarks(), "events").key_by(
-        row_key).sum(1).add_sink(lambda value, ctx: latest.__setitem__(value[0], value[1]))
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "events").key_by(row_key).sum(
+        1
+    ).add_sink(lambda value, ctx: latest.__setitem__(value[0], value[1]))
     started = time.perf_counter()
     client = env.execute_async("bench-keyed-sum")
     client.wait()
@@ -193,8 +205,10 @@ def check_weir(results, events, keys, label):
     total = sum(count for _, count in results)
     distinct = len({key for key, _ in results})
     if total != events or len(results) != keys or distinct != keys:
-        raise AssertionError(f"{label}: got {len(results)} counts ({distinct} distinct keys) "
-                             f"summing to {total}; expected {keys} keys summing to {events}")
+        raise AssertionError(
+            f"{label}: got {len(results)} counts ({distinct} distinct keys) "
+            f"summing to {total}; expected {keys} keys summing to {events}"
+        )
 
 
 # -- native -------------------------------------------------------------------------------
@@ -202,12 +216,21 @@ def run_native(spark, parquet_dir):
     """groupBy("key").count() over the Parquet files, one file per micro-batch."""
     checkpoint = tempfile.mkdtemp(prefix="bench-native-ckpt-")
     try:
-        counts = (spark.readStream.schema("key long").option("maxFilesPerTrigger", 1)
-                  .parquet(parquet_dir).groupBy("key").count())
+        counts = (
+            spark.readStream.schema("key long")
+            .option("maxFilesPerTrigger", 1)
+            .parquet(parquet_dir)
+            .groupBy("key")
+            .count()
+        )
         started = time.perf_counter()
-        query = (counts.writeStream.outputMode("update").format("noop")
-                 .option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True).start())
+        query = (
+            counts.writeStream.outputMode("update")
+            .format("noop")
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         seconds = time.perf_counter() - started
         return seconds, query.recentProgress
@@ -217,18 +240,20 @@ def run_native(spark, parquet_dir):
 
 def check_native(progress, events, keys):
     rows = sum(p["numInputRows"] for p in progress)
-    state_rows = max((op["numRowsTotal"] for p in progress for op in p["stateOperators"]),
-                     default=0)
+    state_rows = max(
+        (op["numRowsTotal"] for p in progress for op in p["stateOperators"]), default=0
+    )
     if rows != events or state_rows != keys:
-        raise AssertionError(f"native: read {rows} rows, {state_rows} state rows; "
-                             f"expected {events} rows and {keys} keys")
+        raise AssertionError(
+            f"native: read {rows} rows, {state_rows} state rows; "
+            f"expected {events} rows and {keys} keys"
+        )
 
 
 # -- driver -------------------------------------------------------------------------------
 def batch_summary(progress):
     """Per-batch 'rows@ms' of a query's progress, plus the total of the batches' durations."""
-    parts = [f"{p['numInputRows']}@{p['durationMs'].get('triggerExecution', 0)}"
-             for p in progress]
+    parts = [f"{p['numInputRows']}@{p['durationMs'].get('triggerExecution', 0)}" for p in progress]
     total = sum(p["durationMs"].get("triggerExecution", 0) for p in progress)
     return " ".join(parts), total
 
@@ -238,15 +263,17 @@ def probe_final_timer(spark):
     _, _, results = run_weir(spark, 1000, 10, 2, final_timer=FINAL_TIMER)
     if len(results) == 10:
         return FINAL_TIMER
-    print(f"NOTE: weir on Spark never fired the event-time timers at {FINAL_TIMER} (got "
-          f"{len(results)} of 10 final counts; the local runner fires them). Using timers at "
-          f"{SAFE_FINAL_TIMER} instead.", flush=True)
+    print(
+        f"NOTE: weir on Spark never fired the event-time timers at {FINAL_TIMER} (got "
+        f"{len(results)} of 10 final counts; the local runner fires them). Using timers at "
+        f"{SAFE_FINAL_TIMER} instead.",
+        flush=True,
+    )
     return SAFE_FINAL_TIMER
 
 
 def run_sides(engines, sides, events, keys, batches, workdir, verbose, final_timer):
-    parquet_dir = write_parquet(os.path.join(workdir, f"in-{events}-{keys}"),
-                                events, keys, batches)
+    parquet_dir = write_parquet(os.path.join(workdir, f"in-{events}-{keys}"), events, keys, batches)
     figures = {}
     for side in sides:
         if side == "native":
@@ -257,14 +284,23 @@ def run_sides(engines, sides, events, keys, batches, workdir, verbose, final_tim
             check_weir(results, events, keys, side)
         else:
             seconds, progress, results = engines.weir(
-                run_weir, events, keys, batches, parquet_dir if side == "weir-parquet" else None,
-                final_timer, EventOf if side == "weir-dataclass" else KeyOf)
+                run_weir,
+                events,
+                keys,
+                batches,
+                parquet_dir if side == "weir-parquet" else None,
+                final_timer,
+                EventOf if side == "weir-dataclass" else KeyOf,
+            )
             check_weir(results, events, keys, side)
         figures[side] = events / seconds
         if verbose:
             batches_text, batch_ms = batch_summary(progress)
-            print(f"  {side:13s} K={keys:>9,}  {seconds:8.2f} s  {events / seconds:>12,.0f} ev/s"
-                  f"  batches(rows@ms): {batches_text}  (sum {batch_ms} ms)", flush=True)
+            print(
+                f"  {side:13s} K={keys:>9,}  {seconds:8.2f} s  {events / seconds:>12,.0f} ev/s"
+                f"  batches(rows@ms): {batches_text}  (sum {batch_ms} ms)",
+                flush=True,
+            )
     shutil.rmtree(parquet_dir, ignore_errors=True)
     return figures
 
@@ -284,19 +320,23 @@ def table(rows, sides) -> str:
 
 def weir_location():
     import weir
+
     return os.path.dirname(os.path.dirname(os.path.abspath(weir.__file__)))
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=2_000_000)
-    parser.add_argument("--keys", default="100,100000,1000000",
-                        help="comma-separated distinct key counts")
+    parser.add_argument(
+        "--keys", default="100,100000,1000000", help="comma-separated distinct key counts"
+    )
     parser.add_argument("--batches", type=int, default=4)
     parser.add_argument("--warmup-events", type=int, default=20_000)
-    parser.add_argument("--sides", default="native,weir-datagen,weir-parquet",
-                        help="any of native, weir-datagen, weir-parquet, weir-dataclass, "
-                        "weir-sum")
+    parser.add_argument(
+        "--sides",
+        default="native,weir-datagen,weir-parquet",
+        help="any of native, weir-datagen, weir-parquet, weir-dataclass, weir-sum",
+    )
     parser.add_argument("--quiet", action="store_true", help="only print the table")
     add_record_argument(parser)
     return parser.parse_args(argv)
@@ -312,21 +352,40 @@ def main(argv=None):
     try:
         warmup_keys = min(100, args.warmup_events)
         started = time.perf_counter()
-        final_timer = (engines.weir(probe_final_timer) if sides != ["native"]
-                       else FINAL_TIMER)
-        run_sides(engines, sides, args.warmup_events, warmup_keys, args.batches, workdir,
-                  False, final_timer)
-        print(f"session + warm-up ({args.warmup_events:,} events): "
-              f"{time.perf_counter() - wall:.1f} s (warm-up {time.perf_counter() - started:.1f} s)",
-              flush=True)
+        final_timer = engines.weir(probe_final_timer) if sides != ["native"] else FINAL_TIMER
+        run_sides(
+            engines,
+            sides,
+            args.warmup_events,
+            warmup_keys,
+            args.batches,
+            workdir,
+            False,
+            final_timer,
+        )
+        print(
+            f"session + warm-up ({args.warmup_events:,} events): "
+            f"{time.perf_counter() - wall:.1f} s (warm-up {time.perf_counter() - started:.1f} s)",
+            flush=True,
+        )
         rows = []
         for keys in keys_list:
-            figures = run_sides(engines, sides, args.events, keys, args.batches, workdir,
-                                not args.quiet, final_timer)
+            figures = run_sides(
+                engines,
+                sides,
+                args.events,
+                keys,
+                args.batches,
+                workdir,
+                not args.quiet,
+                final_timer,
+            )
             rows.append((keys, figures))
         report = Report("keyed_state", "bench/keyed_state.py")
-        report.line(f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
-                    f"shuffle partitions 2, RocksDB state store; {AS_SHIPPED}\n")
+        report.line(
+            f"\n{args.events:,} events, {args.batches} micro-batches, local[2], "
+            f"shuffle partitions 2, RocksDB state store; {AS_SHIPPED}\n"
+        )
         report.line(table(rows, sides))
         print(f"weir from {weir_location()}")
         if args.record:

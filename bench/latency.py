@@ -102,8 +102,16 @@ def percentiles(values, qs=(0.5, 0.9, 0.99)):
 def _batches(progress) -> list:
     """(start s, triggerExecution ms, durations, input rows) of each micro-batch with
     input."""
-    return [(_epoch_s(p["timestamp"]), p["durationMs"]["triggerExecution"], p["durationMs"],
-             p["numInputRows"]) for p in progress if p["numInputRows"]]
+    return [
+        (
+            _epoch_s(p["timestamp"]),
+            p["durationMs"]["triggerExecution"],
+            p["durationMs"],
+            p["numInputRows"],
+        )
+        for p in progress
+        if p["numInputRows"]
+    ]
 
 
 def _epoch_s(timestamp: str) -> float:
@@ -131,7 +139,7 @@ def steady_figures(results, batches, start) -> dict:
     catch-up and steady latency and micro-batch figures (see the module's doc)."""
     if len(results) < 10:
         return {}
-    floor = statistics.median(latency for _, latency in results[len(results) // 2:])
+    floor = statistics.median(latency for _, latency in results[len(results) // 2 :])
     since = caught_up(results, floor)
     if since is None:
         return {}
@@ -143,10 +151,13 @@ def steady_figures(results, batches, start) -> dict:
         median = statistics.median(durations)
         slowest = max(runs, key=lambda b: b[1])
         rows = statistics.median(b[3] for b in runs)
-        figures.update(batches=len(runs), batch=percentiles(durations, (0.5, 0.99)) +
-                       [slowest[1]], over_twice=sum(d > 2 * median for d in durations),
-                       slowest={k: v for k, v in slowest[2].items() if v},
-                       slowest_rows=slowest[3] / rows)
+        figures.update(
+            batches=len(runs),
+            batch=percentiles(durations, (0.5, 0.99)) + [slowest[1]],
+            over_twice=sum(d > 2 * median for d in durations),
+            slowest={k: v for k, v in slowest[2].items() if v},
+            slowest_rows=slowest[3] / rows,
+        )
     return figures
 
 
@@ -159,9 +170,11 @@ def weir_latency(spark, rate, keys, seconds):
     def sink(value, ctx):
         now = time.time()
         results.append((now, now * 1000 - value[2]))
+
     reader = ScheduledReader(rate, keys, time.time())
-    env.from_source(reader, WatermarkStrategy.no_watermarks(), "events") \
-        .key_by(lambda v: v[0]).process(Count()).add_sink(sink)
+    env.from_source(reader, WatermarkStrategy.no_watermarks(), "events").key_by(
+        lambda v: v[0]
+    ).process(Count()).add_sink(sink)
     start = time.time()
     client = env.execute_async("bench-latency")
     time.sleep(seconds)
@@ -172,6 +185,7 @@ def weir_latency(spark, rate, keys, seconds):
 
 def native_latency(spark, rate, keys, seconds):
     from pyspark.sql import functions as F
+
     spark.conf.set(PROGRESS_KEPT, "100000")
     results = []
 
@@ -179,9 +193,15 @@ def native_latency(spark, rate, keys, seconds):
         newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
         now = time.time()
         results.extend((now, now * 1000 - ts) for ts in newest)
-    counts = (spark.readStream.format("rate").option("rowsPerSecond", rate).load()
-              .withColumn("key", F.col("value") % keys).groupBy("key")
-              .agg(F.count("*").alias("count"), F.max("timestamp").alias("newest")))
+
+    counts = (
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", rate)
+        .load()
+        .withColumn("key", F.col("value") % keys)
+        .groupBy("key")
+        .agg(F.count("*").alias("count"), F.max("timestamp").alias("newest"))
+    )
     start = time.time()
     query = counts.writeStream.outputMode("update").foreachBatch(write).start()
     time.sleep(seconds)
@@ -193,8 +213,9 @@ def native_latency(spark, rate, keys, seconds):
 def batch_cost(spark, events, keys, shape):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    source = DataGeneratorSource(lambda i: (i % keys, i), count=events, num_splits=2,
-                                 max_records_per_batch=-(-events // 4))
+    source = DataGeneratorSource(
+        lambda i: (i % keys, i), count=events, num_splits=2, max_records_per_batch=-(-events // 4)
+    )
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
     sink = []
     if shape == "single":
@@ -202,12 +223,14 @@ def batch_cost(spark, events, keys, shape):
     else:
         first = stream.key_by(lambda v: v[0]).process(CountWithSide())
         first.get_side_output(SIDE).add_sink(lambda v, c: sink.append(v))
-        first.key_by(lambda v: v[1] % keys).process(Count()).add_sink(
-            lambda v, c: sink.append(v))
+        first.key_by(lambda v: v[1] % keys).process(Count()).add_sink(lambda v, c: sink.append(v))
     client = env.execute_async(f"bench-cost-{shape}")
     client.wait()
-    durations = [p["durationMs"]["triggerExecution"] for p in client.query.recentProgress
-                 if p["numInputRows"]]
+    durations = [
+        p["durationMs"]["triggerExecution"]
+        for p in client.query.recentProgress
+        if p["numInputRows"]
+    ]
     return statistics.median(durations)
 
 
@@ -228,39 +251,67 @@ def main():
         report.record()
 
 
-HEADER = ["events/s", "side", "catch-up s", "p50 ms", "p90 ms", "p99 ms", "p99/p90",
-          "batches", "batch p50 ms", "batch p99 ms", "largest ms", "over 2x median"]
+HEADER = [
+    "events/s",
+    "side",
+    "catch-up s",
+    "p50 ms",
+    "p90 ms",
+    "p99 ms",
+    "p99/p90",
+    "batches",
+    "batch p50 ms",
+    "batch p99 ms",
+    "largest ms",
+    "over 2x median",
+]
 
 
 def _cells(figures: dict) -> list:
     if not figures:
         return ["-"] * (len(HEADER) - 2)
     p50, p90, p99 = figures["latency"]
-    cells = [f"{figures['catch_up_s']:.1f}", f"{p50:,.0f}", f"{p90:,.0f}", f"{p99:,.0f}",
-             f"{p99 / p90:.2f}"]
+    cells = [
+        f"{figures['catch_up_s']:.1f}",
+        f"{p50:,.0f}",
+        f"{p90:,.0f}",
+        f"{p99:,.0f}",
+        f"{p99 / p90:.2f}",
+    ]
     if "batches" not in figures:
         return cells + ["-"] * 5
-    return cells + [str(figures["batches"])] + [f"{d:,.0f}" for d in figures["batch"]] + [
-        str(figures["over_twice"])]
+    return (
+        cells
+        + [str(figures["batches"])]
+        + [f"{d:,.0f}" for d in figures["batch"]]
+        + [str(figures["over_twice"])]
+    )
 
 
 def _slowest(rate: int, side: str, figures: dict) -> str:
-    spent = ", ".join(f"{k} {v:,}" for k, v in sorted(figures["slowest"].items(),
-                                                       key=lambda kv: -kv[1]))
-    return (f"- {rate:,} ev/s, {side}: the slowest steady micro-batch ({spent} ms) had "
-            f"{figures['slowest_rows']:.2f}x the median batch's input")
+    spent = ", ".join(
+        f"{k} {v:,}" for k, v in sorted(figures["slowest"].items(), key=lambda kv: -kv[1])
+    )
+    return (
+        f"- {rate:,} ev/s, {side}: the slowest steady micro-batch ({spent} ms) had "
+        f"{figures['slowest_rows']:.2f}x the median batch's input"
+    )
 
 
 def measure(engines, args) -> Report:
     report = Report("latency", "bench/latency.py")
-    report.line(f"latency: {args.keys} keys, {args.seconds:.0f} s per run, steady from when "
-                f"the run caught up; local[2], shuffle partitions 2, RocksDB state store; "
-                f"{AS_SHIPPED}\n")
+    report.line(
+        f"latency: {args.keys} keys, {args.seconds:.0f} s per run, steady from when "
+        f"the run caught up; local[2], shuffle partitions 2, RocksDB state store; "
+        f"{AS_SHIPPED}\n"
+    )
     report.line(markdown_table(HEADER, []))
     slowest = []
     for rate in [int(r) for r in args.rates.split(",")]:
-        for side, engine, run in (("native", engines.native, native_latency),
-                                  ("weir", engines.weir, weir_latency)):
+        for side, engine, run in (
+            ("native", engines.native, native_latency),
+            ("weir", engines.weir, weir_latency),
+        ):
             figures = engine(run, rate, args.keys, args.seconds)
             report.line(markdown_row([f"{rate:,}", side, *_cells(figures)]))
             if figures.get("slowest"):
@@ -268,10 +319,12 @@ def measure(engines, args) -> Report:
     report.line("\n" + "\n".join(slowest))
     single = engines.weir(batch_cost, args.cost_events, args.keys, "single")
     pipeline = engines.weir(batch_cost, args.cost_events, args.keys, "pipeline")
-    report.line(f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "
-                f"batch): single keyed operator {single:,.0f} ms, key_by->process->key_by->"
-                f"process with a side output to a second sink {pipeline:,.0f} ms, ratio "
-                f"{pipeline / single:.2f}")
+    report.line(
+        f"\nmicro-batch cost, {args.cost_events:,} events in 4 batches (median "
+        f"batch): single keyed operator {single:,.0f} ms, key_by->process->key_by->"
+        f"process with a side output to a second sink {pipeline:,.0f} ms, ratio "
+        f"{pipeline / single:.2f}"
+    )
     return report
 
 

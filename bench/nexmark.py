@@ -39,16 +39,39 @@ import engines  # noqa: E402 (bench/engines.py)
 from tests.nexmark.generator import write_events  # noqa: E402
 from tests.nexmark.queries import QUERIES, TABLES, ddl  # noqa: E402
 
-DEFAULT = ["q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q9", "q10", "q11", "q14", "q15",
-           "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q23"]  # (all weir runs)
+DEFAULT = [
+    "q0",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+    "q5",
+    "q7",
+    "q8",
+    "q9",
+    "q10",
+    "q11",
+    "q14",
+    "q15",
+    "q16",
+    "q17",
+    "q18",
+    "q19",
+    "q20",
+    "q21",
+    "q22",
+    "q23",
+]  # (all weir runs)
 SPARK_AS_IS = {"q0", "q1", "q2", "q3", "q10", "q15", "q17", "q20", "q21"}
 # The table settings of Nexmark's own Flink configuration (nexmark-flink's conf/config.yaml)
 # or Flink's defaults, on weir and PyFlink alike (--configuration)
 CONFIGURATIONS = {
-    "nexmark": {"table.exec.mini-batch.enabled": "true",
-                "table.exec.mini-batch.allow-latency": "2s",
-                "table.exec.mini-batch.size": "50000",
-                "table.optimizer.distinct-agg.split.enabled": "true"},
+    "nexmark": {
+        "table.exec.mini-batch.enabled": "true",
+        "table.exec.mini-batch.allow-latency": "2s",
+        "table.exec.mini-batch.size": "50000",
+        "table.optimizer.distinct-agg.split.enabled": "true",
+    },
     "flink-defaults": {},
 }
 
@@ -77,11 +100,13 @@ print(json.dumps({"seconds": time.time() - start}))
 
 def run_weir(directory, name, settings):
     from weir.table import EnvironmentSettings, TableEnvironment
+
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("parallelism.default", "2")
     for key, value in settings.items():
         t_env.get_config().set(key, value)
     from tests.nexmark.run_queries import count_char  # (q14's function)
+
     t_env.create_temporary_function("count_char", count_char)
     start = time.time()
     for table in TABLES:
@@ -97,9 +122,20 @@ def in_process(side, directory, warm, name, repeat, settings=None):
     """The times of `repeat` runs of query `name` on `side` ("weir" or "native") in a
     process of its own (as a program of that one query), after a run over `warm`'s few
     events (its JVM's start, untimed)."""
-    done = subprocess.run([sys.executable, __file__, f"--{side}-query", name, directory,
-                           warm, str(repeat), json.dumps(settings or {})],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            f"--{side}-query",
+            name,
+            directory,
+            warm,
+            str(repeat),
+            json.dumps(settings or {}),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{side}'s {name} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -113,6 +149,7 @@ def _weir_query(name, directory, warm, repeat, settings):
 
 def _native_query(name, directory, warm, repeat, _settings):
     from keyed_state import make_session  # (bench/engines.py's sessions)
+
     spark = make_session(engines.NATIVE_CONF)
     try:
         run_native(spark, warm, name)
@@ -124,10 +161,15 @@ def _native_query(name, directory, warm, repeat, _settings):
 def run_native(spark, directory, name):
     start = time.time()
     for table in TABLES:
-        schema = TABLES[table].replace("`", "").replace("VARCHAR", "STRING") \
+        schema = (
+            TABLES[table]
+            .replace("`", "")
+            .replace("VARCHAR", "STRING")
             .replace("TIMESTAMP(3)", "TIMESTAMP")
-        spark.read.schema(schema).json(os.path.join(directory, f"{table}.json")) \
-            .createOrReplaceTempView(table)
+        )
+        spark.read.schema(schema).json(
+            os.path.join(directory, f"{table}.json")
+        ).createOrReplaceTempView(table)
     spark.sql(QUERIES[name]).write.format("noop").mode("overwrite").save()
     return time.time() - start
 
@@ -136,9 +178,19 @@ def run_pyflink(python, directory, name, settings):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
         script.write(PYFLINK_RUNNER)
     env = dict(os.environ, PATH=os.path.dirname(python) + os.pathsep + os.environ["PATH"])
-    done = subprocess.run([python, script.name, os.path.join(ROOT, "tests", "nexmark"),
-                           directory, name, json.dumps(settings)], capture_output=True,
-                          text=True, env=env)
+    done = subprocess.run(
+        [
+            python,
+            script.name,
+            os.path.join(ROOT, "tests", "nexmark"),
+            directory,
+            name,
+            json.dumps(settings),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     os.unlink(script.name)
     if done.returncode != 0:
         return None
@@ -150,13 +202,22 @@ def main():
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--queries", nargs="*", default=DEFAULT)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=1, help="weir's and native's "
-                        "processes in turn this many times; weir/native is the median of "
-                        "each round's ratio (the machine's speed drifts between processes)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="weir's and native's "
+        "processes in turn this many times; weir/native is the median of "
+        "each round's ratio (the machine's speed drifts between processes)",
+    )
     parser.add_argument("--pyflink", help="a Python interpreter with apache-flink 2.3")
-    parser.add_argument("--configuration", choices=sorted(CONFIGURATIONS),
-                        default="nexmark", help="table settings on weir and PyFlink: "
-                        "Nexmark's own (mini-batch; the default) or Flink's defaults")
+    parser.add_argument(
+        "--configuration",
+        choices=sorted(CONFIGURATIONS),
+        default="nexmark",
+        help="table settings on weir and PyFlink: "
+        "Nexmark's own (mini-batch; the default) or Flink's defaults",
+    )
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="nexmark-")
     started = time.time()
@@ -173,17 +234,24 @@ def _run_all(args, directory, warm):
         settings = CONFIGURATIONS[args.configuration]
         weir, native, ratios = [], [], []
         for _ in range(args.rounds):  # (a weir process, then a native one, in turn)
-            weir.append(statistics.median(in_process("weir", directory, warm, name,
-                                                     args.repeat, settings)))
+            weir.append(
+                statistics.median(in_process("weir", directory, warm, name, args.repeat, settings))
+            )
             if name in SPARK_AS_IS:
-                native.append(statistics.median(in_process("native", directory, warm,
-                                                           name, args.repeat)))
+                native.append(
+                    statistics.median(in_process("native", directory, warm, name, args.repeat))
+                )
                 ratios.append(native[-1] / weir[-1])
-        pyflink = run_pyflink(args.pyflink, directory, name, settings) \
-            if args.pyflink else None
-        rows.append((name, statistics.median(weir),
-                     statistics.median(native) if native else None, pyflink,
-                     statistics.median(ratios) if ratios else None))
+        pyflink = run_pyflink(args.pyflink, directory, name, settings) if args.pyflink else None
+        rows.append(
+            (
+                name,
+                statistics.median(weir),
+                statistics.median(native) if native else None,
+                pyflink,
+                statistics.median(ratios) if ratios else None,
+            )
+        )
         print(name, weir, native, pyflink, [round(r, 3) for r in ratios], flush=True)
     return rows
 
@@ -191,16 +259,20 @@ def _run_all(args, directory, warm):
 def _print_table(args, rows):
     rate = lambda s: "-" if s is None else f"{args.events / s:,.0f}"  # noqa: E731
     ratio = lambda a, b: "-" if a is None or b is None else f"{b / a:.3f}"  # noqa: E731
-    print(f"\n{args.events:,} events, {args.configuration} configuration; events/s (higher "
-          "is better); ratios weir/peer" + (
-              f"; weir/native: the median of {args.rounds} rounds' ratios" if
-              args.rounds > 1 else "") + "\n")
+    print(
+        f"\n{args.events:,} events, {args.configuration} configuration; events/s (higher "
+        "is better); ratios weir/peer"
+        + (f"; weir/native: the median of {args.rounds} rounds' ratios" if args.rounds > 1 else "")
+        + "\n"
+    )
     print("| query | weir | native Spark SQL | PyFlink SQL | weir/native | weir/PyFlink |")
     print("|---|---|---|---|---|---|")
     for name, weir, native, pyflink, paired in rows:
         native_ratio = "-" if paired is None else f"{paired:.3f}"
-        print(f"| {name} | {rate(weir)} | {rate(native)} | {rate(pyflink)} | "
-              f"{native_ratio} | {ratio(weir, pyflink)} |")
+        print(
+            f"| {name} | {rate(weir)} | {rate(native)} | {rate(pyflink)} | "
+            f"{native_ratio} | {ratio(weir, pyflink)} |"
+        )
 
 
 if __name__ == "__main__":

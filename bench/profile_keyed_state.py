@@ -59,43 +59,59 @@ def main(argv=None):
     parser.add_argument("--events", type=int, default=400_000)
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--batches", type=int, default=4)
-    parser.add_argument("--attach-wait", type=float, default=0,
-                        help="seconds to wait after printing MEASURING (to attach a profiler)")
+    parser.add_argument(
+        "--attach-wait",
+        type=float,
+        default=0,
+        help="seconds to wait after printing MEASURING (to attach a profiler)",
+    )
     args = parser.parse_args(argv)
     event_log_dir = tempfile.mkdtemp(prefix="bench-eventlog-")
-    spark = bench.make_session({"spark.eventLog.enabled": "true",
-                                "spark.eventLog.dir": event_log_dir,
-                                "spark.eventLog.compress": "false"})
+    spark = bench.make_session(
+        {
+            "spark.eventLog.enabled": "true",
+            "spark.eventLog.dir": event_log_dir,
+            "spark.eventLog.compress": "false",
+        }
+    )
     try:
         final_timer = bench.probe_final_timer(spark)
         bench.run_weir(spark, 20_000, 100, args.batches, final_timer=final_timer)
         print(f"MEASURING pid {os.getpid()}", flush=True)
         time.sleep(args.attach_wait)
         started_ms = int(time.time() * 1000)
-        seconds, progress, results = bench.run_weir(spark, args.events, args.keys,
-                                                    args.batches, final_timer=final_timer)
+        seconds, progress, results = bench.run_weir(
+            spark, args.events, args.keys, args.batches, final_timer=final_timer
+        )
         bench.check_weir(results, args.events, min(args.keys, args.events), "weir-datagen")
-        print(f"\nweir-datagen: {args.events:,} events, {args.keys:,} keys: {seconds:.2f} s, "
-              f"{args.events / seconds:,.0f} ev/s")
-        print("\nbatch  rows     trigger  addBatch  latestOffset  walCommit  commitOffsets  "
-              "state: rows  updated  commitMs  memMB  customMetrics")
+        print(
+            f"\nweir-datagen: {args.events:,} events, {args.keys:,} keys: {seconds:.2f} s, "
+            f"{args.events / seconds:,.0f} ev/s"
+        )
+        print(
+            "\nbatch  rows     trigger  addBatch  latestOffset  walCommit  commitOffsets  "
+            "state: rows  updated  commitMs  memMB  customMetrics"
+        )
         for p in progress:
             d, ops = p["durationMs"], p["stateOperators"] or [{}]
             op = ops[0]
             custom = {k: v for k, v in op.get("customMetrics", {}).items() if v}
-            print(f"{p['batchId']:5d} {p['numInputRows']:7d} {d.get('triggerExecution', 0):8d} "
-                  f"{d.get('addBatch', 0):9d} {d.get('latestOffset', 0):13d} "
-                  f"{d.get('walCommit', 0):10d} {d.get('commitOffsets', 0):14d}  "
-                  f"{op.get('numRowsTotal', 0):11d} {op.get('numRowsUpdated', 0):8d} "
-                  f"{op.get('commitTimeMs', 0):9d} "
-                  f"{op.get('memoryUsedBytes', 0) / 2**20:6.1f}  {custom}")
+            print(
+                f"{p['batchId']:5d} {p['numInputRows']:7d} {d.get('triggerExecution', 0):8d} "
+                f"{d.get('addBatch', 0):9d} {d.get('latestOffset', 0):13d} "
+                f"{d.get('walCommit', 0):10d} {d.get('commitOffsets', 0):14d}  "
+                f"{op.get('numRowsTotal', 0):11d} {op.get('numRowsUpdated', 0):8d} "
+                f"{op.get('commitTimeMs', 0):9d} "
+                f"{op.get('memoryUsedBytes', 0) / 2**20:6.1f}  {custom}"
+            )
         print("MEASURED", flush=True)
         time.sleep(2)  # let the event log flush
         print("\nstage (tasks): summed task run time, GC")
-        for (sid, name), (tasks, run_ms, gc_ms) in stage_times(event_log_dir,
-                                                               started_ms).items():
-            print(f"  stage {sid:3d} {name[:60]:60s} tasks {tasks:3d}  run {run_ms:7d} ms  "
-                  f"gc {gc_ms:5d} ms")
+        for (sid, name), (tasks, run_ms, gc_ms) in stage_times(event_log_dir, started_ms).items():
+            print(
+                f"  stage {sid:3d} {name[:60]:60s} tasks {tasks:3d}  run {run_ms:7d} ms  "
+                f"gc {gc_ms:5d} ms"
+            )
     finally:
         spark.stop()
         shutil.rmtree(event_log_dir, ignore_errors=True)

@@ -24,13 +24,15 @@ def markdown_row(cells: list) -> str:
 def markdown_table(header: list, rows: list) -> str:
     """A Markdown table of `header` and `rows` (lists of cells, already formatted); a bench
     that prints rows as they come prints the table of none, then each `markdown_row`."""
-    return "\n".join([markdown_row(header), "|" + "---|" * len(header)]
-                     + [markdown_row(cells) for cells in rows])
+    return "\n".join(
+        [markdown_row(header), "|" + "---|" * len(header)] + [markdown_row(cells) for cells in rows]
+    )
 
 
 def add_record_argument(parser):
-    parser.add_argument("--record", action="store_true",
-                        help="write this run's table into docs/benchmarks.md")
+    parser.add_argument(
+        "--record", action="store_true", help="write this run's table into docs/benchmarks.md"
+    )
 
 
 class Report:
@@ -45,12 +47,13 @@ class Report:
 
     def block(self, day: str, revision: str) -> str:
         body = "\n".join(self.lines).strip("\n")
-        return (f"<!-- bench:{self.name} -->\n### {self.title}, {day} (weir {revision})\n\n"
-                f"{body}\n<!-- /bench:{self.name} -->")
+        return (
+            f"<!-- bench:{self.name} -->\n### {self.title}, {day} (weir {revision})\n\n"
+            f"{body}\n<!-- /bench:{self.name} -->"
+        )
 
     def record(self, path: str = DOCS, day: str = "", revision: str = "") -> None:
-        block = self.block(day or datetime.date.today().isoformat(),
-                           revision or weir_revision())
+        block = self.block(day or datetime.date.today().isoformat(), revision or weir_revision())
         with open(path, encoding="utf-8") as f:
             text = f.read()
         text = replace_block(text, self.name, block)
@@ -60,8 +63,9 @@ class Report:
 
 
 def replace_block(text: str, name: str, block: str) -> str:
-    pattern = re.compile(rf"<!-- bench:{re.escape(name)} -->\n.*?<!-- /bench:{re.escape(name)} -->",
-                         re.DOTALL)
+    pattern = re.compile(
+        rf"<!-- bench:{re.escape(name)} -->\n.*?<!-- /bench:{re.escape(name)} -->", re.DOTALL
+    )
     if pattern.search(text):
         return pattern.sub(lambda _: block, text, count=1)
     return text.rstrip("\n") + "\n\n" + block + "\n"
@@ -70,12 +74,21 @@ def replace_block(text: str, name: str, block: str) -> str:
 def weir_revision() -> str:
     """The commit of the weir being measured, marked dirty if its tree has changes."""
     import weir
+
     where = os.path.dirname(os.path.abspath(weir.__file__))
     try:
-        head = subprocess.run(["git", "-C", where, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--", "."],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", where, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", where, "status", "--porcelain", "--", "."],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown revision"
     return head + (" with uncommitted changes" if dirty else "")

@@ -54,6 +54,7 @@ def make_session(parallelism):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from weir.spark.session import get_session
+
     env = StreamExecutionEnvironment.get_execution_environment().set_parallelism(parallelism)
     env.set_spark_config("spark.master", "local[2]")
     env.set_spark_config("spark.app.name", "weir-bench-savepoint")
@@ -88,11 +89,11 @@ def start_job(spark, keys, parallelism, checkpoint, results, savepoint=None):
     env = StreamExecutionEnvironment.get_execution_environment(configuration)
     env.set_spark_session(spark).set_parallelism(parallelism)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint)
-    source = DataGeneratorSource(KeyOf(keys), num_splits=parallelism,
-                                 max_records_per_batch=keys)
+    source = DataGeneratorSource(KeyOf(keys), num_splits=parallelism, max_records_per_batch=keys)
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events").uid("events")
-    stream.key_by(identity).process(SampledCount(max(1, keys // 1000))).uid("counts") \
-        .add_sink(lambda value, ctx: results.append(value))
+    stream.key_by(identity).process(SampledCount(max(1, keys // 1000))).uid("counts").add_sink(
+        lambda value, ctx: results.append(value)
+    )
     return env.execute_async("bench-savepoint")
 
 
@@ -147,8 +148,12 @@ def write_parts(spark, client, directory, repeats=3):
         return runs[-1][1]
 
     tables = part("statestore read + toArrow", read_pages, spark, checkpoint, batch)
-    part("decode pages", lambda: [decode_pages(blob) for table in tables
-                                  for blob in table.column("pages").to_pylist()])
+    part(
+        "decode pages",
+        lambda: [
+            decode_pages(blob) for table in tables for blob in table.column("pages").to_pylist()
+        ],
+    )
     pages = part("keyed_pages", savepoints.keyed_pages, spark, checkpoint, batch)
     runs = iter(range(repeats))
     part("Parquet write", lambda: write_keyed(os.path.join(directory, str(next(runs))), pages))
@@ -163,12 +168,19 @@ def write_keyed(path, pages):
 
 def read_pages(spark, checkpoint, batch):
     """The statestore read keyed_pages does, as Arrow tables (one per operator)."""
-    operators = [row.operatorId for row in
-                 spark.read.format("state-metadata").load(checkpoint).collect()]
-    return [spark.read.format("statestore").option("operatorId", operator)
-            .option("stateVarName", savepoints.PAGES).option("batchId", batch)
-            .load(checkpoint).select("user_map_value.pages").toArrow()
-            for operator in operators]
+    operators = [
+        row.operatorId for row in spark.read.format("state-metadata").load(checkpoint).collect()
+    ]
+    return [
+        spark.read.format("statestore")
+        .option("operatorId", operator)
+        .option("stateVarName", savepoints.PAGES)
+        .option("batchId", batch)
+        .load(checkpoint)
+        .select("user_map_value.pages")
+        .toArrow()
+        for operator in operators
+    ]
 
 
 def restore(spark, path, keys, parallelism, checkpoint):
@@ -183,14 +195,20 @@ def restore(spark, path, keys, parallelism, checkpoint):
     second = await_batches(client, 2)[1]
     client.cancel()
     client.wait()
-    return {"async": async_ms, "wall": wall_ms, "first": dict(first["durationMs"]),
-            "second": dict(second["durationMs"])}, results
+    return {
+        "async": async_ms,
+        "wall": wall_ms,
+        "first": dict(first["durationMs"]),
+        "second": dict(second["durationMs"]),
+    }, results
 
 
 def phases(duration_ms):
     """A batch's durationMs but its total as 'phase ms', largest first (10 ms and more)."""
-    parts = sorted(((ms, name) for name, ms in duration_ms.items()
-                    if name != "triggerExecution" and ms >= 10), reverse=True)
+    parts = sorted(
+        ((ms, name) for name, ms in duration_ms.items() if name != "triggerExecution" and ms >= 10),
+        reverse=True,
+    )
     return ", ".join(f"{name} {ms}" for ms, name in parts)
 
 
@@ -201,14 +219,19 @@ def verify(results, rounds, keys):
     first = {key for key, count in results if count == rounds + 1}
     wrong = sorted({(key, count) for key, count in results if count <= rounds})
     if first != sampled or wrong:
-        raise AssertionError(f"restored counts: {len(first)} of {len(sampled)} sampled keys "
-                             f"at {rounds + 1}; counts at or below {rounds}: {wrong[:5]}")
+        raise AssertionError(
+            f"restored counts: {len(first)} of {len(sampled)} sampled keys "
+            f"at {rounds + 1}; counts at or below {rounds}: {wrong[:5]}"
+        )
     return len(sampled)
 
 
 def size_of(directory):
-    return sum(os.path.getsize(os.path.join(root, name))
-               for root, _, names in os.walk(directory) for name in names)
+    return sum(
+        os.path.getsize(os.path.join(root, name))
+        for root, _, names in os.walk(directory)
+        for name in names
+    )
 
 
 def ratio(ms, batch_ms):
@@ -225,16 +248,19 @@ def run(spark, args, workdir):
     print(f"micro-batches (ms): {' '.join(str(trigger_ms(p)) for p in progress)}", flush=True)
     figures = {"batch": statistics.median(trigger_ms(p) for p in progress[1:batches])}
     figures["trigger"], _ = timed(
-        lambda: client.trigger_savepoint(os.path.join(workdir, "sp-t")).result())
+        lambda: client.trigger_savepoint(os.path.join(workdir, "sp-t")).result()
+    )
     figures["stop"], figures["stop wait"], path = stop_with_savepoint(
-        client, os.path.join(workdir, "sp-s"))
+        client, os.path.join(workdir, "sp-s")
+    )
     figures["parts"] = write_parts(spark, client, os.path.join(workdir, "sp-again"))
     client.wait()
     saved = load_savepoint(path)
     position = saved.sources["events"]["pos"]
     assert position % keys == 0, f"savepoint at position {position}, not a multiple of {keys}"
-    figures["restore"], results = restore(spark, path, keys, args.restore_parallelism,
-                                          os.path.join(workdir, "ckpt-2"))
+    figures["restore"], results = restore(
+        spark, path, keys, args.restore_parallelism, os.path.join(workdir, "ckpt-2")
+    )
     figures["sampled"] = verify(results, position // keys, keys)
     figures["rounds"] = position // keys
     figures["bytes"] = size_of(path)
@@ -245,27 +271,38 @@ def run(spark, args, workdir):
 def report(args, figures):
     batch, restored = figures["batch"], figures["restore"]
     first, rounds = restored["first"], figures["rounds"]
-    print(f"\n{args.keys:,} keys ({figures['key groups']} key groups), parallelism "
-          f"{args.parallelism} -> {args.restore_parallelism}, local[2], RocksDB, "
-          f"weir from {weir_location()}")
+    print(
+        f"\n{args.keys:,} keys ({figures['key groups']} key groups), parallelism "
+        f"{args.parallelism} -> {args.restore_parallelism}, local[2], RocksDB, "
+        f"weir from {weir_location()}"
+    )
     print(f"micro-batch (median of {args.batches - 1} steady)  {batch:9.0f} ms")
     print(f"trigger_savepoint (job running)    {ratio(figures['trigger'], batch)}")
     print(f"stop_with_savepoint                {ratio(figures['stop'], batch)}")
     print(f"  of which the stop's wait         {figures['stop wait']:9.0f} ms")
-    print(f"  of which the savepoint's write   "
-          f"{ratio(figures['stop'] - figures['stop wait'], batch)}")
+    print(
+        f"  of which the savepoint's write   {ratio(figures['stop'] - figures['stop wait'], batch)}"
+    )
     print(f"restore: first batch               {ratio(first['triggerExecution'], batch)}")
     print(f"  its phases (ms): {phases(first)}")
     print(f"restore: execute_async -> 1st batch {ratio(restored['wall'], batch)}")
     print(f"  of which execute_async itself    {restored['async']:9.0f} ms")
-    print(f"restored second batch (steady)     {restored['second']['triggerExecution']:9.0f} ms"
-          f"   ({phases(restored['second'])})")
-    print(f"savepoint size                     {figures['bytes']:,} bytes "
-          f"({figures['bytes'] / args.keys:.1f} per key)")
-    print("write_savepoint's parts (stopped job, median of 3): " + ", ".join(
-        f"{name} {ms:.0f} ms" for name, ms in figures["parts"].items()))
-    print(f"verified: {figures['sampled']:,} sampled keys count {rounds + 1} after the "
-          f"restored job's first batch (savepoint after {rounds} rounds of every key)")
+    print(
+        f"restored second batch (steady)     {restored['second']['triggerExecution']:9.0f} ms"
+        f"   ({phases(restored['second'])})"
+    )
+    print(
+        f"savepoint size                     {figures['bytes']:,} bytes "
+        f"({figures['bytes'] / args.keys:.1f} per key)"
+    )
+    print(
+        "write_savepoint's parts (stopped job, median of 3): "
+        + ", ".join(f"{name} {ms:.0f} ms" for name, ms in figures["parts"].items())
+    )
+    print(
+        f"verified: {figures['sampled']:,} sampled keys count {rounds + 1} after the "
+        f"restored job's first batch (savepoint after {rounds} rounds of every key)"
+    )
 
 
 def parse_args(argv=None):
@@ -273,8 +310,12 @@ def parse_args(argv=None):
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--parallelism", type=int, default=2)
     parser.add_argument("--restore-parallelism", type=int, default=4)
-    parser.add_argument("--batches", type=int, default=4,
-                        help="micro-batches before the savepoints (the first is cold)")
+    parser.add_argument(
+        "--batches",
+        type=int,
+        default=4,
+        help="micro-batches before the savepoints (the first is cold)",
+    )
     return parser.parse_args(argv)
 
 

@@ -55,8 +55,11 @@ from report import Report, add_record_argument, markdown_table  # noqa: E402
 from ysb import final_watermark, millis_of, run_to_end  # noqa: E402
 
 from weir.common import Duration, Time, WatermarkStrategy  # noqa: E402
-from weir.datastream import (AggregateFunction, ProcessWindowFunction,  # noqa: E402
-                             StreamExecutionEnvironment)
+from weir.datastream import (  # noqa: E402
+    AggregateFunction,
+    ProcessWindowFunction,
+    StreamExecutionEnvironment,
+)
 from weir.datastream.connectors import FileSource  # noqa: E402
 from weir.datastream.window import TumblingEventTimeWindows  # noqa: E402
 
@@ -69,10 +72,13 @@ SCHEMA = "sensor_id long, event_time long, temperature double"
 def generate(count: int, sensors: int, span_s: float, seed: int = 11) -> pa.Table:
     rng = np.random.default_rng([seed, sensors, count])
     slot = BASE_TIMESTAMP + np.arange(count, dtype=np.int64) * int(span_s * 1000) // count
-    return pa.table({
-        "sensor_id": rng.integers(0, sensors, count, dtype=np.int64),
-        "event_time": slot + rng.integers(0, MAX_DELAY_MS, count, dtype=np.int64),
-        "temperature": rng.integers(-80, 160, count).astype(np.float64) / 4.0})
+    return pa.table(
+        {
+            "sensor_id": rng.integers(0, sensors, count, dtype=np.int64),
+            "event_time": slot + rng.integers(0, MAX_DELAY_MS, count, dtype=np.int64),
+            "temperature": rng.integers(-80, 160, count).astype(np.float64) / 4.0,
+        }
+    )
 
 
 def expected_averages(readings: pa.Table) -> dict:
@@ -86,8 +92,10 @@ def expected_averages(readings: pa.Table) -> dict:
     combined = sensor * slots + (start - first) // WINDOW_MS
     keys, inverse, counts = np.unique(combined, return_inverse=True, return_counts=True)
     sums = np.bincount(inverse, weights=temperature)
-    return {(int(k // slots), first + int(k % slots) * WINDOW_MS): float(s) / int(n)
-            for k, s, n in zip(keys, sums, counts)}
+    return {
+        (int(k // slots), first + int(k % slots) * WINDOW_MS): float(s) / int(n)
+        for k, s, n in zip(keys, sums, counts)
+    }
 
 
 # -- the weir job ------------------------------------------------------------------------
@@ -122,14 +130,18 @@ def sensor_of(reading):
 def run_weir(spark, directory, files_per_batch):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    strategy = (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(2))
-                .with_timestamp_assigner(event_time_of))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_seconds(2)
+    ).with_timestamp_assigner(event_time_of)
     source = FileSource.for_parquet(directory).set_max_files_per_batch(files_per_batch).build()
     rows = []
-    (env.from_source(source, strategy, "readings").key_by(sensor_of)
-     .window(TumblingEventTimeWindows.of(Time.seconds(5)))
-     .aggregate(Average(), window_function=WithWindow())
-     .add_sink(lambda value, ctx: rows.append(value)))
+    (
+        env.from_source(source, strategy, "readings")
+        .key_by(sensor_of)
+        .window(TumblingEventTimeWindows.of(Time.seconds(5)))
+        .aggregate(Average(), window_function=WithWindow())
+        .add_sink(lambda value, ctx: rows.append(value))
+    )
     started = time.perf_counter()
     client = env.execute_async("bench-sensors")
     client.wait()
@@ -146,6 +158,7 @@ GROUP BY sensor_id, window_start, window_end"""
 def run_weir_sql(spark, directory, files_per_batch):
     """The same job in Flink SQL on weir; returns (seconds, progress (none), rows)."""
     from weir.table import StreamTableEnvironment
+
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)
@@ -164,14 +177,22 @@ def run_weir_sql(spark, directory, files_per_batch):
 # -- native ------------------------------------------------------------------------------
 def run_native(spark, directory, files_per_batch):
     from pyspark.sql import functions as F
-    averages = (spark.readStream.schema(SCHEMA)
-                .option("maxFilesPerTrigger", files_per_batch).parquet(directory)
-                .withColumn("event_ts", F.timestamp_millis("event_time"))
-                .withWatermark("event_ts", "2 seconds")
-                .groupBy(F.window("event_ts", "5 seconds"), "sensor_id")
-                .agg(F.avg("temperature").alias("average"))
-                .select("sensor_id", F.unix_millis(F.col("window.start")).alias("start"),
-                        F.unix_millis(F.col("window.end")).alias("end"), "average"))
+
+    averages = (
+        spark.readStream.schema(SCHEMA)
+        .option("maxFilesPerTrigger", files_per_batch)
+        .parquet(directory)
+        .withColumn("event_ts", F.timestamp_millis("event_time"))
+        .withWatermark("event_ts", "2 seconds")
+        .groupBy(F.window("event_ts", "5 seconds"), "sensor_id")
+        .agg(F.avg("temperature").alias("average"))
+        .select(
+            "sensor_id",
+            F.unix_millis(F.col("window.start")).alias("start"),
+            F.unix_millis(F.col("window.end")).alias("end"),
+            "average",
+        )
+    )
     seconds, progress, rows = run_to_end(averages, ("sensor_id", "start", "end", "average"))
     return seconds, progress, rows, final_watermark(progress)
 
@@ -181,7 +202,8 @@ def check(native_rows, native_watermark, weir_rows, expected, sql_rows=None) -> 
     problems = []
     got = {}
     sides = [("native", native_rows), ("weir", weir_rows)] + (
-        [] if sql_rows is None else [("weir SQL", sql_rows)])
+        [] if sql_rows is None else [("weir SQL", sql_rows)]
+    )
     for label, rows in sides:
         windows = got[label] = {}
         for sensor, start, end, average in rows:
@@ -193,8 +215,7 @@ def check(native_rows, native_watermark, weir_rows, expected, sql_rows=None) -> 
             problems.append(f"{label}: {len(wrong)} wrong averages, e.g. {wrong[:3]}")
     for label in ("weir", "weir SQL") if sql_rows is not None else ("weir",):
         if got[label].keys() != expected.keys():
-            problems.append(f"{label}: {len(expected.keys() - got[label].keys())} windows "
-                            "missing")
+            problems.append(f"{label}: {len(expected.keys() - got[label].keys())} windows missing")
     still_open = {k for k in expected if k[1] + WINDOW_MS > native_watermark}
     if expected.keys() - got["native"].keys() != still_open:
         problems.append("native: the windows it did not emit are not those still open")
@@ -204,47 +225,64 @@ def check(native_rows, native_watermark, weir_rows, expected, sql_rows=None) -> 
 def run_case(engines, args, workdir, events, verbose):
     readings = generate(events, args.sensors, args.span)
     expected = expected_averages(readings)
-    directory = write_event_files(readings, os.path.join(workdir, f"readings-{events}"),
-                                  args.files)
+    directory = write_event_files(readings, os.path.join(workdir, f"readings-{events}"), args.files)
     times, problems = {"native": [], "weir": [], "sql": []}, []
     for _ in range(args.repeat):
         native_s, native_progress, native_rows, watermark = engines.native(
-            run_native, directory, args.files_per_batch)
-        weir_s, weir_progress, weir_rows = engines.weir(run_weir, directory,
-                                                        args.files_per_batch)
+            run_native, directory, args.files_per_batch
+        )
+        weir_s, weir_progress, weir_rows = engines.weir(run_weir, directory, args.files_per_batch)
         sql_rows = None
         if args.sql:
             sql_s, _, sql_rows = engines.weir(run_weir_sql, directory, args.files_per_batch)
             times["sql"].append(sql_s)
-        problems += [p for p in check(native_rows, watermark, weir_rows, expected, sql_rows)
-                     if p not in problems]
+        problems += [
+            p
+            for p in check(native_rows, watermark, weir_rows, expected, sql_rows)
+            if p not in problems
+        ]
         times["native"].append(native_s)
         times["weir"].append(weir_s)
         if verbose:
-            for side, seconds, progress in (("native", native_s, native_progress),
-                                            ("weir", weir_s, weir_progress)):
+            for side, seconds, progress in (
+                ("native", native_s, native_progress),
+                ("weir", weir_s, weir_progress),
+            ):
                 text, total = batch_summary(progress)
-                print(f"  {side:6s} {seconds:7.2f} s {events / seconds:>10,.0f} ev/s  "
-                      f"batches(rows@ms): {text} (sum {total} ms)", flush=True)
+                print(
+                    f"  {side:6s} {seconds:7.2f} s {events / seconds:>10,.0f} ev/s  "
+                    f"batches(rows@ms): {text} (sum {total} ms)",
+                    flush=True,
+                )
     shutil.rmtree(directory, ignore_errors=True)
     native_s, weir_s = statistics.median(times["native"]), statistics.median(times["weir"])
     sql = events / statistics.median(times["sql"]) if times["sql"] else None
-    return {"events": events, "windows": len(expected), "native": events / native_s,
-            "weir": events / weir_s, "sql": sql, "problems": problems}
+    return {
+        "events": events,
+        "windows": len(expected),
+        "native": events / native_s,
+        "weir": events / weir_s,
+        "sql": sql,
+        "problems": problems,
+    }
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=2_000_000)
     parser.add_argument("--sensors", type=int, default=1_000)
-    parser.add_argument("--span", type=float, default=400.0,
-                        help="seconds of event time the readings cover")
+    parser.add_argument(
+        "--span", type=float, default=400.0, help="seconds of event time the readings cover"
+    )
     parser.add_argument("--files", type=int, default=10, help="Parquet files of readings")
     parser.add_argument("--files-per-batch", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--warmup-events", type=int, default=20_000)
-    parser.add_argument("--sql", action="store_true",
-                        help="also run the job as weir's Flink SQL (bench.sensors.SENSORS_SQL)")
+    parser.add_argument(
+        "--sql",
+        action="store_true",
+        help="also run the job as weir's Flink SQL (bench.sensors.SENSORS_SQL)",
+    )
     add_record_argument(parser)
     return parser.parse_args(argv)
 
@@ -254,23 +292,41 @@ def main(argv=None):
     workdir = tempfile.mkdtemp(prefix="bench-sensors-")
     engines = Engines()
     try:
-        warmup = run_case(engines, argparse.Namespace(**{**vars(args), "repeat": 1}), workdir,
-                          args.warmup_events, False)
+        warmup = run_case(
+            engines,
+            argparse.Namespace(**{**vars(args), "repeat": 1}),
+            workdir,
+            args.warmup_events,
+            False,
+        )
         row = run_case(engines, args, workdir, args.events, True)
         problems = warmup["problems"] + row["problems"]
         report = Report("sensors", "bench/sensors.py")
-        report.line(f"\n{args.events:,} readings of {args.sensors:,} sensors over "
-                    f"{args.span:.0f} s of event time, {args.files} files, "
-                    f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
-                    f"{args.repeat}; {AS_SHIPPED}\n")
+        report.line(
+            f"\n{args.events:,} readings of {args.sensors:,} sensors over "
+            f"{args.span:.0f} s of event time, {args.files} files, "
+            f"{args.files_per_batch} per micro-batch, local[2], RocksDB; median of "
+            f"{args.repeat}; {AS_SHIPPED}\n"
+        )
         sql = row["sql"] is not None
-        report.line(markdown_table(
-            ["readings", "windows", "native ev/s", "weir ev/s", "weir/native"] + (
-                ["weir SQL ev/s", "weir SQL/native"] if sql else []) + ["check"],
-            [[f"{row['events']:,}", f"{row['windows']:,}", f"{row['native']:,.0f}",
-              f"{row['weir']:,.0f}", f"{row['weir'] / row['native']:.3f}"] + (
-                [f"{row['sql']:,.0f}", f"{row['sql'] / row['native']:.3f}"] if sql else [])
-             + ["OK" if not problems else "FAIL"]]))
+        report.line(
+            markdown_table(
+                ["readings", "windows", "native ev/s", "weir ev/s", "weir/native"]
+                + (["weir SQL ev/s", "weir SQL/native"] if sql else [])
+                + ["check"],
+                [
+                    [
+                        f"{row['events']:,}",
+                        f"{row['windows']:,}",
+                        f"{row['native']:,.0f}",
+                        f"{row['weir']:,.0f}",
+                        f"{row['weir'] / row['native']:.3f}",
+                    ]
+                    + ([f"{row['sql']:,.0f}", f"{row['sql'] / row['native']:.3f}"] if sql else [])
+                    + ["OK" if not problems else "FAIL"]
+                ],
+            )
+        )
         print(f"weir from {weir_location()}")
         if args.record and not problems:
             report.record()

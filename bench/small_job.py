@@ -67,8 +67,10 @@ class CountWithTimeout(KeyedProcessFunction):
 def run_weir(spark) -> tuple:
     env = StreamExecutionEnvironment.get_execution_environment().set_spark_session(spark)
     events = env.from_collection(RECORDS).assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(5))
-        .with_timestamp_assigner(lambda e, ts: e[1]))
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_seconds(5)
+        ).with_timestamp_assigner(lambda e, ts: e[1])
+    )
     counts = events.key_by(lambda e: e[0]).process(CountWithTimeout())
     started = time.perf_counter()
     out = sorted(counts.execute_and_collect("small job"))
@@ -77,8 +79,13 @@ def run_weir(spark) -> tuple:
 
 def run_native(spark, directory) -> tuple:
     from pyspark.sql import functions as F
-    counts = (spark.readStream.schema("name string, time long").parquet(directory)
-              .groupBy("name").agg(F.count("*").alias("n"), F.max("time").alias("last")))
+
+    counts = (
+        spark.readStream.schema("name string, time long")
+        .parquet(directory)
+        .groupBy("name")
+        .agg(F.count("*").alias("n"), F.max("time").alias("last"))
+    )
     seconds, _, rows = run_to_end(counts, ("name", "n"), output_mode="update")
     return seconds, sorted(rows)
 
@@ -89,16 +96,20 @@ def main(argv=None):
     add_record_argument(parser)
     args = parser.parse_args(argv)
     directory = tempfile.mkdtemp(prefix="bench-small-")
-    pq.write_table(pa.table({"name": [r[0] for r in RECORDS], "time": [r[1] for r in RECORDS]}),
-                   os.path.join(directory, "part-0.parquet"))
+    pq.write_table(
+        pa.table({"name": [r[0] for r in RECORDS], "time": [r[1] for r in RECORDS]}),
+        os.path.join(directory, "part-0.parquet"),
+    )
     engines = Engines()
     times, problems = {"native": [], "weir": []}, []
     try:
         engines.native(run_native, directory)  # warm-up
         engines.weir(run_weir)
         for _ in range(args.repeat):
-            for side, run in (("native", lambda: engines.native(run_native, directory)),
-                              ("weir", lambda: engines.weir(run_weir))):
+            for side, run in (
+                ("native", lambda: engines.native(run_native, directory)),
+                ("weir", lambda: engines.weir(run_weir)),
+            ):
                 seconds, out = run()
                 times[side].append(seconds)
                 if out != EXPECTED:
@@ -110,9 +121,19 @@ def main(argv=None):
     native, weir = statistics.median(times["native"]), statistics.median(times["weir"])
     report = Report("small_job", "bench/small_job.py")
     report.line(f"\nthree records, local[2], RocksDB; median of {args.repeat}; {AS_SHIPPED}\n")
-    report.line(markdown_table(["native s", "weir s", "weir/native", "check"], [
-        [f"{native:.2f}", f"{weir:.2f}", f"{weir / native:.2f}",
-         "OK" if not problems else "FAIL"]]))
+    report.line(
+        markdown_table(
+            ["native s", "weir s", "weir/native", "check"],
+            [
+                [
+                    f"{native:.2f}",
+                    f"{weir:.2f}",
+                    f"{weir / native:.2f}",
+                    "OK" if not problems else "FAIL",
+                ]
+            ],
+        )
+    )
     print(f"weir from {weir_location()}")
     if args.record and not problems:
         report.record()

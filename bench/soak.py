@@ -57,14 +57,23 @@ def start(args, checkpoint: str):
     env.set_parallelism(2).set_spark_config("spark.master", "local[2]")
     env.enable_checkpointing(1000)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint)
-    source = DataGeneratorSource(lambda i: (i % keys, i * 1000 // rate),
-                                 records_per_second=rate, max_records_per_batch=rate * 2)
+    source = DataGeneratorSource(
+        lambda i: (i % keys, i * 1000 // rate),
+        records_per_second=rate,
+        max_records_per_batch=rate * 2,
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
     events = env.from_source(source, strategy, "events").uid("events")
     events.key_by(lambda e: e[0]).process(Count()).uid("counts").add_sink(Discard())
-    (events.key_by(lambda e: e[0]).window(TumblingEventTimeWindows.of(Time.seconds(1)))
-     .reduce(lambda a, b: (a[0], a[1])).uid("windows").add_sink(Discard()))
+    (
+        events.key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .reduce(lambda a, b: (a[0], a[1]))
+        .uid("windows")
+        .add_sink(Discard())
+    )
     return env.execute_async("soak")
 
 
@@ -85,31 +94,40 @@ def resident_mb(root: int) -> float:
         stack.extend(children.get(pid, ()))
         try:
             with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-                total += next(int(line.split()[1]) for line in handle
-                              if line.startswith("VmRSS:"))
+                total += next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
         except (OSError, StopIteration):
             continue
     return total / 1024
 
 
 def directory_mb(path: str) -> float:
-    return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(path)
-               for name in names) / 2**20
+    return (
+        sum(
+            os.path.getsize(os.path.join(root, name))
+            for root, _, names in os.walk(path)
+            for name in names
+        )
+        / 2**20
+    )
 
 
 def sample(client, checkpoint: str, started: float) -> dict:
     progress = client.query.lastProgress or {}
     operators = progress.get("stateOperators") or []
-    return {"minute": (time.time() - started) / 60, "batches": client.batches,
-            "rate": progress.get("processedRowsPerSecond") or 0.0,
-            "state_rows": sum(o.get("numRowsTotal", 0) for o in operators),
-            "state_mb": sum(o.get("memoryUsedBytes", 0) for o in operators) / 2**20,
-            "checkpoint_mb": directory_mb(checkpoint), "rss_mb": resident_mb(os.getpid())}
+    return {
+        "minute": (time.time() - started) / 60,
+        "batches": client.batches,
+        "rate": progress.get("processedRowsPerSecond") or 0.0,
+        "state_rows": sum(o.get("numRowsTotal", 0) for o in operators),
+        "state_mb": sum(o.get("memoryUsedBytes", 0) for o in operators) / 2**20,
+        "checkpoint_mb": directory_mb(checkpoint),
+        "rss_mb": resident_mb(os.getpid()),
+    }
 
 
 def verdict(samples: list) -> str:
     third = max(1, len(samples) // 3)
-    middle, last = samples[third:2 * third], samples[-third:]
+    middle, last = samples[third : 2 * third], samples[-third:]
     if not middle:
         return "too short for a verdict"
     lines = []
@@ -126,19 +144,28 @@ def main():
     checkpoint = tempfile.mkdtemp(prefix="weir-soak-")
     client = start(args, checkpoint)
     started, samples = time.time(), []
-    print(f"soak: {args.keys:,} keys, {args.rate:,} events/s, {args.minutes:g} min, "
-          f"checkpoint {checkpoint}", flush=True)
-    print("| minute | micro-batches | rows/s | state rows | state MB | checkpoint MB | "
-          "resident MB |\n|---|---|---|---|---|---|---|", flush=True)
+    print(
+        f"soak: {args.keys:,} keys, {args.rate:,} events/s, {args.minutes:g} min, "
+        f"checkpoint {checkpoint}",
+        flush=True,
+    )
+    print(
+        "| minute | micro-batches | rows/s | state rows | state MB | checkpoint MB | "
+        "resident MB |\n|---|---|---|---|---|---|---|",
+        flush=True,
+    )
     while time.time() - started < args.minutes * 60:
         time.sleep(args.every)
         if client.query is None or not client.query.isActive:
             raise SystemExit(f"the job stopped: {client.query.exception()}")
         s = sample(client, checkpoint, started)
         samples.append(s)
-        print(f"| {s['minute']:.1f} | {s['batches']} | {s['rate']:,.0f} | "
-              f"{s['state_rows']:,} | {s['state_mb']:.1f} | {s['checkpoint_mb']:.1f} | "
-              f"{s['rss_mb']:,.0f} |", flush=True)
+        print(
+            f"| {s['minute']:.1f} | {s['batches']} | {s['rate']:,.0f} | "
+            f"{s['state_rows']:,} | {s['state_mb']:.1f} | {s['checkpoint_mb']:.1f} | "
+            f"{s['rss_mb']:,.0f} |",
+            flush=True,
+        )
     client.cancel()
     print("second third -> last third:", verdict(samples), flush=True)
 

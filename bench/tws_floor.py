@@ -38,8 +38,15 @@ def write_files(directory, keys, rows):
     for f in range(FILES):
         micros = (1_700_000_000_000 + f * 10_000 + np.arange(rows) * 10_000 // rows) * 1000
         path = os.path.join(directory, f"part-{f}.parquet")
-        pq.write_table(pa.table({"k": (np.arange(rows) % keys).astype(np.int64),
-                                 "ts": pa.array(micros, pa.timestamp("us", tz="UTC"))}), path)
+        pq.write_table(
+            pa.table(
+                {
+                    "k": (np.arange(rows) % keys).astype(np.int64),
+                    "ts": pa.array(micros, pa.timestamp("us", tz="UTC")),
+                }
+            ),
+            path,
+        )
         os.utime(path, ns=(1_000_000_000 * (f + 1),) * 2)
 
 
@@ -68,6 +75,7 @@ def processor(calls):
 
         def close(self):
             pass
+
     return Calls()
 
 
@@ -84,29 +92,43 @@ def with_pandas_state(frame):
         state.update((old[0] + total,))
         state.setTimeoutTimestamp(state.getCurrentWatermarkMs() + 10_000)
         yield pd.DataFrame({"k": [key[0]]}).iloc[:0]
+
     return frame.groupBy("k").applyInPandasWithState(
-        count, "k long", "n long", "append", GroupStateTimeout.EventTimeTimeout)
+        count, "k long", "n long", "append", GroupStateTimeout.EventTimeTimeout
+    )
 
 
 def steady_batch_ms(spark, source, kind):
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StructField, StructType, TimestampType
+
     schema = StructType([StructField("k", LongType()), StructField("ts", TimestampType())])
-    frame = (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(source)
-             .withWatermark("ts", "2 seconds"))
+    frame = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .parquet(source)
+        .withWatermark("ts", "2 seconds")
+    )
     if kind == "native":
         out = frame.groupBy(F.window("ts", "10 seconds"), "k").count()
     elif kind == "pandas-state":
         out = with_pandas_state(frame)
     else:
         out = frame.groupBy("k").transformWithState(
-            statefulProcessor=processor(int(kind.split("-")[1][0])), outputStructType="k long",
-            outputMode="Append", timeMode="EventTime")
+            statefulProcessor=processor(int(kind.split("-")[1][0])),
+            outputStructType="k long",
+            outputMode="Append",
+            timeMode="EventTime",
+        )
     checkpoint = tempfile.mkdtemp(prefix="tws-floor-")
     try:
-        query = (out.writeStream.outputMode("append")
-                 .foreachBatch(lambda batch, batch_id: batch.count())
-                 .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+        query = (
+            out.writeStream.outputMode("append")
+            .foreachBatch(lambda batch, batch_id: batch.count())
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         times = [p["durationMs"]["triggerExecution"] for p in query.recentProgress]
     finally:
@@ -133,8 +155,10 @@ def main(keys=68, rows=500, repeat=3):
     print("| query | steady batch ms (median of runs) | vs native |\n|---|---|---|")
     for kind, times in results.items():
         median = statistics.median(times)
-        print(f"| {kind} | {median:.0f} ({', '.join(f'{t:.0f}' for t in times)}) | "
-              f"{median / native:.2f}x |")
+        print(
+            f"| {kind} | {median:.0f} ({', '.join(f'{t:.0f}' for t in times)}) | "
+            f"{median / native:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,9 @@ from weir.datastream.connectors import FileSource
 from weir.datastream.window import TumblingEventTimeWindows
 
 BASE_TIMESTAMP = 1_700_000_000_000  # 2023-11-14T22:13:20Z, in epoch milliseconds
-WINDOW_MS = 10_000                  # the job's Time.seconds(10)
-OUT_OF_ORDERNESS_MS = 2_000         # the job's Duration.of_seconds(2)
-MAX_DELAY_MS = 1_500                # an event is at most this much older than its slot
+WINDOW_MS = 10_000  # the job's Time.seconds(10)
+OUT_OF_ORDERNESS_MS = 2_000  # the job's Duration.of_seconds(2)
+MAX_DELAY_MS = 1_500  # an event is at most this much older than its slot
 EVENT_TYPES = ("view", "click", "purchase")
 AD_TYPES = ("banner", "modal", "sponsored-search", "mail", "mobile")
 MAX_TABLE_ADS = 1_000_000
@@ -70,17 +70,21 @@ def generate_events(count: int, campaigns: int, span_s: float = 400.0, seed: int
     rng = np.random.default_rng([seed, campaigns, count])
     slot = BASE_TIMESTAMP + np.arange(count, dtype=np.int64) * int(span_s * 1000) // count
     event_time = slot + rng.integers(0, MAX_DELAY_MS, count, dtype=np.int64)
-    octets = [pc.cast(pa.array(rng.integers(0, 256, count, dtype=np.int32)), pa.string())
-              for _ in range(3)]
-    events = pa.table({
-        "user_id": rng.integers(0, 1_000_000, count, dtype=np.int64),
-        "page_id": rng.integers(0, 100_000, count, dtype=np.int64),
-        "ad_id": rng.integers(0, len(table), count, dtype=np.int64),
-        "ad_type": pc.take(pa.array(AD_TYPES), rng.integers(0, len(AD_TYPES), count)),
-        "event_type": pc.take(pa.array(EVENT_TYPES), rng.integers(0, 3, count)),
-        "event_time": event_time,
-        "ip": pc.binary_join_element_wise("10", *octets, "."),
-    })
+    octets = [
+        pc.cast(pa.array(rng.integers(0, 256, count, dtype=np.int32)), pa.string())
+        for _ in range(3)
+    ]
+    events = pa.table(
+        {
+            "user_id": rng.integers(0, 1_000_000, count, dtype=np.int64),
+            "page_id": rng.integers(0, 100_000, count, dtype=np.int64),
+            "ad_id": rng.integers(0, len(table), count, dtype=np.int64),
+            "ad_type": pc.take(pa.array(AD_TYPES), rng.integers(0, len(AD_TYPES), count)),
+            "event_type": pc.take(pa.array(EVENT_TYPES), rng.integers(0, 3, count)),
+            "event_time": event_time,
+            "ip": pc.binary_join_element_wise("10", *octets, "."),
+        }
+    )
     return events, table
 
 
@@ -102,8 +106,9 @@ def event_time_of(event, record_timestamp):
 
 
 def ad_watermarks() -> WatermarkStrategy:
-    return (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(2))
-            .with_timestamp_assigner(event_time_of))
+    return WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_seconds(2)
+    ).with_timestamp_assigner(event_time_of)
 
 
 def is_view(event) -> bool:
@@ -143,12 +148,16 @@ class WithWindowBounds(ProcessWindowFunction):
 def build(env, source, campaign_of_ad: np.ndarray):
     """The stream of (campaign_id, window_start, window_end, view count) of `source`."""
     events = env.from_source(source, ad_watermarks(), "ad events")
-    return (events.filter(is_view).name("views")
-            .map(CampaignOf(campaign_of_ad)).name("campaign lookup")
-            .key_by(campaign_key)
-            .window(TumblingEventTimeWindows.of(Time.seconds(10)))
-            .aggregate(Count(), window_function=WithWindowBounds())
-            .name("views per campaign and window"))
+    return (
+        events.filter(is_view)
+        .name("views")
+        .map(CampaignOf(campaign_of_ad))
+        .name("campaign lookup")
+        .key_by(campaign_key)
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .aggregate(Count(), window_function=WithWindowBounds())
+        .name("views per campaign and window")
+    )
 
 
 def event_source(directory: str, files_per_batch: int = 1) -> FileSource:
@@ -162,12 +171,17 @@ def main(count: int = 20_000, campaigns: int = 100, local: bool = False):
     events, campaign_of_ad = generate_events(count, campaigns, span_s=60.0)
     with tempfile.TemporaryDirectory(prefix="ad-events-") as directory:
         write_event_files(events, directory, files=4)
-        counts = list(build(env, event_source(directory), campaign_of_ad)
-                      .execute_and_collect("ad campaign counts"))
+        counts = list(
+            build(env, event_source(directory), campaign_of_ad).execute_and_collect(
+                "ad campaign counts"
+            )
+        )
     counts.sort(key=lambda c: (c[1], c[0]))
     windows = sorted({c[1] for c in counts})
-    print(f"{count:,} events, {campaigns:,} campaigns: {len(counts):,} (campaign, window) "
-          f"counts over {len(windows)} windows, {sum(c[3] for c in counts):,} views")
+    print(
+        f"{count:,} events, {campaigns:,} campaigns: {len(counts):,} (campaign, window) "
+        f"counts over {len(windows)} windows, {sum(c[3] for c in counts):,} views"
+    )
     for campaign_id, start, end, views in counts[:5] + counts[-5:]:
         print(f"  campaign {campaign_id:>7}  [{start}, {end})  {views:>5} views")
     return counts

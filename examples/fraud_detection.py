@@ -23,15 +23,15 @@ BASE = 1_700_000_000_000  # the first transaction's time (ms since the epoch)
 # (card, amount, seconds after BASE)
 TRANSACTIONS = [
     ("card-1", 25.00, 0),
-    ("card-2", 0.50, 5),     # small on card-2 ...
-    ("card-1", 0.99, 12),    # small on card-1 ...
+    ("card-2", 0.50, 5),  # small on card-2 ...
+    ("card-1", 0.99, 12),  # small on card-1 ...
     ("card-3", 730.00, 20),  # large, no small before: no alert
     ("card-2", 12.00, 30),
     ("card-1", 640.00, 45),  # ... large 33 s after: alert
     ("card-2", 520.00, 80),  # ... large 75 s after card-2's small: too late
-    ("card-3", 0.10, 90),    # small on card-3 ...
-    ("card-3", 0.20, 100),   # another small ...
-    ("card-3", 900.00, 140), # ... large 50 s and 40 s after them: two alerts
+    ("card-3", 0.10, 90),  # small on card-3 ...
+    ("card-3", 0.20, 100),  # another small ...
+    ("card-3", 900.00, 140),  # ... large 50 s and 40 s after them: two alerts
 ]
 
 
@@ -47,19 +47,24 @@ class Alert(PatternProcessFunction):
 
 
 def fraud_pattern() -> Pattern:
-    return Pattern.begin("small").where(lambda t: t[1] < 1.00) \
-        .followed_by("large").where(lambda t: t[1] > 500.00) \
+    return (
+        Pattern.begin("small")
+        .where(lambda t: t[1] < 1.00)
+        .followed_by("large")
+        .where(lambda t: t[1] > 500.00)
         .within(Duration.of_minutes(1))
+    )
 
 
 def build(env):
     transactions = env.from_collection(
-        TRANSACTIONS, Types.TUPLE([Types.STRING(), Types.DOUBLE(), Types.LONG()])) \
-        .assign_timestamps_and_watermarks(
-            WatermarkStrategy.for_monotonous_timestamps()
-            .with_timestamp_assigner(TransactionTime()))
-    alerts = CEP.pattern(transactions.key_by(lambda t: t[0]), fraud_pattern()) \
-        .process(Alert(), Types.STRING())
+        TRANSACTIONS, Types.TUPLE([Types.STRING(), Types.DOUBLE(), Types.LONG()])
+    ).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(TransactionTime())
+    )
+    alerts = CEP.pattern(transactions.key_by(lambda t: t[0]), fraud_pattern()).process(
+        Alert(), Types.STRING()
+    )
     alerts.print()
     return alerts
 

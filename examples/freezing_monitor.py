@@ -31,7 +31,8 @@ def build(env, source):
     """The monitored readings of `source`; their side output FREEZING_ALARMS has alarms."""
     readings = env.from_source(source, sensor_watermarks(), "sensors")
     return readings.process(FreezingMonitor(), output_type=SENSOR_READING_TYPE).name(
-        "freezing monitor")
+        "freezing monitor"
+    )
 
 
 def main(count: int = 2000, env=None):

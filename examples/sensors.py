@@ -18,13 +18,14 @@ from weir.common import Duration, Row, Types, WatermarkStrategy
 from weir.datastream.connectors import DataGeneratorSource
 
 SensorReading = Row("id", "timestamp", "temperature")
-SENSOR_READING_TYPE = Types.ROW_NAMED(["id", "timestamp", "temperature"],
-                                      [Types.STRING(), Types.LONG(), Types.DOUBLE()])
+SENSOR_READING_TYPE = Types.ROW_NAMED(
+    ["id", "timestamp", "temperature"], [Types.STRING(), Types.LONG(), Types.DOUBLE()]
+)
 
 BASE_TIMESTAMP = 1_700_000_000_000  # 2023-11-14T22:13:20Z, in epoch milliseconds
-STEP_MS = 100                       # every sensor reports every 100 ms
-PERIOD_STEPS = 300                  # one sine period: 30 s of event time
-SPIKE_EVERY = 61                    # about one reading in 61 has a spike
+STEP_MS = 100  # every sensor reports every 100 ms
+PERIOD_STEPS = 300  # one sine period: 30 s of event time
+SPIKE_EVERY = 61  # about one reading in 61 has a spike
 
 
 def _mix32(x: int) -> int:
@@ -46,7 +47,7 @@ def sensor_reading(index: int, num_sensors: int = 10) -> Row:
     step = index // num_sensors
     h = _mix32(index)
     smooth = 50.0 + 25.0 * math.sin(2.0 * math.pi * step / PERIOD_STEPS + 0.6 * sensor)
-    jitter = ((h % 1001) / 1000.0 - 0.5) * 0.5            # -0.25 .. +0.25
+    jitter = ((h % 1001) / 1000.0 - 0.5) * 0.5  # -0.25 .. +0.25
     spike = 0.0
     if (h >> 8) % SPIKE_EVERY == 0:
         spike = (6 + (h >> 16) % 5) * (1 if (h >> 21) & 1 else -1)  # +-6 .. +-10
@@ -64,13 +65,17 @@ class SensorGenerator:
         return sensor_reading(index, self.num_sensors)
 
 
-def sensor_source(count, num_sensors: int = 10, records_per_second=None,
-                  max_records_per_batch=None) -> DataGeneratorSource:
+def sensor_source(
+    count, num_sensors: int = 10, records_per_second=None, max_records_per_batch=None
+) -> DataGeneratorSource:
     """`count` readings (None: unbounded) of `num_sensors` sensors."""
-    return DataGeneratorSource(SensorGenerator(num_sensors), count=count,
-                               records_per_second=records_per_second,
-                               type_info=SENSOR_READING_TYPE,
-                               max_records_per_batch=max_records_per_batch)
+    return DataGeneratorSource(
+        SensorGenerator(num_sensors),
+        count=count,
+        records_per_second=records_per_second,
+        type_info=SENSOR_READING_TYPE,
+        max_records_per_batch=max_records_per_batch,
+    )
 
 
 def _reading_timestamp(reading, record_timestamp):
@@ -79,6 +84,6 @@ def _reading_timestamp(reading, record_timestamp):
 
 def sensor_watermarks() -> WatermarkStrategy:
     """Timestamps from the readings; watermarks 5 seconds behind, as in the book."""
-    return (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(5))
-            .with_timestamp_assigner(_reading_timestamp))
-
+    return WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_seconds(5)
+    ).with_timestamp_assigner(_reading_timestamp)

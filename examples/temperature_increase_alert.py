@@ -31,10 +31,8 @@ class TempIncreaseAlertFunction(KeyedProcessFunction):
         self.current_timer = None
 
     def open(self, runtime_context):
-        self.last_temp = runtime_context.get_state(
-            ValueStateDescriptor("lastTemp", Types.DOUBLE()))
-        self.current_timer = runtime_context.get_state(
-            ValueStateDescriptor("timer", Types.LONG()))
+        self.last_temp = runtime_context.get_state(ValueStateDescriptor("lastTemp", Types.DOUBLE()))
+        self.current_timer = runtime_context.get_state(ValueStateDescriptor("timer", Types.LONG()))
 
     def process_element(self, reading, ctx):
         prev_temp = self.last_temp.value()
@@ -55,8 +53,9 @@ class TempIncreaseAlertFunction(KeyedProcessFunction):
             self.current_timer.update(timer_ts)
 
     def on_timer(self, timestamp, ctx):
-        yield (f"Temperature of sensor {ctx.get_current_key()} monotonically increased "
-               f"for 1 second.")
+        yield (
+            f"Temperature of sensor {ctx.get_current_key()} monotonically increased for 1 second."
+        )
         self.current_timer.clear()
 
 
@@ -67,9 +66,11 @@ def sensor_id(reading):
 def build(env, source):
     """The alert stream of `source`'s sensor readings."""
     readings = env.from_source(source, sensor_watermarks(), "sensors")
-    return (readings.key_by(sensor_id)
-            .process(TempIncreaseAlertFunction(), output_type=Types.STRING())
-            .name("temperature increase alerts"))
+    return (
+        readings.key_by(sensor_id)
+        .process(TempIncreaseAlertFunction(), output_type=Types.STRING())
+        .name("temperature increase alerts")
+    )
 
 
 def main(count: int = 600, env=None, records_per_second: int = 100):

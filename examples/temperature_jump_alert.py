@@ -35,10 +35,10 @@ class SelfCleaningTemperatureAlertFunction(KeyedProcessFunction):
         self.last_timer = None
 
     def open(self, runtime_context):
-        self.last_temp = runtime_context.get_state(
-            ValueStateDescriptor("lastTemp", Types.DOUBLE()))
+        self.last_temp = runtime_context.get_state(ValueStateDescriptor("lastTemp", Types.DOUBLE()))
         self.last_timer = runtime_context.get_state(
-            ValueStateDescriptor("timestampState", Types.LONG()))
+            ValueStateDescriptor("timestampState", Types.LONG())
+        )
 
     def process_element(self, reading, ctx):
         # A new clean-up timer one hour after this reading replaces the previous one.
@@ -69,9 +69,11 @@ def sensor_id(reading):
 def build(env, source, threshold: float = DEFAULT_THRESHOLD):
     """The alert stream of `source`'s sensor readings."""
     readings = env.from_source(source, sensor_watermarks(), "sensors")
-    return (readings.key_by(sensor_id)
-            .process(SelfCleaningTemperatureAlertFunction(threshold), output_type=ALERT_TYPE)
-            .name("temperature jump alerts"))
+    return (
+        readings.key_by(sensor_id)
+        .process(SelfCleaningTemperatureAlertFunction(threshold), output_type=ALERT_TYPE)
+        .name("temperature jump alerts")
+    )
 
 
 def main(count: int = 2000, env=None, threshold: float = DEFAULT_THRESHOLD):

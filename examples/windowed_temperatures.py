@@ -15,8 +15,12 @@ import sys
 from sensors import sensor_source, sensor_watermarks
 
 from weir.common import Time, Types
-from weir.datastream import (AggregateFunction, OutputTag, ProcessWindowFunction,
-                             StreamExecutionEnvironment)
+from weir.datastream import (
+    AggregateFunction,
+    OutputTag,
+    ProcessWindowFunction,
+    StreamExecutionEnvironment,
+)
 from weir.datastream.state import ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
 
@@ -64,7 +68,7 @@ class AssignWindowEnd(ProcessWindowFunction):
     """Finishes the incremental min/max: (id, min, max, window end)."""
 
     def process(self, key, context, min_maxes):
-        (sensor, low, high), = min_maxes
+        ((sensor, low, high),) = min_maxes
         yield (sensor, low, high, context.window().end)
 
 
@@ -98,14 +102,19 @@ def min_max_with_process(readings):
 
 
 def min_max_incremental(readings):
-    return tumbling(readings.map(to_min_max), first_field).reduce(min_max,
-                                                     window_function=AssignWindowEnd())
+    return tumbling(readings.map(to_min_max), first_field).reduce(
+        min_max, window_function=AssignWindowEnd()
+    )
 
 
 def counts_with_late_data(readings, allowed_lateness_ms=0):
     """Window counts; late readings (beyond the lateness) go to LATE_READINGS."""
-    return (tumbling(readings).allowed_lateness(allowed_lateness_ms)
-            .side_output_late_data(LATE_READINGS).process(UpdatingWindowCount()))
+    return (
+        tumbling(readings)
+        .allowed_lateness(allowed_lateness_ms)
+        .side_output_late_data(LATE_READINGS)
+        .process(UpdatingWindowCount())
+    )
 
 
 def main(count: int = 2000, env=None):

@@ -16,18 +16,26 @@ os.environ.setdefault("WEIR_CLASS_ARCHIVE", "use")
 @pytest.fixture(scope="session")
 def spark():
     from pyspark.sql import SparkSession
-    from weir.spark.session import (CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER,
-                                    DRIVER_JAVA_OPTIONS, ROCKSDB)
-    session = (SparkSession.builder.master("local[2]").appName("weir-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-               .config("spark.driver.memory", "2g")
-               .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
-               .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
-               .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
-               .getOrCreate())
+    from weir.spark.session import (
+        CHANGELOG_CHECKPOINTING,
+        CHECKPOINT_FILE_MANAGER,
+        DRIVER_JAVA_OPTIONS,
+        ROCKSDB,
+    )
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("weir-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+        .config("spark.driver.memory", "2g")
+        .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
+        .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
+        .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -38,6 +46,7 @@ def run_program(spark, monkeypatch, capsys):
     """Runs a program file as `__main__` in this process (on the shared Spark session,
     whose settings it leaves as they were); returns its standard output."""
     import runpy
+
     saved = spark.conf.get("spark.sql.shuffle.partitions")
 
     def run(path, *args):
@@ -63,8 +72,9 @@ def run_program_locally(monkeypatch, capsys):
         return StreamExecutionEnvironment(configuration).set_executor("local")
 
     def run(path, *args):
-        monkeypatch.setattr(StreamExecutionEnvironment, "get_execution_environment",
-                            staticmethod(local_environment))
+        monkeypatch.setattr(
+            StreamExecutionEnvironment, "get_execution_environment", staticmethod(local_environment)
+        )
         monkeypatch.setattr(sys, "argv", [os.path.basename(path), *args])
         capsys.readouterr()
         runpy.run_path(path, run_name="__main__")
@@ -77,6 +87,7 @@ def run_program_locally(monkeypatch, capsys):
 def spark_env(spark):
     """A StreamExecutionEnvironment that runs on the shared SparkSession."""
     from weir.datastream import StreamExecutionEnvironment
+
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
     return env
@@ -86,6 +97,7 @@ def spark_env(spark):
 def local_env():
     """A StreamExecutionEnvironment that runs on the in-process runner (no Spark)."""
     from weir.datastream import StreamExecutionEnvironment
+
     return StreamExecutionEnvironment.get_execution_environment().set_executor("local")
 
 
@@ -99,9 +111,11 @@ def any_env(request):
 def kafka_broker(tmp_path_factory):
     """A real Kafka-protocol broker (Tansu) on a loopback port, for the whole session."""
     from tests.servers.kafka import Broker
+
     broker = Broker(str(tmp_path_factory.mktemp("tansu") / "broker.log"))
     yield broker
     from weir.runtime.connectors import kafka_clients
+
     kafka_clients.close_clients()  # this process's clients (in-process executor)
     broker.stop()
 
@@ -111,9 +125,11 @@ def redis_server(tmp_path_factory):
     """A real Redis server (/usr/bin/redis-server) on a loopback port, for the whole
     session."""
     from tests.servers.redis import RedisServer
+
     server = RedisServer(str(tmp_path_factory.mktemp("redis")))
     yield server
     from weir.runtime.connectors import redis_clients
+
     redis_clients.close_clients()  # this process's clients (in-process executor)
     server.stop()
 
@@ -122,9 +138,11 @@ def redis_server(tmp_path_factory):
 def postgres_server():
     """A private PostgreSQL cluster (initdb + pg_ctl) on a loopback port, for the session."""
     from tests.servers.postgres import Postgres
+
     server = Postgres()
     yield server
     from weir.runtime.connectors import postgres_clients
+
     postgres_clients.close_connections()  # this process's connections (in-process executor)
     server.stop()
 
@@ -136,6 +154,5 @@ def pytest_collection_modifyitems(items):
     for item in items:
         names = getattr(item, "fixturenames", ())
         callspec = getattr(item, "callspec", None)
-        if "spark" in names or (callspec is not None and
-                                callspec.params.get("any_env") == "spark"):
+        if "spark" in names or (callspec is not None and callspec.params.get("any_env") == "spark"):
             item.add_marker(pytest.mark.spark)

@@ -10,8 +10,11 @@ import re
 
 
 def lines_of(text):
-    lines = (re.sub(r"^(?:(\S+):)?\d+> ", lambda m: f"{m[1]}> " if m[1] else "", line)
-             for line in text.splitlines() if line)
+    lines = (
+        re.sub(r"^(?:(\S+):)?\d+> ", lambda m: f"{m[1]}> " if m[1] else "", line)
+        for line in text.splitlines()
+        if line
+    )
     return list(lines)
 
 

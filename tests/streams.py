@@ -16,10 +16,12 @@ def stamped(env, records, per_batch=None):
     """`records` ((key, timestamp ms, ...) tuples) with their timestamps and a watermark
     right behind the largest: from a collection (one micro-batch), or `per_batch` records
     per micro-batch."""
-    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
-        .with_timestamp_assigner(lambda r, ts: r[1])
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda r, ts: r[1])
     if per_batch is None:
         return env.from_collection(records).assign_timestamps_and_watermarks(strategy)
-    source = DataGeneratorSource(records.__getitem__, count=len(records),
-                                 max_records_per_batch=per_batch)
+    source = DataGeneratorSource(
+        records.__getitem__, count=len(records), max_records_per_batch=per_batch
+    )
     return env.from_source(source, strategy, "generated")

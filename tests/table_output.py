@@ -43,7 +43,7 @@ def segments(text):
             end = index
             while not lines[end].endswith(" in set") and lines[end] != "Empty set":
                 end += 1
-            block = lines[index:end + 1]
+            block = lines[index : end + 1]
             header = block[1]
             rows = [[c.strip() for c in r.strip("|").split("|")] for r in block[3:-2]]
             out.append(("table", header, _by_key(rows), sorted(map(tuple, rows)), block[-1]))
@@ -91,13 +91,19 @@ def _final_rows(rows):
 
 def assert_same_final_tables(weir, flink):
     """Tables compared on their header and final rows only (the changelog applied)."""
+
     def finals(text):
         out = []
         for segment in segments(text):
             if segment[0] == "table":
-                out.append((segment[1], _final_rows(
-                    [row for group in segment[2].values() for row in group])))
+                out.append(
+                    (
+                        segment[1],
+                        _final_rows([row for group in segment[2].values() for row in group]),
+                    )
+                )
             else:
                 out.append(segment)
         return out
+
     assert finals(weir) == finals(flink)

@@ -16,11 +16,20 @@ writes a savepoint a job then starts from (`execution.savepoint.path`).
 """
 
 from weir.runtime.state.savepoint_reader import (  # noqa: F401
-    OperatorKeyedState, read_keyed_state_rows)
+    OperatorKeyedState,
+    read_keyed_state_rows,
+)
 from weir.jobs.queryable import StateNotFound, query_state  # noqa: F401
 from weir.runtime.state.bootstrap import write_keyed_savepoint  # noqa: F401
 from weir.spark.state_reader import read_keyed_state  # noqa: F401
 from weir.spark.state_writer import write_keyed_state  # noqa: F401
 
-__all__ = ["read_keyed_state", "read_keyed_state_rows", "OperatorKeyedState",
-           "write_keyed_state", "write_keyed_savepoint", "query_state", "StateNotFound"]
+__all__ = [
+    "read_keyed_state",
+    "read_keyed_state_rows",
+    "OperatorKeyedState",
+    "write_keyed_state",
+    "write_keyed_savepoint",
+    "query_state",
+    "StateNotFound",
+]

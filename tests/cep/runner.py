@@ -15,8 +15,9 @@ LATE = OutputTag("late")
 
 def ids_of(match: dict) -> dict:
     """{name: [event ids]} (events without an id as they are)."""
-    return {name: [getattr(event, "id", event) for event in events]
-            for name, events in match.items()}
+    return {
+        name: [getattr(event, "id", event) for event in events] for name, events in match.items()
+    }
 
 
 class Recorder(PatternProcessFunction, TimedOutPartialMatchHandler):
@@ -43,7 +44,7 @@ def run_on_harness(transcript):
         if index in watermarks:
             harness.process_watermark(watermarks[index])
     end = transcript.watermark_at_end
-    harness.process_watermark(2 ** 63 - 1 if end is None else end)
+    harness.process_watermark(2**63 - 1 if end is None else end)
     matches = [value[1] for value, _ in harness.extract_outputs()]
     timeouts = [value[1] for value, _ in harness.side_output(TIMED_OUT)]
     late = [event.id for event, _ in harness.side_output(LATE)]

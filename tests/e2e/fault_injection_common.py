@@ -41,6 +41,7 @@ TAGS = ("life", "batch", "task")  # what the job adds to a Kafka record (see the
 class Sizes:
     """How much input: Kafka records (produced while the job runs, a share per life) and
     files (read one per micro-batch)."""
+
     kafka_events: int = 360
     files: int = 24
     events_per_file: int = 15
@@ -55,10 +56,14 @@ class Sizes:
 
 # -- the input ----------------------------------------------------------------------------
 
+
 def event(source: int, index: int) -> dict:
     """The index-th event of a source (0: Kafka, even keys; 1: files, odd keys)."""
-    return {"key": f"k{2 * (index % KEYS_PER_SOURCE) + source}",
-            "value": (index * 37 + source * 11) % 101, "ts": index * STEP_MS}
+    return {
+        "key": f"k{2 * (index % KEYS_PER_SOURCE) + source}",
+        "value": (index * 37 + source * 11) % 101,
+        "ts": index * STEP_MS,
+    }
 
 
 def kafka_input(sizes: Sizes) -> List[dict]:
@@ -112,10 +117,10 @@ class PacedProducer(threading.Thread):
             sent = 0
             while sent < len(self.events):
                 if sent < self.at_once:
-                    self._produce(self.events[sent:self.at_once])
+                    self._produce(self.events[sent : self.at_once])
                     sent = self.at_once
                 elif sent < self.allowed:
-                    self._produce(self.events[sent:sent + 1])
+                    self._produce(self.events[sent : sent + 1])
                     sent += 1
                     time.sleep(1 / self.rate)
                 else:
@@ -129,14 +134,16 @@ class PacedProducer(threading.Thread):
 
 # -- the model ----------------------------------------------------------------------------
 
+
 def expected_updates(sizes: Sizes) -> List[dict]:
     """The running count and sum per key after each event."""
     totals, updates = {}, []
     for e in all_events(sizes):
         count, total = totals.get(e["key"], (0, 0))
         totals[e["key"]] = count + 1, total + e["value"]
-        updates.append({"key": e["key"], "ts": e["ts"], "count": count + 1,
-                        "sum": total + e["value"]})
+        updates.append(
+            {"key": e["key"], "ts": e["ts"], "count": count + 1, "sum": total + e["value"]}
+        )
     return updates
 
 
@@ -145,30 +152,40 @@ def expected_windows(sizes: Sizes) -> List[dict]:
     counts = collections.Counter()
     for e in all_events(sizes):
         counts[e["key"], e["ts"] // WINDOW_MS * WINDOW_MS] += 1
-    return [{"key": key, "start": start, "end": start + WINDOW_MS, "count": n}
-            for (key, start), n in counts.items()]
+    return [
+        {"key": key, "start": start, "end": start + WINDOW_MS, "count": n}
+        for (key, start), n in counts.items()
+    ]
 
 
 def expected_state(updates: List[dict]) -> Dict[str, dict]:
     """The Redis hash of each key: its last update (Redis keeps text)."""
-    return {u["key"]: {"count": str(u["count"]), "sum": str(u["sum"]), "ts": str(u["ts"])}
-            for u in updates}
+    return {
+        u["key"]: {"count": str(u["count"]), "sum": str(u["sum"]), "ts": str(u["ts"])}
+        for u in updates
+    }
 
 
 def expected_sinks(sizes: Sizes) -> Dict[str, list]:
     """Every sink's expected contents, as lists of records (order aside)."""
     updates, windows = expected_updates(sizes), expected_windows(sizes)
     text = [{name: str(value) for name, value in u.items()} for u in updates]
-    return {"kafka": updates, "redis_stream": text, "redis_hash": [expected_state(updates)],
-            "files": windows,
-            "postgres": [[w["key"], w["start"], w["end"], w["count"]] for w in windows]}
+    return {
+        "kafka": updates,
+        "redis_stream": text,
+        "redis_hash": [expected_state(updates)],
+        "files": windows,
+        "postgres": [[w["key"], w["start"], w["end"], w["count"]] for w in windows],
+    }
 
 
 # -- the servers and names of one run -------------------------------------------------------
 
+
 @dataclass
 class Setup:
     """The servers, names and directories of one fault-injection run."""
+
     broker: object
     redis: object
     database: object
@@ -181,8 +198,10 @@ class Setup:
         self.input_topic = self.broker.create_topic(1, f"{self.name}-in")
         self.output_topic = self.broker.create_topic(1, f"{self.name}-out")
         self.windows_table = f"{self.name}_windows"
-        self.database.execute(f"CREATE TABLE {self.windows_table} (key text, window_start "
-                              "bigint, window_end bigint, n bigint)")
+        self.database.execute(
+            f"CREATE TABLE {self.windows_table} (key text, window_start "
+            "bigint, window_end bigint, n bigint)"
+        )
         for sub in ("input", "output", "checkpoint", "logs"):
             os.makedirs(self.path(sub), exist_ok=True)
 
@@ -190,12 +209,32 @@ class Setup:
         return os.path.join(self.directory, name)
 
     def job_args(self, life: int, hang_file: Optional[str] = None) -> List[str]:
-        args = ["--broker", self.broker.bootstrap, "--input-topic", self.input_topic,
-                "--input-dir", self.path("input"), "--output-topic", self.output_topic,
-                "--output-dir", self.path("output"), "--jdbc-url", self.database.jdbc_url,
-                "--windows-table", self.windows_table, "--redis-url", self.redis.url,
-                "--redis-prefix", self.name, "--checkpoint", self.path("checkpoint"),
-                "--kafka-events", str(self.sizes.kafka_events), "--life", str(life)]
+        args = [
+            "--broker",
+            self.broker.bootstrap,
+            "--input-topic",
+            self.input_topic,
+            "--input-dir",
+            self.path("input"),
+            "--output-topic",
+            self.output_topic,
+            "--output-dir",
+            self.path("output"),
+            "--jdbc-url",
+            self.database.jdbc_url,
+            "--windows-table",
+            self.windows_table,
+            "--redis-url",
+            self.redis.url,
+            "--redis-prefix",
+            self.name,
+            "--checkpoint",
+            self.path("checkpoint"),
+            "--kafka-events",
+            str(self.sizes.kafka_events),
+            "--life",
+            str(life),
+        ]
         for key, value in self.spark_conf.items():
             args += ["--spark-conf", f"{key}={value}"]
         return args + (["--hang-in-transaction", hang_file] if hang_file else [])
@@ -203,12 +242,14 @@ class Setup:
 
 # -- running it, with kills ---------------------------------------------------------------
 
+
 @dataclass
 class KillPoint:
     """Where one SIGKILL landed: the life it ended, seconds after that life started, the
     last micro-batch committed then, the batch in flight (planned, not committed), and
     per task of the Kafka sink the micro-batches it had committed to Kafka then (None: the
     job had no identity yet; see kafka_batches_written)."""
+
     life: int
     after_s: float
     committed: Optional[int]
@@ -217,13 +258,22 @@ class KillPoint:
     kafka_written: Optional[Dict[int, int]] = None
 
     def __str__(self):
-        where = ("before its first batch" if self.committed is None and self.in_flight is None
-                 else f"batch {self.in_flight} in flight" if self.in_flight is not None
-                 else f"between batches (last committed {self.committed})")
-        written = "" if self.kafka_written is None else (
-            f"; Kafka batches committed by task: {self.kafka_written}")
-        return (f"life {self.life}: {self.kind} kill {self.after_s:.1f} s after its start, "
-                f"{where}{written}")
+        where = (
+            "before its first batch"
+            if self.committed is None and self.in_flight is None
+            else f"batch {self.in_flight} in flight"
+            if self.in_flight is not None
+            else f"between batches (last committed {self.committed})"
+        )
+        written = (
+            ""
+            if self.kafka_written is None
+            else (f"; Kafka batches committed by task: {self.kafka_written}")
+        )
+        return (
+            f"life {self.life}: {self.kind} kill {self.after_s:.1f} s after its start, "
+            f"{where}{written}"
+        )
 
 
 @dataclass
@@ -262,6 +312,7 @@ def kafka_batches_written(setup: Setup) -> Optional[Dict[int, int]]:
     batch of the killed life below the marker committed, and one at or above it did not.
     None where the job has no identity yet."""
     from confluent_kafka import Consumer, Producer, TopicPartition
+
     identity = os.path.join(setup.path("checkpoint"), IDENTITY_FILE)
     if not os.path.exists(identity):
         return None
@@ -269,11 +320,19 @@ def kafka_batches_written(setup: Setup) -> Optional[Dict[int, int]]:
         job = handle.read().strip()
     written = {}
     for task in range(KAFKA_TASKS):
-        Producer({"bootstrap.servers": setup.broker.bootstrap,
-                  "transactional.id": f"{setup.output_topic}-{task}"}).init_transactions(60)
-        consumer = Consumer({"bootstrap.servers": setup.broker.bootstrap,
-                             "group.id": f"{setup.output_topic}-{job}-{task}",
-                             "enable.auto.commit": False})
+        Producer(
+            {
+                "bootstrap.servers": setup.broker.bootstrap,
+                "transactional.id": f"{setup.output_topic}-{task}",
+            }
+        ).init_transactions(60)
+        consumer = Consumer(
+            {
+                "bootstrap.servers": setup.broker.bootstrap,
+                "group.id": f"{setup.output_topic}-{job}-{task}",
+                "enable.auto.commit": False,
+            }
+        )
         try:
             marker = consumer.committed([TopicPartition(setup.output_topic, 0)], timeout=30)
         finally:
@@ -285,12 +344,20 @@ def kafka_batches_written(setup: Setup) -> Optional[Dict[int, int]]:
 def start_job(setup: Setup, life: int, hang_file: Optional[str] = None) -> subprocess.Popen:
     """The job as a process of its own session (the driver and its Spark workers are
     one process group), its output in logs/life-N.log."""
-    env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable)
+    env = dict(
+        os.environ,
+        PYTHONPATH=ROOT,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
     log = open(os.path.join(setup.path("logs"), f"life-{life}.log"), "wb")
-    process = subprocess.Popen([sys.executable, JOB, *setup.job_args(life, hang_file)],
-                               env=env, start_new_session=True, stdout=log,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, JOB, *setup.job_args(life, hang_file)],
+        env=env,
+        start_new_session=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     log.close()
     process.life = life
     return process
@@ -310,8 +377,10 @@ def kill(process: subprocess.Popen) -> None:
 
 def _check_alive(setup: Setup, process: subprocess.Popen) -> None:
     if process.poll() is not None:
-        raise AssertionError(f"life {process.life} exited early with {process.returncode}:"
-                             f"\n{log_tail(setup, process.life)}")
+        raise AssertionError(
+            f"life {process.life} exited early with {process.returncode}:"
+            f"\n{log_tail(setup, process.life)}"
+        )
 
 
 def kill_inside_a_kafka_transaction(setup: Setup, report: RunReport) -> None:
@@ -337,6 +406,7 @@ class KillPlan:
     a life starts (while Spark starts, before or during its first batch); otherwise
     `working_s` seconds after the life first plans or commits a micro-batch (a batch in
     flight, its sinks' commits, between batches)."""
+
     startup_share: float = 0.2
     startup_s: tuple = (3.0, 14.0)
     working_s: tuple = (0.0, 8.0)
@@ -349,8 +419,10 @@ class KillPlan:
 
 
 def _progress(checkpoint: str) -> tuple:
-    return (tuple(_batch_ids(os.path.join(checkpoint, "offsets"))),
-            last_committed_batch(checkpoint))
+    return (
+        tuple(_batch_ids(os.path.join(checkpoint, "offsets"))),
+        last_committed_batch(checkpoint),
+    )
 
 
 def _wait_for_work(setup: Setup, process: subprocess.Popen) -> None:
@@ -361,8 +433,10 @@ def _wait_for_work(setup: Setup, process: subprocess.Popen) -> None:
     while process.poll() is None and _progress(checkpoint) == before:
         if time.monotonic() > deadline:
             kill(process)
-            raise AssertionError(f"life {process.life} planned no micro-batch in "
-                                 f"{WORK_TIMEOUT_S} s:\n{log_tail(setup, process.life)}")
+            raise AssertionError(
+                f"life {process.life} planned no micro-batch in "
+                f"{WORK_TIMEOUT_S} s:\n{log_tail(setup, process.life)}"
+            )
         time.sleep(0.1)
 
 
@@ -380,8 +454,10 @@ def random_kill(setup: Setup, life: int, plan: KillPlan, rng, report: RunReport)
         kill(process)
         report.kills.append(kill_point(setup, life, time.monotonic() - started, kind))
         return
-    raise AssertionError(f"life {life} ended by itself ({process.returncode}) before the "
-                         f"end of its input:\n{log_tail(setup, life)}")
+    raise AssertionError(
+        f"life {life} ended by itself ({process.returncode}) before the "
+        f"end of its input:\n{log_tail(setup, life)}"
+    )
 
 
 def finish(setup: Setup, life: int) -> None:
@@ -391,11 +467,13 @@ def finish(setup: Setup, life: int) -> None:
         process.wait(JOB_TIMEOUT_S)
     except subprocess.TimeoutExpired as error:
         kill(process)
-        raise AssertionError(f"the last life did not end within {JOB_TIMEOUT_S} s:\n"
-                             f"{log_tail(setup, life)}") from error
+        raise AssertionError(
+            f"the last life did not end within {JOB_TIMEOUT_S} s:\n{log_tail(setup, life)}"
+        ) from error
     if process.returncode:
-        raise AssertionError(f"the last life failed with {process.returncode}:\n"
-                             f"{log_tail(setup, life)}")
+        raise AssertionError(
+            f"the last life failed with {process.returncode}:\n{log_tail(setup, life)}"
+        )
 
 
 @contextlib.contextmanager
@@ -403,8 +481,7 @@ def fed_input(setup: Setup, rate: float = 1.0):
     """The input files written, and a producer of the Kafka input (see PacedProducer)
     running meanwhile; in the end, every record produced."""
     write_files(setup.path("input"), file_input(setup.sizes))
-    producer = PacedProducer(setup.broker, setup.input_topic, kafka_input(setup.sizes),
-                             rate)
+    producer = PacedProducer(setup.broker, setup.input_topic, kafka_input(setup.sizes), rate)
     producer.start()
     try:
         yield producer
@@ -421,12 +498,12 @@ def run_uninterrupted(setup: Setup) -> RunReport:
     with fed_input(setup) as producer:
         producer.allow(setup.sizes.kafka_events, at_once=True)
         finish(setup, 0)
-    return RunReport(seconds=time.monotonic() - started,
-                     batches=last_committed_batch(setup.path("checkpoint")))
+    return RunReport(
+        seconds=time.monotonic() - started, batches=last_committed_batch(setup.path("checkpoint"))
+    )
 
 
-def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = None,
-                   log=print) -> RunReport:
+def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = None, log=print) -> RunReport:
     """Feeds the input, kills the job once inside a Kafka transaction and then `kills`
     times at random moments (`plan`), restarting it on the same checkpoint each time, and
     lets the last life run to its end. Each life gets its share of the Kafka records,
@@ -454,37 +531,48 @@ def run_with_kills(setup: Setup, kills: int, rng, plan: KillPlan = None,
 
 # -- reading the sinks and comparing ------------------------------------------------------
 
+
 def read_kafka(setup: Setup, count: int, committed: bool = True) -> List[tuple]:
     """The output topic read with read_committed (else its whole log, read_uncommitted):
     (partition, offset, update with its TAGS) triples."""
-    return [(partition, offset, json.loads(value)) for partition, offset, value in
-            setup.broker.consume_at(setup.output_topic, count, 60 if committed else 10,
-                                    committed)]
+    return [
+        (partition, offset, json.loads(value))
+        for partition, offset, value in setup.broker.consume_at(
+            setup.output_topic, count, 60 if committed else 10, committed
+        )
+    ]
 
 
 def read_redis_hash(setup: Setup) -> Dict[str, dict]:
     client, prefix = setup.redis.client, f"{setup.name}:state:"
-    return {key.decode()[len(prefix):]: {k.decode(): v.decode()
-                                         for k, v in client.hgetall(key).items()}
-            for key in client.scan_iter(match=f"{prefix}*")}
+    return {
+        key.decode()[len(prefix) :]: {
+            k.decode(): v.decode() for k, v in client.hgetall(key).items()
+        }
+        for key in client.scan_iter(match=f"{prefix}*")
+    }
 
 
 def read_sinks(setup: Setup, expected: Dict[str, list]) -> Dict[str, list]:
     """Every sink's contents, shaped as expected_sinks's (Kafka's with the lives)."""
-    rows = setup.database.query(f"SELECT key, window_start, window_end, n FROM "
-                                f"{setup.windows_table}")
+    rows = setup.database.query(
+        f"SELECT key, window_start, window_end, n FROM {setup.windows_table}"
+    )
     committed = read_kafka(setup, len(expected["kafka"]))
     read_to = {}  # partition -> the offset after the last record read_committed gave
     for partition, offset, _ in committed:
         read_to[partition] = max(read_to.get(partition, 0), offset + 1)
     log = read_kafka(setup, len(expected["kafka"]), committed=False)
-    return {"kafka": [record for _, _, record in committed],
-            "kafka_beyond": [record for partition, offset, record in log
-                             if offset >= read_to.get(partition, 0)],
-            "redis_stream": setup.redis.entries(f"{setup.name}:updates"),
-            "redis_hash": [read_redis_hash(setup)],
-            "files": read_part_files(setup.path("output")),
-            "postgres": [list(row) for row in rows]}
+    return {
+        "kafka": [record for _, _, record in committed],
+        "kafka_beyond": [
+            record for partition, offset, record in log if offset >= read_to.get(partition, 0)
+        ],
+        "redis_stream": setup.redis.entries(f"{setup.name}:updates"),
+        "redis_hash": [read_redis_hash(setup)],
+        "files": read_part_files(setup.path("output")),
+        "postgres": [list(row) for row in rows],
+    }
 
 
 def without_life(records: List[dict]) -> List[dict]:
@@ -507,6 +595,7 @@ class KafkaTransactions:
     of transactions that committed; `aborted`, those of a transaction a kill left open
     (the next producer of its id aborts it; Tansu still shows them to read_committed
     consumers); `unexplained`, records neither (with why)."""
+
     committed: List[dict] = field(default_factory=list)
     aborted: List[dict] = field(default_factory=list)
     unexplained: List[str] = field(default_factory=list)
@@ -536,15 +625,18 @@ def kafka_transactions(records: List[dict], kills: List[KillPoint]) -> KafkaTran
         elif batch == kill.in_flight:
             found.aborted.append(record)
         else:
-            found.unexplained.append(f"{_text(record)}: its task had committed {written} "
-                                     f"batches, and batch {batch} was not in flight at "
-                                     f"{kill}")
+            found.unexplained.append(
+                f"{_text(record)}: its task had committed {written} "
+                f"batches, and batch {batch} was not in flight at "
+                f"{kill}"
+            )
     return found
 
 
 @dataclass
 class Difference:
     """One sink's contents against the expected ones, as multisets."""
+
     records: int
     lost: List[str]
     duplicated: List[str]  # one entry per extra copy of an expected record
@@ -567,24 +659,31 @@ def held_back_by_the_broker(missing: List[str], beyond: list) -> bool:
 def held_back_lives(missing: List[str], beyond: list) -> Dict[int, int]:
     """{life: how many of the missing updates' held-back copies it wrote}."""
     wanted = set(missing)
-    return dict(collections.Counter(record["life"] for record in beyond
-                                    if _update_text(record) in wanted))
+    return dict(
+        collections.Counter(record["life"] for record in beyond if _update_text(record) in wanted)
+    )
 
 
 def difference(expected: list, actual: list) -> Difference:
     want = collections.Counter(map(_text, expected))
     got = collections.Counter(map(_text, actual))
     extra = got - want
-    return Difference(len(actual), sorted((want - got).elements()),
-                      sorted(r for r in extra.elements() if r in want),
-                      sorted(r for r in extra.elements() if r not in want))
+    return Difference(
+        len(actual),
+        sorted((want - got).elements()),
+        sorted(r for r in extra.elements() if r in want),
+        sorted(r for r in extra.elements() if r not in want),
+    )
 
 
 def compare(expected: Dict[str, list], actual: Dict[str, list]) -> Dict[str, Difference]:
     """Per sink, its difference from the expected contents (Kafka's lives left out)."""
-    return {sink: difference(expected[sink], without_life(actual[sink]) if sink == "kafka"
-                             else actual[sink])
-            for sink in expected}
+    return {
+        sink: difference(
+            expected[sink], without_life(actual[sink]) if sink == "kafka" else actual[sink]
+        )
+        for sink in expected
+    }
 
 
 def kafka_duplicate_lives(records: List[dict]) -> Dict[str, List[int]]:

@@ -80,12 +80,13 @@ def wait_until_at_rest(query, what: str, timeout: float = 120) -> None:
         except BaseException as error:  # noqa: BLE001 (raised in the test's thread)
             outcome.append(error)
 
-    waiter = threading.Thread(target=process_all_available, daemon=True,
-                              name="wait-until-at-rest")
+    waiter = threading.Thread(target=process_all_available, daemon=True, name="wait-until-at-rest")
     waiter.start()
     waiter.join(timeout)
     if not outcome:  # (the thread ends once the test stops the query)
-        raise AssertionError(f"timed out after {timeout:g} s waiting for {what}: the query "
-                             f"still runs micro-batches ({query.status})")
+        raise AssertionError(
+            f"timed out after {timeout:g} s waiting for {what}: the query "
+            f"still runs micro-batches ({query.status})"
+        )
     if outcome[0] is not None:
         raise outcome[0]

@@ -26,8 +26,9 @@ class Lookup(AsyncFunction):
 def test_a_request_failing_without_retry_fails_the_job_and_writes_nothing(any_env, tmp_path):
     env = any_env
     numbers = env.from_collection(list(range(40)))
-    AsyncDataStream.unordered_wait(numbers, Lookup(), Time.seconds(5), 4).uid("lookup") \
-        .sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
+    AsyncDataStream.unordered_wait(numbers, Lookup(), Time.seconds(5), 4).uid("lookup").sink_to(
+        FileSink.for_json_lines(str(tmp_path / "out")).build()
+    )
     with pytest.raises(Exception) as error:
         env.execute("failing lookup")
     message = str(error.value)
@@ -84,12 +85,12 @@ class Enrich(AsyncFunction):
         return [(reading[0], reading[1], location)]
 
 
-def test_readings_enriched_with_locations_from_a_loopback_http_service(any_env,
-                                                                        location_service):
+def test_readings_enriched_with_locations_from_a_loopback_http_service(any_env, location_service):
     env = any_env
     readings = [("s1", 20.5), ("s2", 31.0), ("s4", 12.0), ("s3", 18.25), ("s1", 21.0)] * 4
-    enriched = AsyncDataStream.ordered_wait(env.from_collection(readings),
-                                            Enrich(location_service), Time.seconds(10), 3)
+    enriched = AsyncDataStream.ordered_wait(
+        env.from_collection(readings), Enrich(location_service), Time.seconds(10), 3
+    )
     sink = collect(enriched)
     env.execute("enrich")
     where = dict(LOCATIONS, s4="unknown")

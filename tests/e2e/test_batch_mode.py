@@ -16,8 +16,9 @@ pytestmark = pytest.mark.spark
 def _counts(env, values, mode):
     env.set_runtime_mode(mode)
     results = []
-    env.from_collection(values).key_by(lambda v: v % 3).reduce(lambda a, b: a + b) \
-        .add_sink(lambda value, ctx: results.append(value))
+    env.from_collection(values).key_by(lambda v: v % 3).reduce(lambda a, b: a + b).add_sink(
+        lambda value, ctx: results.append(value)
+    )
     return env.execute_async("counts"), results
 
 
@@ -26,8 +27,11 @@ def test_automatic_mode_with_bounded_sources_runs_a_spark_batch_job(spark_env, s
     assert isinstance(client, BatchJob) and client.get_job_status() == JobStatus.FINISHED
     assert spark.streams.active == []
     assert sorted(results) == [12, 15, 18]  # each key's final sum only
-    assert client.get_job_execution_result().summary().endswith(
-        "one Spark batch job, 10 records read, 3 written")
+    assert (
+        client.get_job_execution_result()
+        .summary()
+        .endswith("one Spark batch job, 10 records read, 3 written")
+    )
 
 
 def test_streaming_mode_still_runs_a_streaming_query(spark_env):
@@ -39,11 +43,15 @@ def test_streaming_mode_still_runs_a_streaming_query(spark_env):
 
 def test_a_failing_batch_job_names_the_operator_and_the_users_line(spark_env):
     spark_env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-    spark_env.from_collection([1, 2]).key_by(lambda v: v).map(lambda v: v // 0) \
-        .uid("divide").print()
-    with pytest.raises(JobExecutionError, match=r"job 'broken' failed: operator 'divide' "
-                       r"failed in user function .*<lambda> \(.*test_batch_mode.py:\d+\) at "
-                       r".*test_batch_mode.py:\d+: ZeroDivisionError"):
+    spark_env.from_collection([1, 2]).key_by(lambda v: v).map(lambda v: v // 0).uid(
+        "divide"
+    ).print()
+    with pytest.raises(
+        JobExecutionError,
+        match=r"job 'broken' failed: operator 'divide' "
+        r"failed in user function .*<lambda> \(.*test_batch_mode.py:\d+\) at "
+        r".*test_batch_mode.py:\d+: ZeroDivisionError",
+    ):
         spark_env.execute("broken")
 
 
@@ -73,19 +81,24 @@ def _two_stages(env, parallelism):
     second stage's input and the side output pass through the first stage's partitions."""
     env.set_runtime_mode(RuntimeExecutionMode.BATCH).set_parallelism(parallelism)
     outputs = {"first": [], "odd": [], "second": []}
-    first = env.from_collection([(k % 37, k) for k in range(2000)]) \
-        .key_by(lambda v: v[0]).process(Totals())
+    first = (
+        env.from_collection([(k % 37, k) for k in range(2000)])
+        .key_by(lambda v: v[0])
+        .process(Totals())
+    )
     first.get_side_output(ODD).add_sink(lambda v, ctx: outputs["odd"].append(v))
     first.add_sink(lambda v, ctx: outputs["first"].append(v))
-    first.key_by(lambda v: v[0] % 5).process(Totals()) \
-        .add_sink(lambda v, ctx: outputs["second"].append(v))
+    first.key_by(lambda v: v[0] % 5).process(Totals()).add_sink(
+        lambda v, ctx: outputs["second"].append(v)
+    )
     env.execute("two stages")
     return {name: sorted(values) for name, values in outputs.items()}
 
 
 @pytest.mark.parametrize("parallelism, shuffle_partitions", [(1, 1), (2, 2), (3, 2), (1, 5)])
 def test_a_two_stage_batch_job_gives_the_in_process_executors_results(
-        spark, spark_env, local_env, parallelism, shuffle_partitions):
+    spark, spark_env, local_env, parallelism, shuffle_partitions
+):
     """Stages run per key-group range (one Spark partition per subtask, or the session's
     shuffle partitions where those are more): every record reaches its key group once."""
     saved = spark.conf.get("spark.sql.shuffle.partitions")
@@ -97,4 +110,5 @@ def test_a_two_stage_batch_job_gives_the_in_process_executors_results(
     assert on_spark == _two_stages(local_env, parallelism)
     assert len(on_spark["first"]) == 37 and len(on_spark["odd"]) == 1000
     assert on_spark["second"] == sorted(
-        (key, sum(k for k in range(2000) if k % 37 % 5 == key)) for key in range(5))
+        (key, sum(k for k in range(2000) if k % 37 % 5 == key)) for key in range(5)
+    )

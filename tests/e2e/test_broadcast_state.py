@@ -3,8 +3,7 @@
 import pytest
 
 from weir.common import Types
-from weir.datastream import (BroadcastProcessFunction, KeyedBroadcastProcessFunction,
-                             OutputTag)
+from weir.datastream import BroadcastProcessFunction, KeyedBroadcastProcessFunction, OutputTag
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.runtime.broadcast import BroadcastSpec
@@ -44,14 +43,16 @@ class ScaleAndTell(Scale):
 
 def test_non_keyed_broadcast_runs_an_instance_per_subtask(any_env):
     env = any_env.set_parallelism(2)
-    numbers = env.from_source(DataGeneratorSource(lambda i: i, count=8, num_splits=2),
-                              None, "numbers")
+    numbers = env.from_source(
+        DataGeneratorSource(lambda i: i, count=8, num_splits=2), None, "numbers"
+    )
     factors = env.from_collection([("x", 10)])
     sink = collect(numbers.connect(factors.broadcast(FACTORS)).process(ScaleAndTell()))
     env.execute("scale in parallel")
     # One batch in two splits: 0..3 read by instance 0, 4..7 by instance 1.
     assert sorted(sink.results, key=str) == sorted(
-        [("learned", "x")] * 2 + [i * 10 for i in range(8)], key=str)
+        [("learned", "x")] * 2 + [i * 10 for i in range(8)], key=str
+    )
 
 
 class Count(KeyedBroadcastProcessFunction):
@@ -69,8 +70,9 @@ class Count(KeyedBroadcastProcessFunction):
     def process_broadcast_element(self, value, ctx):
         ctx.get_broadcast_state(FACTORS).put(value, 1)
         if value == "reset":
-            ctx.apply_to_keyed_state(ValueStateDescriptor("count", Types.INT()),
-                                     lambda key, state: state.clear())
+            ctx.apply_to_keyed_state(
+                ValueStateDescriptor("count", Types.INT()), lambda key, state: state.clear()
+            )
         yield "seen", value
 
     def on_timer(self, timestamp, ctx):
@@ -83,8 +85,7 @@ def test_apply_to_keyed_state_reaches_every_key(any_env):
     env.set_parallelism(3)
     words = env.from_collection([f"k{i % 7}" for i in range(30)])
     control = env.from_collection(["reset"])
-    sink = collect(words.key_by(lambda w: w).connect(control.broadcast(FACTORS))
-                    .process(Count()))
+    sink = collect(words.key_by(lambda w: w).connect(control.broadcast(FACTORS)).process(Count()))
     env.execute("reset")
     # The reset came first in the batch: every key counts from 0 and sees the state.
     counts = sorted(r for r in sink.results if r[0] != "seen")
@@ -102,11 +103,15 @@ def test_an_unpicklable_broadcast_element_fails_naming_the_input(any_env):
     env = any_env
     numbers = env.from_collection([1])
     rules = env.from_collection([1]).map(lambda v: Unpicklable())
-    numbers.connect(rules.broadcast(FACTORS)).process(Scale()).uid("scale") \
-        .add_sink(lambda v, c: None)
-    with pytest.raises(Exception, match="operator 'scale' \\(broadcast input\\): a broadcast "
-                                        "element cannot be pickled \\(element types: "
-                                        "Unpicklable\\)"):
+    numbers.connect(rules.broadcast(FACTORS)).process(Scale()).uid("scale").add_sink(
+        lambda v, c: None
+    )
+    with pytest.raises(
+        Exception,
+        match="operator 'scale' \\(broadcast input\\): a broadcast "
+        "element cannot be pickled \\(element types: "
+        "Unpicklable\\)",
+    ):
         env.execute("unpicklable")
 
 
@@ -120,8 +125,9 @@ class ReadsUndeclared(BroadcastProcessFunction):
 
 def test_undeclared_broadcast_state_is_a_clear_error(local_env):
     numbers = local_env.from_collection([1])
-    numbers.connect(numbers.broadcast(FACTORS)).process(ReadsUndeclared()) \
-        .add_sink(lambda v, c: None)
+    numbers.connect(numbers.broadcast(FACTORS)).process(ReadsUndeclared()).add_sink(
+        lambda v, c: None
+    )
     with pytest.raises(Exception, match="broadcast state 'other' was not declared"):
         local_env.execute("undeclared")
 
@@ -138,8 +144,10 @@ def test_broadcast_checks_its_arguments(local_env):
 
 def test_every_key_group_keeps_the_same_broadcast_state():
     from weir.testing.harness import KeyedOperatorHarness
-    harness = KeyedOperatorHarness(BroadcastSpec(Scale(), (FACTORS,)),
-                                   (lambda v: v, lambda v: None))
+
+    harness = KeyedOperatorHarness(
+        BroadcastSpec(Scale(), (FACTORS,)), (lambda v: v, lambda v: None)
+    )
     harness.broadcast_element(("x", 3))
     harness.process_element1(2).process_element1(5)
     assert harness.extract_values() == [6, 15]

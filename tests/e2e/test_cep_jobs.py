@@ -22,8 +22,11 @@ import overheating_alert  # noqa: E402
 
 
 def printed_lines(text):
-    return sorted(re.sub(r"^\d+> ", "", line) for line in text.splitlines()
-                  if line and not line.startswith("weir: "))
+    return sorted(
+        re.sub(r"^\d+> ", "", line)
+        for line in text.splitlines()
+        if line and not line.startswith("weir: ")
+    )
 
 
 def test_the_fraud_detection_example(any_env, capsys):
@@ -33,7 +36,8 @@ def test_the_fraud_detection_example(any_env, capsys):
     assert printed_lines(capsys.readouterr().out) == [
         "card-1: 0.99 then 640.00 after 33 s",
         "card-3: 0.10 then 900.00 after 50 s",
-        "card-3: 0.20 then 900.00 after 40 s"]
+        "card-3: 0.20 then 900.00 after 40 s",
+    ]
 
 
 def test_the_overheating_example_reports_alerts_and_timed_out_runs(any_env, capsys):
@@ -45,7 +49,8 @@ def test_the_overheating_example_reports_alerts_and_timed_out_runs(any_env, caps
         "ALERT sensor-3: 3 readings over 100.0 in 5 s (110.0, 111.0, 112.0)",
         "warning sensor-2: 1 reading(s) over 100.0 from 1 s, none more by 11 s",
         "warning sensor-2: 1 reading(s) over 100.0 from 12 s, none more by 22 s",
-        "warning sensor-3: 1 reading(s) over 100.0 from 27 s, none more by 37 s"]
+        "warning sensor-3: 1 reading(s) over 100.0 from 27 s, none more by 37 s",
+    ]
 
 
 # -- a CEP job across a savepoint and a SIGKILL ------------------------------------------
@@ -54,8 +59,7 @@ EVENTS, PER_BATCH, RATE = 600, 40, 200
 
 @pytest.mark.spark
 @pytest.mark.parametrize("parallelism", [1, 3])
-def test_a_cep_job_restored_from_a_savepoint_at_another_parallelism(spark, tmp_path,
-                                                                    parallelism):
+def test_a_cep_job_restored_from_a_savepoint_at_another_parallelism(spark, tmp_path, parallelism):
     out = str(tmp_path / "out")
 
     def to_files(matches):
@@ -69,8 +73,9 @@ def test_a_cep_job_restored_from_a_savepoint_at_another_parallelism(spark, tmp_p
     assert client.wait(60) == JobStatus.FINISHED
     expected = expected_matches(EVENTS)
     assert len(read_part_files(out)) < len(expected)  # (stopped midway)
-    second_env = environment(spark, tmp_path, "second", parallelism,
-                             {"execution.savepoint.path": path})
+    second_env = environment(
+        spark, tmp_path, "second", parallelism, {"execution.savepoint.path": path}
+    )
     cep_job(second_env, to_files, EVENTS, PER_BATCH, RATE)
     second_env.execute_async("cep").get_job_execution_result()
     assert sorted(read_part_files(out), key=order) == sorted(expected, key=order)
@@ -79,5 +84,6 @@ def test_a_cep_job_restored_from_a_savepoint_at_another_parallelism(spark, tmp_p
 @pytest.mark.spark
 def test_a_checkpointed_cep_job_killed_mid_stream_restarts_as_if_never_killed(tmp_path):
     from tests.e2e.test_recovery import EVENTS as RECOVERY_EVENTS, kill_and_restart
+
     written = kill_and_restart(tmp_path, (CEP_JOB,))
     assert sorted(written, key=order) == sorted(expected_matches(RECOVERY_EVENTS), key=order)

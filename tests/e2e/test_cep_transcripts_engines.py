@@ -11,11 +11,17 @@ from weir.cep import CEP
 from weir.common import WatermarkStrategy
 from weir.datastream import StreamExecutionEnvironment
 
-WHOLE_INPUT = [t for t in TRANSCRIPTS if not getattr(t, "watermarks", None)
-               and t.watermark_at_end is None and not t.late]
-ON_SPARK = ["next_fails_when_another_event_intervenes", "skip_past_last_event_with_strict_pair",
-            "group_starting_with_optional_part", "optional_group_then_next_is_strict_"
-            "against_what_precedes"]
+WHOLE_INPUT = [
+    t
+    for t in TRANSCRIPTS
+    if not getattr(t, "watermarks", None) and t.watermark_at_end is None and not t.late
+]
+ON_SPARK = [
+    "next_fails_when_another_event_intervenes",
+    "skip_past_last_event_with_strict_pair",
+    "group_starting_with_optional_part",
+    "optional_group_then_next_is_strict_against_what_precedes",
+]
 
 
 def event_time(record, record_timestamp):
@@ -27,13 +33,14 @@ def matches_of(env, transcripts):
     its own CEP operator over its events (a record: (name, event, timestamp))."""
     records = [(t.name, event, ts) for t in transcripts for event, ts in t.events]
     stream = env.from_collection(records).assign_timestamps_and_watermarks(
-        WatermarkStrategy.no_watermarks().with_timestamp_assigner(event_time))
+        WatermarkStrategy.no_watermarks().with_timestamp_assigner(event_time)
+    )
     found = {t.name: [] for t in transcripts}
     for transcript in transcripts:
-        mine = stream.filter(lambda r, name=transcript.name: r[0] == name) \
-            .map(lambda r: r[1])
-        CEP.pattern(mine, transcript.pattern(cep)).process(Recorder()) \
-            .add_sink(lambda value, ctx, name=transcript.name: found[name].append(value[1]))
+        mine = stream.filter(lambda r, name=transcript.name: r[0] == name).map(lambda r: r[1])
+        CEP.pattern(mine, transcript.pattern(cep)).process(Recorder()).add_sink(
+            lambda value, ctx, name=transcript.name: found[name].append(value[1])
+        )
     env.execute("cep transcripts")
     return found
 
@@ -57,5 +64,6 @@ def test_transcripts_side_by_side_on_spark(spark_env):
     chosen = [t for t in WHOLE_INPUT if t.name in ON_SPARK]
     found = matches_of(spark_env, chosen)
     for transcript in chosen:
-        assert as_multiset(found[transcript.name]) == as_multiset(transcript.matches), \
+        assert as_multiset(found[transcript.name]) == as_multiset(transcript.matches), (
             transcript.name
+        )

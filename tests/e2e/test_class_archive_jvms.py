@@ -25,8 +25,9 @@ def _run(args, cache, cwd, **extra):
     env = {**os.environ, "WEIR_CACHE_DIR": str(cache)}
     env.pop("WEIR_CLASS_ARCHIVE", None)  # (the tests' `use`: here weir records)
     env.update(extra)
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def _archives(cache):
@@ -44,7 +45,7 @@ def recorded(tmp_path_factory):
 
 def test_warm_up_records_an_archive_that_a_job_then_starts_from(recorded, tmp_path):
     cache, said = recorded
-    archive, = _archives(cache)  # (nothing else left: no marker, no partial archive)
+    (archive,) = _archives(cache)  # (nothing else left: no marker, no partial archive)
     assert archive.endswith(".jsa") and os.path.getsize(archive) > 10_000_000
     assert "weir: recording Spark's classes in " + archive in said
     again = _run(["-m", "weir", "warm-up"], cache, tmp_path)
@@ -52,14 +53,20 @@ def test_warm_up_records_an_archive_that_a_job_then_starts_from(recorded, tmp_pa
 
     (tmp_path / "job.py").write_text(PROGRAM)
     loads = tmp_path / "loads"
-    job = _run(["job.py"], cache, tmp_path, JAVA_TOOL_OPTIONS=(
-        f"-Xlog:class+load=info:file={loads}-%p.txt"))
+    job = _run(
+        ["job.py"],
+        cache,
+        tmp_path,
+        JAVA_TOOL_OPTIONS=(f"-Xlog:class+load=info:file={loads}-%p.txt"),
+    )
     assert job.returncode == 0, job.stderr
     assert job.stdout == EXPECTED
     # Spark's classes came from the archive (its "top" layer, above the JDK's own)
     logs = "".join(open(path).read() for path in glob.glob(f"{loads}-*.txt"))
-    assert ("org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution "
-            "source: shared objects file (top)") in logs
+    assert (
+        "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution "
+        "source: shared objects file (top)"
+    ) in logs
 
 
 def test_a_jvm_that_cannot_start_from_its_archive_starts_without_it(recorded, tmp_path):

@@ -33,15 +33,26 @@ def expected_records():
 
 @pytest.fixture
 def weir(tmp_path):
-    environment = dict(os.environ, WEIR_HOME=str(tmp_path / "home"), PYTHONPATH=ROOT,
-                       PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    environment = dict(
+        os.environ,
+        WEIR_HOME=str(tmp_path / "home"),
+        PYTHONPATH=ROOT,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
 
     def command(*args, check=True):
-        done = subprocess.run([sys.executable, "-m", "weir", *args], env=environment,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-m", "weir", *args],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if check:
             assert done.returncode == 0, done.stdout + done.stderr
         return done
+
     return command
 
 
@@ -68,42 +79,55 @@ def savepoint_path(output: str) -> str:
 def test_run_detached_list_savepoint_rescale_stop_and_restore(weir, tmp_path):
     out = str(tmp_path / "out")
     job_id = submitted(weir("run", "-d", "-p", "2", JOB, out, str(EVENTS), str(RATE)).stdout)
-    wait_until(lambda: running(weir, job_id) and len(read_part_files(out)) >= 50
-               if os.path.isdir(out) else False, "running with output")
+    wait_until(
+        lambda: (
+            running(weir, job_id) and len(read_part_files(out)) >= 50
+            if os.path.isdir(out)
+            else False
+        ),
+        "running with output",
+    )
 
     taken = weir("savepoint", job_id).stdout
     assert taken.startswith(f"Triggering savepoint for job {job_id}.\nWaiting for response...\n")
-    assert taken.endswith("You can resume your program from this savepoint with the run "
-                          "command.\n")
+    assert taken.endswith("You can resume your program from this savepoint with the run command.\n")
     described = json.loads(weir("info", "file:" + savepoint_path(taken)).stdout)
     assert described["job_id"] == job_id and described["parallelism"] == 2
     assert described["operators"]["running-count"]["state"] == ["keyed"]
     assert described["operators"]["running-count"]["keyed_states"] == {
-        "count": "value state of pickled"}
+        "count": "value state of pickled"
+    }
     assert described["operators"]["running-count"]["key_groups"] == len(
-        {assign_to_key_group(f"k{i}", 128) for i in range(7)})
+        {assign_to_key_group(f"k{i}", 128) for i in range(7)}
+    )
     assert set(described["sources"]) == {"events"}
 
     # Refused or failed operations leave the job running with its state (its output at the
     # end is an uninterrupted run's): a stop or savepoint to a directory it cannot write,
     # a parallelism beyond the max parallelism
-    for refused in (weir("stop", job_id, "-p", "/proc/nope", check=False),
-                    weir("savepoint", job_id, "/proc/nope", check=False)):
+    for refused in (
+        weir("stop", job_id, "-p", "/proc/nope", check=False),
+        weir("savepoint", job_id, "/proc/nope", check=False),
+    ):
         assert refused.returncode == 1
         assert refused.stderr.endswith(
             f"job {job_id}: SavepointError: cannot write a savepoint to /proc/nope: No such "
-            "file or directory; the job was left as it was\n")
+            "file or directory; the job was left as it was\n"
+        )
     too_many = weir("modify", job_id, "-p", "1000", check=False)
     assert too_many.returncode == 1 and too_many.stdout == ""
-    assert too_many.stderr.endswith("parallelism must be in 1..128 (the job's max "
-                                    "parallelism: its keyed state is split into 128 key "
-                                    "groups), got 1000\n")
+    assert too_many.stderr.endswith(
+        "parallelism must be in 1..128 (the job's max "
+        "parallelism: its keyed state is split into 128 key "
+        "groups), got 1000\n"
+    )
     assert running(weir, job_id)
     before = len(read_part_files(out))
     wait_until(lambda: len(read_part_files(out)) > before, "writing after the refusals")
 
     assert weir("modify", job_id, "-p", "3").stdout.endswith(
-        f"Rescaled job {job_id}. Its new parallelism is 3.\n")
+        f"Rescaled job {job_id}. Its new parallelism is 3.\n"
+    )
     wait_until(lambda: running(weir, job_id), "running again")
     before = len(read_part_files(out))
     wait_until(lambda: len(read_part_files(out)) > before, "writing after the rescale")
@@ -112,13 +136,16 @@ def test_run_detached_list_savepoint_rescale_stop_and_restore(weir, tmp_path):
     assert stopped.startswith(f'Suspending job "{job_id}" with a CANONICAL savepoint.\n')
     path = savepoint_path(stopped)
     assert json.loads(weir("info", path).stdout)["parallelism"] == 3
-    assert any(line.endswith(f"{job_id} : cli counts (FINISHED)")
-               for line in job_lines(weir, "-a"))
+    assert any(line.endswith(f"{job_id} : cli counts (FINISHED)") for line in job_lines(weir, "-a"))
     assert len(read_part_files(out)) < EVENTS  # stopped before its end
 
     restored = submitted(weir("run", "-d", "-s", path, JOB, out, str(EVENTS), "400").stdout)
-    wait_until(lambda: any(line.endswith(f"{restored} : cli counts (FINISHED)")
-                           for line in job_lines(weir, "-a")), "finished")
+    wait_until(
+        lambda: any(
+            line.endswith(f"{restored} : cli counts (FINISHED)") for line in job_lines(weir, "-a")
+        ),
+        "finished",
+    )
     order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
     assert sorted(read_part_files(out), key=order) == sorted(expected_records(), key=order)
 

@@ -11,10 +11,19 @@ JOB = os.path.join(ROOT, "tests", "e2e", "jobs", "cluster_file_sink.py")
 
 
 def run_job(records: int, output: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable)
-    run = subprocess.run([sys.executable, JOB, str(records), output], env=env,
-                         capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=ROOT,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
+    run = subprocess.run(
+        [sys.executable, JOB, str(records), output],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -39,8 +48,14 @@ def test_two_executors_write_and_the_driver_holds_no_output(tmp_path):
     assert all(len(records) > 0 for records in buckets.values())
     written = sorted(r["i"] for records in buckets.values() for r in records)
     assert written == list(range(200_000))  # each record once
-    output_mib = sum(os.path.getsize(os.path.join(d, n)) for d, _, names
-                     in os.walk(tmp_path / "large") for n in names) / 2**20
+    output_mib = (
+        sum(
+            os.path.getsize(os.path.join(d, n))
+            for d, _, names in os.walk(tmp_path / "large")
+            for n in names
+        )
+        / 2**20
+    )
     assert output_mib > 25
     # 10x the output (~26 MiB more, several times that as Python objects) moves the
     # driver's peak by no more than noise

@@ -34,8 +34,7 @@ def test_keyed_inputs_share_each_keys_state(any_env):
     env = any_env
     numbers = env.from_collection(list(range(1, 21)))
     pairs = env.from_collection([(k, k) for k in range(5)] + [(9, 1)])
-    sink = collect(numbers.connect(pairs).key_by(lambda n: n % 5, lambda p: p[0])
-                    .process(Totals()))
+    sink = collect(numbers.connect(pairs).key_by(lambda n: n % 5, lambda p: p[0]).process(Totals()))
     env.execute("totals")
     expected = {k: sum(n for n in range(1, 21) if n % 5 == k) + 100 * k for k in range(5)}
     assert sorted(sink.results) == sorted([*expected.items(), (9, 100)])
@@ -84,8 +83,9 @@ def test_a_failing_key_selector_names_the_input_side(any_env):
     env = any_env
     left = env.from_collection([1])
     right = env.from_collection([(1, 2), ()])
-    left.connect(right).key_by(lambda n: n, lambda p: p[0]).process(Totals()).uid("totals") \
-        .add_sink(lambda v, c: None)
+    left.connect(right).key_by(lambda n: n, lambda p: p[0]).process(Totals()).uid(
+        "totals"
+    ).add_sink(lambda v, c: None)
     with pytest.raises(Exception) as info:
         env.execute("failing")
     message = str(info.value)

@@ -24,12 +24,14 @@ NAMES = sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py"))
 def _window_elements_sorted(lines):
     """A window's elements in their order of arrival, which two parallel subtasks of the
     source decide: compared as a set."""
+
     def sort(line):
         match = re.match(r"(.*===>\[)(.*)(\])$", line)
         if not match:
             return line
         items = re.findall(r"WaterSensor\([^)]*\)", match.group(2))
         return match.group(1) + ", ".join(sorted(items)) + match.group(3)
+
     return [sort(line) for line in lines]
 
 
@@ -55,8 +57,10 @@ def _map_totals(lines):
             continue
         counts = dict(ast.literal_eval(line.split("：", 1)[1]))
         per_sensor.setdefault(sensor, []).append(counts)
-    return {sensor: (len(maps), max(maps, key=lambda m: sum(m.values())))
-            for sensor, maps in per_sensor.items()}
+    return {
+        sensor: (len(maps), max(maps, key=lambda m: sum(m.values())))
+        for sensor, maps in per_sensor.items()
+    }
 
 
 def _pairs_seen(lines):
@@ -66,14 +70,22 @@ def _pairs_seen(lines):
 
 
 DIFFERS = {
-    "hl_watermark_data_late": ("a window's elements in arrival order from two source "
-                               "subtasks", _window_elements_sorted, "equal"),
-    "hl_keyed_reducing_state": ("running sums after a rebalance from one subtask to three",
-                                _final_sums, "equal"),
-    "hl_keyed_map_state": ("MapState iteration order and records after a rebalance",
-                           _map_totals, "equal"),
-    "hl_connect_key_by": ("the interleaving of a connect's two inputs", _pairs_seen,
-                          "subset"),
+    "hl_watermark_data_late": (
+        "a window's elements in arrival order from two source subtasks",
+        _window_elements_sorted,
+        "equal",
+    ),
+    "hl_keyed_reducing_state": (
+        "running sums after a rebalance from one subtask to three",
+        _final_sums,
+        "equal",
+    ),
+    "hl_keyed_map_state": (
+        "MapState iteration order and records after a rebalance",
+        _map_totals,
+        "equal",
+    ),
+    "hl_connect_key_by": ("the interleaving of a connect's two inputs", _pairs_seen, "subset"),
 }
 
 

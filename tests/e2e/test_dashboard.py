@@ -25,9 +25,16 @@ from tests.e2e.test_rest import Server, environment  # noqa: F401 (a fixture)
 pytestmark = pytest.mark.spark
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 JOB = os.path.join(ROOT, "tests", "e2e", "jobs", "dashboard_clicks.py")
 WINDOW = "Window(TumblingEventTimeWindows(5000, 0), EventTimeTrigger(), Reduce)"
 OPERATORS = ["clicks", "Timestamps", "Watermarks", "Map", WINDOW, "Sink"]
@@ -38,7 +45,8 @@ ROW = '#operators tr[data-vertex="clicks-per-page"]'
 @pytest.fixture
 def artifacts():
     directory = os.environ.get("WEIR_TEST_ARTIFACTS") or os.path.join(
-        ROOT, "tests", "artifacts", "dashboard")
+        ROOT, "tests", "artifacts", "dashboard"
+    )
     os.makedirs(directory, exist_ok=True)
     return directory
 
@@ -66,6 +74,7 @@ def changed(read, before, what, seconds=60):
     def differs():
         seen[0] = read()
         return seen[0] != before
+
     wait_until(differs, what, seconds)
     return seen[0]
 
@@ -85,9 +94,13 @@ def kill_job(server, job, home):
 def test_the_dashboard_of_a_running_job(environment, tmp_path, artifacts):  # noqa: F811
     server = Server(environment, command="dashboard")
     environment = dict(environment, WEIR_DASHBOARD_PORT=str(server.port))
-    done = subprocess.run([sys.executable, "-m", "weir", "run", "-d", JOB,
-                           str(tmp_path / "out"), "100000", "100"],
-                          env=environment, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "weir", "run", "-d", JOB, str(tmp_path / "out"), "100000", "100"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     job = submitted(done.stdout)
     assert done.stderr == f"Dashboard: http://127.0.0.1:{server.port}/#/jobs/{job}\n"
     base = f"http://127.0.0.1:{server.port}/"
@@ -96,14 +109,18 @@ def test_the_dashboard_of_a_running_job(environment, tmp_path, artifacts):  # no
             browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 1500})
             page.goto(f"{base}#/jobs/{job}")
-            wait_until(lambda: page.locator(f"{KEYED} .records-in").count() == 1
-                       and records_in(page) > 0, "records in the graph", 120)
+            wait_until(
+                lambda: page.locator(f"{KEYED} .records-in").count() == 1 and records_in(page) > 0,
+                "records in the graph",
+                120,
+            )
 
             plan = server.get(f"/jobs/{job}/plan")[1]["plan"]
             assert [n["description"] for n in plan["nodes"]] == OPERATORS
             assert page.locator("#graph .vertex > title").all_text_contents() == OPERATORS
-            assert page.locator("#graph .vertex .title").all_text_contents()[:4] == \
-                OPERATORS[:4]  # (the window's long name wraps in its box)
+            assert (
+                page.locator("#graph .vertex .title").all_text_contents()[:4] == OPERATORS[:4]
+            )  # (the window's long name wraps in its box)
             assert page.locator("#graph .edge").count() == 5
             assert page.locator("#job-state").text_content() == "RUNNING"
 
@@ -115,19 +132,27 @@ def test_the_dashboard_of_a_running_job(environment, tmp_path, artifacts):  # no
             later = changed(lambda: watermark(page), earlier, "the watermark advancing")
             assert later > earlier
             late = page.locator(f"{ROW} .late")  # every 7th click is a minute late
-            wait_until(lambda: re.fullmatch(r"[1-9][\d,]*", late.text_content()),
-                       "late records dropped", 60)  # (it shows 0 until the first)
+            wait_until(
+                lambda: re.fullmatch(r"[1-9][\d,]*", late.text_content()),
+                "late records dropped",
+                60,
+            )  # (it shows 0 until the first)
             skew = page.locator('#skew [data-vertex="clicks-per-page"] p').first
-            wait_until(lambda: re.search(r"state [\d.]+ (B|KiB)\.$", skew.text_content()),
-                       "the window's state size per key group", 60)
+            wait_until(
+                lambda: re.search(r"state [\d.]+ (B|KiB)\.$", skew.text_content()),
+                "the window's state size per key group",
+                60,
+            )
             groups = server.get(f"/jobs/{job}/vertices/clicks-per-page/keygroups")[1]
             assert groups["stateSize"] > 0 and groups["stateSize"] == sum(
-                subtask["stateSize"] for subtask in groups["subtasks"])
+                subtask["stateSize"] for subtask in groups["subtasks"]
+            )
             assert page.locator("#plots polyline").count() == 4
             page.screenshot(path=os.path.join(artifacts, "job.png"), full_page=True)
             if os.environ.get("WEIR_DOCS_SCREENSHOT") == "1":
-                shutil.copy(os.path.join(artifacts, "job.png"),
-                            os.path.join(ROOT, "docs", "dashboard.png"))
+                shutil.copy(
+                    os.path.join(artifacts, "job.png"), os.path.join(ROOT, "docs", "dashboard.png")
+                )
 
             page.goto(base)
             row = page.locator(f'#jobs tr[data-job-id="{job}"]')

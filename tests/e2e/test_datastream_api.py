@@ -5,8 +5,13 @@ import time
 import pytest
 
 from weir.common import Duration, Row, Types, WatermarkStrategy
-from weir.datastream import (KeyedProcessFunction, MapFunction, OutputTag, ProcessFunction,
-                             RuntimeExecutionMode)
+from weir.datastream import (
+    KeyedProcessFunction,
+    MapFunction,
+    OutputTag,
+    ProcessFunction,
+    RuntimeExecutionMode,
+)
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.common.job import JobExecutionError
@@ -17,13 +22,15 @@ pytestmark = pytest.mark.spark
 
 def batched_source(records, per_batch):
     """A bounded source giving `per_batch` records per micro-batch, in order."""
-    return DataGeneratorSource(records.__getitem__, count=len(records),
-                               max_records_per_batch=per_batch)
+    return DataGeneratorSource(
+        records.__getitem__, count=len(records), max_records_per_batch=per_batch
+    )
 
 
 def by_timestamp(bound_ms=0):
     return WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(bound_ms)).with_timestamp_assigner(lambda r, ts: r[1])
+        Duration.of_millis(bound_ms)
+    ).with_timestamp_assigner(lambda r, ts: r[1])
 
 
 class Bucket(ProcessFunction):
@@ -37,8 +44,7 @@ class Bucket(ProcessFunction):
 def test_stateless_operators_union_and_side_outputs(any_env):
     env = any_env
     numbers = env.from_collection(list(range(1, 11)))
-    processed = numbers.flat_map(lambda x: [x, x + 100]).filter(lambda x: x < 100).process(
-        Bucket())
+    processed = numbers.flat_map(lambda x: [x, x + 100]).filter(lambda x: x < 100).process(Bucket())
     more = env.from_collection([1000, 2000]).map(lambda x: x // 1000)
     merged = processed.union(more).map(lambda x: x * 2, output_type=Types.INT())
     threes = processed.get_side_output(OutputTag("threes"))
@@ -63,13 +69,15 @@ class RunningCount(MapFunction):
 def test_keyed_map_reduce_and_rolling_aggregations_keep_per_key_order(any_env):
     env = any_env
     records = [("a", 3), ("b", 1), ("a", 1), ("a", 7), ("b", 5), ("a", 2)]
-    source = env.from_source(batched_source(records, 2), WatermarkStrategy.no_watermarks(),
-                             "records")
+    source = env.from_source(
+        batched_source(records, 2), WatermarkStrategy.no_watermarks(), "records"
+    )
     keyed = source.key_by(lambda r: r[0])
     results = {name: [] for name in ("count", "reduce", "sum", "min", "max_by")}
     keyed.map(RunningCount()).add_sink(lambda v, c: results["count"].append(v))
     keyed.reduce(lambda a, b: (a[0], a[1] * b[1])).add_sink(
-        lambda v, c: results["reduce"].append(v))
+        lambda v, c: results["reduce"].append(v)
+    )
     keyed.sum(1).add_sink(lambda v, c: results["sum"].append(v))
     keyed.min(1).add_sink(lambda v, c: results["min"].append(v))
     keyed.max_by(1).add_sink(lambda v, c: results["max_by"].append(v))
@@ -114,8 +122,12 @@ class FinalCount(KeyedProcessFunction):
         ctx.timer_service().register_event_time_timer(2**62)
 
     def on_timer(self, timestamp, ctx):
-        yield ctx.get_current_key(), self.count.value(), timestamp, ctx.timer_service(
-        ).current_watermark()
+        yield (
+            ctx.get_current_key(),
+            self.count.value(),
+            timestamp,
+            ctx.timer_service().current_watermark(),
+        )
 
 
 def test_end_of_input_fires_timers_at_any_timestamp(any_env):
@@ -133,13 +145,25 @@ def test_event_time_late_records_and_end_of_input_timers(any_env):
     out = list(source.key_by(lambda r: r[0]).process(LateAware()).execute_and_collect())
     # batch 0 sees the initial watermark; batch 1 sees 5000-1000-1; batch 2 sees 3999 too
     # (max seen 5000 still); the end of input fires every remaining timer.
-    assert sorted(o for o in out if o[0] != "timer") == sorted([
-        ("on-time", "a", 1000), ("on-time", "b", 5000), ("late", "a", 2000),
-        ("on-time", "b", 4000), ("on-time", "a", 9000), ("late", "b", 100)])
+    assert sorted(o for o in out if o[0] != "timer") == sorted(
+        [
+            ("on-time", "a", 1000),
+            ("on-time", "b", 5000),
+            ("late", "a", 2000),
+            ("on-time", "b", 4000),
+            ("on-time", "a", 9000),
+            ("late", "b", 100),
+        ]
+    )
     timers = sorted(o for o in out if o[0] == "timer")
-    assert timers == [("timer", "a", 2000, 1), ("timer", "a", 3000, 2),
-                      ("timer", "a", 10000, 3), ("timer", "b", 1100, 3),
-                      ("timer", "b", 5000, 3), ("timer", "b", 6000, 3)]
+    assert timers == [
+        ("timer", "a", 2000, 1),
+        ("timer", "a", 3000, 2),
+        ("timer", "a", 10000, 3),
+        ("timer", "b", 1100, 3),
+        ("timer", "b", 5000, 3),
+        ("timer", "b", 6000, 3),
+    ]
 
 
 class SumUntilTimer(KeyedProcessFunction):
@@ -154,8 +178,12 @@ class SumUntilTimer(KeyedProcessFunction):
         ctx.timer_service().register_event_time_timer(end)
 
     def on_timer(self, timestamp, ctx):
-        yield Row(region=ctx.get_current_key()[0], sensor=ctx.get_current_key(),
-                  total=self.totals.get(timestamp), end=timestamp)
+        yield Row(
+            region=ctx.get_current_key()[0],
+            sensor=ctx.get_current_key(),
+            total=self.totals.get(timestamp),
+            end=timestamp,
+        )
         self.totals.remove(timestamp)
 
 
@@ -176,17 +204,29 @@ class RegionMax(KeyedProcessFunction):
 @pytest.mark.parametrize("between", ["nothing", "map"])
 def test_chained_keyed_operators_keep_event_time(any_env, between):
     env = any_env
-    records = [("x1", 1000, 5), ("x2", 2000, 7), ("y1", 3000, 1), ("x1", 12000, 2),
-               ("y1", 15000, 4), ("x2", 25000, 9), ("z1", 26000, 0)]
+    records = [
+        ("x1", 1000, 5),
+        ("x2", 2000, 7),
+        ("y1", 3000, 1),
+        ("x1", 12000, 2),
+        ("y1", 15000, 4),
+        ("x2", 25000, 9),
+        ("z1", 26000, 0),
+    ]
     source = env.from_source(batched_source(records, 2), by_timestamp(0), "readings")
     sums = source.key_by(lambda r: r[0]).process(SumUntilTimer())
     if between == "map":  # a stateless step between keyed operators keeps each phase
-        sums = sums.map(lambda r: Row(region=r.region, sensor=r.sensor, total=r.total,
-                                      end=r.end))
+        sums = sums.map(lambda r: Row(region=r.region, sensor=r.sensor, total=r.total, end=r.end))
     out = list(sums.key_by(lambda r: r.region).process(RegionMax()).execute_and_collect())
     # Bucket 20000 closes at watermark 24999 (batch 3), before x2's 9 arrives downstream.
-    assert sorted(out) == [("x", 10000, 7), ("x", 20000, 7), ("x", 30000, 9),
-                           ("y", 10000, 1), ("y", 20000, 4), ("z", 30000, 0)]
+    assert sorted(out) == [
+        ("x", 10000, 7),
+        ("x", 20000, 7),
+        ("x", 30000, 9),
+        ("y", 10000, 1),
+        ("y", 20000, 4),
+        ("z", 30000, 0),
+    ]
 
 
 def test_batch_mode_has_no_late_records_and_fires_timers_at_the_end(any_env):
@@ -194,9 +234,17 @@ def test_batch_mode_has_no_late_records_and_fires_timers_at_the_end(any_env):
     records = [("a", 1000), ("b", 5000), ("a", 2000), ("b", 4000), ("a", 9000), ("b", 100)]
     source = env.from_source(batched_source(records, 2), by_timestamp(1000), "records")
     out = sorted(source.key_by(lambda r: r[0]).process(LateAware()).execute_and_collect())
-    assert out == sorted([("on-time", k, ts) for k, ts in records] + [
-        ("timer", "a", 2000, 3), ("timer", "a", 3000, 3), ("timer", "a", 10000, 3),
-        ("timer", "b", 1100, 3), ("timer", "b", 5000, 3), ("timer", "b", 6000, 3)])
+    assert out == sorted(
+        [("on-time", k, ts) for k, ts in records]
+        + [
+            ("timer", "a", 2000, 3),
+            ("timer", "a", 3000, 3),
+            ("timer", "a", 10000, 3),
+            ("timer", "b", 1100, 3),
+            ("timer", "b", 5000, 3),
+            ("timer", "b", 6000, 3),
+        ]
+    )
 
 
 def test_batch_mode_rejects_unbounded_sources(local_env):
@@ -219,8 +267,12 @@ def test_batch_and_streaming_modes_agree(any_env):
     batch = run(RuntimeExecutionMode.BATCH)
     assert batch == run(RuntimeExecutionMode.STREAMING)
     assert [r for r in batch if r[0] == "timer"] == [
-        ("timer", "a", 2000, 3), ("timer", "a", 3000, 3), ("timer", "a", 10000, 3),
-        ("timer", "b", 5000, 2), ("timer", "b", 6000, 2)]
+        ("timer", "a", 2000, 3),
+        ("timer", "a", 3000, 3),
+        ("timer", "a", 10000, 3),
+        ("timer", "b", 5000, 2),
+        ("timer", "b", 6000, 2),
+    ]
 
 
 class Explode(KeyedProcessFunction):
@@ -232,8 +284,7 @@ class Explode(KeyedProcessFunction):
 
 def test_user_function_errors_name_operator_and_line(any_env):
     env = any_env
-    out = env.from_collection([1, 2, 3]).key_by(lambda x: x % 2).process(Explode()).uid(
-        "exploder")
+    out = env.from_collection([1, 2, 3]).key_by(lambda x: x % 2).process(Explode()).uid("exploder")
     out.add_sink(lambda v, c: None)
     with pytest.raises(Exception) as info:
         env.execute("failing")
@@ -248,8 +299,11 @@ def test_user_function_errors_name_operator_and_line(any_env):
 def test_declared_output_type_mismatch_names_the_field(any_env):
     env = any_env
     row_type = Types.ROW_NAMED(["id", "temperature"], [Types.STRING(), Types.DOUBLE()])
-    out = env.from_collection(["a"]).map(lambda s: Row(id=s, temperature="hot"),
-                                          output_type=row_type).name("to-row")
+    out = (
+        env.from_collection(["a"])
+        .map(lambda s: Row(id=s, temperature="hot"), output_type=row_type)
+        .name("to-row")
+    )
     out.add_sink(lambda v, c: None)
     with pytest.raises(Exception, match="field 'temperature'.*expected DOUBLE"):
         env.execute("typed")
@@ -285,7 +339,14 @@ class ProcessingTimeout(KeyedProcessFunction):
 def test_processing_time_timer_fires_for_a_key_without_further_input(any_env):
     assert assign_to_key_group("a", 128) != assign_to_key_group("b", 128)
     source = DataGeneratorSource(slow_events, count=8, max_records_per_batch=2)
-    out = any_env.from_source(source, WatermarkStrategy.no_watermarks(), "slow").key_by(
-        lambda v: v[0]).process(ProcessingTimeout()).execute_and_collect()
-    assert sorted(out) == sorted([f"element {e}" for e in [("a", 0), ("a", 1)]] + [
-        f"element {('b', i)}" for i in range(2, 8)] + ["timer of a"])
+    out = (
+        any_env.from_source(source, WatermarkStrategy.no_watermarks(), "slow")
+        .key_by(lambda v: v[0])
+        .process(ProcessingTimeout())
+        .execute_and_collect()
+    )
+    assert sorted(out) == sorted(
+        [f"element {e}" for e in [("a", 0), ("a", 1)]]
+        + [f"element {('b', i)}" for i in range(2, 8)]
+        + ["timer of a"]
+    )

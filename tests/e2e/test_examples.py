@@ -21,8 +21,13 @@ import freezing_monitor  # noqa: E402
 import sensors  # noqa: E402
 import temperature_increase_alert  # noqa: E402
 import temperature_jump_alert  # noqa: E402
-from sensors import (BASE_TIMESTAMP, SENSOR_READING_TYPE, SensorReading,  # noqa: E402
-                     sensor_reading, sensor_source)
+from sensors import (  # noqa: E402
+    BASE_TIMESTAMP,
+    SENSOR_READING_TYPE,
+    SensorReading,
+    sensor_reading,
+    sensor_source,
+)
 
 from weir.common import Row  # noqa: E402
 from weir.datastream import SinkFunction  # noqa: E402
@@ -33,6 +38,7 @@ THRESHOLD = 5.0
 
 
 # -- plain-Python references ---------------------------------------------------------------
+
 
 def readings(count, num_sensors=10):
     return [sensor_reading(i, num_sensors) for i in range(count)]
@@ -98,19 +104,20 @@ class ListSink(SinkFunction):
 
 # -- the generator -------------------------------------------------------------------------
 
+
 def test_sensor_readings_are_a_pure_function_of_their_index():
     assert sensor_reading(0) == SensorReading("sensor_0", BASE_TIMESTAMP, 43.75)
     assert sensor_reading(1) == Row(id="sensor_1", timestamp=BASE_TIMESTAMP, temperature=64.3)
     assert sensor_reading(1234) == SensorReading("sensor_4", BASE_TIMESTAMP + 12300, 25.65)
     assert sensor_reading(7, num_sensors=3) == SensorReading(
-        "sensor_1", BASE_TIMESTAMP + 200, 64.83)
+        "sensor_1", BASE_TIMESTAMP + 200, 64.83
+    )
     rows = readings(2000)
     assert rows == readings(2000)
     for i, r in enumerate(rows):
         SENSOR_READING_TYPE.validate(r)
         assert r.id == f"sensor_{i % 10}" and r.timestamp == BASE_TIMESTAMP + (i // 10) * 100
-        assert r.as_dict() == {"id": r.id, "timestamp": r.timestamp,
-                               "temperature": r.temperature}
+        assert r.as_dict() == {"id": r.id, "timestamp": r.timestamp, "temperature": r.temperature}
     temperatures = [r.temperature for r in rows]
     assert 10.0 < min(temperatures) < 32.0 < 70.0 < max(temperatures) < 90.0
     with pytest.raises(ValueError):
@@ -120,8 +127,9 @@ def test_sensor_readings_are_a_pure_function_of_their_index():
 def test_sensor_source_and_watermarks(local_env):
     source = sensor_source(35, num_sensors=4, max_records_per_batch=10)
     assert source.type_info is SENSOR_READING_TYPE
-    out = list(local_env.from_source(source, sensors.sensor_watermarks(), "sensors")
-               .execute_and_collect())
+    out = list(
+        local_env.from_source(source, sensors.sensor_watermarks(), "sensors").execute_and_collect()
+    )
     assert sorted(out, key=lambda r: (r.timestamp, r.id)) == readings(35, 4)
     strategy = sensors.sensor_watermarks()
     assert strategy.out_of_orderness_ms == 5000
@@ -130,11 +138,16 @@ def test_sensor_source_and_watermarks(local_env):
 
 # -- temperature jump alerts (chapter 7, SelfCleaningTemperatureAlertFunction) ------------
 
+
 def exercised_threshold(rows, threshold):
     """The alerts at `threshold`, checked to differ from those a little above or below."""
     expected = expected_jump_alerts(rows, threshold)
-    assert len(expected_jump_alerts(rows, threshold - 0.25)) > len(expected) > len(
-        expected_jump_alerts(rows, threshold + 0.25)) > 10
+    assert (
+        len(expected_jump_alerts(rows, threshold - 0.25))
+        > len(expected)
+        > len(expected_jump_alerts(rows, threshold + 0.25))
+        > 10
+    )
     return expected
 
 
@@ -142,9 +155,11 @@ def exercised_threshold(rows, threshold):
 def test_jump_alerts_match_plain_python(any_env):
     count, threshold = 2000, 7.5
     expected = exercised_threshold(readings(count), threshold)
-    out = list(temperature_jump_alert.build(
-        any_env, sensor_source(count, max_records_per_batch=1000), threshold)
-        .execute_and_collect())
+    out = list(
+        temperature_jump_alert.build(
+            any_env, sensor_source(count, max_records_per_batch=1000), threshold
+        ).execute_and_collect()
+    )
     assert per_sensor(out) == per_sensor(expected)
     assert len(out) == len(expected)
 
@@ -153,9 +168,11 @@ def test_jump_alerts_match_plain_python(any_env):
 def test_jump_alerts_do_not_depend_on_batching(local_env, records_per_batch):
     count, threshold = 1500, 8.0
     expected = exercised_threshold(readings(count), threshold)
-    out = list(temperature_jump_alert.build(
-        local_env, sensor_source(count, max_records_per_batch=records_per_batch), threshold)
-        .execute_and_collect())
+    out = list(
+        temperature_jump_alert.build(
+            local_env, sensor_source(count, max_records_per_batch=records_per_batch), threshold
+        ).execute_and_collect()
+    )
     assert per_sensor(out) == per_sensor(expected)
 
 
@@ -167,8 +184,10 @@ def test_jump_alert_main_job_prints_the_alerts(spark_env, capsys):
     printed = [re.sub(r"^[12]> ", "", line) for line in capsys.readouterr().out.splitlines()]
     printed = [line for line in printed if line.startswith("(sensor_")]
     # a typed tuple prints as Flink prints a Tuple3: (sensor_1,50.69,6.94)
-    alerts = [(name, float(temp), float(diff)) for name, temp, diff in
-              (line[1:-1].split(",") for line in printed)]
+    alerts = [
+        (name, float(temp), float(diff))
+        for name, temp, diff in (line[1:-1].split(",") for line in printed)
+    ]
     expected = expected_jump_alerts(readings(count), THRESHOLD)
     assert len(expected) > 20
     assert per_sensor(alerts) == per_sensor(expected)
@@ -181,7 +200,7 @@ T0 = BASE_TIMESTAMP
 CLEAN_UP_READINGS = [
     SensorReading("sensor_1", T0, 50.0),
     SensorReading("sensor_3", T0, 50.0),
-    SensorReading("sensor_1", T0 + 100, 57.0),               # alert; clean-up at T0+1h+100
+    SensorReading("sensor_1", T0 + 100, 57.0),  # alert; clean-up at T0+1h+100
     SensorReading("sensor_3", T0 + HOUR_MS * 9 // 10, 50.5),  # clean-up T0+1h -> T0+1.9h
     SensorReading("sensor_2", T0 + HOUR_MS * 3 // 2, 50.0),
     SensorReading("sensor_2", T0 + HOUR_MS * 3 // 2 + 100, 52.0),  # watermark > T0+1h+100
@@ -201,8 +220,12 @@ class Crafted:
 
 @pytest.mark.spark
 def test_clean_up_timers_forget_silent_sensors(any_env):
-    source = DataGeneratorSource(Crafted(CLEAN_UP_READINGS), count=len(CLEAN_UP_READINGS),
-                                 type_info=SENSOR_READING_TYPE, max_records_per_batch=1)
+    source = DataGeneratorSource(
+        Crafted(CLEAN_UP_READINGS),
+        count=len(CLEAN_UP_READINGS),
+        type_info=SENSOR_READING_TYPE,
+        max_records_per_batch=1,
+    )
     out = list(temperature_jump_alert.build(any_env, source, THRESHOLD).execute_and_collect())
     assert per_sensor(out) == {
         "sensor_1": [("sensor_1", 57.0, 7.0), ("sensor_1", 60.0, 10.0)],
@@ -244,12 +267,13 @@ def test_increase_alerts_on_a_driven_processing_time_clock(local_env):
     clock = ReadingClock()
     local_env.set_executor("local", clock=clock.now_ms)
     count = 2000
-    source = DataGeneratorSource(ClockedReadings(clock), count=count,
-                                 type_info=SENSOR_READING_TYPE, max_records_per_batch=10)
+    source = DataGeneratorSource(
+        ClockedReadings(clock), count=count, type_info=SENSOR_READING_TYPE, max_records_per_batch=10
+    )
     out = sorted(temperature_increase_alert.build(local_env, source).execute_and_collect())
 
     rows = readings(count)
-    batches = [(START_MS + 100 * b, rows[10 * b:10 * b + 10]) for b in range(count // 10)]
+    batches = [(START_MS + 100 * b, rows[10 * b : 10 * b + 10]) for b in range(count // 10)]
     batches.append((START_MS + 100 * (count // 10), []))  # the end-of-input batches
     expected = expected_increase_alerts(batches)
     assert len(expected) > 10
@@ -260,37 +284,40 @@ def test_increase_alerts_on_a_driven_processing_time_clock(local_env):
 
 def test_increase_alert_function_in_the_operator_harness():
     from weir.testing.harness import KeyedOperatorHarness
-    h = KeyedOperatorHarness(temperature_increase_alert.TempIncreaseAlertFunction(),
-                             temperature_increase_alert.sensor_id)
+
+    h = KeyedOperatorHarness(
+        temperature_increase_alert.TempIncreaseAlertFunction(), temperature_increase_alert.sensor_id
+    )
 
     def reading(sensor, temperature):
         return SensorReading(sensor, 0, temperature)
 
     h.set_processing_time(1000)
-    h.process_element(reading("s1", 50.0))             # first reading: nothing to compare
+    h.process_element(reading("s1", 50.0))  # first reading: nothing to compare
     h.set_processing_time(1100)
-    h.process_element(reading("s1", 51.0))             # increase: timer at 2100
+    h.process_element(reading("s1", 51.0))  # increase: timer at 2100
     h.process_element(reading("s2", 40.0))
     h.set_processing_time(1500)
-    h.process_element(reading("s1", 51.0))             # equal: the timer keeps running
-    h.process_element(reading("s2", 41.0))             # s2: timer at 2500
+    h.process_element(reading("s1", 51.0))  # equal: the timer keeps running
+    h.process_element(reading("s2", 41.0))  # s2: timer at 2500
     h.set_processing_time(2099)
     assert h.extract_values() == []
     h.set_processing_time(2100)
     assert h.extract_values() == [increase_message("s1")]
-    h.process_element(reading("s1", 52.0))             # a new timer at 3100
+    h.process_element(reading("s1", 52.0))  # a new timer at 3100
     h.set_processing_time(2200)
-    h.process_element(reading("s1", 49.0))             # decrease: timer deleted
-    h.process_element(reading("s2", 39.0))             # decrease: timer deleted
+    h.process_element(reading("s1", 49.0))  # decrease: timer deleted
+    h.process_element(reading("s2", 39.0))  # decrease: timer deleted
     h.set_processing_time(10_000)
     assert h.extract_values() == []
     assert h.num_timers() == 0
-    h.process_element(reading("s2", 39.5))             # timer at 11000
+    h.process_element(reading("s2", 39.5))  # timer at 11000
     h.set_processing_time(11_000)
     assert h.extract_values() == [increase_message("s2")]
 
 
 # -- freezing monitor (chapter 6, side outputs) --------------------------------------------
+
 
 @pytest.mark.spark
 def test_freezing_monitor_side_output(any_env):

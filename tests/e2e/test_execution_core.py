@@ -62,8 +62,12 @@ def _collect(stream):
 def _fan_out_job(env, source, log):
     echoed = source.key_by(lambda r: r[0]).process(CountingEcho(log)).uid("echo")
     doubled = echoed.map(lambda r: (r[0], r[1] * 2))
-    sinks = [_collect(echoed), _collect(doubled), _collect(echoed.get_side_output(ODD)),
-             _collect(echoed.union(echoed.get_side_output(ODD)))]
+    sinks = [
+        _collect(echoed),
+        _collect(doubled),
+        _collect(echoed.get_side_output(ODD)),
+        _collect(echoed.union(echoed.get_side_output(ODD))),
+    ]
     return sinks
 
 
@@ -76,8 +80,11 @@ def test_fan_out_runs_the_user_function_once_per_record(any_env, tmp_path):
     calls = log.lines()
     assert len(calls) == 200
     assert len(set(calls)) == 200  # one state per key: no count is produced twice
-    expected = sorted((f"k{k}", n) for k in range(7) for n in range(1, sum(
-        1 for i in range(200) if i % 7 == k) + 1))
+    expected = sorted(
+        (f"k{k}", n)
+        for k in range(7)
+        for n in range(1, sum(1 for i in range(200) if i % 7 == k) + 1)
+    )
     assert sorted(sinks[0].results) == expected
     assert sorted(sinks[1].results) == sorted((k, 2 * n) for k, n in expected)
     assert sorted(sinks[2].results) == [(k, n) for k, n in expected if n % 2]
@@ -91,8 +98,11 @@ def _write_json_lines(path, records):
 
 
 def _batch_ids(directory):
-    return sorted(int(n) for n in os.listdir(directory) if n.isdigit()) if os.path.isdir(
-        directory) else []
+    return (
+        sorted(int(n) for n in os.listdir(directory) if n.isdigit())
+        if os.path.isdir(directory)
+        else []
+    )
 
 
 def _all_batches_committed(checkpoint):
@@ -114,19 +124,28 @@ def test_fan_out_keeps_one_state_across_a_restart_from_checkpoint(spark_env, tmp
     spark_env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint)
     runs = []
     for part in range(2):
-        _write_json_lines(str(data / f"part{part}.json"),
-                          [(f"k{i % 3}", i) for i in range(part * 30, part * 30 + 30)])
+        _write_json_lines(
+            str(data / f"part{part}.json"),
+            [(f"k{i % 3}", i) for i in range(part * 30, part * 30 + 30)],
+        )
         source = spark_env.from_source(
-            FileSource.for_json_lines(str(data)).monitor_continuously(Duration.of_millis(100))
-            .build(), WatermarkStrategy.no_watermarks(), "numbers").map(
-            lambda row: (row.key, row.n))
+            FileSource.for_json_lines(str(data))
+            .monitor_continuously(Duration.of_millis(100))
+            .build(),
+            WatermarkStrategy.no_watermarks(),
+            "numbers",
+        ).map(lambda row: (row.key, row.n))
         runs.append(_fan_out_job(spark_env, source, log))
         client = spark_env.execute_async(f"restarted-{part}")
-        wait_until(lambda: len(runs[-1][3].results) >= 45,  # 30 records, 15 of them odd
-                   f"run {part}'s 45 union results", 120,
-                   state=lambda: len(runs[-1][3].results))
-        wait_until(lambda: _all_batches_committed(checkpoint),
-                   f"run {part}'s micro-batches committed", 120)
+        wait_until(
+            lambda: len(runs[-1][3].results) >= 45,  # 30 records, 15 of them odd
+            f"run {part}'s 45 union results",
+            120,
+            state=lambda: len(runs[-1][3].results),
+        )
+        wait_until(
+            lambda: _all_batches_committed(checkpoint), f"run {part}'s micro-batches committed", 120
+        )
         client.cancel()
 
     calls = log.lines()
@@ -141,15 +160,18 @@ def test_a_checkpoint_restores_only_at_its_max_parallelism(spark_env, tmp_path):
     """Keyed state lives in max-parallelism key groups: another max parallelism is
     refused before the job starts, as Flink refuses it."""
     spark_env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "cp"))
-    counts = _collect(spark_env.from_collection([("a", 1), ("b", 2), ("a", 3)]).key_by(
-        lambda r: r[0]).sum(1))
+    counts = _collect(
+        spark_env.from_collection([("a", 1), ("b", 2), ("a", 3)]).key_by(lambda r: r[0]).sum(1)
+    )
     spark_env.execute("written")
     assert sorted(counts.results) == [("a", 1), ("a", 4), ("b", 2)]
 
     spark_env.set_max_parallelism(64)
     _collect(spark_env.from_collection([("a", 5)]).key_by(lambda r: r[0]).sum(1))
-    with pytest.raises(ValueError, match="written with max parallelism 128 and cannot be "
-                                         "restored with max parallelism 64"):
+    with pytest.raises(
+        ValueError,
+        match="written with max parallelism 128 and cannot be restored with max parallelism 64",
+    ):
         spark_env.execute("restored")
 
 
@@ -175,10 +197,15 @@ class Pairing:
 def _two_input_job(env, left_records, right_records):
     left = env.from_collection(left_records)
     right = env.from_collection(right_records).map(lambda r: {"id": r[0], "v": r[1]})
-    node = env._graph.add(g.KEYED, "Pairing", (left._node_id, right._node_id),
-                          key_selectors=(lambda r: r[0], lambda r: r["id"]),
-                          function=adapters.KeyedCoProcess(Pairing()))
+    node = env._graph.add(
+        g.KEYED,
+        "Pairing",
+        (left._node_id, right._node_id),
+        key_selectors=(lambda r: r[0], lambda r: r["id"]),
+        function=adapters.KeyedCoProcess(Pairing()),
+    )
     from weir.datastream.data_stream import DataStream
+
     return _collect(DataStream(env, node.id))
 
 
@@ -212,20 +239,24 @@ class LateCounter(KeyedProcessFunction):
 def _records(env, strategy):
     """Six (key, timestamp) records, two per micro-batch, some behind the watermark."""
     records = [("a", 5000), ("a", 1000), ("b", 9000), ("b", 2000), ("a", 3000), ("b", 1)]
-    batched = DataGeneratorSource(records.__getitem__, count=len(records),
-                                  max_records_per_batch=2)
+    batched = DataGeneratorSource(records.__getitem__, count=len(records), max_records_per_batch=2)
     return env.from_source(batched, strategy, "records")
 
 
 def _late_job(env):
-    source = _records(env, WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda r, ts: r[1]))
+    source = _records(
+        env,
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_millis(0)
+        ).with_timestamp_assigner(lambda r, ts: r[1]),
+    )
     _collect(source.key_by(lambda r: r[0]).process(LateCounter()).uid("late"))
 
 
 @pytest.mark.spark
 def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
     from weir.spark.executor import SparkJob
+
     _late_job(spark_env)
     plain = spark_env.execute("plain").get_metrics()
     assert plain == {"late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
@@ -235,6 +266,7 @@ def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
     def write_twice(self, frame, batch_id):  # foreachBatch run again for the same batch
         write(self, frame, batch_id)
         write(self, frame, batch_id)
+
     monkeypatch.setattr(SparkJob, "_write_batch", write_twice)
     _late_job(spark_env)
     assert spark_env.execute("replayed").get_metrics() == plain
@@ -243,7 +275,10 @@ def test_metrics_count_a_replayed_batch_once(spark_env, monkeypatch):
 def test_metrics_of_a_local_job(local_env):
     _late_job(local_env)
     assert local_env.execute("local").get_metrics() == {
-        "late.late": 3, "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
+        "late.late": 3,
+        "source-0.numRecordsOut": 6,
+        "sink-0.numRecordsIn": 6,
+    }
 
 
 class Timestamps(MapFunction):
@@ -277,11 +312,18 @@ def _user_metrics_job(env):
     _collect(mapped.key_by(lambda r: r[0]).process(Rates()).uid("rates"))
 
 
-USER_METRICS = {"timestamps.by.kind.seen": 6, "timestamps.values.ts.count": 6,
-                "timestamps.values.ts.sum": 20001, "timestamps.values.ts.min": 1,
-                "timestamps.values.ts.max": 9000, "timestamps.values.ts.mean": 20001 / 6,
-                "rates.records": 6 / 600, "rates.max_parallelism": 128,
-                "source-0.numRecordsOut": 6, "sink-0.numRecordsIn": 6}
+USER_METRICS = {
+    "timestamps.by.kind.seen": 6,
+    "timestamps.values.ts.count": 6,
+    "timestamps.values.ts.sum": 20001,
+    "timestamps.values.ts.min": 1,
+    "timestamps.values.ts.max": 9000,
+    "timestamps.values.ts.mean": 20001 / 6,
+    "rates.records": 6 / 600,
+    "rates.max_parallelism": 128,
+    "source-0.numRecordsOut": 6,
+    "sink-0.numRecordsIn": 6,
+}
 
 
 def test_counters_gauges_meters_and_distributions_of_a_local_job(local_env):
@@ -352,10 +394,17 @@ def test_spark_workers_open_each_subtask_once_across_micro_batches(spark_env, tm
     """Flink opens one instance per subtask for the job; a Spark worker process keeps the
     instances it opened for the later micro-batches of the same run."""
     log = CallLog(str(tmp_path / "opens.log"))
-    source = spark_env.from_source(DataGeneratorSource(
-        lambda i: i, count=60, num_splits=2, max_records_per_batch=10), None, "numbers")
-    results = _collect(source.map(OpenLog(log, "source")).key_by(lambda v: v % 7)
-                       .process(KeyedOpenLog(log)).map(OpenLog(log, "behind")))
+    source = spark_env.from_source(
+        DataGeneratorSource(lambda i: i, count=60, num_splits=2, max_records_per_batch=10),
+        None,
+        "numbers",
+    )
+    results = _collect(
+        source.map(OpenLog(log, "source"))
+        .key_by(lambda v: v % 7)
+        .process(KeyedOpenLog(log))
+        .map(OpenLog(log, "behind"))
+    )
     spark_env.execute("opened once")
     assert sorted(results.results) == list(range(60))
     opens = log.lines()

@@ -54,12 +54,19 @@ def run(kafka_broker, redis_server, postgres_server, tmp_path_factory):
     actual contents, report)."""
     seed = _seed()
     print(f"\nfault injection: FAULT_INJECTION_SEED={seed}")
-    setup = fi.Setup(kafka_broker, redis_server, postgres_server.create_database(),
-                     str(tmp_path_factory.mktemp("fault_injection")), fi.Sizes(),
-                     _spark_conf())
+    setup = fi.Setup(
+        kafka_broker,
+        redis_server,
+        postgres_server.create_database(),
+        str(tmp_path_factory.mktemp("fault_injection")),
+        fi.Sizes(),
+        _spark_conf(),
+    )
     report = fi.run_with_kills(setup, RANDOM_KILLS, random.Random(seed))
-    print(f"{len(report.kills)} kills, {report.restarts} restarts, {report.batches} "
-          f"micro-batches, {report.seconds:.0f} s (seed {seed})")
+    print(
+        f"{len(report.kills)} kills, {report.restarts} restarts, {report.batches} "
+        f"micro-batches, {report.seconds:.0f} s (seed {seed})"
+    )
     expected = fi.expected_sinks(setup.sizes)
     return expected, fi.read_sinks(setup, expected), report
 
@@ -77,8 +84,9 @@ def test_a_sink_holds_exactly_the_uninterrupted_output(run, sink):
     diff = fi.difference(expected[sink], actual[sink])
     kills = "\n".join(map(str, report.kills))
     assert not diff.lost, f"{sink}: {len(diff.lost)} lost, e.g. {diff.lost[:5]}\n{kills}"
-    assert not diff.duplicated, (f"{sink}: {len(diff.duplicated)} duplicated, e.g. "
-                                 f"{diff.duplicated[:5]}\n{kills}")
+    assert not diff.duplicated, (
+        f"{sink}: {len(diff.duplicated)} duplicated, e.g. {diff.duplicated[:5]}\n{kills}"
+    )
     assert not diff.foreign, f"{sink}: unexpected {diff.foreign[:5]}\n{kills}"
 
 
@@ -95,14 +103,18 @@ def test_kafka_has_every_update_and_no_copy_but_the_brokers_gap_explains(run):
     expected, actual, report = run
     kills = "\n".join(map(str, report.kills))
     found = fi.kafka_transactions(actual["kafka"], report.kills)
-    assert not found.unexplained, (f"{len(found.unexplained)} records of no transaction "
-                                   f"known, e.g. {found.unexplained[:5]}\n{kills}")
+    assert not found.unexplained, (
+        f"{len(found.unexplained)} records of no transaction "
+        f"known, e.g. {found.unexplained[:5]}\n{kills}"
+    )
     aborted = fi.difference(expected["kafka"], fi.without_life(found.aborted))
     assert not aborted.foreign, f"unexpected in aborted transactions: {aborted.foreign[:5]}"
     diff = fi.difference(expected["kafka"], fi.without_life(found.committed))
     assert not diff.foreign, f"unexpected {diff.foreign[:5]}\n{kills}"
-    assert not diff.duplicated, (f"{len(diff.duplicated)} copies in committed transactions, "
-                                 f"e.g. {diff.duplicated[:5]}\n{kills}")
+    assert not diff.duplicated, (
+        f"{len(diff.duplicated)} copies in committed transactions, "
+        f"e.g. {diff.duplicated[:5]}\n{kills}"
+    )
     _xfail_if_held_back_by_the_broker(diff.lost, actual)
     assert not diff.lost, f"{len(diff.lost)} lost, e.g. {diff.lost[:5]}\n{kills}"
 
@@ -122,10 +134,12 @@ def test_kafka_holds_exactly_the_uninterrupted_output(run):
         committed = fi.difference(expected["kafka"], fi.without_life(found.committed))
         if not found.unexplained and committed.exact:
             where = sorted({(r["life"], r["batch"], r["task"]) for r in found.aborted})
-            pytest.xfail("Tansu 0.6 gap: records of aborted transactions reach "
-                         f"read_committed consumers ({len(diff.duplicated)} copies, each a "
-                         f"record of the transactions (life, batch, task) {where} that "
-                         "kills left open)")
+            pytest.xfail(
+                "Tansu 0.6 gap: records of aborted transactions reach "
+                f"read_committed consumers ({len(diff.duplicated)} copies, each a "
+                f"record of the transactions (life, batch, task) {where} that "
+                "kills left open)"
+            )
     assert diff.exact, diff
 
 
@@ -136,6 +150,8 @@ def _xfail_if_held_back_by_the_broker(lost, actual) -> None:
     this cannot tell apart; the other sinks are checked exactly)."""
     beyond = actual["kafka_beyond"]
     if fi.held_back_by_the_broker(lost, beyond):
-        pytest.xfail(f"Tansu 0.6 gap: read_committed stopped short, {len(lost)} updates "
-                     f"in the log beyond where it stopped (copies by life: "
-                     f"{fi.held_back_lives(lost, beyond)}), e.g. {lost[:3]}")
+        pytest.xfail(
+            f"Tansu 0.6 gap: read_committed stopped short, {len(lost)} updates "
+            f"in the log beyond where it stopped (copies by life: "
+            f"{fi.held_back_lives(lost, beyond)}), e.g. {lost[:3]}"
+        )

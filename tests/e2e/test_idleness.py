@@ -51,14 +51,21 @@ def _job(env, idleness):
     b_strategy = _by_timestamp()
     if idleness:
         b_strategy = b_strategy.with_idleness(Duration.of_millis(300))
-    a = env.from_source(DataGeneratorSource(lambda i: ("a", i * 10), count=A_RECORDS,
-                                            records_per_second=100),
-                        _by_timestamp().with_timestamp_assigner(lambda e, ts: e[1]), "a")
-    b = env.from_source(SilentThenLate(),
-                        b_strategy.with_timestamp_assigner(lambda e, ts: e[1]), "b")
-    counts = (a.union(b).key_by(lambda e: "all")
-              .window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
-              .side_output_late_data(LATE).process(CountPerWindow()))
+    a = env.from_source(
+        DataGeneratorSource(lambda i: ("a", i * 10), count=A_RECORDS, records_per_second=100),
+        _by_timestamp().with_timestamp_assigner(lambda e, ts: e[1]),
+        "a",
+    )
+    b = env.from_source(
+        SilentThenLate(), b_strategy.with_timestamp_assigner(lambda e, ts: e[1]), "b"
+    )
+    counts = (
+        a.union(b)
+        .key_by(lambda e: "all")
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
+        .side_output_late_data(LATE)
+        .process(CountPerWindow())
+    )
     return collect(counts), collect(counts.get_side_output(LATE))
 
 
@@ -83,14 +90,14 @@ def test_without_idleness_a_silent_source_holds_the_watermark(local_env):
 def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     """A restart may add or drop `with_idleness`: each reader takes the other's offsets."""
     from weir.runtime.sources import CollectionReader
-    from weir.spark.source import (IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader,
-                                   WeirStreamReader)
+    from weir.spark.source import IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader, WeirStreamReader
 
     plain = WeirStreamReader(CollectionReader([1, 2, 3]), "unused")
     idle_file = tmp_path / "announced.json"
     idle_file.write_text('{"b": 1234}')
-    announcing = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
-                                  idle=(str(idle_file), "b"))
+    announcing = AnnouncingReader(
+        WeirStreamReader(CollectionReader([1, 2, 3]), "unused"), idle=(str(idle_file), "b")
+    )
     bare = plain.latestOffset(plain.initialOffset())
     assert bare == {"pos": 3, "end": 1}
     wrapped = announcing.latestOffset({"pos": 1, "end": 0})  # from a run without idleness
@@ -98,9 +105,11 @@ def test_offsets_carry_over_when_idleness_is_added_or_removed(tmp_path):
     splits = announcing.partitions({"pos": 1, "end": 0}, wrapped)
     assert [s.splits for s in splits] == [[(0, 1, 3), "end", ("idle", 1234)]]  # one task
     assert plain.latestOffset(wrapped) == {"pos": 3, "end": 1}  # ended: as it was
-    assert [s.splits for s in plain.partitions({"pos": 0, "end": 0, IDLE_KEY: 5}, wrapped)] \
-        == [[(0, 0, 3), "end"]]
+    assert [s.splits for s in plain.partitions({"pos": 0, "end": 0, IDLE_KEY: 5}, wrapped)] == [
+        [(0, 0, 3), "end"]
+    ]
     # an earlier run's offset may carry a tick for processing-time timers this run lacks
     ticked = {"pos": 1, "end": 0, IDLE_KEY: None, OWN_KEY: {}, TICK_KEY: 1000}
     assert [s.splits for s in announcing.partitions(ticked, wrapped)] == [
-        [(0, 1, 3), "end", ("idle", 1234)]]
+        [(0, 1, 3), "end", ("idle", 1234)]
+    ]

@@ -11,8 +11,16 @@ from weir.testing.harness import KeyedOperatorHarness
 
 # (key, timestamp ms)
 LEFT = [("a", 1000), ("b", 2000), ("a", 5000), ("a", 9000), ("c", 9500)]
-RIGHT = [("a", 0), ("a", 1500), ("a", 2000), ("b", 3500), ("a", 4000), ("a", 6000),
-         ("c", 7500), ("a", 10500)]
+RIGHT = [
+    ("a", 0),
+    ("a", 1500),
+    ("a", 2000),
+    ("b", 3500),
+    ("a", 4000),
+    ("a", 6000),
+    ("c", 7500),
+    ("a", 10500),
+]
 
 
 class Pair(ProcessJoinFunction):
@@ -27,14 +35,21 @@ class WithTimestamp(ProcessFunction):
 
 
 def _reference(lower, upper, left=LEFT, right=RIGHT):
-    return sorted((k, t, u, max(t, u)) for k, t in left for j, u in right
-                  if k == j and t + lower <= u <= t + upper)
+    return sorted(
+        (k, t, u, max(t, u))
+        for k, t in left
+        for j, u in right
+        if k == j and t + lower <= u <= t + upper
+    )
 
 
 def _join(env, lower, upper, exclusive=()):
-    joined = stamped(env, LEFT).key_by(lambda r: r[0]) \
-        .interval_join(stamped(env, RIGHT).key_by(lambda r: r[0])) \
+    joined = (
+        stamped(env, LEFT)
+        .key_by(lambda r: r[0])
+        .interval_join(stamped(env, RIGHT).key_by(lambda r: r[0]))
         .between(lower, upper)
+    )
     for bound in exclusive:
         joined = getattr(joined, f"{bound}_bound_exclusive")()
     return collect(joined.process(Pair()).process(WithTimestamp()))
@@ -44,14 +59,18 @@ def test_interval_join_pairs_records_within_the_bounds(any_env):
     sink = _join(any_env, Time.seconds(-2), Time.seconds(1))
     any_env.execute("interval join")
     assert sorted(sink.results) == [
-        ("a", 1000, 0, 1000), ("a", 1000, 1500, 1500), ("a", 1000, 2000, 2000),
-        ("a", 5000, 4000, 5000), ("a", 5000, 6000, 6000), ("c", 9500, 7500, 9500)]
+        ("a", 1000, 0, 1000),
+        ("a", 1000, 1500, 1500),
+        ("a", 1000, 2000, 2000),
+        ("a", 5000, 4000, 5000),
+        ("a", 5000, 6000, 6000),
+        ("c", 9500, 7500, 9500),
+    ]
     assert sorted(sink.results) == _reference(-2000, 1000)
 
 
 def test_exclusive_bounds_leave_out_the_edges(any_env):
-    sink = _join(any_env, Duration.of_millis(-1000), Duration.of_millis(1000),
-                 ("lower", "upper"))
+    sink = _join(any_env, Duration.of_millis(-1000), Duration.of_millis(1000), ("lower", "upper"))
     any_env.execute("exclusive")
     assert sorted(sink.results) == _reference(-999, 999)
     assert ("a", 1000, 2000, 2000) not in sink.results  # exactly at the upper bound
@@ -64,13 +83,20 @@ def test_late_records_go_to_their_sides_late_output(any_env):
     # and (a, 2 s) on the right come late; (a, 12 s) is on time.
     left = [("a", 1000), ("a", 10000), ("a", 3000), ("a", 12000)]
     right = [("a", 1500), ("z", 9000), ("a", 2000), ("a", 12500)]
-    joined = stamped(env, left, 2).key_by(lambda r: r[0]) \
-        .interval_join(stamped(env, right, 2).key_by(lambda r: r[0])) \
-        .between(Time.seconds(0), Time.seconds(1)) \
-        .side_output_left_late_data(late_left).side_output_right_late_data(late_right) \
+    joined = (
+        stamped(env, left, 2)
+        .key_by(lambda r: r[0])
+        .interval_join(stamped(env, right, 2).key_by(lambda r: r[0]))
+        .between(Time.seconds(0), Time.seconds(1))
+        .side_output_left_late_data(late_left)
+        .side_output_right_late_data(late_right)
         .process(Pair())
-    pairs, lefts, rights = (collect(joined), collect(joined.get_side_output(late_left)),
-                            collect(joined.get_side_output(late_right)))
+    )
+    pairs, lefts, rights = (
+        collect(joined),
+        collect(joined.get_side_output(late_left)),
+        collect(joined.get_side_output(late_right)),
+    )
     env.execute("late")
     assert sorted(pairs.results) == [("a", 1000, 1500), ("a", 12000, 12500)]
     assert lefts.results == [("a", 3000)] and rights.results == [("a", 2000)]
@@ -79,9 +105,14 @@ def test_late_records_go_to_their_sides_late_output(any_env):
 def test_late_records_without_a_side_output_are_counted(any_env):
     env = any_env
     left = [("a", 1000), ("a", 10000), ("a", 3000)]
-    joined = stamped(env, left, 2).key_by(lambda r: r[0]) \
-        .interval_join(stamped(env, [("a", 1000)], 2).key_by(lambda r: r[0])) \
-        .between(0, 0).process(Pair()).uid("join")
+    joined = (
+        stamped(env, left, 2)
+        .key_by(lambda r: r[0])
+        .interval_join(stamped(env, [("a", 1000)], 2).key_by(lambda r: r[0]))
+        .between(0, 0)
+        .process(Pair())
+        .uid("join")
+    )
     sink = collect(joined)
     metrics = env.execute("dropped").get_metrics()
     assert sink.results == [("a", 1000, 1000)]
@@ -90,8 +121,13 @@ def test_late_records_without_a_side_output_are_counted(any_env):
 
 def test_records_without_timestamps_fail_clearly(any_env):
     env = any_env
-    joined = env.from_collection([("a", 1)]).key_by(lambda r: r[0]).interval_join(
-        env.from_collection([("a", 1)]).key_by(lambda r: r[0])).between(0, 1).process(Pair())
+    joined = (
+        env.from_collection([("a", 1)])
+        .key_by(lambda r: r[0])
+        .interval_join(env.from_collection([("a", 1)]).key_by(lambda r: r[0]))
+        .between(0, 1)
+        .process(Pair())
+    )
     collect(joined)
     with pytest.raises(Exception, match="need event-time timestamps"):
         env.execute("no timestamps")
@@ -106,8 +142,9 @@ def test_bounds_are_checked(local_env):
 
 
 def test_buffers_and_timers_are_cleaned_up_as_the_watermark_passes():
-    harness = KeyedOperatorHarness(IntervalJoinSpec(-2000, 1000, Pair()),
-                                   (lambda r: r[0], lambda r: r[0]))
+    harness = KeyedOperatorHarness(
+        IntervalJoinSpec(-2000, 1000, Pair()), (lambda r: r[0], lambda r: r[0])
+    )
     for key, ts in LEFT:
         harness.process_element1((key, ts), ts)
     for key, ts in RIGHT:

@@ -24,13 +24,20 @@ def test_a_malformed_input_line_fails_the_job_with_one_error_naming_file_and_lin
     data.write_text('{"a": 1}\n{"a": 2}\n[1, 2]\n')
     program = tmp_path / "job.py"
     program.write_text(PROGRAM.format(path=str(tmp_path / "in")))
-    run = subprocess.run([sys.executable, str(program)], env=dict(os.environ, PYTHONPATH=ROOT),
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, str(program)],
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 1
     assert run.stdout == ""
     lines = run.stderr.splitlines()
     assert lines[0] == "Traceback (most recent call last):"
     assert f'File "{program}", line 10, in <module>' in lines[1]
-    assert lines[-1] == ("weir.common.job.JobExecutionError: job 'bad input' failed: source "
-                         f"'events' failed: ValueError: {data}:3: not a JSON object: a JSON list")
+    assert lines[-1] == (
+        "weir.common.job.JobExecutionError: job 'bad input' failed: source "
+        f"'events' failed: ValueError: {data}:3: not a JSON object: a JSON list"
+    )
     assert len(lines) <= 6  # the user's line, execute(), the error: no Spark or py4j trace

@@ -31,17 +31,21 @@ from tests.servers.kafka import Broker
 
 pytestmark = pytest.mark.spark
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "pyflink_examples")
-ROWS = [(1, "hi"), (2, "hello"), (3, "hi"), (4, "hello"), (5, "hi"), (6, "hello"),
-        (6, "hello")]
-AVRO = {"type": "record", "name": "TestRecord",
-        "fields": [{"name": "id", "type": "int"}, {"name": "name", "type": "string"}]}
+EXAMPLES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyflink_examples"
+)
+ROWS = [(1, "hi"), (2, "hello"), (3, "hi"), (4, "hello"), (5, "hi"), (6, "hello"), (6, "hello")]
+AVRO = {
+    "type": "record",
+    "name": "TestRecord",
+    "fields": [{"name": "id", "type": "int"}, {"name": "name", "type": "string"}],
+}
 COUNTRIES = [(1, "USA"), (2, "Canada"), (3, "Germany")]
 
 
 def avro_bytes(record: dict) -> bytes:
     import fastavro
+
     buffer = io.BytesIO()
     fastavro.schemaless_writer(buffer, fastavro.parse_schema(AVRO), record)
     return buffer.getvalue()
@@ -49,15 +53,25 @@ def avro_bytes(record: dict) -> bytes:
 
 # example -> (its topic, the sentinel's bytes, the records it must print, the sentinel's line)
 CASES = {
-    "kafka_json_format": ("test_json_topic", b'{"f0":0,"f1":"end"}',
-                          [f"+I[{i},{s}]" for i, s in ROWS], "+I[0,end]"),
-    "kafka_csv_format": ("test_csv_topic", b"0,end", [f"+I[{i},{s}]" for i, s in ROWS],
-                         "+I[0,end]"),
-    "kafka_avro_format": ("test_avro_topic", None, [f"+I[{i},{s}]" for i, s in ROWS],
-                          "+I[0,end]"),
-    "kafka_bytearray_format": ("test_bytearray_topic", b"end",
-                               [json.dumps({"id": i, "country": c}) for i, c in COUNTRIES],
-                               "end"),
+    "kafka_json_format": (
+        "test_json_topic",
+        b'{"f0":0,"f1":"end"}',
+        [f"+I[{i},{s}]" for i, s in ROWS],
+        "+I[0,end]",
+    ),
+    "kafka_csv_format": (
+        "test_csv_topic",
+        b"0,end",
+        [f"+I[{i},{s}]" for i, s in ROWS],
+        "+I[0,end]",
+    ),
+    "kafka_avro_format": ("test_avro_topic", None, [f"+I[{i},{s}]" for i, s in ROWS], "+I[0,end]"),
+    "kafka_bytearray_format": (
+        "test_bytearray_topic",
+        b"end",
+        [json.dumps({"id": i, "country": c}) for i, c in COUNTRIES],
+        "end",
+    ),
 }
 
 
@@ -76,13 +90,19 @@ class Example:
         environment = dict(os.environ, PYTHONUNBUFFERED="1", PYSPARK_PYTHON=sys.executable)
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(EXAMPLES, f"{name}.py"), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=environment, start_new_session=True)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            start_new_session=True,
+        )
         self.lines, self.errors = [], []
-        threading.Thread(target=self._read, args=(self.process.stdout, self.lines),
-                         daemon=True).start()
-        threading.Thread(target=self._read, args=(self.process.stderr, self.errors),
-                         daemon=True).start()
+        threading.Thread(
+            target=self._read, args=(self.process.stdout, self.lines), daemon=True
+        ).start()
+        threading.Thread(
+            target=self._read, args=(self.process.stderr, self.errors), daemon=True
+        ).start()
 
     @staticmethod
     def _read(stream, into: list) -> None:
@@ -96,11 +116,14 @@ class Example:
                 time.sleep(0.5)  # (its last lines)
                 if condition(list(self.lines)):
                     return
-                raise AssertionError(f"the example ended ({self.process.returncode}) before "
-                                     f"{what}: {self.lines}\n" + "\n".join(self.errors[-30:]))
+                raise AssertionError(
+                    f"the example ended ({self.process.returncode}) before "
+                    f"{what}: {self.lines}\n" + "\n".join(self.errors[-30:])
+                )
             if time.time() > deadline:
-                raise AssertionError(f"not {what} within {seconds} s: {self.lines}\n"
-                                     + "\n".join(self.errors[-30:]))
+                raise AssertionError(
+                    f"not {what} within {seconds} s: {self.lines}\n" + "\n".join(self.errors[-30:])
+                )
             time.sleep(0.2)
 
     def stop(self) -> None:
@@ -117,12 +140,17 @@ def records(lines: list) -> list:
     """The printed records: lines without the examples' own messages and log lines,
     Flink's `N> ` subtask prefix removed."""
     import re
-    return [re.sub(r"^\d+> ", "", line) for line in lines
-            if line and not line.startswith(("start ", "weir:"))]
+
+    return [
+        re.sub(r"^\d+> ", "", line)
+        for line in lines
+        if line and not line.startswith(("start ", "weir:"))
+    ]
 
 
 def end_each_partition(broker: Broker, topic: str, value: bytes) -> None:
     from confluent_kafka import Producer
+
     producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 0})
     metadata = producer.list_topics(topic, timeout=30).topics[topic]
     for partition in metadata.partitions:
@@ -133,8 +161,10 @@ def end_each_partition(broker: Broker, topic: str, value: bytes) -> None:
 def topic_records(broker: Broker, topic: str, count: int) -> list:
     """(key, value) bytes of `count` records of `topic` (all partitions), sorted."""
     from confluent_kafka import Consumer, TopicPartition
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap,
-                         "group.id": f"check-{uuid.uuid4().hex[:8]}"})
+
+    consumer = Consumer(
+        {"bootstrap.servers": broker.bootstrap, "group.id": f"check-{uuid.uuid4().hex[:8]}"}
+    )
     metadata = consumer.list_topics(topic, timeout=30).topics[topic]
     consumer.assign([TopicPartition(topic, p, 0) for p in metadata.partitions])
     got, deadline = [], time.time() + 30
@@ -152,20 +182,24 @@ def test_kafka_example_writes_its_rows_and_prints_them_read_back(broker, name):
     sentinel = sentinel or avro_bytes({"id": 0, "name": "end"})
     example = Example(name)
     try:
-        example.wait_for(lambda lines: "start reading data from kafka" in lines,
-                         "the write job finished")
-        assert example.lines[:2] == ["start writing data to kafka",
-                                     "start reading data from kafka"]
+        example.wait_for(
+            lambda lines: "start reading data from kafka" in lines, "the write job finished"
+        )
+        assert example.lines[:2] == ["start writing data to kafka", "start reading data from kafka"]
         end_each_partition(broker, topic, sentinel)
-        example.wait_for(lambda lines: sorted(r for r in records(lines)
-                                              if r != sentinel_line) == sorted(expected),
-                         f"printed the {len(expected)} records")
+        example.wait_for(
+            lambda lines: (
+                sorted(r for r in records(lines) if r != sentinel_line) == sorted(expected)
+            ),
+            f"printed the {len(expected)} records",
+        )
     finally:
         example.stop()
     printed = [r for r in records(example.lines) if r != sentinel_line]
     assert sorted(printed) == sorted(expected)  # each once, nothing else
-    written = [value for _, value in topic_records(broker, topic, len(expected) + 1)
-               if value != sentinel]
+    written = [
+        value for _, value in topic_records(broker, topic, len(expected) + 1) if value != sentinel
+    ]
     assert len(written) == len(expected)
 
 
@@ -179,27 +213,29 @@ def test_kafka_row_field_extractor_example_writes_keys_and_values(broker):
     assert example.process.returncode == 0, "\n".join(example.errors[-30:])
     sent = [line for line in example.lines if line.startswith("Sending: ")]
     assert sent == [  # printed by the example's map function, in a Spark worker
-        "Sending: User=user-001, Event={'type': 'purchase', 'item': 'laptop', 'price': "
-        "999.99}",
+        "Sending: User=user-001, Event={'type': 'purchase', 'item': 'laptop', 'price': 999.99}",
         "Sending: User=user-002, Event={'type': 'view', 'item': 'phone', 'timestamp': "
         "'2024-01-07T10:30:00'}",
-        "Sending: User=user-001, Event={'type': 'add_to_cart', 'item': 'mouse', "
-        "'quantity': 2}",
-        "Sending: User=user-003, Event={'type': 'purchase', 'item': 'keyboard', 'price': "
-        "79.99}"]
+        "Sending: User=user-001, Event={'type': 'add_to_cart', 'item': 'mouse', 'quantity': 2}",
+        "Sending: User=user-003, Event={'type': 'purchase', 'item': 'keyboard', 'price': 79.99}",
+    ]
     assert example.lines[:3] == ["=" * 70, "Kafka RowFieldExtractorSchema Example", "=" * 70]
-    assert topic_records(broker, "row-extractor-example", 4) == sorted([
-        (b"user-001", b'{"type": "purchase", "item": "laptop", "price": 999.99}'),
-        (b"user-002", b'{"type": "view", "item": "phone", "timestamp": '
-                      b'"2024-01-07T10:30:00"}'),
-        (b"user-001", b'{"type": "add_to_cart", "item": "mouse", "quantity": 2}'),
-        (b"user-003", b'{"type": "purchase", "item": "keyboard", "price": 79.99}')], key=repr)
+    assert topic_records(broker, "row-extractor-example", 4) == sorted(
+        [
+            (b"user-001", b'{"type": "purchase", "item": "laptop", "price": 999.99}'),
+            (b"user-002", b'{"type": "view", "item": "phone", "timestamp": "2024-01-07T10:30:00"}'),
+            (b"user-001", b'{"type": "add_to_cart", "item": "mouse", "quantity": 2}'),
+            (b"user-003", b'{"type": "purchase", "item": "keyboard", "price": 79.99}'),
+        ],
+        key=repr,
+    )
 
 
 def test_streaming_word_count_counts_each_random_word_up_by_one():
     """Random words from a `datagen` table (5 rows a second), unbounded: each printed
     count is its word's previous count + 1, for words of the example's list."""
     import re
+
     example = Example("streaming_word_count")
     try:
         example.wait_for(lambda lines: len(records(lines)) >= 21, "printed 20 counts", 240)
@@ -207,9 +243,26 @@ def test_streaming_word_count_counts_each_random_word_up_by_one():
         example.stop()
     lines = records(example.lines)
     assert lines[0] == "Printing result to stdout. Use --output to specify output path."
-    words = {"flink", "window", "timer", "event_time", "processing_time", "state",
-             "connector", "pyflink", "checkpoint", "watermark", "sideoutput", "sql",
-             "datastream", "broadcast", "asyncio", "catalog", "batch", "streaming"}
+    words = {
+        "flink",
+        "window",
+        "timer",
+        "event_time",
+        "processing_time",
+        "state",
+        "connector",
+        "pyflink",
+        "checkpoint",
+        "watermark",
+        "sideoutput",
+        "sql",
+        "datastream",
+        "broadcast",
+        "asyncio",
+        "catalog",
+        "batch",
+        "streaming",
+    }
     counts = {}
     for line in lines[1:]:
         word, count = re.fullmatch(r"\((\w+),(\d+)\)", line).groups()

@@ -31,7 +31,8 @@ def _expected():
 @pytest.fixture(params=["local", pytest.param("spark", marks=pytest.mark.spark)])
 def run(request):
     return request.getfixturevalue(
-        "run_program_locally" if request.param == "local" else "run_program")
+        "run_program_locally" if request.param == "local" else "run_program"
+    )
 
 
 def test_nexmark_queries_give_pyflinks_results(run, tmp_path):

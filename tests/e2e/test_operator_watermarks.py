@@ -20,9 +20,13 @@ class CountPerWindow(ProcessWindowFunction):
 def _job(env, a_records):
     """`a` (two records per micro-batch) counted per second of event time; `b`, whose
     watermark stays near 0, only goes to a sink of its own."""
-    counts = (stamped(env, a_records, per_batch=2).key_by(lambda e: e[0])
-              .window(TumblingEventTimeWindows.of(Time.seconds(1)))
-              .side_output_late_data(LATE).process(CountPerWindow()))
+    counts = (
+        stamped(env, a_records, per_batch=2)
+        .key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .side_output_late_data(LATE)
+        .process(CountPerWindow())
+    )
     others = collect(stamped(env, B, per_batch=2).map(lambda e: e[1]))
     return collect(counts), collect(counts.get_side_output(LATE)), others
 
@@ -66,10 +70,15 @@ def test_a_source_that_starts_late_is_not_late_where_only_it_arrives(any_env):
     env = any_env.set_parallelism(1)
     a = collect(stamped(env, A, per_batch=2).map(lambda e: e[1]))
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda e, ts: e[1])
-    counts = (env.from_source(StartsLate(), strategy, "c").key_by(lambda e: e[0])
-              .window(TumblingEventTimeWindows.of(Time.seconds(1)))
-              .side_output_late_data(LATE).process(CountPerWindow()))
+        lambda e, ts: e[1]
+    )
+    counts = (
+        env.from_source(StartsLate(), strategy, "c")
+        .key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .side_output_late_data(LATE)
+        .process(CountPerWindow())
+    )
     windows, late = collect(counts), collect(counts.get_side_output(LATE))
     env.execute("late start")
     assert windows.results == [(0, 3)] and late.results == []
@@ -81,9 +90,13 @@ def test_an_operator_reached_by_both_sources_follows_the_slower(any_env):
     and ("a", 1200) is on time."""
     env = any_env.set_parallelism(1)
     a, b = stamped(env, A, per_batch=2), stamped(env, B, per_batch=2)
-    counts = (a.union(b).key_by(lambda e: e[0])
-              .window(TumblingEventTimeWindows.of(Time.seconds(1)))
-              .side_output_late_data(LATE).process(CountPerWindow()))
+    counts = (
+        a.union(b)
+        .key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .side_output_late_data(LATE)
+        .process(CountPerWindow())
+    )
     windows, late = collect(counts), collect(counts.get_side_output(LATE))
     env.execute("shared watermark")
     assert sorted(windows.results) == [(0, 6), (1000, 3), (5000, 3)]
@@ -96,20 +109,27 @@ def test_own_watermarks_travel_in_the_offsets_of_one_source(tmp_path):
     that tells every key group of that operator."""
     from weir.runtime.sources import CollectionReader
     from weir.runtime.wire import Control
-    from weir.spark.source import (IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader,
-                                   WeirStreamReader)
+    from weir.spark.source import IDLE_KEY, OWN_KEY, TICK_KEY, AnnouncingReader, WeirStreamReader
 
     own_file = tmp_path / "own.json"
     own_file.write_text('{"window": 5099, "join": 40, "gone": 7}')  # "gone": an old uid
-    reader = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
-                              own=(str(own_file), 4, frozenset({"window", "join"})))
+    reader = AnnouncingReader(
+        WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
+        own=(str(own_file), 4, frozenset({"window", "join"})),
+    )
     start = {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 1499, "join": 90}}
     end = reader.latestOffset(start)
-    assert end == {"pos": 3, "end": 1, IDLE_KEY: None, OWN_KEY: {"window": 5099, "join": 90},
-                   TICK_KEY: None}
+    assert end == {
+        "pos": 3,
+        "end": 1,
+        IDLE_KEY: None,
+        OWN_KEY: {"window": 5099, "join": 90},
+        TICK_KEY: None,
+    }
     splits = reader.partitions(start, end)
     assert [s.splits for s in splits] == [[("own", {"window": 5099})]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"], r["_ts"]) for r in rows] == [
-        ("window", kg, Control.OWN, 5099) for kg in range(4)]
+        ("window", kg, Control.OWN, 5099) for kg in range(4)
+    ]
     assert reader.partitions(end, end) == []

@@ -12,8 +12,8 @@ from weir.common.job import JobStatus
 def _job(env, results):
     env.set_parallelism(2)
     env.from_source(TwoThenSilence(), WatermarkStrategy.no_watermarks(), "quiet").key_by(
-        lambda v: v[0]).process(InactivityAlert(1000)).add_sink(
-        lambda v, ctx: results.append(v))
+        lambda v: v[0]
+    ).process(InactivityAlert(1000)).add_sink(lambda v, ctx: results.append(v))
 
 
 EXPECTED = [{"element": 0}, {"element": 1}, {"alert": "a"}]
@@ -24,8 +24,9 @@ def test_a_due_timer_fires_on_spark_while_the_stream_has_no_input(spark_env):
     _job(spark_env, results)
     client = spark_env.execute_async("quiet")
     try:
-        wait_until(lambda: len(results) >= 3, "the two elements and the alert", 60,
-                   state=lambda: results)
+        wait_until(
+            lambda: len(results) >= 3, "the two elements and the alert", 60, state=lambda: results
+        )
         # no more output comes: the query has run every micro-batch there is (a trigger
         # after them found nothing to do) and no processing-time timer is pending, so
         # without input no micro-batch follows
@@ -41,8 +42,9 @@ def test_a_due_timer_fires_in_process_while_the_stream_has_no_input(local_env):
     _job(local_env, results)
     client = local_env.execute_async("quiet")
     try:
-        wait_until(lambda: len(results) >= 3, "the two elements and the alert", 60,
-                   state=lambda: results)
+        wait_until(
+            lambda: len(results) >= 3, "the two elements and the alert", 60, state=lambda: results
+        )
         # no more output comes: two more rounds of the executor (each polls the source and
         # the timers; the second starts after the first has ended) find nothing to run, and
         # no processing-time timer is pending
@@ -67,8 +69,9 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
 
     due_file = tmp_path / "due.json"
     due_file.write_text('{"due": 5000}')
-    reader = AnnouncingReader(WeirStreamReader(CollectionReader([1, 2, 3]), "unused"),
-                              due=(str(due_file), 3, ["alerts"]))
+    reader = AnnouncingReader(
+        WeirStreamReader(CollectionReader([1, 2, 3]), "unused"), due=(str(due_file), 3, ["alerts"])
+    )
     clock = [4.999]  # seconds
     monkeypatch.setattr(source, "time", types.SimpleNamespace(time=lambda: clock[0]))
     start = reader.latestOffset({"pos": 3, "end": 1})
@@ -80,7 +83,8 @@ def test_the_first_source_ticks_once_when_the_earliest_timer_has_come(tmp_path, 
     assert [s.splits for s in splits] == [[(Control.TICK,)]]
     rows = reader.read(splits[0]).__next__().to_pylist()
     assert [(r["_to"], r["_kg"], r["_ctl"]) for r in rows] == [
-        ("alerts", kg, Control.TICK) for kg in range(3)]
+        ("alerts", kg, Control.TICK) for kg in range(3)
+    ]
     clock[0] = 6.1
     assert reader.latestOffset(ticked) == ticked  # asked 0.9 s ago
     clock[0] = 6.3

@@ -24,8 +24,13 @@ from tests.flink_output import assert_same_records, lines_of
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyflink_examples")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-WINDOWING = ["session_with_dynamic_gap_window", "session_with_gap_window",
-             "sliding_time_window", "tumbling_count_window", "tumbling_time_window"]
+WINDOWING = [
+    "session_with_dynamic_gap_window",
+    "session_with_gap_window",
+    "sliding_time_window",
+    "tumbling_count_window",
+    "tumbling_time_window",
+]
 
 
 def _expected(name, kind="out"):
@@ -33,18 +38,29 @@ def _expected(name, kind="out"):
         return lines_of(expected.read())
 
 
-SUMMARY = (r"weir: job 'weir job' finished in \d+\.\d s: (?:1 micro-batch|one Spark batch "
-           r"job), (\d+) records read, (\d+) written")
+SUMMARY = (
+    r"weir: job 'weir job' finished in \d+\.\d s: (?:1 micro-batch|one Spark batch "
+    r"job), (\d+) records read, (\d+) written"
+)
 
 
-@pytest.mark.parametrize("name, counts", [
-    ("basic_operations", [("4", "4"), ("4", "1"), ("4", "4")]),  # three jobs
-    ("word_count", [("35", "183")])])
+@pytest.mark.parametrize(
+    "name, counts",
+    [
+        ("basic_operations", [("4", "4"), ("4", "1"), ("4", "4")]),  # three jobs
+        ("word_count", [("35", "183")]),
+    ],
+)
 def test_example_in_a_fresh_process_prints_what_pyflink_prints(name, counts):
     """Standard output holds the job's records only; stderr one summary line per job."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    run = subprocess.run([sys.executable, os.path.join(EXAMPLES, f"{name}.py")], env=env,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, os.path.join(EXAMPLES, f"{name}.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert_same_records(lines_of(run.stdout), _expected(name))
     summaries = [re.fullmatch(SUMMARY, line) for line in run.stderr.splitlines()]
@@ -57,8 +73,9 @@ def run_example(run_program):
     return lambda name, *args: run_program(os.path.join(EXAMPLES, f"{name}.py"), *args)
 
 
-@pytest.mark.parametrize("name", ["state_access", "process_json_data", "event_time_timer"]
-                         + WINDOWING)
+@pytest.mark.parametrize(
+    "name", ["state_access", "process_json_data", "event_time_timer"] + WINDOWING
+)
 def test_example_prints_what_pyflink_prints(run_example, name):
     assert_same_records(lines_of(run_example(name)), _expected(name))
 
@@ -88,9 +105,14 @@ def test_remote_model_inference_answers_each_generated_row_once():
     retries) prints well-formed answers, each to a distinct generated row; it runs until
     it has printed 30 of them."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    job = subprocess.Popen([sys.executable, os.path.join(EXAMPLES, "remote_model_inference.py")],
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
+    job = subprocess.Popen(
+        [sys.executable, os.path.join(EXAMPLES, "remote_model_inference.py")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     stuck = threading.Timer(300, os.killpg, (job.pid, signal.SIGKILL))  # never hang CI
     stuck.start()
     try:
@@ -99,11 +121,12 @@ def test_remote_model_inference_answers_each_generated_row_once():
         stuck.cancel()
         os.killpg(job.pid, signal.SIGKILL)
         job.wait()
-    assert lines[0] == "Printing result to stdout. Use --output to specify output path.\n", \
+    assert lines[0] == "Printing result to stdout. Use --output to specify output path.\n", (
         job.stderr.read()[-3000:]
+    )
     answers = [json.loads(line) for line in lines[1:]]
     assert all(set(a) == {"user_id", "comments", "analysis_result"} for a in answers)
     assert all(a["analysis_result"] == "positive" for a in answers)
-    assert all(-2**31 <= a["user_id"] < 2**31 for a in answers)
+    assert all(-(2**31) <= a["user_id"] < 2**31 for a in answers)
     assert all(re.fullmatch("[0-9a-f]{100}", a["comments"]) for a in answers)
     assert len({(a["user_id"], a["comments"]) for a in answers}) == len(answers)

@@ -35,21 +35,30 @@ def expected_records():
 
 
 def start(output, checkpoint, job=(JOB,), extra=()):
-    env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable)
-    return subprocess.Popen([sys.executable, *job, output, checkpoint, str(EVENTS),
-                             str(PER_BATCH), str(RATE), *extra], env=env,
-                            start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        PYTHONPATH=ROOT,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
+    return subprocess.Popen(
+        [sys.executable, *job, output, checkpoint, str(EVENTS), str(PER_BATCH), str(RATE), *extra],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _three_part_files(output, checkpoint):
-    return os.path.isdir(output) and len([n for n in os.listdir(output)
-                                          if n.startswith("part-")]) >= 3
+    return (
+        os.path.isdir(output) and len([n for n in os.listdir(output) if n.startswith("part-")]) >= 3
+    )
 
 
-def kill_and_restart(tmp_path, job_args, restart_args=None, restart_extra=(),
-                     ready=_three_part_files):
+def kill_and_restart(
+    tmp_path, job_args, restart_args=None, restart_extra=(), ready=_three_part_files
+):
     """Starts the job, SIGKILLs it once `ready(output, checkpoint)` (by default: it has
     written 3 part files), starts it again (with `restart_args`, if given, and
     `restart_extra` after the usual arguments) on the same checkpoint; returns everything
@@ -57,9 +66,14 @@ def kill_and_restart(tmp_path, job_args, restart_args=None, restart_extra=(),
     output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     job = start(output, checkpoint, job_args)
     try:
-        wait_until(lambda: _alive(job) and ready(output, checkpoint), "the moment to kill",
-                   300, state=lambda: len(read_part_files(output)) if os.path.isdir(output)
-                   else "no output yet")
+        wait_until(
+            lambda: _alive(job) and ready(output, checkpoint),
+            "the moment to kill",
+            300,
+            state=lambda: (
+                len(read_part_files(output)) if os.path.isdir(output) else "no output yet"
+            ),
+        )
     finally:
         with contextlib.suppress(ProcessLookupError):  # (none left of a job that died)
             os.killpg(job.pid, signal.SIGKILL)  # the driver and its Spark workers, at once
@@ -88,14 +102,20 @@ def _alive(job) -> bool:
 
 
 def _wait_for_output(directory, job, done, seconds=90):
-    wait_until(lambda: _alive(job) and os.path.isdir(directory)
-               and done(read_part_files(directory)), "such output", seconds,
-               state=lambda: read_part_files(directory) if os.path.isdir(directory) else None)
+    wait_until(
+        lambda: _alive(job) and os.path.isdir(directory) and done(read_part_files(directory)),
+        "such output",
+        seconds,
+        state=lambda: read_part_files(directory) if os.path.isdir(directory) else None,
+    )
 
 
 def _batch_ids(directory):
-    return sorted(int(n) for n in os.listdir(directory) if n.isdigit()) \
-        if os.path.isdir(directory) else []
+    return (
+        sorted(int(n) for n in os.listdir(directory) if n.isdigit())
+        if os.path.isdir(directory)
+        else []
+    )
 
 
 def _at_rest(checkpoint) -> bool:
@@ -116,8 +136,11 @@ def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_p
     fires it (it ticks at once, so every key group reports its timers)."""
     output, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     job = start(output, checkpoint, (SILENT,))
-    _wait_for_output(output, job, lambda records: len(records) >= 2
-                     and last_committed_batch(checkpoint) is not None)
+    _wait_for_output(
+        output,
+        job,
+        lambda records: len(records) >= 2 and last_committed_batch(checkpoint) is not None,
+    )
     os.killpg(job.pid, signal.SIGKILL)
     job.wait()
     assert not any("alert" in r for r in read_part_files(output))  # the timer waits 10 s
@@ -125,22 +148,27 @@ def test_a_timer_pending_when_killed_fires_after_the_restart_without_input(tmp_p
     try:
         _wait_for_output(output, restarted, lambda records: any("alert" in r for r in records))
         # nothing more comes: no micro-batch in flight and no timer pending, without input
-        wait_until(lambda: _alive(restarted) and _at_rest(checkpoint),
-                   "the restarted job at rest after the alert", 60,
-                   state=lambda: (last_committed_batch(checkpoint), _batch_ids(
-                       os.path.join(checkpoint, "offsets"))[-1:], read_announcements(
-                           os.path.join(checkpoint, DUE_FILE))))
+        wait_until(
+            lambda: _alive(restarted) and _at_rest(checkpoint),
+            "the restarted job at rest after the alert",
+            60,
+            state=lambda: (
+                last_committed_batch(checkpoint),
+                _batch_ids(os.path.join(checkpoint, "offsets"))[-1:],
+                read_announcements(os.path.join(checkpoint, DUE_FILE)),
+            ),
+        )
     finally:
         os.killpg(restarted.pid, signal.SIGKILL)
         restarted.wait()
     order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
     assert sorted(read_part_files(output), key=order) == sorted(
-        [{"element": 0}, {"element": 1}, {"alert": "a"}], key=order)
+        [{"element": 0}, {"element": 1}, {"alert": "a"}], key=order
+    )
 
 
 @pytest.mark.parametrize("parallelism", [1, 3])
-def test_keyed_state_and_timers_survive_a_restart_at_another_parallelism(tmp_path,
-                                                                        parallelism):
+def test_keyed_state_and_timers_survive_a_restart_at_another_parallelism(tmp_path, parallelism):
     """Killed at parallelism 2 and restarted at 1 or 3: each key's count and end-of-input
     timer live in its key group, whichever subtask now runs it (Flink's rescaling)."""
     records = kill_and_restart(tmp_path, (JOB,), restart_extra=(str(parallelism),))
@@ -154,8 +182,12 @@ def expected_two_inputs(kind):
     if kind == "async":
         return [{"key": k, "ts": t, "answer": t * 2} for k, t in left]
     if kind == "interval_join":
-        return [{"key": k, "ts": t, "right": u} for k, t in left for j, u in right
-                if k == j and abs(u - t) <= 20]
+        return [
+            {"key": k, "ts": t, "right": u}
+            for k, t in left
+            for j, u in right
+            if k == j and abs(u - t) <= 20
+        ]
     counts, records = {}, []
     for side, events in enumerate((left, right) if kind == "co_process" else (left,)):
         for key, ts in events:
@@ -163,8 +195,11 @@ def expected_two_inputs(kind):
             record = {"key": key, "ts": ts, "count": counts[key, side]}
             records.append({**record, "side": side} if kind == "co_process" else record)
     for key in sorted({k for k, _ in left}):
-        final = ({"final": [counts[key, 0], counts[key, 1]]} if kind == "co_process"
-                 else {"final": counts[key, 0], "rules": EVENTS})
+        final = (
+            {"final": [counts[key, 0], counts[key, 1]]}
+            if kind == "co_process"
+            else {"final": counts[key, 0], "rules": EVENTS}
+        )
         records.append({"key": key, "ts": 10**12, **final})
     return records
 
@@ -185,8 +220,9 @@ def test_own_watermarks_restart_from_checkpoint_as_if_never_killed(tmp_path):
     counts = {}
     for index in range(EVENTS):
         key = f"k{index % 7}"
-        counts["left", key, index * 10 // 100 * 100 + 100] = counts.get(
-            ("left", key, index * 10 // 100 * 100 + 100), 0) + 1
+        counts["left", key, index * 10 // 100 * 100 + 100] = (
+            counts.get(("left", key, index * 10 // 100 * 100 + 100), 0) + 1
+        )
         if not (index % 10 == 9 and index >= 400):  # a straggler is late
             counts["right", key, index * 1000 + 100] = 1
     expected = [{"side": s, "key": k, "end": e, "count": n} for (s, k, e), n in counts.items()]
@@ -215,8 +251,9 @@ def test_operator_state_restarts_from_checkpoint_as_if_never_killed(tmp_path):
     union list state holding every instance's entry right after the restart only. (Killed
     once both instances have a committed snapshot: killed earlier, a restart's union holds
     the entries of the instances that had one, as in Flink.)"""
-    records = kill_and_restart(tmp_path, (TWO_INPUTS, "operator_state"),
-                               ready=_both_instances_committed)
+    records = kill_and_restart(
+        tmp_path, (TWO_INPUTS, "operator_state"), ready=_both_instances_committed
+    )
     assert sorted(r["ts"] for r in records) == [i * 10 for i in range(EVENTS)]
     for instance in (0, 1):
         mine = sorted(r["n"] for r in records if r["instance"] == instance)
@@ -230,16 +267,18 @@ def test_operator_state_is_dealt_out_again_at_a_new_parallelism(tmp_path):
     """Killed at parallelism 2 and restarted at 1: the one instance gets both instances'
     counts (list state), so its numbers go on from their sum, and the union list of both
     instances' indexes."""
-    records = kill_and_restart(tmp_path, (TWO_INPUTS, "operator_state"),
-                               (TWO_INPUTS, "operator_state:1"),
-                               ready=_both_instances_committed)
+    records = kill_and_restart(
+        tmp_path,
+        (TWO_INPUTS, "operator_state"),
+        (TWO_INPUTS, "operator_state:1"),
+        ready=_both_instances_committed,
+    )
     assert sorted(r["ts"] for r in records) == [i * 10 for i in range(EVENTS)]
     second = sorted(r["n"] for r in records if r["instance"] == 1)  # before the kill only
     assert second and second == list(range(1, len(second) + 1))
     first = sorted(r["n"] for r in records if r["instance"] == 0)
     before = next(i for i, n in enumerate(first) if n != i + 1)
-    assert first == list(range(1, before + 1)) + list(
-        range(before + len(second) + 1, EVENTS + 1))
+    assert first == list(range(1, before + 1)) + list(range(before + len(second) + 1, EVENTS + 1))
     assert [0, 1] in [r["union"] for r in records]
 
 
@@ -249,8 +288,7 @@ def test_a_sink_functions_operator_state_survives_a_restart(tmp_path):
     the restart sends its groups again)."""
     sent = kill_and_restart(tmp_path, (TWO_INPUTS, "buffering_sink"))
     saved = load_operator_states(str(tmp_path / "checkpoint"))
-    held = [r for (_, snapshot) in saved["snapshots"].values()
-            for r in snapshot["buffered"][1]]
+    held = [r for (_, snapshot) in saved["snapshots"].values() for r in snapshot["buffered"][1]]
     as_text = lambda records: {json.dumps(r, sort_keys=True) for r in records}  # noqa: E731
     everything = as_text({"key": f"k{i % 7}", "ts": i * 10} for i in range(EVENTS))
     assert as_text(sent) | as_text(held) == everything

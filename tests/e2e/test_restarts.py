@@ -36,13 +36,17 @@ def build(spark, tmp_path, fail, configuration=None):
     env.set_spark_session(spark).set_parallelism(2)
     env.enable_checkpointing(100)
     env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "checkpoint"))
-    source = DataGeneratorSource(event, count=EVENTS, records_per_second=600,
-                                 max_records_per_batch=60)
+    source = DataGeneratorSource(
+        event, count=EVENTS, records_per_second=600, max_records_per_batch=60
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
     env.from_source(source, strategy, "events").uid("events").map(fail).key_by(
-        lambda e: e[0]).process(RunningCount()).uid("running-count").sink_to(
-        FileSink.for_json_lines(str(tmp_path / "out")).build())
+        lambda e: e[0]
+    ).process(RunningCount()).uid("running-count").sink_to(
+        FileSink.for_json_lines(str(tmp_path / "out")).build()
+    )
     return env
 
 
@@ -55,16 +59,21 @@ def test_a_failed_job_restarts_from_its_checkpoint_with_exact_output(spark, tmp_
     assert [e["name"] for e in client.exceptions] == ["JobExecutionError"]
     assert "record 400 is poisoned" in client.exceptions[0]["message"]
     order = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
 
 
 def test_a_job_that_keeps_failing_gives_up_as_its_strategy_says(spark, tmp_path):
-    configuration = (Configuration().set_string("restart-strategy.type", "fixed-delay")
-                     .set_string("restart-strategy.fixed-delay.attempts", "2")
-                     .set_string("restart-strategy.fixed-delay.delay", "50 ms"))
-    env = build(spark, tmp_path, FailOnce(str(tmp_path / "failed"), 100, always=True),
-                configuration)
+    configuration = (
+        Configuration()
+        .set_string("restart-strategy.type", "fixed-delay")
+        .set_string("restart-strategy.fixed-delay.attempts", "2")
+        .set_string("restart-strategy.fixed-delay.delay", "50 ms")
+    )
+    env = build(
+        spark, tmp_path, FailOnce(str(tmp_path / "failed"), 100, always=True), configuration
+    )
     client = env.execute_async("failing counts")
     with pytest.raises(JobExecutionError, match="record 100 is poisoned"):
         client.get_job_execution_result()

@@ -14,8 +14,12 @@ from tests.e2e.jobs.checkpointed_counts import RunningCount, event
 from tests.e2e.shared import read_part_files
 from weir.common import Configuration, Duration, Time, Types, WatermarkStrategy
 from weir.common.job import JobExecutionError, JobStatus
-from weir.datastream import (KeyedBroadcastProcessFunction, KeyedProcessFunction,
-                             ProcessWindowFunction, StreamExecutionEnvironment)
+from weir.datastream import (
+    KeyedBroadcastProcessFunction,
+    KeyedProcessFunction,
+    ProcessWindowFunction,
+    StreamExecutionEnvironment,
+)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
 from weir.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
@@ -49,13 +53,24 @@ def environment(spark, tmp_path, run, parallelism, settings):
     return env
 
 
-def start_job(spark, tmp_path, run, parallelism=2, settings=None, uid="running-count",
-              extra_operator=False, counter=RunningCount, rate=RATE):
+def start_job(
+    spark,
+    tmp_path,
+    run,
+    parallelism=2,
+    settings=None,
+    uid="running-count",
+    extra_operator=False,
+    counter=RunningCount,
+    rate=RATE,
+):
     env = environment(spark, tmp_path, run, parallelism, settings)
-    source = DataGeneratorSource(event, count=EVENTS, records_per_second=rate,
-                                 max_records_per_batch=PER_BATCH)
+    source = DataGeneratorSource(
+        event, count=EVENTS, records_per_second=rate, max_records_per_batch=PER_BATCH
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
     stream = env.from_source(source, strategy, "events").uid("events")
     counts = stream.key_by(lambda e: e[0]).process(counter()).uid(uid)
     if extra_operator:  # a stateful operator the savepoint does not know: starts empty
@@ -101,22 +116,25 @@ def order(record):
 
 @pytest.mark.parametrize("parallelism", [1, 4])
 def test_stop_with_savepoint_and_restore_at_another_parallelism_as_if_never_stopped(
-        spark, tmp_path, parallelism):
+    spark, tmp_path, parallelism
+):
     path = stop_midway(spark, tmp_path)
     assert os.path.basename(path).startswith("savepoint-")
-    restored = start_job(spark, tmp_path, "second", parallelism,
-                         {"execution.savepoint.path": path})
+    restored = start_job(spark, tmp_path, "second", parallelism, {"execution.savepoint.path": path})
     restored.get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
 
 
 def test_a_stop_whose_savepoint_fails_leaves_the_job_running_and_its_state_whole(
-        spark, tmp_path, monkeypatch):
+    spark, tmp_path, monkeypatch
+):
     """The savepoint is written before the query stops: a write that fails half-way (here
     after its first file, as a full disk would) leaves no partial savepoint and the job
     RUNNING; a later stop's savepoint restores to an uninterrupted run's output."""
     import weir.runtime.state.savepoint as savepoints
+
     client = start_job(spark, tmp_path, "first", rate=30)  # 20 s: running throughout
     wait_for_records(str(tmp_path / "out"), 100)
     real_write = savepoints.SavepointWriter._write
@@ -124,6 +142,7 @@ def test_a_stop_whose_savepoint_fails_leaves_the_job_running_and_its_state_whole
     def full_disk(writer, *args):  # a file written, then the disk is full
         real_write(writer, *args)
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(savepoints.SavepointWriter, "_write", full_disk)
     with pytest.raises(OSError, match="No space left on device"):
         client.stop_with_savepoint(False, str(tmp_path / "savepoints"))
@@ -137,10 +156,12 @@ def test_a_stop_whose_savepoint_fails_leaves_the_job_running_and_its_state_whole
     monkeypatch.undo()
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
     assert client.wait(60) == JobStatus.FINISHED
-    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path}) \
-        .get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    start_job(
+        spark, tmp_path, "second", 2, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
 
 
 def test_a_savepoint_triggered_while_the_job_runs_restores_its_state(spark, tmp_path):
@@ -150,19 +171,20 @@ def test_a_savepoint_triggered_while_the_job_runs_restores_its_state(spark, tmp_
     wait_for_records(str(tmp_path / "out"), 100)
     path = client.trigger_savepoint(str(tmp_path / "savepoints")).result()
     client.get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
     position = load_savepoint(path).sources["events"]
     shutil.rmtree(tmp_path / "out")
-    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path}) \
-        .get_job_execution_result()
+    start_job(
+        spark, tmp_path, "second", 2, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
     later = [r for r in expected_records() if r["ts"] >= position["pos"] * 10]
     assert 0 < len(later) < len(expected_records())
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(later, key=order)
 
 
-def test_stop_with_drain_fires_every_timer_first_and_the_restored_job_goes_on(
-        spark, tmp_path):
+def test_stop_with_drain_fires_every_timer_first_and_the_restored_job_goes_on(spark, tmp_path):
     """Drain (Flink's stop --drain): the sources end where they are, the watermark reaches
     the end of time and each key's end-of-time timer fires with its count so far before
     the savepoint; restored, the job counts on from there (the timers, fired, are gone)."""
@@ -179,18 +201,22 @@ def test_stop_with_drain_fires_every_timer_first_and_the_restored_job_goes_on(
     for record in counted:
         so_far[record["key"]] = record["count"]
     assert sorted((record for record in drained if "final" in record), key=order) == sorted(
-        ({"key": key, "ts": 10**12, "final": n} for key, n in so_far.items()), key=order)
-    start_job(spark, tmp_path, "second", 2,
-              {"execution.savepoint.path": path}).get_job_execution_result()
+        ({"key": key, "ts": 10**12, "final": n} for key, n in so_far.items()), key=order
+    )
+    start_job(
+        spark, tmp_path, "second", 2, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
-        drained + expected_records()[read:EVENTS], key=order)
+        drained + expected_records()[read:EVENTS], key=order
+    )
 
 
 def test_an_operator_added_on_restore_starts_empty(spark, tmp_path):
     path = stop_midway(spark, tmp_path)
     before = read_part_files(str(tmp_path / "out"))
-    start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
-              extra_operator=True).get_job_execution_result()
+    start_job(
+        spark, tmp_path, "second", 2, {"execution.savepoint.path": path}, extra_operator=True
+    ).get_job_execution_result()
     after = [r for r in read_part_files(str(tmp_path / "out")) if "seen" in r]
     per_key = {}
     for record in sorted(after, key=lambda r: r["ts"]):
@@ -203,25 +229,33 @@ def test_an_operator_added_on_restore_starts_empty(spark, tmp_path):
 def test_state_of_a_removed_operator_is_refused_unless_allowed(spark, tmp_path):
     path = stop_midway(spark, tmp_path)
     with pytest.raises(SavepointError) as refused:
-        start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
-                  uid="renamed-count")
+        start_job(
+            spark, tmp_path, "second", 2, {"execution.savepoint.path": path}, uid="renamed-count"
+        )
     assert str(refused.value) == (
         f"savepoint {path} holds state of operators the job does not have: running-count. "
         "Give them back their uid(...), or allow non-restored state "
         "('execution.savepoint.ignore-unclaimed-state': true, or "
-        "--allow-non-restored-state) to drop it")
+        "--allow-non-restored-state) to drop it"
+    )
     before = {order(r) for r in read_part_files(str(tmp_path / "out"))}
-    start_job(spark, tmp_path, "third", 2, {
-        "execution.savepoint.path": path,
-        "execution.savepoint.ignore-unclaimed-state": "true"},
-        uid="renamed-count").get_job_execution_result()
+    start_job(
+        spark,
+        tmp_path,
+        "third",
+        2,
+        {"execution.savepoint.path": path, "execution.savepoint.ignore-unclaimed-state": "true"},
+        uid="renamed-count",
+    ).get_job_execution_result()
     after = [r for r in read_part_files(str(tmp_path / "out")) if order(r) not in before]
     counts = {}
     for record in sorted(after, key=lambda r: r["ts"]):  # the renamed operator started empty
         counts.setdefault(record["key"], []).append(record.get("count", record.get("final")))
     assert len(counts) == 7
-    assert all(seen[:-1] == list(range(1, len(seen))) and seen[-1] == len(seen) - 1
-               for seen in counts.values())
+    assert all(
+        seen[:-1] == list(range(1, len(seen))) and seen[-1] == len(seen) - 1
+        for seen in counts.values()
+    )
 
 
 class LongCount(RunningCount):
@@ -231,19 +265,23 @@ class LongCount(RunningCount):
         self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
 
 
-def test_a_state_type_changed_incompatibly_is_refused_and_nothing_is_half_restored(
-        spark, tmp_path):
+def test_a_state_type_changed_incompatibly_is_refused_and_nothing_is_half_restored(spark, tmp_path):
     path = stop_midway(spark, tmp_path)
     with pytest.raises(JobExecutionError) as refused:
-        start_job(spark, tmp_path, "second", 2, {"execution.savepoint.path": path},
-                  counter=LongCount).get_job_execution_result()
-    assert "state 'count' of operator 'running-count': the restored state is value state " \
-        "of pickled, the job declares value state of Types.LONG(); the change is not " \
+        start_job(
+            spark, tmp_path, "second", 2, {"execution.savepoint.path": path}, counter=LongCount
+        ).get_job_execution_result()
+    assert (
+        "state 'count' of operator 'running-count': the restored state is value state "
+        "of pickled, the job declares value state of Types.LONG(); the change is not "
         "compatible (only a Row's fields may be added or removed)" in str(refused.value)
-    start_job(spark, tmp_path, "third", 2,
-              {"execution.savepoint.path": path}).get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    )
+    start_job(
+        spark, tmp_path, "third", 2, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
 
 
 def test_a_damaged_savepoint_is_refused_naming_what_is_wrong(spark, tmp_path):
@@ -253,8 +291,9 @@ def test_a_damaged_savepoint_is_refused_naming_what_is_wrong(spark, tmp_path):
     with open(os.path.join(path, keyed), "r+b") as handle:
         handle.seek(20)
         handle.write(b"\x00\x01")
-    with pytest.raises(SavepointError, match=f"its file {keyed} .state of 'running-count'. "
-                                             "is corrupt"):
+    with pytest.raises(
+        SavepointError, match=f"its file {keyed} .state of 'running-count'. is corrupt"
+    ):
         start_job(spark, tmp_path, "second", 2, restore)
     os.remove(os.path.join(path, keyed))
     with pytest.raises(SavepointError, match=f"is missing its file {keyed}"):
@@ -276,10 +315,12 @@ def test_another_max_parallelism_is_refused(spark, tmp_path):
     env = StreamExecutionEnvironment.get_execution_environment(configuration)
     env.set_spark_session(spark).set_max_parallelism(64)
     env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "checkpoint-2"))
-    env.from_collection([("a", 1)]).key_by(lambda e: e[0]).process(RunningCount()) \
-        .uid("running-count").print()
-    with pytest.raises(SavepointError, match="was taken with max parallelism 128; the job has "
-                                             "max parallelism 64"):
+    env.from_collection([("a", 1)]).key_by(lambda e: e[0]).process(RunningCount()).uid(
+        "running-count"
+    ).print()
+    with pytest.raises(
+        SavepointError, match="was taken with max parallelism 128; the job has max parallelism 64"
+    ):
         env.execute_async("refused")
 
 
@@ -317,23 +358,34 @@ class WindowCount(ProcessWindowFunction):
 
 def every_state_job(spark, tmp_path, run, parallelism, settings=None):
     env = environment(spark, tmp_path, run, parallelism, settings)
-    source = DataGeneratorSource(late_event, count=WINDOW_EVENTS, records_per_second=300,
-                                 max_records_per_batch=WINDOW_PER_BATCH)
+    source = DataGeneratorSource(
+        late_event,
+        count=WINDOW_EVENTS,
+        records_per_second=300,
+        max_records_per_batch=WINDOW_PER_BATCH,
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
     events = env.from_source(source, strategy, "events").uid("events")
     rules = env.from_collection([("factor", 3), ("offset", 7)]).uid("rules")
-    tagged = events.key_by(lambda e: e[0]).connect(rules.broadcast(RULES)).process(
-        Tag()).uid("tag")
+    tagged = events.key_by(lambda e: e[0]).connect(rules.broadcast(RULES)).process(Tag()).uid("tag")
     records = tagged.filter(lambda r: r[1] != -1)
     output = str(tmp_path / f"out-{run.split('-')[0]}")
-    (records.key_by(lambda e: e[0]).window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
-     .allowed_lateness(1000).process(WindowCount()).uid("windows")
-     .sink_to(FileSink.for_json_lines(output).build()))
-    records.key_by(lambda e: e[0]).process(RunningCount()).uid("running-count") \
+    (
+        records.key_by(lambda e: e[0])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
+        .allowed_lateness(1000)
+        .process(WindowCount())
+        .uid("windows")
         .sink_to(FileSink.for_json_lines(output).build())
-    tagged.filter(lambda r: r[1] == -1).map(lambda r: {"key": r[0], "rules": r[2]}) \
-        .sink_to(FileSink.for_json_lines(output).build())
+    )
+    records.key_by(lambda e: e[0]).process(RunningCount()).uid("running-count").sink_to(
+        FileSink.for_json_lines(output).build()
+    )
+    tagged.filter(lambda r: r[1] == -1).map(lambda r: {"key": r[0], "rules": r[2]}).sink_to(
+        FileSink.for_json_lines(output).build()
+    )
     return env.execute_async("every state")
 
 
@@ -347,15 +399,18 @@ def test_every_kind_of_state_survives_two_savepoints_at_other_parallelisms(spark
     path = None
     for run, parallelism in (("parts-1", 2), ("parts-2", 4)):
         written = len(read_part_files(str(tmp_path / "out-parts"))) if path else 0
-        client = every_state_job(spark, tmp_path, run, parallelism,
-                                 {"execution.savepoint.path": path} if path else None)
+        client = every_state_job(
+            spark, tmp_path, run, parallelism, {"execution.savepoint.path": path} if path else None
+        )
         wait_for_records(str(tmp_path / "out-parts"), written + 60)
         path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
         client.wait(60)
-    every_state_job(spark, tmp_path, "parts-3", 1, {"execution.savepoint.path": path}) \
-        .get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out-parts")), key=order) == \
-        sorted(expected, key=order)
+    every_state_job(
+        spark, tmp_path, "parts-3", 1, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out-parts")), key=order) == sorted(
+        expected, key=order
+    )
 
 
 FIXTURE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "savepoint-v1")
@@ -368,8 +423,9 @@ def test_a_savepoint_of_format_version_1_still_restores(spark, tmp_path):
     copy = str(tmp_path / "savepoint-v1")
     shutil.copytree(FIXTURE, copy)
     assert load_savepoint(copy).sources == {"events": {"end": 0, "pos": 201}}
-    start_job(spark, tmp_path, "restored", 3, {"execution.savepoint.path": copy}) \
-        .get_job_execution_result()
+    start_job(
+        spark, tmp_path, "restored", 3, {"execution.savepoint.path": copy}
+    ).get_job_execution_result()
     later = [r for r in expected_records() if r["ts"] >= 201 * 10]
     assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(later, key=order)
 
@@ -379,10 +435,11 @@ def test_a_job_starts_from_state_bootstrapped_from_a_dataframe(spark, tmp_path):
     DataFrame into a savepoint; the job started from it counts on from there (no key
     registers its end-of-input timer, which it does at its first record only)."""
     frame = spark.createDataFrame([(f"k{i}", 1000) for i in range(7)], ["key", "total"])
-    path = write_keyed_state(frame, str(tmp_path / "bootstrap"), "running-count", "key",
-                             {"count": "total"})
-    start_job(spark, tmp_path, "bootstrapped", 2, {"execution.savepoint.path": path}) \
-        .get_job_execution_result()
+    path = write_keyed_state(
+        frame, str(tmp_path / "bootstrap"), "running-count", "key", {"count": "total"}
+    )
+    start_job(
+        spark, tmp_path, "bootstrapped", 2, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
     expected = [{**r, "count": r["count"] + 1000} for r in expected_records() if "count" in r]
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected, key=order)
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(expected, key=order)

@@ -12,8 +12,7 @@ from weir.common import Duration, Types, WatermarkStrategy
 from weir.common.job import JobStatus
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource, FileSink
-from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor,
-                                   ValueStateDescriptor)
+from weir.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from weir.state import read_keyed_state, read_keyed_state_rows
 
 pytestmark = pytest.mark.spark
@@ -32,10 +31,10 @@ class KeepState(KeyedProcessFunction):
 
     def open(self, runtime_context):
         self.count = runtime_context.get_state(ValueStateDescriptor("count"))
-        self.thirds = runtime_context.get_list_state(
-            ListStateDescriptor("thirds", Types.INT()))
+        self.thirds = runtime_context.get_list_state(ListStateDescriptor("thirds", Types.INT()))
         self.parity = runtime_context.get_map_state(
-            MapStateDescriptor("parity", Types.STRING(), Types.LONG()))
+            MapStateDescriptor("parity", Types.STRING(), Types.LONG())
+        )
 
     def process_element(self, value, ctx):
         key, index = value
@@ -54,13 +53,15 @@ def run_and_stop_with_savepoint(spark, tmp_path) -> tuple:
     env.set_spark_session(spark).set_parallelism(2)
     env.enable_checkpointing(100)
     env.get_checkpoint_config().set_checkpoint_storage_dir(str(tmp_path / "checkpoint"))
-    source = DataGeneratorSource(event, count=EVENTS, records_per_second=RATE,
-                                 max_records_per_batch=PER_BATCH)
+    source = DataGeneratorSource(
+        event, count=EVENTS, records_per_second=RATE, max_records_per_batch=PER_BATCH
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
-    env.from_source(source, strategy, "events").uid("events") \
-        .key_by(lambda e: e[0]).process(KeepState()).uid(UID) \
-        .sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
+    env.from_source(source, strategy, "events").uid("events").key_by(lambda e: e[0]).process(
+        KeepState()
+    ).uid(UID).sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
     client = env.execute_async("state to read")
     out = str(tmp_path / "out")
     deadline = time.time() + 120
@@ -103,9 +104,11 @@ def test_list_state_is_an_array_per_key(spark, stopped):
     frame = read_keyed_state(spark, path, UID, ListStateDescriptor("thirds", Types.INT()))
     assert frame.schema.simpleString() == "struct<key:string,value:array<int>>"
     rows = frame.orderBy("key").collect()
-    expected = [(key, thirds) for key, thirds in
-                per_key(processed, lambda indexes: [i for i in indexes if i % 3 == 0])
-                if thirds]  # a key that never saw a 3rd index holds no list
+    expected = [
+        (key, thirds)
+        for key, thirds in per_key(processed, lambda indexes: [i for i in indexes if i % 3 == 0])
+        if thirds
+    ]  # a key that never saw a 3rd index holds no list
     assert [(row.key, row.value) for row in rows] == expected
     sizes = frame.selectExpr("key", "size(value) AS n").orderBy("key").collect()
     assert [(row.key, row.n) for row in sizes] == [(key, len(v)) for key, v in expected]
@@ -117,14 +120,17 @@ def test_map_state_is_a_map_per_key(spark, stopped):
     frame = read_keyed_state(spark, path, UID, descriptor)
     assert frame.schema.simpleString() == "struct<key:string,value:map<string,bigint>>"
     frame.createOrReplaceTempView("parity")
-    rows = spark.sql("SELECT key, value['even'] AS even, value['odd'] AS odd "
-                     "FROM parity ORDER BY key").collect()
+    rows = spark.sql(
+        "SELECT key, value['even'] AS even, value['odd'] AS odd FROM parity ORDER BY key"
+    ).collect()
 
     def sides(indexes):
         even = sum(1 for i in indexes if i % 2 == 0)
         return (even or None, (len(indexes) - even) or None)
-    assert [(row.key, row.even, row.odd) for row in rows] == \
-        [(key, *counts) for key, counts in per_key(processed, sides)]
+
+    assert [(row.key, row.even, row.odd) for row in rows] == [
+        (key, *counts) for key, counts in per_key(processed, sides)
+    ]
 
 
 def test_a_state_never_written_is_an_empty_frame_of_its_type(spark, stopped):
@@ -138,5 +144,6 @@ def test_a_state_never_written_is_an_empty_frame_of_its_type(spark, stopped):
 def test_rows_in_pure_python_are_the_frames_rows(spark, stopped):
     path, _ = stopped
     frame = read_keyed_state(spark, path, UID, ValueStateDescriptor("count"))
-    assert sorted(read_keyed_state_rows(path, UID, "count")) == \
-        [tuple(row) for row in frame.orderBy("key").collect()]
+    assert sorted(read_keyed_state_rows(path, UID, "count")) == [
+        tuple(row) for row in frame.orderBy("key").collect()
+    ]

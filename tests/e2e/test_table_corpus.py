@@ -15,10 +15,13 @@ from tests.table_output import assert_same_output, segments
 
 CORPUS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "table_corpus")
 NAMES = sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py"))
+
+
 def _same_lines(printed, flink):
     """The same lines (print sinks' subtask prefixes dropped), in any order."""
-    lines = lambda text: Counter(re.sub(r"^\d+> ", "", line)  # noqa: E731
-                                 for line in text.splitlines() if line.strip())
+    lines = lambda text: Counter(  # noqa: E731
+        re.sub(r"^\d+> ", "", line) for line in text.splitlines() if line.strip()
+    )
     assert lines(printed) == lines(flink)
 
 
@@ -34,6 +37,7 @@ def _uuids_apart(printed, flink):
 def _same_final_rows(printed, flink):
     """The same rows once each printed change is applied (+I/+U add a row, -U/-D take
     it back)."""
+
     def final(text):
         rows = Counter()
         for line in text.splitlines():
@@ -41,6 +45,7 @@ def _same_final_rows(printed, flink):
             if match:
                 rows[match.group(2)] += 1 if match.group(1) in ("+I", "+U") else -1
         return +rows
+
     assert final(printed) == final(flink) and final(flink)
 
 
@@ -50,10 +55,12 @@ def _own_lines_apart(printed, flink):
     a race between the client and the job (on Flink the job is always slower to start;
     the in-process executor can be done first)."""
     is_row = re.compile(r"^(?:\d+> )?[+-][IUD]\[").match
-    own = lambda text: [line for line in text.splitlines()  # noqa: E731
-                        if line.strip() and not is_row(line)]
-    rows = lambda text: "".join(line + "\n" for line in text.splitlines()  # noqa: E731
-                                if is_row(line))
+    own = lambda text: [  # noqa: E731
+        line for line in text.splitlines() if line.strip() and not is_row(line)
+    ]
+    rows = lambda text: "".join(  # noqa: E731
+        line + "\n" for line in text.splitlines() if is_row(line)
+    )
     assert own(printed) == own(flink)
     assert_same_output(rows(printed), rows(flink))
 
@@ -62,6 +69,7 @@ def _each_group_in_order(fields):
     """Print lines compared per group (a row's first `fields` values: the sink's key),
     each group's changes in order; groups of one first value (in the generic
     comparison, a key) interleave as Flink's parallel tasks decide."""
+
     def groups(text):
         out = {}
         for line in text.splitlines():
@@ -73,6 +81,7 @@ def _each_group_in_order(fields):
 
     def compare(printed, flink):
         assert groups(printed) == groups(flink) and groups(flink)
+
     return compare
 
 
@@ -81,6 +90,7 @@ def _ranks_apart_from_ties(printed, flink):
     its final rows compared as (window_end, cnt, row_num), which items tie on a count
     and rank among themselves in arrival order (weir's window results come key group by
     key group, Flink's in its own key order)."""
+
     def final(text):
         rows = Counter()
         for line in text.splitlines():
@@ -89,6 +99,7 @@ def _ranks_apart_from_ties(printed, flink):
                 item, *rest = match.group(2).split(",")
                 rows[tuple(rest)] += 1 if match.group(1) == "true" else -1
         return +rows
+
     assert final(printed) == final(flink) and final(flink)
 
 
@@ -96,8 +107,10 @@ def _rows_in_any_order(printed, flink):
     """Each printed table's rows as a multiset: a BATCH job without ORDER BY whose row
     order is its plan's (Flink's sort-based DISTINCT and joins sort by their keys, which
     SQL does not promise and weir does not do)."""
+
     def tables(text):
         return [(s[0], s[1], s[3], s[4]) if s[0] == "table" else s for s in segments(text)]
+
     assert tables(printed) == tables(flink)
 
 
@@ -134,12 +147,17 @@ FAILS = {  # name: what does not work yet (docs/limitations.md)
 @pytest.fixture(params=["local", pytest.param("spark", marks=pytest.mark.spark)])
 def run(request):
     return request.getfixturevalue(
-        "run_program_locally" if request.param == "local" else "run_program")
+        "run_program_locally" if request.param == "local" else "run_program"
+    )
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=FAILS[n], strict=True)) if n in FAILS
-    else n for n in NAMES])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=FAILS[n], strict=True)) if n in FAILS else n
+        for n in NAMES
+    ],
+)
 def test_program_prints_what_pyflink_prints(run, name):
     printed = run(os.path.join(CORPUS, f"{name}.py"))
     with open(os.path.join(CORPUS, f"{name}.flink.out"), encoding="utf-8") as expected:

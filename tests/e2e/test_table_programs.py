@@ -9,16 +9,25 @@ from tests.table_output import assert_same_output, assert_same_final_tables
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "table_programs")
 NAMES = sorted(f[:-3] for f in os.listdir(PROGRAMS) if f.endswith(".py"))
-MATERIALIZED = {"sql_aggregates", "sql_joins", "sql_session_windows", "sql_with",
-                "sql_top_n_changelog", "sql_top_n_offsets_changelog", "sql_session_window_keys",
-                "sql_order_keys_streaming", "sql_aggregate_functions_retract"}
+MATERIALIZED = {
+    "sql_aggregates",
+    "sql_joins",
+    "sql_session_windows",
+    "sql_with",
+    "sql_top_n_changelog",
+    "sql_top_n_offsets_changelog",
+    "sql_session_window_keys",
+    "sql_order_keys_streaming",
+    "sql_aggregate_functions_retract",
+}
 EXACT = {"batch_sort"}  # (sorted: printed exactly as PyFlink printed, line by line)
 
 
 @pytest.fixture(params=["local", pytest.param("spark", marks=pytest.mark.spark)])
 def run(request):
     return request.getfixturevalue(
-        "run_program_locally" if request.param == "local" else "run_program")
+        "run_program_locally" if request.param == "local" else "run_program"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -31,8 +31,9 @@ def start(tmp_path, parallelism, savepoint=None):
     t_env.execute_sql(f"""
         CREATE TABLE windows (window_start TIMESTAMP(3), n BIGINT, s BIGINT)
         WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/windows', 'format' = 'json')""")
-    t_env.execute_sql("CREATE TABLE totals (k BIGINT, n BIGINT, s BIGINT) "
-                      "WITH ('connector' = 'print')")
+    t_env.execute_sql(
+        "CREATE TABLE totals (k BIGINT, n BIGINT, s BIGINT) WITH ('connector' = 'print')"
+    )
     t_env.execute_sql(f"""
         CREATE TABLE matches (k BIGINT, a BIGINT, c BIGINT)
         WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/matches', 'format' = 'json')""")
@@ -47,14 +48,16 @@ def start(tmp_path, parallelism, savepoint=None):
         FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
         GROUP BY window_start, window_end""")
     statements.add_insert_sql(
-        "INSERT INTO totals SELECT MOD(id, 5), COUNT(*), SUM(id) FROM src GROUP BY MOD(id, 5)")
+        "INSERT INTO totals SELECT MOD(id, 5), COUNT(*), SUM(id) FROM src GROUP BY MOD(id, 5)"
+    )
     return statements.execute()
 
 
 def totals_of(printed):
     final = {}
-    for kind, key, n, s in re.findall(r"^(?:\d+> )?([+-][IUD])\[(\d+), (\d+), (\d+)\]$",
-                                      printed, re.MULTILINE):
+    for kind, key, n, s in re.findall(
+        r"^(?:\d+> )?([+-][IUD])\[(\d+), (\d+), (\d+)\]$", printed, re.MULTILINE
+    ):
         if kind in ("+I", "+U"):
             final[int(key)] = (int(n), int(s))
         elif final.get(int(key)) == (int(n), int(s)):
@@ -69,6 +72,7 @@ def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path
     def two_windows_written():
         assert first.get_job_client().get_job_status() != JobStatus.FAILED
         return os.path.isdir(windows) and len(read_part_files(windows)) >= 2
+
     wait_until(two_windows_written, "two windows written", 120, interval=0.1)
     client = first.get_job_client()
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
@@ -78,13 +82,23 @@ def test_sql_job_resumes_from_a_savepoint_at_another_parallelism(spark, tmp_path
     start(tmp_path, 1, path).wait()
     windows = sorted(read_part_files(str(tmp_path / "windows")), key=json.dumps)
     assert windows == sorted(
-        [{"window_start": f"1970-01-01 00:{w // 6:02d}:{w % 6 * 10:02d}", "n": 100,
-          "s": sum(range(w * 100, w * 100 + 100))} for w in range(ROWS // 100)],
-        key=json.dumps)
+        [
+            {
+                "window_start": f"1970-01-01 00:{w // 6:02d}:{w % 6 * 10:02d}",
+                "n": 100,
+                "s": sum(range(w * 100, w * 100 + 100)),
+            }
+            for w in range(ROWS // 100)
+        ],
+        key=json.dumps,
+    )
     assert totals_of(capsys.readouterr().out) == {
-        k: (ROWS // 5, sum(i for i in range(ROWS) if i % 5 == k)) for k in range(5)}
-    assert sorted(tuple(m.values()) for m in read_part_files(str(tmp_path / "matches"))) \
+        k: (ROWS // 5, sum(i for i in range(ROWS) if i % 5 == k)) for k in range(5)
+    }
+    assert (
+        sorted(tuple(m.values()) for m in read_part_files(str(tmp_path / "matches")))
         == expected_matches()
+    )
     assert os.path.isdir(path)
 
 

@@ -33,16 +33,15 @@ def check_against_flink(out: str) -> None:
         flink = lines_of(handle.read())
     weir = lines_of(out)
     printed = [line for line in flink if line.startswith("stamping ")]
-    assert weir[:len(printed)] == printed
-    assert_same_records(weir[len(printed):], flink[len(printed):])
+    assert weir[: len(printed)] == printed
+    assert_same_records(weir[len(printed) :], flink[len(printed) :])
 
 
 def test_records_of_the_scripts_own_class_and_its_prints_on_spark(run_program):
     check_against_flink(run_program(PROGRAM))
 
 
-def test_records_of_the_scripts_own_class_and_its_prints_on_the_local_executor(
-        run_program_locally):
+def test_records_of_the_scripts_own_class_and_its_prints_on_the_local_executor(run_program_locally):
     check_against_flink(run_program_locally(PROGRAM))
 
 
@@ -76,8 +75,7 @@ def tally_counter():
             yield {"key": value.key, "ts": value.ts, "count": tally.count}
 
         def on_timer(self, timestamp, ctx):
-            yield {"key": ctx.get_current_key(), "ts": timestamp,
-                   "final": self.tally.value().count}
+            yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.tally.value().count}
 
     return TallyCount, Reading
 
@@ -90,42 +88,48 @@ TALLIES = tally_counter()
 def start_tallies(spark, tmp_path, run, parallelism, settings=None, rate=200.0):
     counter, reading = TALLIES
     env = environment(spark, tmp_path, run, parallelism, settings)
-    source = DataGeneratorSource(event, count=600, records_per_second=rate,
-                                 max_records_per_batch=40)
+    source = DataGeneratorSource(
+        event, count=600, records_per_second=rate, max_records_per_batch=40
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e.ts)
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e.ts)
     stream = env.from_source(source, WatermarkStrategy.no_watermarks(), "events").uid("events")
-    stream.map(lambda e: reading(*e)).assign_timestamps_and_watermarks(strategy) \
-        .key_by(lambda r: r.key).process(counter()).uid("tallies") \
-        .sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
+    stream.map(lambda e: reading(*e)).assign_timestamps_and_watermarks(strategy).key_by(
+        lambda r: r.key
+    ).process(counter()).uid("tallies").sink_to(
+        FileSink.for_json_lines(str(tmp_path / "out")).build()
+    )
     return env.execute_async("tallies")
 
 
-def test_keyed_state_of_a_functions_own_classes_restores_at_another_parallelism(
-        spark, tmp_path):
+def test_keyed_state_of_a_functions_own_classes_restores_at_another_parallelism(spark, tmp_path):
     client = start_tallies(spark, tmp_path, "first", 2)
     wait_for_records(str(tmp_path / "out"), 100)
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
     assert client.wait(60) == JobStatus.FINISHED
     assert 100 <= len(read_part_files(str(tmp_path / "out"))) < 600
-    start_tallies(spark, tmp_path, "second", 3, {"execution.savepoint.path": path}) \
-        .get_job_execution_result()
-    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == \
-        sorted(expected_records(), key=order)
+    start_tallies(
+        spark, tmp_path, "second", 3, {"execution.savepoint.path": path}
+    ).get_job_execution_result()
+    assert sorted(read_part_files(str(tmp_path / "out")), key=order) == sorted(
+        expected_records(), key=order
+    )
 
 
 def test_a_record_nothing_can_serialize_fails_the_job_with_one_error(spark_env):
-    spark_env.from_collection([1, 2]).map(lambda v: (v, threading.Lock())) \
-        .key_by(lambda pair: pair[0]).map(lambda pair: pair[0]).uid("after-lock").print()
+    spark_env.from_collection([1, 2]).map(lambda v: (v, threading.Lock())).key_by(
+        lambda pair: pair[0]
+    ).map(lambda pair: pair[0]).uid("after-lock").print()
     with pytest.raises(JobExecutionError) as failed:
         spark_env.execute("locks")
     assert str(failed.value) == (
         "job 'locks' failed: records for operator 'after-lock' cannot be serialized (record "
-        "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object")
+        "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object"
+    )
 
 
-def test_a_module_added_with_add_python_file_is_imported_in_sparks_workers(
-        run_program, tmp_path):
+def test_a_module_added_with_add_python_file_is_imported_in_sparks_workers(run_program, tmp_path):
     """The function imports the module only when it runs (in a worker): only the file
     Spark shipped with addPyFile can give it there."""
     package = tmp_path / "deps" / "shipped_helpers_for_weir"
@@ -140,7 +144,8 @@ def test_a_module_added_with_add_python_file_is_imported_in_sparks_workers(
         "env = StreamExecutionEnvironment.get_execution_environment()\n"
         f"env.add_python_file({str(package)!r})\n"
         "env.from_collection(['a', 'b']).map(shout).print()\n"
-        "env.execute('shipped')\n")
+        "env.execute('shipped')\n"
+    )
     assert sorted(lines_of(run_program(str(program)))) == ["A!", "B!"]
 
 
@@ -149,46 +154,56 @@ def test_workers_whose_interpreter_lacks_weir_fail_the_job_with_one_line(tmp_pat
     without weir: one error naming it and what it lacks, not a Spark trace."""
     import subprocess
     import sys
+
     bare = tmp_path / "bare-python"
     base = os.path.join(sys.base_prefix, "bin", "python3")
-    bare.write_text(f"#!/bin/sh\nexec {base} -S \"$@\"\n")
+    bare.write_text(f'#!/bin/sh\nexec {base} -S "$@"\n')
     bare.chmod(0o755)
     environment = dict(os.environ, PYSPARK_PYTHON=str(bare))
     environment.pop("PYTHONPATH", None)  # (weir is installed in the driver's interpreter)
-    done = subprocess.run([sys.executable, PROGRAM], env=environment, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, PROGRAM], env=environment, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.endswith(
         f"weir.common.job.JobExecutionError: job 'readings' failed: Spark's Python workers "
         f"run {bare} (PYSPARK_PYTHON), which cannot import weir, pyspark, pyarrow, pandas, "
         f"cloudpickle: set PYSPARK_PYTHON to an interpreter with weir installed (this job's "
-        f"driver runs {sys.executable})\n")
+        f"driver runs {sys.executable})\n"
+    )
     assert "Traceback" in done.stderr and "py4j" not in done.stderr.split("Traceback")[1]
 
 
 def test_a_failure_inside_weir_is_one_line_naming_the_operator(spark_env):
     from weir.common import Encoder
-    spark_env.from_collection(["a", "b"]).sink_to(FileSink.for_row_format(
-        "/proc/nope/out", Encoder.simple_string_encoder()).build())
+
+    spark_env.from_collection(["a", "b"]).sink_to(
+        FileSink.for_row_format("/proc/nope/out", Encoder.simple_string_encoder()).build()
+    )
     with pytest.raises(JobExecutionError) as failed:
         spark_env.execute("unwritable")
-    assert str(failed.value) == ("job 'unwritable' failed: sink 'sink-0' failed: "
-                                 "FileNotFoundError: [Errno 2] No such file or directory: "
-                                 "'/proc/nope'")
+    assert str(failed.value) == (
+        "job 'unwritable' failed: sink 'sink-0' failed: "
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'/proc/nope'"
+    )
 
 
 def test_prints_of_a_batch_mode_job_reach_standard_output(run_program, tmp_path):
     program = tmp_path / "batch_prints.py"
-    program.write_text((
-        "from weir.datastream import StreamExecutionEnvironment, RuntimeExecutionMode\n"
-        "env = StreamExecutionEnvironment.get_execution_environment()\n"
-        "env.set_runtime_mode(RuntimeExecutionMode.BATCH)\n"
-        "def shout(v):\n"
-        "    print(f'saw {v}')\n"
-        "    return v\n"
-        "env.from_collection([1, 2, 3]).map(shout).key_by(lambda v: v % 2)"
-        ".reduce(lambda a, b: a + b).map(shout).print()\n"
-        "env.execute('batch prints')\n"))
+    program.write_text(
+        (
+            "from weir.datastream import StreamExecutionEnvironment, RuntimeExecutionMode\n"
+            "env = StreamExecutionEnvironment.get_execution_environment()\n"
+            "env.set_runtime_mode(RuntimeExecutionMode.BATCH)\n"
+            "def shout(v):\n"
+            "    print(f'saw {v}')\n"
+            "    return v\n"
+            "env.from_collection([1, 2, 3]).map(shout).key_by(lambda v: v % 2)"
+            ".reduce(lambda a, b: a + b).map(shout).print()\n"
+            "env.execute('batch prints')\n"
+        )
+    )
     printed = lines_of(run_program(str(program)))
     assert printed[:3] == ["saw 1", "saw 2", "saw 3"]  # the source task's, first
     assert sorted(printed[3:]) == ["2", "4", "saw 2", "saw 4"]

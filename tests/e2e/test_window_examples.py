@@ -7,8 +7,7 @@ from collections import defaultdict
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
-                                                "examples")))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 
 import windowed_temperatures as wt  # noqa: E402
 from sensors import SensorReading, sensor_reading, sensor_source, sensor_watermarks  # noqa
@@ -62,29 +61,40 @@ B = 1_700_000_000_000
 def late_data_stream():
     def at(sensor, offset_ms):
         return TimestampedValue(SensorReading(sensor, B + offset_ms, 20.0), B + offset_ms)
-    return (TestStream()
-            .add_elements(at("s0", 1000), at("s0", 2000), at("s1", 3000))
-            .advance_watermark_to(B + 5000)
-            .add_elements(at("s0", 4000))      # late: within 2 s of lateness, or not
-            .advance_watermark_to(B + 7000)
-            .add_elements(at("s1", 1500)))     # late beyond any lateness here
+
+    return (
+        TestStream()
+        .add_elements(at("s0", 1000), at("s0", 2000), at("s1", 3000))
+        .advance_watermark_to(B + 5000)
+        .add_elements(at("s0", 4000))  # late: within 2 s of lateness, or not
+        .advance_watermark_to(B + 7000)
+        .add_elements(at("s1", 1500))
+    )  # late beyond any lateness here
 
 
 def run_counts(env, lateness, late_output):
     source = env.from_source(late_data_stream(), WatermarkStrategy.no_watermarks(), "test")
     counts = wt.counts_with_late_data(source, lateness)
-    stream = counts.get_side_output(wt.LATE_READINGS).map(lambda r: (r.id, r.timestamp - B)) \
-        if late_output else counts.map(lambda c: (c[0], c[1] - B, c[2], c[3]))
+    stream = (
+        counts.get_side_output(wt.LATE_READINGS).map(lambda r: (r.id, r.timestamp - B))
+        if late_output
+        else counts.map(lambda c: (c[0], c[1] - B, c[2], c[3]))
+    )
     return sorted(stream.execute_and_collect())
 
 
-@pytest.mark.parametrize("lateness, counts, late", [
-    (2000, [("s0", 5000, 2, "first"), ("s0", 5000, 3, "update"), ("s1", 5000, 1, "first")],
-     [("s1", 1500)]),
-    (0, [("s0", 5000, 2, "first"), ("s1", 5000, 1, "first")], [("s0", 4000), ("s1", 1500)]),
-])
-def test_late_readings_update_the_window_or_go_to_the_side_output(any_env, lateness, counts,
-                                                                   late):
+@pytest.mark.parametrize(
+    "lateness, counts, late",
+    [
+        (
+            2000,
+            [("s0", 5000, 2, "first"), ("s0", 5000, 3, "update"), ("s1", 5000, 1, "first")],
+            [("s1", 1500)],
+        ),
+        (0, [("s0", 5000, 2, "first"), ("s1", 5000, 1, "first")], [("s0", 4000), ("s1", 1500)]),
+    ],
+)
+def test_late_readings_update_the_window_or_go_to_the_side_output(any_env, lateness, counts, late):
     assert run_counts(any_env, lateness, late_output=False) == counts
     assert run_counts(any_env, lateness, late_output=True) == late
 
@@ -94,16 +104,19 @@ def test_ad_campaign_counts_equal_numpy(any_env, tmp_path):
     built-in Count() a micro-batch at a time, against counts computed with numpy."""
     import ad_campaign_counts as ysb
     import numpy as np
+
     events, campaign_of_ad = ysb.generate_events(6_000, 30, span_s=50.0)
     directory = ysb.write_event_files(events, str(tmp_path / "events"), files=3)
-    rows = list(ysb.build(any_env, ysb.event_source(directory), campaign_of_ad)
-                .execute_and_collect())
+    rows = list(
+        ysb.build(any_env, ysb.event_source(directory), campaign_of_ad).execute_and_collect()
+    )
     views = np.array(events.column("event_type").to_pylist()) == "view"
     campaigns = campaign_of_ad[events.column("ad_id").to_numpy()[views]]
     times = events.column("event_time").to_numpy()[views]
     starts = times - times % ysb.WINDOW_MS
     pairs, counts = np.unique(np.stack([campaigns, starts]), axis=1, return_counts=True)
-    expected = sorted((int(c), int(s), int(s) + ysb.WINDOW_MS, int(n))
-                      for (c, s), n in zip(pairs.T, counts))
+    expected = sorted(
+        (int(c), int(s), int(s) + ysb.WINDOW_MS, int(n)) for (c, s), n in zip(pairs.T, counts)
+    )
     assert len(expected) > 100 and sum(c for *_, c in expected) == int(views.sum())
     assert sorted(rows) == expected

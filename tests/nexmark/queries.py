@@ -5,12 +5,12 @@ Nexmark's datagen views. `count_char` is q14's user function, here in Python."""
 
 TABLES = {
     "person": "id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, "
-              "city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR",
+    "city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR",
     "auction": "id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, "
-               "reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), "
-               "seller BIGINT, category BIGINT, extra VARCHAR",
+    "reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), "
+    "seller BIGINT, category BIGINT, extra VARCHAR",
     "bid": "auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, "
-           "`dateTime` TIMESTAMP(3), extra VARCHAR",
+    "`dateTime` TIMESTAMP(3), extra VARCHAR",
 }
 
 
@@ -21,10 +21,12 @@ UPSERT_KEYS = {"q9": (0,), "q18": (0, 1)}
 
 
 def ddl(name, directory):
-    return (f"CREATE TABLE {name} ({TABLES[name]}, "
-            "WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) WITH ("
-            f"'connector' = 'filesystem', 'path' = '{directory}/{name}.json', "
-            "'format' = 'json')")
+    return (
+        f"CREATE TABLE {name} ({TABLES[name]}, "
+        "WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{directory}/{name}.json', "
+        "'format' = 'json')"
+    )
 
 
 QUERIES = {

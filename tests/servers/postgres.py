@@ -15,17 +15,29 @@ import uuid
 from tests.servers import free_port
 
 SUPERUSER = "postgres"
-SETTINGS = ["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c",
-            "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]
+SETTINGS = [
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=200",
+]
 
 
 def postgres_bin() -> str:
     """The bin directory of the newest PostgreSQL installed."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
-                   key=lambda path: int(path.split("/")[4]))
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda path: int(path.split("/")[4])
+    )
     if not found:
-        raise RuntimeError("no PostgreSQL in /usr/lib/postgresql/*/bin: run "
-                           "scripts/setup_test_servers.sh")
+        raise RuntimeError(
+            "no PostgreSQL in /usr/lib/postgresql/*/bin: run scripts/setup_test_servers.sh"
+        )
     return os.path.dirname(found[-1])
 
 
@@ -42,12 +54,25 @@ class Postgres:
             os.chown(self.directory, user.pw_uid, user.pw_gid)
         self.data = os.path.join(self.directory, "data")
         self.log = os.path.join(self.directory, "server.log")
-        self._run("initdb", "-D", self.data, "-U", SUPERUSER, "-A", "trust", "-E", "UTF8",
-                  "--locale=C", "--no-sync")
-        options = " ".join([*SETTINGS, "-p", str(self.port), "-c",
-                            f"unix_socket_directories={self.directory}"])
-        self._run("pg_ctl", "-D", self.data, "-l", self.log, "-o", options, "-w", "-t", "60",
-                  "start")
+        self._run(
+            "initdb",
+            "-D",
+            self.data,
+            "-U",
+            SUPERUSER,
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
+        options = " ".join(
+            [*SETTINGS, "-p", str(self.port), "-c", f"unix_socket_directories={self.directory}"]
+        )
+        self._run(
+            "pg_ctl", "-D", self.data, "-l", self.log, "-o", options, "-w", "-t", "60", "start"
+        )
 
     def _run(self, program: str, *args: str) -> None:
         command = [os.path.join(self.bin, program), *args]
@@ -55,8 +80,9 @@ class Postgres:
             command = ["runuser", "-u", "postgres", "--", *command]
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode:
-            raise RuntimeError(f"{program} failed ({result.returncode}): {result.stderr}"
-                               f"{self._log_tail()}")
+            raise RuntimeError(
+                f"{program} failed ({result.returncode}): {result.stderr}{self._log_tail()}"
+            )
 
     def _log_tail(self) -> str:
         if not os.path.exists(self.log):
@@ -79,12 +105,14 @@ class Postgres:
 
     def execute(self, sql: str, database: str = "postgres") -> None:
         import psycopg
+
         with psycopg.connect(self.dsn(database), autocommit=True) as connection:
             connection.execute(sql)
 
     def query(self, sql: str, database: str = "postgres") -> list:
         """The rows of `sql`, as tuples."""
         import psycopg
+
         with psycopg.connect(self.dsn(database), autocommit=True) as connection:
             return [tuple(row) for row in connection.execute(sql).fetchall()]
 

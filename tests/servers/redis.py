@@ -15,14 +15,28 @@ class RedisServer:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log = open(f"{directory}/redis.log", "wb")
         self.process = subprocess.Popen(
-            [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
-             "--appendonly", "no", "--dir", directory],
-            stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                REDIS_SERVER,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                directory,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         self.client = self._wait()
 
     def _wait(self):
         """A client, once the server answers PING."""
         import redis
+
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -52,5 +66,7 @@ class RedisServer:
 
     def entries(self, stream: str) -> list:
         """The fields of every entry of `stream`, decoded, oldest first."""
-        return [{k.decode(): v.decode() for k, v in fields.items()}
-                for _, fields in self.client.xrange(stream)]
+        return [
+            {k.decode(): v.decode() for k, v in fields.items()}
+            for _, fields in self.client.xrange(stream)
+        ]

@@ -9,13 +9,17 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "readings.csv"), "w") as out:
-    out.write('s1,2026-01-01 10:00:00,21.5,true\n'
-              's2,2026-01-01 10:00:05,-3.25,false\n'
-              '"s,3",2026-01-01 10:01:00,100.0,true\n')
+    out.write(
+        "s1,2026-01-01 10:00:00,21.5,true\n"
+        "s2,2026-01-01 10:00:05,-3.25,false\n"
+        '"s,3",2026-01-01 10:01:00,100.0,true\n'
+    )
 with open(os.path.join(directory, "sensors.json"), "w") as out:
-    out.write('{"id": "s1", "room": "kitchen", "level": 1}\n'
-              '{"id": "s2", "room": "cellar"}\n'
-              '{"id": "s,3", "room": "attic \\"top\\"", "level": 3}\n')
+    out.write(
+        '{"id": "s1", "room": "kitchen", "level": 1}\n'
+        '{"id": "s2", "room": "cellar"}\n'
+        '{"id": "s,3", "room": "attic \\"top\\"", "level": 3}\n'
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

@@ -13,8 +13,10 @@ columns = "d DECIMAL(20, 3), x DOUBLE, f FLOAT, t TIMESTAMP(3), n BIGINT, s STRI
 directories = {}
 for fmt in ("csv", "json"):
     directories[fmt] = tempfile.mkdtemp()
-    t_env.execute_sql(f"CREATE TABLE out_{fmt} ({columns}) WITH ('connector' = 'filesystem', "
-                      f"'path' = '{directories[fmt]}', 'format' = '{fmt}')")
+    t_env.execute_sql(
+        f"CREATE TABLE out_{fmt} ({columns}) WITH ('connector' = 'filesystem', "
+        f"'path' = '{directories[fmt]}', 'format' = '{fmt}')"
+    )
 rows = """(VALUES
     (CAST(1000.000 AS DECIMAL(20, 3)), CAST(1e7 AS DOUBLE), CAST(0.1 AS FLOAT),
      TIMESTAMP '2026-01-01 08:00:00', CAST(1 AS BIGINT), 'a"b\\c'),

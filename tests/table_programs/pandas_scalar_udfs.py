@@ -27,9 +27,11 @@ t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
 orders = t_env.from_elements(
     [(1, "alice", 30, 0.5), (2, "bob", 5, 1.25), (3, "carol", 1200, 0.1)],
-    ["id", "name", "amount", "weight"])
-orders.select(col("id"), shout(col("name")).alias("loud"),
-              weighted(col("amount"), col("weight")).alias("w")).execute().print()
+    ["id", "name", "amount", "weight"],
+)
+orders.select(
+    col("id"), shout(col("name")).alias("loud"), weighted(col("amount"), col("weight")).alias("w")
+).execute().print()
 orders.where(digits(col("amount")) > 1).select(col("name")).execute().print()
 t_env.create_temporary_view("orders", orders)
 t_env.create_temporary_function("shout", shout)

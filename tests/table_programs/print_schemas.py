@@ -3,6 +3,7 @@ in Flink's SQL text, *PROCTIME* and *ROWTIME* markers, the WATERMARK FOR line an
 primary key; and a query's time attributes; the types of COALESCE and CASE."""
 
 from weir.table import EnvironmentSettings, TableEnvironment
+
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.execute_sql("""
 CREATE TABLE t (
@@ -28,13 +29,18 @@ CREATE TABLE t (
 ) WITH ('connector' = 'datagen')
 """)
 t_env.from_path("t").print_schema()
-t_env.execute_sql("CREATE TABLE t2 (ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
-                  "WITH ('connector' = 'datagen')")
+t_env.execute_sql(
+    "CREATE TABLE t2 (ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen')"
+)
 t_env.from_path("t2").print_schema()
-t_env.execute_sql("CREATE TABLE t3 (ts TIMESTAMP(3), WATERMARK FOR ts AS "
-                  "ts - INTERVAL '0.5' SECOND) WITH ('connector' = 'datagen')")
+t_env.execute_sql(
+    "CREATE TABLE t3 (ts TIMESTAMP(3), WATERMARK FOR ts AS "
+    "ts - INTERVAL '0.5' SECOND) WITH ('connector' = 'datagen')"
+)
 t_env.from_path("t3").print_schema()
-t_env.execute_sql("CREATE TABLE t4 (id INT, ts TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED, "
-                  "WATERMARK FOR ts AS ts - INTERVAL '1' HOUR) WITH ('connector' = 'datagen')")
+t_env.execute_sql(
+    "CREATE TABLE t4 (id INT, ts TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED, "
+    "WATERMARK FOR ts AS ts - INTERVAL '1' HOUR) WITH ('connector' = 'datagen')"
+)
 t_env.from_path("t4").print_schema()
 t_env.sql_query("SELECT a, p, ts FROM t").print_schema()

@@ -7,16 +7,28 @@ BATCH mode and as a streaming changelog, and over another aggregation's updates
 from weir.table import DataTypes, EnvironmentSettings, TableEnvironment
 from weir.table.expressions import col
 
-ROWS = [("a", 1.5, 3, "x"), ("b", 2.0, 10, "y"), ("a", 4.25, 4, None), ("a", None, 8, "z"),
-        ("b", 3.0, 20, "w"), ("c", 7.0, 5, "v"), ("a", 0.5, 1, "u")]
-TYPE = DataTypes.ROW([DataTypes.FIELD("k", DataTypes.STRING()),
-                      DataTypes.FIELD("x", DataTypes.DOUBLE()),
-                      DataTypes.FIELD("n", DataTypes.INT()),
-                      DataTypes.FIELD("s", DataTypes.STRING())])
+ROWS = [
+    ("a", 1.5, 3, "x"),
+    ("b", 2.0, 10, "y"),
+    ("a", 4.25, 4, None),
+    ("a", None, 8, "z"),
+    ("b", 3.0, 20, "w"),
+    ("c", 7.0, 5, "v"),
+    ("a", 0.5, 1, "u"),
+]
+TYPE = DataTypes.ROW(
+    [
+        DataTypes.FIELD("k", DataTypes.STRING()),
+        DataTypes.FIELD("x", DataTypes.DOUBLE()),
+        DataTypes.FIELD("n", DataTypes.INT()),
+        DataTypes.FIELD("s", DataTypes.STRING()),
+    ]
+)
 
 for batch in (True, False):
-    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode() if batch else
-                                    EnvironmentSettings.in_streaming_mode())
+    t_env = TableEnvironment.create(
+        EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode()
+    )
     t_env.get_config().set("parallelism.default", "1")
     t_env.create_temporary_view("t", t_env.from_elements(ROWS, TYPE))
     t_env.execute_sql(
@@ -25,8 +37,13 @@ for batch in (True, False):
     ).print()
     t_env.execute_sql(
         "SELECT k, FIRST_VALUE(s) AS f, LAST_VALUE(s) AS l, LISTAGG(s) AS a, "
-        "LISTAGG(s, '|') AS b, FIRST_VALUE(n) AS fn FROM t GROUP BY k").print()
+        "LISTAGG(s, '|') AS b, FIRST_VALUE(n) AS fn FROM t GROUP BY k"
+    ).print()
     t_env.from_path("t").group_by(col("k")).select(
-        col("k"), col("x").stddev_pop.alias("sp"), col("n").var_pop.alias("vp"),
-        col("s").first_value.alias("f"), col("s").last_value.alias("l"),
-        col("s").list_agg("-").alias("a")).execute().print()
+        col("k"),
+        col("x").stddev_pop.alias("sp"),
+        col("n").var_pop.alias("vp"),
+        col("s").first_value.alias("f"),
+        col("s").last_value.alias("l"),
+        col("s").list_agg("-").alias("a"),
+    ).execute().print()

@@ -6,9 +6,16 @@ from weir.table import EnvironmentSettings, TableEnvironment
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
 orders = t_env.from_elements(
-    [(1, "apple", "Ann", 3, 1.5), (2, "pear", "Bob", 1, 2.25), (3, "apple", "Bob", 2, 1.5),
-     (4, "fig", "Ann", 10, 0.4), (5, "pear", "Cy", 4, 2.0), (6, "apple", "Ann", 1, 1.25)],
-    ["id", "item", "buyer", "qty", "price"])
+    [
+        (1, "apple", "Ann", 3, 1.5),
+        (2, "pear", "Bob", 1, 2.25),
+        (3, "apple", "Bob", 2, 1.5),
+        (4, "fig", "Ann", 10, 0.4),
+        (5, "pear", "Cy", 4, 2.0),
+        (6, "apple", "Ann", 1, 1.25),
+    ],
+    ["id", "item", "buyer", "qty", "price"],
+)
 t_env.create_temporary_view("orders", orders)
 
 t_env.execute_sql("""

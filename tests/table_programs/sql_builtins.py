@@ -12,16 +12,44 @@ from weir.table.expressions import col, lit
 t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
 t_env.get_config().set("parallelism.default", "1")
 t_env.get_config().set("table.local-time-zone", "UTC")
-rows = [(1, -2.75, decimal.Decimal("12.345"), "  hello World  ", "a,b,c",
-         datetime.date(2021, 7, 1), datetime.datetime(2021, 7, 4, 13, 45, 30, 123000)),
-        (2, 16.0, decimal.Decimal("-0.5"), "flink-SQL_func 2x", "x=1&y=22",
-         datetime.date(2020, 12, 31), datetime.datetime(2020, 2, 29, 23, 59, 59)),
-        (3, None, None, None, None, None, None)]
-t_env.create_temporary_view("t", t_env.from_elements(rows, DataTypes.ROW([
-    DataTypes.FIELD("id", DataTypes.INT()), DataTypes.FIELD("x", DataTypes.DOUBLE()),
-    DataTypes.FIELD("d", DataTypes.DECIMAL(10, 3)), DataTypes.FIELD("s", DataTypes.STRING()),
-    DataTypes.FIELD("q", DataTypes.STRING()), DataTypes.FIELD("dt", DataTypes.DATE()),
-    DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3))])))
+rows = [
+    (
+        1,
+        -2.75,
+        decimal.Decimal("12.345"),
+        "  hello World  ",
+        "a,b,c",
+        datetime.date(2021, 7, 1),
+        datetime.datetime(2021, 7, 4, 13, 45, 30, 123000),
+    ),
+    (
+        2,
+        16.0,
+        decimal.Decimal("-0.5"),
+        "flink-SQL_func 2x",
+        "x=1&y=22",
+        datetime.date(2020, 12, 31),
+        datetime.datetime(2020, 2, 29, 23, 59, 59),
+    ),
+    (3, None, None, None, None, None, None),
+]
+t_env.create_temporary_view(
+    "t",
+    t_env.from_elements(
+        rows,
+        DataTypes.ROW(
+            [
+                DataTypes.FIELD("id", DataTypes.INT()),
+                DataTypes.FIELD("x", DataTypes.DOUBLE()),
+                DataTypes.FIELD("d", DataTypes.DECIMAL(10, 3)),
+                DataTypes.FIELD("s", DataTypes.STRING()),
+                DataTypes.FIELD("q", DataTypes.STRING()),
+                DataTypes.FIELD("dt", DataTypes.DATE()),
+                DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3)),
+            ]
+        ),
+    ),
+)
 
 queries = [
     "SELECT id, FLOOR(x), CEIL(x), FLOOR(d), CEIL(d), FLOOR(id), POWER(x, 2), SQRT(ABS(x)), "
@@ -46,20 +74,58 @@ for query in queries:
     t_env.execute_sql(query).print()
 
 t = t_env.from_path("t")
-t.select(col("id"), col("x").floor(), col("x").ceil(), col("x").abs.sqrt, col("x").abs.ln,
-         col("x").abs.log10, col("x").abs.log2, col("x").abs.log(2), col("x").sign,
-         col("x").truncate(1), col("x").round(1)).execute().print()
-t.select(col("id"), col("s").trim(), col("s").trim_leading(), col("s").trim_trailing(),
-         col("q").ltrim("a"), col("q").rtrim("c"), col("s").init_cap, col("q").repeat(2),
-         col("q").reverse, col("q").left(2), col("q").right(2), col("q").lpad(7, "#"),
-         col("q").rpad(7, "#")).execute().print()
-t.select(col("id"), lit("b").position(col("q")), col("q").locate("b"), col("q").instr(","),
-         col("q").regexp_replace("[0-9]", "N"), col("q").regexp("y"), col("q").md5,
-         col("q").sha1, col("q").to_base64, col("q").starts_with("x"),
-         col("q").ends_with("c"), col("q").overlay("!", 1, 2)).execute().print()
-t.select(col("id"), lit("2021-07-01").to_date, lit("2021-07-01 10:00:00").to_timestamp,
-         col("ts").floor(TimeIntervalUnit.HOUR), col("ts").ceil(TimeIntervalUnit.MINUTE),
-         col("dt").extract(TimeIntervalUnit.YEAR), col("q").replace("a", "A"),
-         col("q").split_index(",", 1), col("q").regexp_extract("([a-z])=(\\d+)", 2),
-         col("q").substr(2, 2)).execute().print()
+t.select(
+    col("id"),
+    col("x").floor(),
+    col("x").ceil(),
+    col("x").abs.sqrt,
+    col("x").abs.ln,
+    col("x").abs.log10,
+    col("x").abs.log2,
+    col("x").abs.log(2),
+    col("x").sign,
+    col("x").truncate(1),
+    col("x").round(1),
+).execute().print()
+t.select(
+    col("id"),
+    col("s").trim(),
+    col("s").trim_leading(),
+    col("s").trim_trailing(),
+    col("q").ltrim("a"),
+    col("q").rtrim("c"),
+    col("s").init_cap,
+    col("q").repeat(2),
+    col("q").reverse,
+    col("q").left(2),
+    col("q").right(2),
+    col("q").lpad(7, "#"),
+    col("q").rpad(7, "#"),
+).execute().print()
+t.select(
+    col("id"),
+    lit("b").position(col("q")),
+    col("q").locate("b"),
+    col("q").instr(","),
+    col("q").regexp_replace("[0-9]", "N"),
+    col("q").regexp("y"),
+    col("q").md5,
+    col("q").sha1,
+    col("q").to_base64,
+    col("q").starts_with("x"),
+    col("q").ends_with("c"),
+    col("q").overlay("!", 1, 2),
+).execute().print()
+t.select(
+    col("id"),
+    lit("2021-07-01").to_date,
+    lit("2021-07-01 10:00:00").to_timestamp,
+    col("ts").floor(TimeIntervalUnit.HOUR),
+    col("ts").ceil(TimeIntervalUnit.MINUTE),
+    col("dt").extract(TimeIntervalUnit.YEAR),
+    col("q").replace("a", "A"),
+    col("q").split_index(",", 1),
+    col("q").regexp_extract("([a-z])=(\\d+)", 2),
+    col("q").substr(2, 2),
+).execute().print()
 t.where(col("dt") == lit("2021-07-01").to_date).select(col("id")).execute().print()

@@ -10,11 +10,13 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "bids.csv"), "w") as out:
-    out.write("2020-04-15 08:05:00,4,alice\n2020-04-15 08:07:00,2,bob\n"
-              "2020-04-15 08:09:00,5,alice\n2020-04-15 08:11:00,3,carol\n"
-              "2020-04-15 08:13:00,1,bob\n2020-04-15 08:17:00,6,alice\n"
-              "2020-04-15 08:18:30,7,carol\n2020-04-15 08:19:00,9,carol\n"
-              "2020-04-15 08:21:00,8,alice\n")
+    out.write(
+        "2020-04-15 08:05:00,4,alice\n2020-04-15 08:07:00,2,bob\n"
+        "2020-04-15 08:09:00,5,alice\n2020-04-15 08:11:00,3,carol\n"
+        "2020-04-15 08:13:00,1,bob\n2020-04-15 08:17:00,6,alice\n"
+        "2020-04-15 08:18:30,7,carol\n2020-04-15 08:19:00,9,carol\n"
+        "2020-04-15 08:21:00,8,alice\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

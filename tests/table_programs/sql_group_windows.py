@@ -8,8 +8,10 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "clicks.csv"), "w") as out:
-    out.write("ann,1000,/home\nbob,2500,/cart\nann,3000,/cart\nann,9000,/home\n"
-              "bob,14000,/pay\ncy,15500,/home\nann,21000,/home\nbob,21500,/home\n")
+    out.write(
+        "ann,1000,/home\nbob,2500,/cart\nann,3000,/cart\nann,9000,/home\n"
+        "bob,14000,/pay\ncy,15500,/home\nann,21000,/home\nbob,21500,/home\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

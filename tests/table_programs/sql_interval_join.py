@@ -10,13 +10,17 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "orders.csv"), "w") as out:
-    out.write("2020-04-15 12:00:00,o1,a\n2020-04-15 12:02:00,o2,b\n"
-              "2020-04-15 12:05:00,o3,a\n2020-04-15 12:09:00,o4,c\n"
-              "2020-04-15 12:30:00,o5,a\n")
+    out.write(
+        "2020-04-15 12:00:00,o1,a\n2020-04-15 12:02:00,o2,b\n"
+        "2020-04-15 12:05:00,o3,a\n2020-04-15 12:09:00,o4,c\n"
+        "2020-04-15 12:30:00,o5,a\n"
+    )
 with open(os.path.join(directory, "shipments.csv"), "w") as out:
-    out.write("2020-04-15 12:01:00,s1,o1\n2020-04-15 12:04:00,s2,o2\n"
-              "2020-04-15 12:06:00,s3,o1\n2020-04-15 12:20:00,s4,o3\n"
-              "2020-04-15 12:31:00,s5,o5\n2020-04-15 12:40:00,s6,o9\n")
+    out.write(
+        "2020-04-15 12:01:00,s1,o1\n2020-04-15 12:04:00,s2,o2\n"
+        "2020-04-15 12:06:00,s3,o1\n2020-04-15 12:20:00,s4,o3\n"
+        "2020-04-15 12:31:00,s5,o5\n2020-04-15 12:40:00,s6,o9\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

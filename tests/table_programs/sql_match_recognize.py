@@ -13,18 +13,39 @@ import tempfile
 from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
-PRICES = [("ACME", 12, 1.5), ("XYZ", 7, 1.0), ("ACME", 17, 2.0), ("XYZ", 9, 2.0),
-          ("ACME", 19, 1.0), ("XYZ", 10, 1.0), ("ACME", 21, 3.0), ("XYZ", 5, 2.0),
-          ("ACME", 25, 2.0), ("XYZ", 10, 2.0), ("ACME", 18, 1.0), ("XYZ", 7, 2.0),
-          ("ACME", 15, 1.0), ("XYZ", 14, 2.0), ("ACME", 14, 2.0), ("XYZ", 3, 0.5),
-          ("ACME", 24, 2.0), ("XYZ", 4, 0.5), ("ACME", 25, 2.0), ("XYZ", 30, 1.0),
-          ("ACME", 19, 1.0), ("ACME", 1, 1.0), ("ACME", 26, 4.0)]
+PRICES = [
+    ("ACME", 12, 1.5),
+    ("XYZ", 7, 1.0),
+    ("ACME", 17, 2.0),
+    ("XYZ", 9, 2.0),
+    ("ACME", 19, 1.0),
+    ("XYZ", 10, 1.0),
+    ("ACME", 21, 3.0),
+    ("XYZ", 5, 2.0),
+    ("ACME", 25, 2.0),
+    ("XYZ", 10, 2.0),
+    ("ACME", 18, 1.0),
+    ("XYZ", 7, 2.0),
+    ("ACME", 15, 1.0),
+    ("XYZ", 14, 2.0),
+    ("ACME", 14, 2.0),
+    ("XYZ", 3, 0.5),
+    ("ACME", 24, 2.0),
+    ("XYZ", 4, 0.5),
+    ("ACME", 25, 2.0),
+    ("XYZ", 30, 1.0),
+    ("ACME", 19, 1.0),
+    ("ACME", 1, 1.0),
+    ("ACME", 26, 4.0),
+]
 with open(os.path.join(directory, "ticker.csv"), "w") as out:
     for second, (symbol, price, tax) in enumerate(PRICES):
         out.write(f"{symbol},{price},{tax},2011-04-01 10:00:{second // 2:02d}\n")
     # (two rows of one symbol at one time: ORDER BY's second key orders them)
-    out.write("ACME,40,1.0,2011-04-01 10:00:20\nACME,2,1.0,2011-04-01 10:00:20\n"
-              "ACME,30,1.0,2011-04-01 10:00:21\n")
+    out.write(
+        "ACME,40,1.0,2011-04-01 10:00:20\nACME,2,1.0,2011-04-01 10:00:20\n"
+        "ACME,30,1.0,2011-04-01 10:00:21\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

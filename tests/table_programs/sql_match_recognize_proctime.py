@@ -8,8 +8,19 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "prices.csv"), "w") as out:
-    for symbol, price in [("a", 1), ("b", 5), ("a", 3), ("a", 2), ("b", 6), ("a", 4),
-                          ("b", 1), ("b", 2), ("a", 9), ("a", 8), ("b", 7)]:
+    for symbol, price in [
+        ("a", 1),
+        ("b", 5),
+        ("a", 3),
+        ("a", 2),
+        ("b", 6),
+        ("a", 4),
+        ("b", 1),
+        ("b", 2),
+        ("a", 9),
+        ("a", 8),
+        ("b", 7),
+    ]:
         out.write(f"{symbol},{price}\n")
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())

@@ -11,10 +11,17 @@ config.set("table.exec.mini-batch.enabled", "true")
 config.set("table.exec.mini-batch.allow-latency", "5 s")
 config.set("table.exec.mini-batch.size", "5000")
 orders = t_env.from_elements(
-    [(1, "apple", "Ann", 3, 1.5), (2, "pear", "Bob", 1, 2.25), (3, "apple", "Bob", 2, 1.5),
-     (4, "fig", "Ann", 10, 0.4), (5, "pear", "Cy", 4, 2.0), (6, "apple", "Ann", 1, 1.25),
-     (7, "fig", "Dee", None, 0.5)],
-    ["id", "item", "buyer", "qty", "price"])
+    [
+        (1, "apple", "Ann", 3, 1.5),
+        (2, "pear", "Bob", 1, 2.25),
+        (3, "apple", "Bob", 2, 1.5),
+        (4, "fig", "Ann", 10, 0.4),
+        (5, "pear", "Cy", 4, 2.0),
+        (6, "apple", "Ann", 1, 1.25),
+        (7, "fig", "Dee", None, 0.5),
+    ],
+    ["id", "item", "buyer", "qty", "price"],
+)
 t_env.create_temporary_view("orders", orders)
 
 t_env.execute_sql("""

@@ -8,8 +8,7 @@ import glob
 import os
 import tempfile
 
-from weir.table import (DataTypes, EnvironmentSettings, Schema, TableDescriptor,
-                        TableEnvironment)
+from weir.table import DataTypes, EnvironmentSettings, Schema, TableDescriptor, TableEnvironment
 from weir.table.expressions import col
 
 directory = tempfile.mkdtemp()
@@ -20,8 +19,9 @@ def show(name):
     lines = {}
     for path in sorted(glob.glob(f"{directory}/{name}/**/*", recursive=True)):
         if os.path.isfile(path) and not os.path.basename(path).startswith((".", "_")):
-            lines.setdefault(os.path.relpath(os.path.dirname(path), directory), []) \
-                .extend(open(path).read().split("\n")[:-1])
+            lines.setdefault(os.path.relpath(os.path.dirname(path), directory), []).extend(
+                open(path).read().split("\n")[:-1]
+            )
     for partition, partition_lines in sorted(lines.items()):
         print(partition, sorted(partition_lines))
 
@@ -39,39 +39,56 @@ t_env.execute_sql("""
 """).wait()
 show("sales")
 t_env.execute_sql("SELECT * FROM sales ORDER BY dt, region, item").print()
-t_env.execute_sql("SELECT item, amount FROM sales WHERE dt = '2020-01-01' ORDER BY item") \
-    .print()
+t_env.execute_sql("SELECT item, amount FROM sales WHERE dt = '2020-01-01' ORDER BY item").print()
 t_env.execute_sql("SELECT region, SUM(amount) AS total FROM sales GROUP BY region").print()
 
-t_env.create_temporary_table("events", TableDescriptor.for_connector("filesystem")
-                             .schema(Schema.new_builder()
-                                     .column("name", DataTypes.STRING())
-                                     .column("year", DataTypes.INT())
-                                     .column("score", DataTypes.DOUBLE())
-                                     .column("tag", DataTypes.STRING()).build())
-                             .partitioned_by("year", "tag")
-                             .option("path", f"{directory}/events")
-                             .format("json").build())
+t_env.create_temporary_table(
+    "events",
+    TableDescriptor.for_connector("filesystem")
+    .schema(
+        Schema.new_builder()
+        .column("name", DataTypes.STRING())
+        .column("year", DataTypes.INT())
+        .column("score", DataTypes.DOUBLE())
+        .column("tag", DataTypes.STRING())
+        .build()
+    )
+    .partitioned_by("year", "tag")
+    .option("path", f"{directory}/events")
+    .format("json")
+    .build(),
+)
 print(t_env.from_path("events").get_schema())
-t_env.from_elements([("a", 2020, 1.5, "x#y"), ("b", 2021, 2.0, "p"), ("c", 2020, 0.5, "q"),
-                     ("d", 2021, 4.0, "k=v:1")], DataTypes.ROW([
-                         DataTypes.FIELD("name", DataTypes.STRING()),
-                         DataTypes.FIELD("year", DataTypes.INT()),
-                         DataTypes.FIELD("score", DataTypes.DOUBLE()),
-                         DataTypes.FIELD("tag", DataTypes.STRING())])) \
-    .execute_insert("events").wait()
+t_env.from_elements(
+    [
+        ("a", 2020, 1.5, "x#y"),
+        ("b", 2021, 2.0, "p"),
+        ("c", 2020, 0.5, "q"),
+        ("d", 2021, 4.0, "k=v:1"),
+    ],
+    DataTypes.ROW(
+        [
+            DataTypes.FIELD("name", DataTypes.STRING()),
+            DataTypes.FIELD("year", DataTypes.INT()),
+            DataTypes.FIELD("score", DataTypes.DOUBLE()),
+            DataTypes.FIELD("tag", DataTypes.STRING()),
+        ]
+    ),
+).execute_insert("events").wait()
 show("events")
 t_env.from_path("events").order_by(col("name")).execute().print()
-t_env.execute_sql("SELECT `year`, COUNT(*) AS n, MAX(score) AS best FROM events "
-                  "GROUP BY `year`").print()
+t_env.execute_sql(
+    "SELECT `year`, COUNT(*) AS n, MAX(score) AS best FROM events GROUP BY `year`"
+).print()
 # (written only: PyFlink 2.3 failed to read back its own default partition, "Path should
 # not be null or empty", where weir reads NULL)
 t_env.execute_sql(f"""
     CREATE TABLE unknowns (name STRING, tag STRING) PARTITIONED BY (tag)
     WITH ('connector' = 'filesystem', 'path' = '{directory}/unknowns', 'format' = 'csv')
 """)
-t_env.execute_sql("INSERT INTO unknowns VALUES ('a', CAST(NULL AS STRING)), ('b', ''), "
-                  "('c', 'x/y')").wait()
+t_env.execute_sql(
+    "INSERT INTO unknowns VALUES ('a', CAST(NULL AS STRING)), ('b', ''), ('c', 'x/y')"
+).wait()
 show("unknowns")
 
 streaming = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -87,8 +104,9 @@ with open(f"{directory}/logs/day=mon/a.json", "w") as out:
 with open(f"{directory}/logs/day=tue/b.json", "w") as out:
     out.write('{"msg": "bye", "level": 3}\n')
 streaming.execute_sql("SELECT `day`, COUNT(*) AS n FROM logs GROUP BY `day`").print()
-streaming.execute_sql("INSERT INTO logs SELECT UPPER(msg), 'wed', level + 10 FROM logs "
-                      "WHERE level > 1").wait()
+streaming.execute_sql(
+    "INSERT INTO logs SELECT UPPER(msg), 'wed', level + 10 FROM logs WHERE level > 1"
+).wait()
 show("logs")
 os.makedirs(f"{directory}/logs/other")  # (a directory that is not a partition: refused)
 try:

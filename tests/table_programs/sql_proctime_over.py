@@ -11,8 +11,17 @@ from weir.table.window import Over
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "prices.csv"), "w") as out:
-    for symbol, price in [("a", 1), ("b", 5), ("a", 3), ("a", 2), ("b", 6), ("a", 4),
-                          ("b", 1), ("c", 7), ("a", 9)]:
+    for symbol, price in [
+        ("a", 1),
+        ("b", 5),
+        ("a", 3),
+        ("a", 2),
+        ("b", 6),
+        ("a", 4),
+        ("b", 1),
+        ("c", 7),
+        ("a", 9),
+    ]:
         out.write(f"{symbol},{price}\n")
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -41,13 +50,13 @@ t_env.execute_sql("""
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS average
     FROM prices
 """).print()
-t_env.from_path("prices") \
-    .over_window(Over.partition_by(col("symbol")).order_by(col("pt"))
-                 .preceding(row_interval(2)).alias("w")) \
-    .select(col("symbol"), col("price"), col("price").sum.over(col("w")).alias("s")) \
-    .execute().print()
-t_env.from_path("prices") \
-    .over_window(Over.partition_by(col("symbol")).order_by(col("pt"))
-                 .preceding(UNBOUNDED_ROW).following(CURRENT_ROW).alias("w")) \
-    .select(col("symbol"), col("price"), col("price").max.over(col("w")).alias("m")) \
-    .execute().print()
+t_env.from_path("prices").over_window(
+    Over.partition_by(col("symbol")).order_by(col("pt")).preceding(row_interval(2)).alias("w")
+).select(col("symbol"), col("price"), col("price").sum.over(col("w")).alias("s")).execute().print()
+t_env.from_path("prices").over_window(
+    Over.partition_by(col("symbol"))
+    .order_by(col("pt"))
+    .preceding(UNBOUNDED_ROW)
+    .following(CURRENT_ROW)
+    .alias("w")
+).select(col("symbol"), col("price"), col("price").max.over(col("w")).alias("m")).execute().print()

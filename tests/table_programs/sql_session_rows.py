@@ -11,11 +11,13 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "bids.csv"), "w") as out:
-    out.write("2020-04-15 08:05:00,4.00,C,alice\n2020-04-15 08:07:00,2.00,A,bob\n"
-              "2020-04-15 08:09:00,5.00,D,alice\n2020-04-15 08:11:00,3.00,B,carol\n"
-              "2020-04-15 08:13:00,1.00,E,bob\n2020-04-15 08:17:00,6.00,F,alice\n"
-              "2020-04-15 08:18:30,7.50,G,carol\n2020-04-15 08:31:00,0.50,H,alice\n"
-              "2020-04-15 08:33:00,1.50,I,carol\n")
+    out.write(
+        "2020-04-15 08:05:00,4.00,C,alice\n2020-04-15 08:07:00,2.00,A,bob\n"
+        "2020-04-15 08:09:00,5.00,D,alice\n2020-04-15 08:11:00,3.00,B,carol\n"
+        "2020-04-15 08:13:00,1.00,E,bob\n2020-04-15 08:17:00,6.00,F,alice\n"
+        "2020-04-15 08:18:30,7.50,G,carol\n2020-04-15 08:31:00,0.50,H,alice\n"
+        "2020-04-15 08:33:00,1.50,I,carol\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

@@ -13,9 +13,18 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "trades.csv"), "w") as out:
-    for symbol, price, second in [("a", 1, 0), ("b", 2, 1), ("a", 100, 5), ("b", 4, 6),
-                                  ("a", 3, 10), ("b", 6, 20), ("a", 7, 30), ("b", 8, 33),
-                                  ("a", 9, 34), ("b", 1, 50)]:
+    for symbol, price, second in [
+        ("a", 1, 0),
+        ("b", 2, 1),
+        ("a", 100, 5),
+        ("b", 4, 6),
+        ("a", 3, 10),
+        ("b", 6, 20),
+        ("a", 7, 30),
+        ("b", 8, 33),
+        ("a", 9, 34),
+        ("b", 1, 50),
+    ]:
         out.write(f"{symbol},{price},2026-01-01 00:00:{second:02d}\n")
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())

@@ -11,15 +11,19 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "orders.csv"), "w") as out:
-    out.write("2020-04-15 12:00:00,o1,2,EUR\n2020-04-15 12:01:00,o2,1,USD\n"
-              "2020-04-15 12:03:00,o3,5,EUR\n2020-04-15 12:05:00,o4,3,JPY\n"
-              "2020-04-15 12:07:00,o5,4,EUR\n2020-04-15 12:09:00,o6,2,USD\n"
-              "2020-04-15 12:20:00,o7,1,EUR\n")
+    out.write(
+        "2020-04-15 12:00:00,o1,2,EUR\n2020-04-15 12:01:00,o2,1,USD\n"
+        "2020-04-15 12:03:00,o3,5,EUR\n2020-04-15 12:05:00,o4,3,JPY\n"
+        "2020-04-15 12:07:00,o5,4,EUR\n2020-04-15 12:09:00,o6,2,USD\n"
+        "2020-04-15 12:20:00,o7,1,EUR\n"
+    )
 with open(os.path.join(directory, "rates.csv"), "w") as out:
-    out.write("2020-04-15 11:59:00,EUR,114\n2020-04-15 12:00:30,USD,102\n"
-              "2020-04-15 12:02:00,EUR,116\n2020-04-15 12:06:00,JPY,1\n"
-              "2020-04-15 12:07:00,EUR,119\n2020-04-15 12:08:00,USD,103\n"
-              "2020-04-15 12:21:00,EUR,120\n")
+    out.write(
+        "2020-04-15 11:59:00,EUR,114\n2020-04-15 12:00:30,USD,102\n"
+        "2020-04-15 12:02:00,EUR,116\n2020-04-15 12:06:00,JPY,1\n"
+        "2020-04-15 12:07:00,EUR,119\n2020-04-15 12:08:00,USD,103\n"
+        "2020-04-15 12:21:00,EUR,120\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

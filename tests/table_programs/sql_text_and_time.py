@@ -9,4 +9,5 @@ t_env.sql_query(
     "TO_TIMESTAMP('02/01/2024 03:04', 'dd/MM/yyyy HH:mm') AS b, "
     "TO_TIMESTAMP('2024-01-02T03:04:05Z', 'yyyy-MM-dd''T''HH:mm:ss''Z''') AS c, "
     "TO_TIMESTAMP('x', 'yyyy') AS d, REPLACE('abcb', 'b', 'X') AS e, "
-    "SUBSTRING('hello', 2, 3) AS f, SUBSTRING('hello', 3) AS g").execute().print()
+    "SUBSTRING('hello', 2, 3) AS f, SUBSTRING('hello', 3) AS g"
+).execute().print()

@@ -9,13 +9,30 @@ from weir.table import DataTypes, EnvironmentSettings, TableEnvironment
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
-t_env.create_temporary_view("sales", t_env.from_elements(
-    [("fruit", "apple", 3), ("fruit", "pear", 5), ("veg", "leek", 4), ("fruit", "plum", 1),
-     ("fruit", "apple", 4), ("veg", "kale", 2), ("fruit", "plum", 7), ("veg", "kale", 3),
-     ("fruit", "pear", 1), ("fruit", "fig", 2)],
-    DataTypes.ROW([DataTypes.FIELD("category", DataTypes.STRING()),
-                   DataTypes.FIELD("product", DataTypes.STRING()),
-                   DataTypes.FIELD("amount", DataTypes.INT())])))
+t_env.create_temporary_view(
+    "sales",
+    t_env.from_elements(
+        [
+            ("fruit", "apple", 3),
+            ("fruit", "pear", 5),
+            ("veg", "leek", 4),
+            ("fruit", "plum", 1),
+            ("fruit", "apple", 4),
+            ("veg", "kale", 2),
+            ("fruit", "plum", 7),
+            ("veg", "kale", 3),
+            ("fruit", "pear", 1),
+            ("fruit", "fig", 2),
+        ],
+        DataTypes.ROW(
+            [
+                DataTypes.FIELD("category", DataTypes.STRING()),
+                DataTypes.FIELD("product", DataTypes.STRING()),
+                DataTypes.FIELD("amount", DataTypes.INT()),
+            ]
+        ),
+    ),
+)
 t_env.execute_sql("""
     SELECT category, product, total, rn FROM (
       SELECT *, ROW_NUMBER() OVER (PARTITION BY category ORDER BY total DESC) AS rn

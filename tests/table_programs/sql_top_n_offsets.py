@@ -11,9 +11,22 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "bids.csv"), "w") as out:
-    for second, (item, price) in enumerate([("a", 10), ("b", 30), ("a", 20), ("c", 25),
-                                            ("b", 5), ("c", 40), ("a", 35), ("d", 15),
-                                            ("b", 45), ("d", 1), ("c", 12), ("a", 8)]):
+    for second, (item, price) in enumerate(
+        [
+            ("a", 10),
+            ("b", 30),
+            ("a", 20),
+            ("c", 25),
+            ("b", 5),
+            ("c", 40),
+            ("a", 35),
+            ("d", 15),
+            ("b", 45),
+            ("d", 1),
+            ("c", 12),
+            ("a", 8),
+        ]
+    ):
         out.write(f"{item},{price},2026-01-01 00:00:{second * 2:02d}\n")
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -23,8 +36,11 @@ t_env.execute_sql(f"""
                        WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
     WITH ('connector' = 'filesystem', 'path' = '{directory}/bids.csv', 'format' = 'csv')
 """)
-for bounds, rank in (("rn BETWEEN 2 AND 3", ", rn"), ("rn BETWEEN 2 AND 3", ""),
-                     ("rn > 1 AND rn <= 3", ", rn")):
+for bounds, rank in (
+    ("rn BETWEEN 2 AND 3", ", rn"),
+    ("rn BETWEEN 2 AND 3", ""),
+    ("rn > 1 AND rn <= 3", ", rn"),
+):
     t_env.execute_sql(f"""
         SELECT item, price{rank} FROM (
             SELECT *, ROW_NUMBER() OVER (ORDER BY price DESC) AS rn FROM bids)

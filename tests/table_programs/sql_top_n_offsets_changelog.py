@@ -12,9 +12,22 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "bids.csv"), "w") as out:
-    for second, (item, price) in enumerate([("a", 10), ("b", 30), ("a", 20), ("c", 25),
-                                            ("b", 5), ("c", 40), ("a", 35), ("d", 15),
-                                            ("b", 45), ("d", 1), ("c", 12), ("a", 8)]):
+    for second, (item, price) in enumerate(
+        [
+            ("a", 10),
+            ("b", 30),
+            ("a", 20),
+            ("c", 25),
+            ("b", 5),
+            ("c", 40),
+            ("a", 35),
+            ("d", 15),
+            ("b", 45),
+            ("d", 1),
+            ("c", 12),
+            ("a", 8),
+        ]
+    ):
         out.write(f"{item},{price},2026-01-01 00:00:{second * 2:02d}\n")
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())

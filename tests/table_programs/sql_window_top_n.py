@@ -10,11 +10,13 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 directory = tempfile.mkdtemp()
 with open(os.path.join(directory, "bids.csv"), "w") as out:
-    out.write("2020-04-15 08:05:00,4.00,C,supplier1\n2020-04-15 08:07:00,2.00,A,supplier1\n"
-              "2020-04-15 08:09:00,5.00,D,supplier2\n2020-04-15 08:11:00,3.00,B,supplier2\n"
-              "2020-04-15 08:13:00,1.00,E,supplier1\n2020-04-15 08:17:00,6.00,F,supplier2\n"
-              "2020-04-15 08:18:30,6.00,G,supplier1\n2020-04-15 08:19:00,2.50,H,supplier3\n"
-              "2020-04-15 08:21:00,7.00,I,supplier3\n")
+    out.write(
+        "2020-04-15 08:05:00,4.00,C,supplier1\n2020-04-15 08:07:00,2.00,A,supplier1\n"
+        "2020-04-15 08:09:00,5.00,D,supplier2\n2020-04-15 08:11:00,3.00,B,supplier2\n"
+        "2020-04-15 08:13:00,1.00,E,supplier1\n2020-04-15 08:17:00,6.00,F,supplier2\n"
+        "2020-04-15 08:18:30,6.00,G,supplier1\n2020-04-15 08:19:00,2.50,H,supplier3\n"
+        "2020-04-15 08:21:00,7.00,I,supplier3\n"
+    )
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")

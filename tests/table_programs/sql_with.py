@@ -5,9 +5,13 @@ from weir.table import EnvironmentSettings, TableEnvironment
 
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
-t_env.create_temporary_view("orders", t_env.from_elements(
-    [(1, "alice", 30), (2, "bob", 5), (3, "alice", 12), (4, "carol", 40), (5, "bob", 25)],
-    ["id", "customer", "amount"]))
+t_env.create_temporary_view(
+    "orders",
+    t_env.from_elements(
+        [(1, "alice", 30), (2, "bob", 5), (3, "alice", 12), (4, "carol", 40), (5, "bob", 25)],
+        ["id", "customer", "amount"],
+    ),
+)
 t_env.create_temporary_view("big", t_env.from_elements([(99,)], ["id"]))
 
 t_env.execute_sql("""

@@ -10,15 +10,24 @@ t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
 table = t_env.from_elements(
     [(1, "a", 10), (2, "b", None), (3, "a", 30), (4, "c", 5), (5, "a", 20), (6, "b", 7)],
-    DataTypes.ROW([DataTypes.FIELD("id", DataTypes.BIGINT()),
-                   DataTypes.FIELD("k", DataTypes.STRING()),
-                   DataTypes.FIELD("v", DataTypes.INT())]))
+    DataTypes.ROW(
+        [
+            DataTypes.FIELD("id", DataTypes.BIGINT()),
+            DataTypes.FIELD("k", DataTypes.STRING()),
+            DataTypes.FIELD("v", DataTypes.INT()),
+        ]
+    ),
+)
 
-table.select(col("id"), (col("v") + 1).alias("v1"),
-             if_then_else(col("v") > 9, "big", "small").alias("size"),
-             concat(col("k"), "-", col("id").cast(DataTypes.STRING())).alias("tag"),
-             col("k").in_("a", "c").alias("ac"), col("v").between(5, 10).alias("mid"),
-             col("v").is_null.alias("missing")).execute().print()
+table.select(
+    col("id"),
+    (col("v") + 1).alias("v1"),
+    if_then_else(col("v") > 9, "big", "small").alias("size"),
+    concat(col("k"), "-", col("id").cast(DataTypes.STRING())).alias("tag"),
+    col("k").in_("a", "c").alias("ac"),
+    col("v").between(5, 10).alias("mid"),
+    col("v").is_null.alias("missing"),
+).execute().print()
 table.where(col("k").like("a%") & (col("v") > 15)).execute().print()
 
 
@@ -38,8 +47,9 @@ class Spread(AggregateFunction):
         return DataTypes.INT()
 
     def get_accumulator_type(self):
-        return DataTypes.ROW([DataTypes.FIELD("lo", DataTypes.INT()),
-                              DataTypes.FIELD("hi", DataTypes.INT())])
+        return DataTypes.ROW(
+            [DataTypes.FIELD("lo", DataTypes.INT()), DataTypes.FIELD("hi", DataTypes.INT())]
+        )
 
 
 spread = udaf(Spread())
@@ -71,5 +81,6 @@ class Top2(TableAggregateFunction):
 
 
 top2 = udtaf(Top2())
-table.group_by(col("k")).flat_aggregate(top2(col("v"))).select(col("k"), col("top")) \
-    .execute().print()
+table.group_by(col("k")).flat_aggregate(top2(col("v"))).select(
+    col("k"), col("top")
+).execute().print()

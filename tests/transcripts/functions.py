@@ -1,7 +1,11 @@
 """Window functions, triggers and evictors the window transcripts use."""
 
-from weir.datastream import (AggregateFunction, ProcessFunction, ProcessWindowFunction,
-                             WindowFunction)
+from weir.datastream import (
+    AggregateFunction,
+    ProcessFunction,
+    ProcessWindowFunction,
+    WindowFunction,
+)
 from weir.datastream.state import ReducingStateDescriptor
 from weir.datastream.window import Trigger, TriggerResult
 
@@ -35,8 +39,7 @@ class WithWindow(ProcessWindowFunction):
     def process(self, key, context, elements):
         (result,) = list(elements)
         window = context.window()
-        return [(key, window.start, window.end, result[1] if isinstance(result, tuple)
-                 else result)]
+        return [(key, window.start, window.end, result[1] if isinstance(result, tuple) else result)]
 
 
 class CountApply(WindowFunction):

@@ -72,8 +72,9 @@ def run_on_engine(env, transcript):
     """Per step, the outputs the engine produced in that step's micro-batch (main and late
     outputs of one job: the window operator's output is read by two consumers)."""
     BatchCollector.outputs = []
-    source = env.from_source(test_stream_of(transcript), WatermarkStrategy.no_watermarks(),
-                             "transcript")
+    source = env.from_source(
+        test_stream_of(transcript), WatermarkStrategy.no_watermarks(), "transcript"
+    )
     windowed = transcript.build(source.key_by(key_of))
     windowed.process(WithTimestamp()).add_sink(BatchCollector("main"))
     windowed.get_side_output(LATE).process(WithTimestamp()).add_sink(BatchCollector("late"))

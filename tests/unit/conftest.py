@@ -17,5 +17,7 @@ def no_jvm_started():
     before = _jvm_running()
     yield
     if not before and _jvm_running():
-        pytest.fail("this unit test started Spark's JVM: tests that need Spark belong in "
-                    "tests/e2e (the quick tier, tests/unit, starts none)")
+        pytest.fail(
+            "this unit test started Spark's JVM: tests that need Spark belong in "
+            "tests/e2e (the quick tier, tests/unit, starts none)"
+        )

@@ -2,13 +2,19 @@
 timeouts and errors."""
 
 import asyncio
+import inspect
 import functools
 
 import pytest
 
 from weir.common import Time
-from weir.datastream import (AsyncDataStream, AsyncFunction, AsyncRetryStrategy,
-                             StreamExecutionEnvironment, async_retry_predicates)
+from weir.datastream import (
+    AsyncDataStream,
+    AsyncFunction,
+    AsyncRetryStrategy,
+    StreamExecutionEnvironment,
+    async_retry_predicates,
+)
 from weir.datastream.async_retry_strategies import NO_RETRY_STRATEGY
 from weir.runtime.async_io import ORDERED, UNORDERED, AsyncWaitSpec, AsyncWaitStep
 from weir.runtime.chain import StatelessChain
@@ -30,10 +36,10 @@ class Sleepy(AsyncFunction):
         return [value, -value]
 
 
-def _chain(function, mode=ORDERED, timeout_ms=10_000, capacity=100,
-           retry=NO_RETRY_STRATEGY):
-    chain = StatelessChain([AsyncWaitStep(
-        AsyncWaitSpec(function, timeout_ms, capacity, retry, mode), "lookup")])
+def _chain(function, mode=ORDERED, timeout_ms=10_000, capacity=100, retry=NO_RETRY_STRATEGY):
+    chain = StatelessChain(
+        [AsyncWaitStep(AsyncWaitSpec(function, timeout_ms, capacity, retry, mode), "lookup")]
+    )
     chain.open()
     return chain
 
@@ -73,7 +79,9 @@ def test_a_failing_request_fails_the_batch_naming_operator_and_line():
         chain.run_columns(list(range(10)), [0] * 10)
     message = str(error.value)
     assert "operator 'lookup' failed in user function Failing.async_invoke" in message
-    assert f"at {__file__}:66: ConnectionError" in message
+    lines, first = inspect.getsourcelines(Failing.async_invoke)
+    raised_at = first + next(i for i, line in enumerate(lines) if "raise" in line)
+    assert f"at {__file__}:{raised_at}: ConnectionError" in message
     assert "ConnectionError: no answer for 3" in message
     assert not asyncio.all_tasks(chain.steps[0].loop)
 
@@ -94,7 +102,15 @@ def test_a_request_past_its_timeout_gives_the_timeout_results_or_fails():
     assert chain.run_columns([0, 1, 2], [0, 0, 0])[0] == [0, 0, ("late", 1), 2, -2]
     chain = _chain(WithTimeout([0, 5000, 60, 5000, 90]), timeout_ms=100, capacity=2)
     assert chain.run_columns([0, 1, 2, 3, 4], [0] * 5)[0] == [  # a worker goes on after one
-        0, 0, ("late", 1), 2, -2, ("late", 3), 4, -4]
+        0,
+        0,
+        ("late", 1),
+        2,
+        -2,
+        ("late", 3),
+        4,
+        -4,
+    ]
     chain = _chain(Sleepy([0, 5000]), timeout_ms=100)
     with pytest.raises(UserFunctionError, match="timed out for input: 1"):
         chain.run_columns([0, 1], [0, 0])
@@ -113,8 +129,9 @@ class Counting(AsyncFunction):
         return [(value, attempt)]
 
 
-ON_CONNECTION_ERROR = functools.partial(async_retry_predicates.exception_type_predicate,
-                                        expected_error_type=ConnectionError)
+ON_CONNECTION_ERROR = functools.partial(
+    async_retry_predicates.exception_type_predicate, expected_error_type=ConnectionError
+)
 
 
 def test_retries_until_an_answer_then_fail_once_attempts_are_exhausted():

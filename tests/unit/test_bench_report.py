@@ -4,8 +4,9 @@ import importlib.util
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("bench_report", os.path.join(ROOT, "bench",
-                                                                            "report.py"))
+spec = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(ROOT, "bench", "report.py")
+)
 report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 
@@ -24,11 +25,13 @@ def test_a_recording_replaces_its_own_block_and_leaves_the_rest(tmp_path, capsys
     recorded(docs, "ysb", ["| a |", "|---|", "| 1 |"], "2026-11-24")
     recorded(docs, "sensors", ["| s |\n|---|\n| 9 |"], "2026-11-24")
     text = recorded(docs, "ysb", ["", "| a |", "|---|", "| 2 |"], "2026-11-25")
-    assert text == ("# Benchmarks\n\nprose\n\n"
-                    "<!-- bench:ysb -->\n### bench/ysb.py, 2026-11-25 (weir abc1234)\n\n"
-                    "| a |\n|---|\n| 2 |\n<!-- /bench:ysb -->\n\n"
-                    "<!-- bench:sensors -->\n### bench/sensors.py, 2026-11-24 (weir abc1234)\n\n"
-                    "| s |\n|---|\n| 9 |\n<!-- /bench:sensors -->\n")
+    assert text == (
+        "# Benchmarks\n\nprose\n\n"
+        "<!-- bench:ysb -->\n### bench/ysb.py, 2026-11-25 (weir abc1234)\n\n"
+        "| a |\n|---|\n| 2 |\n<!-- /bench:ysb -->\n\n"
+        "<!-- bench:sensors -->\n### bench/sensors.py, 2026-11-24 (weir abc1234)\n\n"
+        "| s |\n|---|\n| 9 |\n<!-- /bench:sensors -->\n"
+    )
     assert "| 2 |" in capsys.readouterr().out
 
 
@@ -41,5 +44,7 @@ def test_the_docs_hold_one_recorded_block_per_bench():
 
 
 def test_a_table_is_a_header_a_separator_and_a_line_per_row():
-    assert report.markdown_table(["a", "b"], [["1", "2"], ["3", "4"]]) == \
-        "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
+    assert (
+        report.markdown_table(["a", "b"], [["1", "2"], ["3", "4"]])
+        == "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
+    )

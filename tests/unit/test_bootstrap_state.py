@@ -17,7 +17,8 @@ def test_written_state_reads_back_and_loads_into_a_backend(tmp_path):
     savepoint = load_savepoint(path)
     assert (savepoint.max_parallelism, savepoint.sources) == (16, {})
     assert sorted(read_keyed_state_rows(path, "counts", "count")) == sorted(
-        (f"k{i}", i * 10) for i in range(20))
+        (f"k{i}", i * 10) for i in range(20)
+    )
     stores = {}
     for key_group, page, data in savepoint.keyed_rows("counts"):
         stores.setdefault(key_group, MemoryPageStore()).store(page, data)
@@ -30,6 +31,9 @@ def test_written_state_reads_back_and_loads_into_a_backend(tmp_path):
 def test_a_key_given_twice_or_state_not_by_name_is_refused(tmp_path):
     with pytest.raises(ValueError, match="key 'a' is given twice"):
         write_keyed_savepoint(str(tmp_path), {"u": [("a", {"n": 1}), ("a", {"n": 2})]})
-    with pytest.raises(TypeError, match=r"key 'a': its state must be a \{state name: value\} "
-                                        "dict, got 5"):
+    with pytest.raises(
+        TypeError,
+        match=r"key 'a': its state must be a \{state name: value\} "
+        "dict, got 5",
+    ):
         write_keyed_savepoint(str(tmp_path), {"u": [("a", 5)]})

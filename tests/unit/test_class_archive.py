@@ -21,8 +21,12 @@ def cache(tmp_path, monkeypatch):
 
 
 def _dead_pid() -> int:
-    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(done.stdout)
 
 
@@ -47,8 +51,10 @@ def test_the_key_names_what_the_archive_is_valid_for(tmp_path):
             f.write("x")
     key = class_archive.archive_key(java, home, "2g", "-XX:TieredStopAtLevel=1")
     # JIT levels and where a crash report goes do not change what classes are archived
-    assert class_archive.archive_key(java, home, "2g", "-XX:TieredStopAtLevel=4 "
-                                     "-XX:ErrorFile=/tmp/x") == key
+    assert (
+        class_archive.archive_key(java, home, "2g", "-XX:TieredStopAtLevel=4 -XX:ErrorFile=/tmp/x")
+        == key
+    )
     assert class_archive.archive_key(java, home, "4g", "-XX:TieredStopAtLevel=1") != key
     assert class_archive.archive_key(java, home, "2g", "-XX:+UseParallelGC") != key
     with open(os.path.join(home, "jars", "b.jar"), "w") as f:
@@ -133,6 +139,7 @@ def test_a_failing_stop_leaves_no_traceback_and_no_archive(cache):
 
     def stop():
         raise RuntimeError("the gateway is gone")
+
     archive._finish(_Exited(0), stop)
     assert not os.path.exists(archive.path) and not os.path.exists(archive.marker)
 
@@ -150,12 +157,13 @@ def test_the_newest_archives_are_kept(cache):
 
 
 def test_a_recorder_starts_as_the_process_exits_unless_one_runs_or_is_not_wanted(
-        cache, monkeypatch):
+    cache, monkeypatch
+):
     started = []
     monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append((args, kw)))
     archive, conf = ClassArchive(str(cache), "k"), {"spark.driver.memory": "3g"}
     archive._start_recorder(conf)
-    (args, kw), = started
+    ((args, kw),) = started
     assert args == [sys.executable, "-m", "weir", "warm-up", "--quiet"]
     assert json.loads(kw["env"][class_archive.RECORDING]) == conf
     assert kw["start_new_session"] and kw["stdout"] == subprocess.DEVNULL
@@ -190,11 +198,16 @@ def test_the_spark_home_without_zips_links_all_but_python(cache, tmp_path, monke
     assert spark_home.home_without_zips() == linked  # (made once)
     (home / "sbin").mkdir()  # another pyspark at that path: made again
     assert sorted(os.listdir(spark_home.home_without_zips())) == [
-        "__init__.py", "bin", "jars", "sbin"]
+        "__init__.py",
+        "bin",
+        "jars",
+        "sbin",
+    ]
 
 
 def test_the_spark_home_is_left_alone_where_the_zips_may_be_other_code(
-        cache, tmp_path, monkeypatch):
+    cache, tmp_path, monkeypatch
+):
     home = _fake_pyspark(tmp_path)
     monkeypatch.setattr(spark_home, "spark_home", lambda: str(home))
     monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/some-other-python")

@@ -56,7 +56,7 @@ def test_setters_check_types():
     with pytest.raises(TypeError, match="expects a str, got int 1"):
         conf.set_string("k", 1)
     with pytest.raises(ValueError, match="outside the 32-bit range"):
-        conf.set_integer("k", 2 ** 31)
+        conf.set_integer("k", 2**31)
     with pytest.raises(TypeError, match="configuration key must be a str, got int 1"):
         conf.set_string(1, "v")
     assert conf.to_dict() == {}

@@ -161,6 +161,7 @@ def test_nested_repr():
 
 def test_source_rows_read_fields_as_attributes_and_stay_rows():
     from weir.common.row import row_of, shared_field_names
+
     fields = shared_field_names(["id", "as_dict", "_hidden", "two words"])
     row = row_of(fields, [1, 2, 3, 4])
     assert isinstance(row, Row) and type(row).__name__ == "Row"
@@ -191,8 +192,12 @@ class _CountingArray:
 
 def _column_rows():
     from weir.common.row import rows_of_columns, shared_field_names
-    arrays = [_CountingArray([1, 2, 3]), _CountingArray(["a", "b", "c"]),
-              _CountingArray([0.5, 1.5, 2.5])]
+
+    arrays = [
+        _CountingArray([1, 2, 3]),
+        _CountingArray(["a", "b", "c"]),
+        _CountingArray([0.5, 1.5, 2.5]),
+    ]
     fields = shared_field_names(["id", "name", "two words"])
     return arrays, rows_of_columns(fields, arrays, 3)
 
@@ -219,6 +224,7 @@ def test_column_rows_behave_as_rows():
 
 def test_column_rows_take_a_row_kind_of_their_own():
     from weir.common.row import RowKind
+
     arrays, rows = _column_rows()
     rows[0].set_row_kind(RowKind.DELETE)
     assert rows[0].get_row_kind() == RowKind.DELETE and rows[1].get_row_kind() == RowKind.INSERT
@@ -246,6 +252,7 @@ def test_column_rows_take_writes_and_new_names():
 
 def test_column_rows_index_from_their_columns_and_stay_column_backed():
     from weir.common.row import PackedRows, pack_rows
+
     arrays, rows = _column_rows()
     batch_class = type(rows[0])
     assert [row[0] for row in rows] == [1, 2, 3]  # a key selector's read

@@ -5,14 +5,17 @@ import pytest
 from weir.common import Duration, Time
 
 
-@pytest.mark.parametrize("time, millis", [
-    (Time.milliseconds(250), 250),
-    (Time.seconds(5), 5_000),
-    (Time.minutes(2), 120_000),
-    (Time.hours(1), 3_600_000),
-    (Time.days(1), 86_400_000),
-    (Time.milliseconds(0), 0),
-])
+@pytest.mark.parametrize(
+    "time, millis",
+    [
+        (Time.milliseconds(250), 250),
+        (Time.seconds(5), 5_000),
+        (Time.minutes(2), 120_000),
+        (Time.hours(1), 3_600_000),
+        (Time.days(1), 86_400_000),
+        (Time.milliseconds(0), 0),
+    ],
+)
 def test_time_to_milliseconds(time, millis):
     assert time.to_milliseconds() == millis
 
@@ -41,13 +44,16 @@ def test_time_may_be_negative_but_not_a_non_int():
         Time.milliseconds(True)
 
 
-@pytest.mark.parametrize("duration, millis", [
-    (Duration.of_millis(250), 250),
-    (Duration.of_seconds(5), 5_000),
-    (Duration.of_minutes(2), 120_000),
-    (Duration.of_hours(1), 3_600_000),
-    (Duration.of_days(1), 86_400_000),
-])
+@pytest.mark.parametrize(
+    "duration, millis",
+    [
+        (Duration.of_millis(250), 250),
+        (Duration.of_seconds(5), 5_000),
+        (Duration.of_minutes(2), 120_000),
+        (Duration.of_hours(1), 3_600_000),
+        (Duration.of_days(1), 86_400_000),
+    ],
+)
 def test_duration_to_milliseconds(duration, millis):
     assert duration.to_milliseconds() == millis
     assert duration.to_nanos() == millis * 1_000_000

@@ -44,8 +44,9 @@ def test_with_timestamp_assigner_instance_returns_new_strategy():
 
 
 def test_with_timestamp_assigner_callable_is_wrapped():
-    s = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(10)) \
-        .with_timestamp_assigner(lambda value, ts: value[1] * 10 + ts)
+    s = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(10)
+    ).with_timestamp_assigner(lambda value, ts: value[1] * 10 + ts)
     assert isinstance(s.timestamp_assigner, TimestampAssigner)
     assert s.timestamp_assigner.extract_timestamp(("a", 3), 1) == 31
     assert s.extract_timestamp(("a", 3), 2) == 32
@@ -58,10 +59,10 @@ def test_extract_timestamp_without_assigner_returns_record_timestamp():
 
 
 def test_extract_timestamp_rejects_non_int_result():
-    s = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda value, ts: 1.5)
-    with pytest.raises(TypeError,
-                       match="returned float 1.5 for record 'x'; timestamps must be int"):
+    s = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda value, ts: 1.5)
+    with pytest.raises(
+        TypeError, match="returned float 1.5 for record 'x'; timestamps must be int"
+    ):
         s.extract_timestamp("x", 0)
 
 
@@ -69,8 +70,11 @@ def test_with_timestamp_assigner_rejects_bad_arguments():
     s = WatermarkStrategy.for_monotonous_timestamps()
     with pytest.raises(TypeError, match="must be a TimestampAssigner or a callable"):
         s.with_timestamp_assigner(5)
-    with pytest.raises(TypeError, match=r"needs an instance, got the class FieldAssigner; "
-                                        r"use FieldAssigner\(\) instead"):
+    with pytest.raises(
+        TypeError,
+        match=r"needs an instance, got the class FieldAssigner; "
+        r"use FieldAssigner\(\) instead",
+    ):
         s.with_timestamp_assigner(FieldAssigner)
     with pytest.raises(TypeError, match=r"must accept two arguments \(value, record_timestamp\)"):
         s.with_timestamp_assigner(lambda value: 1)
@@ -82,8 +86,9 @@ def test_timestamp_assigner_is_abstract():
 
 
 def test_with_idleness_returns_new_strategy():
-    base = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1)) \
-        .with_timestamp_assigner(FieldAssigner())
+    base = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_seconds(1)
+    ).with_timestamp_assigner(FieldAssigner())
     s = base.with_idleness(Duration.of_minutes(1))
     assert s is not base
     assert base.idleness_ms is None
@@ -94,8 +99,11 @@ def test_with_idleness_returns_new_strategy():
 
 def test_with_idleness_rejects_bad_arguments():
     s = WatermarkStrategy.for_monotonous_timestamps()
-    with pytest.raises(TypeError, match=r"idle_timeout must be a Duration, got int 1000 "
-                                        r"\(for milliseconds use Duration.of_millis\(1000\)\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"idle_timeout must be a Duration, got int 1000 "
+        r"\(for milliseconds use Duration.of_millis\(1000\)\)",
+    ):
         s.with_idleness(1000)
     with pytest.raises(ValueError, match="idle_timeout must be greater than zero"):
         s.with_idleness(Duration.of_millis(0))
@@ -110,11 +118,12 @@ def test_bounded_out_of_orderness_rejects_non_duration():
 
 def test_repr():
     assert repr(WatermarkStrategy.no_watermarks()) == "WatermarkStrategy.no_watermarks()"
-    assert repr(WatermarkStrategy.for_monotonous_timestamps()
-                .with_idleness(Duration.of_seconds(30))) == (
-        "WatermarkStrategy.for_monotonous_timestamps().with_idleness(Duration.of_seconds(30))")
+    assert repr(
+        WatermarkStrategy.for_monotonous_timestamps().with_idleness(Duration.of_seconds(30))
+    ) == ("WatermarkStrategy.for_monotonous_timestamps().with_idleness(Duration.of_seconds(30))")
     assert repr(WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1500))) == (
-        "WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1500))")
+        "WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1500))"
+    )
 
 
 def test_extract_timestamps_of_a_batch_equals_one_by_one():
@@ -127,11 +136,14 @@ def test_extract_timestamps_of_a_batch_equals_one_by_one():
 
 def test_extract_timestamps_converts_integral_and_rejects_other_results():
     import numpy as np
+
     s = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda value, ts: np.int64(value))
+        lambda value, ts: np.int64(value)
+    )
     result = s.extract_timestamps([(4, None)])
     assert result == [(4, 4)] and type(result[0][1]) is int
     bad = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda value, ts: "x" if value else 1)
+        lambda value, ts: "x" if value else 1
+    )
     with pytest.raises(TypeError, match="returned str 'x' for record 2"):
         bad.extract_timestamps([(0, None), (2, None)])

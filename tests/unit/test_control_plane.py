@@ -105,6 +105,7 @@ def test_an_idle_group_is_announced_on_the_clock_during_and_between_batches():
 def test_processing_time_ticks_follow_the_reported_timers_and_a_restart_ticks_at_once():
     def timers(env):
         env.from_collection([1]).key_by(lambda x: x).process(Echo()).uid("t").print()
+
     plan = _plan(timers)
     clock = Clock(1000)
     fresh = ControlPlane(plan, clock)

@@ -16,8 +16,7 @@ from weir.datastream import python_dependencies
 
 
 def local_env(configuration=None):
-    return StreamExecutionEnvironment.get_execution_environment(configuration) \
-        .set_executor("local")
+    return StreamExecutionEnvironment.get_execution_environment(configuration).set_executor("local")
 
 
 def test_execution_config_reads_and_writes_its_environment():
@@ -62,7 +61,8 @@ def test_jars_are_accepted_and_said_once_at_debug_level(caplog, monkeypatch):
     assert env.jars == ["file:///opt/flink-sql-connector-kafka.jar", "file:///opt/other.jar"]
     assert [r.getMessage() for r in caplog.records] == [
         "add_jars(file:///opt/flink-sql-connector-kafka.jar): weir's connectors and formats "
-        "are Python; no jar is needed"]
+        "are Python; no jar is needed"
+    ]
     with pytest.raises(TypeError, match="add_jars takes paths as strings"):
         env.add_jars(3)
 
@@ -82,11 +82,9 @@ def test_python_files_go_on_the_drivers_path_and_directories_ship_zipped(tmp_pat
     for path in (package, plain, single):
         env.add_python_file(str(path))
     dependencies = env.python_dependencies
-    assert dependencies.path_entries() == [str(tmp_path / "deps"), str(plain),
-                                           str(single.parent)]
+    assert dependencies.path_entries() == [str(tmp_path / "deps"), str(plain), str(single.parent)]
     shipped = dependencies.shipped_files()
-    assert sorted(zipfile.ZipFile(shipped[0]).namelist()) == ["mypkg/__init__.py",
-                                                             "mypkg/util.py"]
+    assert sorted(zipfile.ZipFile(shipped[0]).namelist()) == ["mypkg/__init__.py", "mypkg/util.py"]
     assert zipfile.ZipFile(shipped[1]).namelist() == ["helpers.py"]
     assert shipped[2] == str(single)
     with pytest.raises(FileNotFoundError, match="python file /no/such.py does not exist"):
@@ -102,7 +100,9 @@ def test_requirements_this_interpreter_has_install_nothing(tmp_path):
     assert python_dependencies._unsatisfied(str(requirements)) == []
     requirements.write_text("numpy<0.1\nno-such-package-for-weir==1.0\n")
     assert python_dependencies._unsatisfied(str(requirements)) == [
-        "numpy<0.1", "no-such-package-for-weir==1.0"]
+        "numpy<0.1",
+        "no-such-package-for-weir==1.0",
+    ]
 
 
 def test_python_executable_is_kept_for_the_workers():

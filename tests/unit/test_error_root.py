@@ -18,14 +18,25 @@ from weir.runtime.state.evolution import StateMigrationError
 from weir.runtime.state.savepoint import SavepointError
 
 
-@pytest.mark.parametrize("error, kind", [
-    (MalformedPatternException, ValueError), (CommandError, RuntimeError),
-    (JobExecutionError, RuntimeError), (FieldNotFoundError, KeyError),
-    (FieldNotFoundError, ValueError), (JobNotFound, LookupError),
-    (LifecycleError, RuntimeError), (InvalidParallelism, RuntimeError),
-    (StateNotFound, LookupError), (ServerError, RuntimeError),
-    (UserFunctionError, RuntimeError), (NotSerializable, TypeError),
-    (StateMigrationError, RuntimeError), (SavepointError, ValueError)])
+@pytest.mark.parametrize(
+    "error, kind",
+    [
+        (MalformedPatternException, ValueError),
+        (CommandError, RuntimeError),
+        (JobExecutionError, RuntimeError),
+        (FieldNotFoundError, KeyError),
+        (FieldNotFoundError, ValueError),
+        (JobNotFound, LookupError),
+        (LifecycleError, RuntimeError),
+        (InvalidParallelism, RuntimeError),
+        (StateNotFound, LookupError),
+        (ServerError, RuntimeError),
+        (UserFunctionError, RuntimeError),
+        (NotSerializable, TypeError),
+        (StateMigrationError, RuntimeError),
+        (SavepointError, ValueError),
+    ],
+)
 def test_each_of_weirs_exceptions_is_a_weir_error_and_its_old_kind(error, kind):
     assert issubclass(error, WeirError) and issubclass(error, kind)
 

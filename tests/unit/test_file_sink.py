@@ -9,19 +9,28 @@ import pytest
 
 from weir.common import Row, Types
 from weir.common.serialization import Encoder
-from weir.datastream.connectors.file_system import (BucketAssigner, FileSink,
-                                                    OutputFileConfig, RollingPolicy)
+from weir.datastream.connectors.file_system import (
+    BucketAssigner,
+    FileSink,
+    OutputFileConfig,
+    RollingPolicy,
+)
 from weir.datastream.formats.parquet import ParquetBulkWriters
-from weir.runtime.connectors.file_sink import (BucketContext, DateTimeBucketAssigner,
-                                               FileSinkSpec, java_to_strftime)
+from weir.runtime.connectors.file_sink import (
+    BucketContext,
+    DateTimeBucketAssigner,
+    FileSinkSpec,
+    java_to_strftime,
+)
 from weir.runtime.connectors.sink_base import write_task_rows
 from weir.runtime.wire import Channel, dumps, loads
 
 
 def files_under(base):
     """Every file under `base`, relative, hidden ones included."""
-    return sorted(os.path.relpath(os.path.join(d, n), base)
-                  for d, _, names in os.walk(base) for n in names)
+    return sorted(
+        os.path.relpath(os.path.join(d, n), base) for d, _, names in os.walk(base) for n in names
+    )
 
 
 def bundle(values):
@@ -76,8 +85,10 @@ def test_a_replay_at_another_parallelism_removes_the_earlier_attempts_other_file
     writer = replay.batch_writer("files", "job", 4, 0)
     writer.write([Row(a=0), Row(a=1)])
     replay.commit(4, writer.finish())
-    assert files_under(tmp_path) == ["part-job-files-0000000003-1-0.json",
-                                     "part-job-files-0000000004-0-0.json"]
+    assert files_under(tmp_path) == [
+        "part-job-files-0000000003-1-0.json",
+        "part-job-files-0000000004-0-0.json",
+    ]
     lines = (tmp_path / "part-job-files-0000000004-0-0.json").read_text().splitlines()
     assert [json.loads(line) for line in lines] == [{"a": 0}, {"a": 1}]
 
@@ -88,8 +99,9 @@ def test_a_commit_whose_pending_file_vanished_fails_with_the_path(tmp_path):
     writer.write([Row(a=1)])
     committables = writer.finish()
     os.remove(committables[0][0])
-    with pytest.raises(FileNotFoundError,
-                       match=r"pending part file .*part-job-files-0000000002-0-0"):
+    with pytest.raises(
+        FileNotFoundError, match=r"pending part file .*part-job-files-0000000002-0-0"
+    ):
         spec.commit(2, committables)
 
 
@@ -102,21 +114,27 @@ def test_an_aborted_task_leaves_no_file(tmp_path):
 
 
 def test_rows_go_to_their_buckets_and_roll_by_size(tmp_path):
-    spec = (FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
-            .with_bucket_assigner(ByKey())
-            .with_rolling_policy(RollingPolicy.default_rolling_policy(part_size=10))
-            .with_output_file_config(OutputFileConfig.builder().with_part_prefix("pre")
-                                     .with_part_suffix(".ext").build())
-            .build())
+    spec = (
+        FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
+        .with_bucket_assigner(ByKey())
+        .with_rolling_policy(RollingPolicy.default_rolling_policy(part_size=10))
+        .with_output_file_config(
+            OutputFileConfig.builder().with_part_prefix("pre").with_part_suffix(".ext").build()
+        )
+        .build()
+    )
     writer = spec.batch_writer("files", "job", 0, 3)
     writer.write([("a", 1), ("b", 2), ("a", 33333)])  # 9 bytes, then 22: rolls
     writer.write([("a", 4)])
     spec.commit(0, writer.finish())
-    assert files_under(tmp_path) == ["key=a/pre-job-files-0000000000-3-0.ext",
-                                     "key=a/pre-job-files-0000000000-3-1.ext",
-                                     "key=b/pre-job-files-0000000000-3-0.ext"]
-    assert (tmp_path / "key=a/pre-job-files-0000000000-3-0.ext").read_text() == \
-        "('a', 1)\n('a', 33333)\n"
+    assert files_under(tmp_path) == [
+        "key=a/pre-job-files-0000000000-3-0.ext",
+        "key=a/pre-job-files-0000000000-3-1.ext",
+        "key=b/pre-job-files-0000000000-3-0.ext",
+    ]
+    assert (
+        tmp_path / "key=a/pre-job-files-0000000000-3-0.ext"
+    ).read_text() == "('a', 1)\n('a', 33333)\n"
     assert (tmp_path / "key=a/pre-job-files-0000000000-3-1.ext").read_text() == "('a', 4)\n"
 
 
@@ -127,11 +145,18 @@ def test_pyflink_row_and_bulk_formats_bucket_by_the_hour_as_flink(tmp_path):
     assert assigner.format_str == "yyyy-MM-dd--HH"
     utc = DateTimeBucketAssigner("yyyy-MM-dd--HH", "UTC")
     assert utc.get_bucket_id(None, FixedClock(1_764_033_600_000)) == "2025-11-25--01"
-    assert (BucketAssigner.date_time_bucket_assigner("'dt='yyyyMMdd/'h='HH", "UTC")
-            .get_bucket_id(None, FixedClock(1_764_033_600_000)) == "dt=20251125/h=01")
+    assert (
+        BucketAssigner.date_time_bucket_assigner("'dt='yyyyMMdd/'h='HH", "UTC").get_bucket_id(
+            None, FixedClock(1_764_033_600_000)
+        )
+        == "dt=20251125/h=01"
+    )
     assert FileSink.for_json_lines(str(tmp_path)).build().bucket_assigner is None
-    base = (FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
-            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build())
+    base = (
+        FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+        .build()
+    )
     assert base.bucket_of("x", BucketContext()) == ""
 
 
@@ -157,8 +182,11 @@ def test_bulk_parquet_files_roll_on_checkpoints_only(tmp_path):
     builder = FileSink.for_bulk_format(str(tmp_path), ParquetBulkWriters.for_row_type(row_type))
     with pytest.raises(TypeError, match="rolls on checkpoints only"):
         builder.with_rolling_policy(RollingPolicy.default_rolling_policy())
-    spec = (builder.with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy())
-            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build())
+    spec = (
+        builder.with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy())
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+        .build()
+    )
     writer = spec.batch_writer("files", "job", 4, 0)
     writer.write([Row(k="a", n=1)])
     writer.write([Row(k="b", n=2)])
@@ -172,22 +200,31 @@ def test_bulk_parquet_files_roll_on_checkpoints_only(tmp_path):
 
 def test_task_rows_carry_committables_and_counts_to_the_driver(tmp_path):
     spec = FileSinkSpec(str(tmp_path), "json")
-    rows = [[("files", 0, bundle([Row(a=1)])), ("other", 0, b"x")],
-            [("files", 1, bundle([Row(a=2), Row(a=3)]))]]
-    out = [row for passed in write_task_rows({"files": spec}, "job", 5, 2, iter(rows))
-           for row in passed]
+    rows = [
+        [("files", 0, bundle([Row(a=1)])), ("other", 0, b"x")],
+        [("files", 1, bundle([Row(a=2), Row(a=3)]))],
+    ]
+    out = [
+        row
+        for passed in write_task_rows({"files": spec}, "job", 5, 2, iter(rows))
+        for row in passed
+    ]
     assert out[0] == ("other", 0, b"x")
     assert [row[0] for row in out[1:]] == [Channel.COMMITS, Channel.METRICS]
     committables = loads(out[1][2])["files"]
     assert [os.path.basename(f) for _, f in committables] == ["part-job-files-0000000005-2-0.json"]
-    assert loads(out[2][2]) == {"files.numRecordsIn": 3, "files.subtask.0.numRecordsIn": 1,
-                                "files.subtask.1.numRecordsIn": 2}
+    assert loads(out[2][2]) == {
+        "files.numRecordsIn": 3,
+        "files.subtask.0.numRecordsIn": 1,
+        "files.subtask.1.numRecordsIn": 2,
+    }
     spec.commit(5, committables)
     assert files_under(tmp_path) == ["part-job-files-0000000005-2-0.json"]
 
 
 class _FailingAtFinish:
     """A sink whose writer fails when the task finishes (a transaction's commit)."""
+
     executor_side = True
 
     def batch_writer(self, uid, job, batch_id, task):
@@ -200,15 +237,16 @@ class _FailingAtFinish:
 
             def abort(self):
                 pass
+
         return Writer()
 
 
-def test_a_task_failing_after_its_files_finished_raises_its_own_error_and_leaves_no_file(
-        tmp_path):
+def test_a_task_failing_after_its_files_finished_raises_its_own_error_and_leaves_no_file(tmp_path):
     sinks = {"files": FileSinkSpec(str(tmp_path), "json"), "kafka": _FailingAtFinish()}
     rows = [[("files", 0, bundle([Row(a=1)])), ("kafka", 0, bundle([Row(a=2)]))]]
-    with pytest.raises(Exception, match="sink 'kafka' failed: ConnectionError: the broker "
-                                        "went away") as raised:
+    with pytest.raises(
+        Exception, match="sink 'kafka' failed: ConnectionError: the broker went away"
+    ) as raised:
         list(write_task_rows(sinks, "job", 3, 0, iter(rows)))
     assert not getattr(raised.value, "__notes__", None)
     assert files_under(tmp_path) == []

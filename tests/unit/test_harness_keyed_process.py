@@ -4,9 +4,14 @@ import pytest
 
 from weir.common import Duration, Row, Types
 from weir.datastream import KeyedProcessFunction, OutputTag, TimeDomain
-from weir.datastream.state import (AggregatingStateDescriptor, ListStateDescriptor,
-                                   MapStateDescriptor, ReducingStateDescriptor,
-                                   StateTtlConfig, ValueStateDescriptor)
+from weir.datastream.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateTtlConfig,
+    ValueStateDescriptor,
+)
 from weir.runtime.errors import UserFunctionError
 from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
@@ -63,12 +68,14 @@ def test_late_elements_reach_the_function_and_go_to_a_side_output():
 def test_snapshot_and_restore_between_any_two_calls_gives_the_same_result():
     def run(split_at):
         h = KeyedOperatorHarness(CountWithTimeout(), key)
-        steps = [lambda h: h.process_element(("a", 1), 1),
-                 lambda h: h.process_element(("b", 1), 3),
-                 lambda h: h.process_watermark(4),
-                 lambda h: h.process_element(("a", 1), 6),
-                 lambda h: h.process_watermark(13),
-                 lambda h: h.process_watermark(MAX_WATERMARK)]
+        steps = [
+            lambda h: h.process_element(("a", 1), 1),
+            lambda h: h.process_element(("b", 1), 3),
+            lambda h: h.process_watermark(4),
+            lambda h: h.process_element(("a", 1), 6),
+            lambda h: h.process_watermark(13),
+            lambda h: h.process_watermark(MAX_WATERMARK),
+        ]
         outputs = []
         for index, step in enumerate(steps):
             if index == split_at:
@@ -138,8 +145,13 @@ class AllStates(KeyedProcessFunction):
         self.seen.put(x, self.seen.get(x) + 1 if self.seen.contains(x) else 1)
         self.total.add(x)
         self.avg.add(x)
-        yield (k, list(self.items.get()), sorted(self.seen.items()), self.total.get(),
-               self.avg.get())
+        yield (
+            k,
+            list(self.items.get()),
+            sorted(self.seen.items()),
+            self.total.get(),
+            self.avg.get(),
+        )
 
 
 class Average:
@@ -162,7 +174,8 @@ def test_list_map_reducing_and_aggregating_state():
         ("k", [2], [(2, 1)], 2, 2.0),
         ("k", [2, 4], [(2, 1), (4, 1)], 6, 3.0),
         ("k", [2, 4, 2], [(2, 2), (4, 1)], 8, 8 / 3),
-        ("j", [9], [(9, 1)], 9, 9.0)]
+        ("j", [9], [(9, 1)], 9, 9.0),
+    ]
 
 
 class TtlCounter(KeyedProcessFunction):
@@ -235,8 +248,9 @@ class WrongKind(KeyedProcessFunction):
 
 
 def test_state_kind_mismatch_is_a_clear_error():
-    with pytest.raises(UserFunctionError, match="declared as value state, but was requested "
-                                                "as list state"):
+    with pytest.raises(
+        UserFunctionError, match="declared as value state, but was requested as list state"
+    ):
         KeyedOperatorHarness(WrongKind(), key)
 
 
@@ -286,7 +300,8 @@ class TimersBothWays(KeyedProcessFunction):
     def process_element(self, value, ctx):
         ctx.timer_service().register_event_time_timer(ctx.timestamp())
         ctx.timer_service().register_processing_time_timer(
-            ctx.timer_service().current_processing_time() + 100)
+            ctx.timer_service().current_processing_time() + 100
+        )
 
     def on_timer(self, timestamp, ctx):
         ctx.timer_service().register_event_time_timer(timestamp + 1)
@@ -304,9 +319,11 @@ def test_batch_execution_fires_timers_only_when_the_input_ends():
     h.set_processing_time(5000).process_watermark(10)
     assert h.extract_values() == []
     h.end_input()
-    assert h.extract_values() == [("a", TimeDomain.EVENT_TIME, 5),
-                                  ("a", TimeDomain.EVENT_TIME, 7),
-                                  ("a", TimeDomain.PROCESSING_TIME, 1100)]
+    assert h.extract_values() == [
+        ("a", TimeDomain.EVENT_TIME, 5),
+        ("a", TimeDomain.EVENT_TIME, 7),
+        ("a", TimeDomain.PROCESSING_TIME, 1100),
+    ]
     assert h.num_timers() == 0
     h.process_element(("a", 3), 9)  # registering works again after the end
     assert h.num_timers() == 2
@@ -325,7 +342,8 @@ def test_streaming_end_of_input_leaves_processing_time_timers_pending():
 class ProcessingTimerAhead(KeyedProcessFunction):
     def process_element(self, value, ctx):
         ctx.timer_service().register_processing_time_timer(
-            ctx.timer_service().current_processing_time() + 100)
+            ctx.timer_service().current_processing_time() + 100
+        )
 
     def on_timer(self, timestamp, ctx):
         yield ctx.get_current_key(), ctx.time_domain(), timestamp
@@ -354,7 +372,7 @@ def test_a_micro_batch_gives_the_results_of_one_by_one_across_a_restore():
     single = KeyedOperatorHarness(CountWithTimeout(), key, max_parallelism=8)
     outputs, late = [], []
     for start in range(0, 30, 7):
-        batch = elements[start:start + 7]
+        batch = elements[start : start + 7]
         batched.process_micro_batch(batch, watermark=start)
         single.process_watermark(start)
         for value, ts in batch:
@@ -362,8 +380,9 @@ def test_a_micro_batch_gives_the_results_of_one_by_one_across_a_restore():
         if start == 14:
             outputs += batched.extract_outputs()
             late += batched.side_output(LATE)
-            batched = KeyedOperatorHarness.restore(CountWithTimeout(), key, batched.snapshot(),
-                                                   max_parallelism=8)
+            batched = KeyedOperatorHarness.restore(
+                CountWithTimeout(), key, batched.snapshot(), max_parallelism=8
+            )
     batched.process_micro_batch([], watermark=MAX_WATERMARK)
     single.process_watermark(MAX_WATERMARK)
     outputs += batched.extract_outputs()

@@ -27,7 +27,9 @@ def test_a_job_whose_process_died_shows_as_failed():
     record.write(pid=ended.pid, status="RUNNING")
     info = record.read()
     assert (info["status"], info["failure"]) == (
-        "FAILED", "the job's process ended without recording its end")
+        "FAILED",
+        "the job's process ended without recording its end",
+    )
     assert [r.job_id for r in JobRecord.all()] == [record.job_id]
     with pytest.raises(JobNotFound, match=f"Job {'0' * 32} not found"):
         JobRecord.find("0" * 32)
@@ -57,7 +59,8 @@ def test_requests_are_answered_by_the_jobs_control_thread():
     threading.Thread(target=control.serve, daemon=True).start()
     try:
         assert record.request("savepoint", target="/nowhere") == {
-            "error": "ValueError: no savepoint into /nowhere"}
+            "error": "ValueError: no savepoint into /nowhere"
+        }
         assert record.request("rescue") == {"error": "unknown request 'rescue'"}
         assert record.request("stop") == {"error": "the job's executor cannot stop a job"}
         assert record.request("cancel") == {"status": "CANCELED"}
@@ -67,14 +70,14 @@ def test_requests_are_answered_by_the_jobs_control_thread():
     assert record.pending_requests() == []
 
 
-PROGRAM = '''
+PROGRAM = """
 import sys
 from weir.datastream import StreamExecutionEnvironment
 env = StreamExecutionEnvironment.get_execution_environment()
 env.set_executor("local")
 env.from_collection(sys.argv[1:]).map(str.upper).print()
 env.execute("shout")
-'''
+"""
 
 
 def test_the_runner_runs_a_program_with_its_arguments(tmp_path, monkeypatch, capsys):
@@ -87,7 +90,11 @@ def test_the_runner_runs_a_program_with_its_arguments(tmp_path, monkeypatch, cap
     assert capsys.readouterr().out.splitlines() == ["A", "B"]
     info = record.read()
     assert (info["status"], info["name"], info["runs"], info["exit_code"]) == (
-        "FINISHED", "shout", 1, 0)
+        "FINISHED",
+        "shout",
+        1,
+        0,
+    )
 
 
 def test_a_failing_program_is_recorded_with_its_failure(tmp_path, monkeypatch, capsys):
@@ -105,12 +112,23 @@ def test_a_failing_program_is_recorded_with_its_failure(tmp_path, monkeypatch, c
 
 
 def test_a_foreground_run_shows_a_progress_line():
-    snapshot = {"batches": 12, "metrics": {"events.numRecordsOut": 3412, "sink-0.numRecordsIn":
-                                           3400, "count.numRecordsOut": 7},
-                "plan": {"nodes": [{"id": "events", "operator": "source"},
-                                   {"id": "count", "operator": "keyed"},
-                                   {"id": "sink-0", "operator": "sink"}]},
-                "history": [{"watermark": "2026-11-25T08:33:20.000Z"}]}
-    assert progress_line(snapshot) == ("weir: 12 micro-batches, 3,412 records in, 3,400 out, "
-                                       "watermark 2026-11-25T08:33:20.000Z")
+    snapshot = {
+        "batches": 12,
+        "metrics": {
+            "events.numRecordsOut": 3412,
+            "sink-0.numRecordsIn": 3400,
+            "count.numRecordsOut": 7,
+        },
+        "plan": {
+            "nodes": [
+                {"id": "events", "operator": "source"},
+                {"id": "count", "operator": "keyed"},
+                {"id": "sink-0", "operator": "sink"},
+            ]
+        },
+        "history": [{"watermark": "2026-11-25T08:33:20.000Z"}],
+    }
+    assert progress_line(snapshot) == (
+        "weir: 12 micro-batches, 3,412 records in, 3,400 out, watermark 2026-11-25T08:33:20.000Z"
+    )
     assert progress_line({}) == "weir: 0 micro-batches, 0 records in, 0 out, watermark -"

@@ -6,8 +6,13 @@ import pytest
 from tests.transcripts import functions as f
 from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import Transcript
-from weir.datastream.window import (SlidingEventTimeWindows, TimeWindow, Trigger,
-                                    TriggerResult, TumblingEventTimeWindows)
+from weir.datastream.window import (
+    SlidingEventTimeWindows,
+    TimeWindow,
+    Trigger,
+    TriggerResult,
+    TumblingEventTimeWindows,
+)
 from weir.runtime.adapters import KeyedProcess
 from weir.runtime.errors import UserFunctionError
 from weir.runtime.keyed_batch import process_key_group_batch
@@ -65,10 +70,12 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     operator.open()
 
     def batch(elements):
-        records = [(make_seq(AFTER_WATERMARK, 0, i), value, ts)
-                   for i, (value, ts) in enumerate(elements)]
-        outputs = process_key_group_batch(operator, 0, RecordColumns.of(records, f.key_of),
-                                          MIN_WATERMARK, 0)
+        records = [
+            (make_seq(AFTER_WATERMARK, 0, i), value, ts) for i, (value, ts) in enumerate(elements)
+        ]
+        outputs = process_key_group_batch(
+            operator, 0, RecordColumns.of(records, f.key_of), MIN_WATERMARK, 0
+        )
         operator.release()
         return outputs.records()
 
@@ -79,8 +86,7 @@ def test_a_batch_writes_only_the_window_it_touches_among_many_open_ones():
     assert batch([(("a", 5), 995)]) == []
     assert backend.written == [("_weir_window_contents", TimeWindow(990, 1000))]
     page = operator.backend.key_group_pages(0).page(0)
-    assert page["a"][("_weir_window_contents", TimeWindow(990, 1000))] == \
-        {"contents": ("a", 6)}
+    assert page["a"][("_weir_window_contents", TimeWindow(990, 1000))] == {"contents": ("a", 6)}
     assert len(page["a"]) == 100  # one slot per window, nothing else
 
 
@@ -108,16 +114,28 @@ class EveryWindowAt(Trigger):
 
 
 def test_timers_of_one_key_at_one_time_are_kept_per_window():
-    spec = window_spec(Transcript("t", lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5))
-                                  .trigger(EveryWindowAt(50)).allowed_lateness(100)
-                                  .process(f.WindowList()), []))
+    spec = window_spec(
+        Transcript(
+            "t",
+            lambda ks: (
+                ks.window(SlidingEventTimeWindows.of(10, 5))
+                .trigger(EveryWindowAt(50))
+                .allowed_lateness(100)
+                .process(f.WindowList())
+            ),
+            [],
+        )
+    )
     harness = KeyedOperatorHarness(spec, f.key_of)
-    harness.process_element(("a", 1), 7)   # windows [0, 10) and [5, 15)
+    harness.process_element(("a", 1), 7)  # windows [0, 10) and [5, 15)
     harness.process_element(("a", 2), 12)  # windows [5, 15) and [10, 20)
     assert harness.num_timers() == 3 + 3  # the trigger's in each window, and each cleanup
     harness.process_watermark(50)
-    assert sorted(harness.extract_values()) == [("a", 0, 10, [1]), ("a", 5, 15, [1, 2]),
-                                                ("a", 10, 20, [2])]
+    assert sorted(harness.extract_values()) == [
+        ("a", 0, 10, [1]),
+        ("a", 5, 15, [1, 2]),
+        ("a", 10, 20, [2]),
+    ]
     assert harness.num_timers() == 3
     harness.process_watermark(200)
     assert harness.extract_values() == []
@@ -129,14 +147,17 @@ def test_a_process_function_timer_has_no_namespace():
     harness.process_element(("a", 1), 1).process_element(("b", 1), 1)
     snapshot = harness.snapshot()
     timers = [KeyGroupTimers(MemoryPageStore(pages)) for pages in snapshot["stores"].values()]
-    assert sorted(t.queues[EVENT_TIME].entries()[0][0] for t in timers if t.count()) == \
-        [(10, "a"), (10, "b")]
+    assert sorted(t.queues[EVENT_TIME].entries()[0][0] for t in timers if t.count()) == [
+        (10, "a"),
+        (10, "b"),
+    ]
     assert harness.process_watermark(10).extract_values() == [("a", 10), ("b", 10)]
 
 
 class CountPerKey:
     def open(self, runtime_context):
         from weir.datastream.state import ValueStateDescriptor
+
         self.count = runtime_context.get_state(ValueStateDescriptor("count"))
 
     def process_element(self, value, ctx):
@@ -153,27 +174,39 @@ def test_a_key_group_run_places_its_keys_without_hashing_them_again(monkeypatch)
     pages the hash places them in."""
     from weir.runtime import key_groups
     from weir.runtime.state import backend as backend_module
+
     max_parallelism = 8
     keys = [f"key-{i}" for i in range(40)]
     by_group = {}
     for key in keys:
         by_group.setdefault(key_groups.assign_to_key_group(key, max_parallelism), []).append(key)
     stores = {}
-    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()),
-                                max_parallelism)
+    backend = KeyedStateBackend(
+        lambda kg: stores.setdefault(kg, MemoryPageStore()), max_parallelism
+    )
     operator = create_keyed_operator(KeyedProcess(CountPerKey()), backend, "p")
     operator.open()
 
     hashed = []
-    monkeypatch.setattr(backend_module, "stable_key_hash",
-                        lambda key: hashed.append(key) or key_groups.stable_key_hash(key))
+    monkeypatch.setattr(
+        backend_module,
+        "stable_key_hash",
+        lambda key: hashed.append(key) or key_groups.stable_key_hash(key),
+    )
     fired = []
     for key_group, group_keys in sorted(by_group.items()):
-        records = [(make_seq(AFTER_WATERMARK, 0, i), key, 1) for i, key in
-                   enumerate(group_keys + group_keys[:1])]
-        outputs = process_key_group_batch(operator, key_group,
-                                          RecordColumns.of(records, lambda key: key),
-                                          MIN_WATERMARK, 0, end_of_input=True)
+        records = [
+            (make_seq(AFTER_WATERMARK, 0, i), key, 1)
+            for i, key in enumerate(group_keys + group_keys[:1])
+        ]
+        outputs = process_key_group_batch(
+            operator,
+            key_group,
+            RecordColumns.of(records, lambda key: key),
+            MIN_WATERMARK,
+            0,
+            end_of_input=True,
+        )
         fired += [value for _, _, value, _ in outputs.records()]
         operator.release()
     assert hashed == []
@@ -199,8 +232,9 @@ def test_a_failing_run_leaves_no_key_group_running():
     operator = create_keyed_operator(KeyedProcess(Failing()), backend, "p")
     operator.open()
     records = RecordColumns.of([(make_seq(AFTER_WATERMARK, 0, 0), "a", 1)], lambda key: key)
-    with pytest.raises(UserFunctionError, match="operator 'p' failed in user function "
-                                                "Failing.process_element"):
+    with pytest.raises(
+        UserFunctionError, match="operator 'p' failed in user function Failing.process_element"
+    ):
         process_key_group_batch(operator, 3, records, MIN_WATERMARK, 0)
     assert backend.running_key_group is None and operator.active_key_groups == ()
 
@@ -209,6 +243,7 @@ def test_the_protocol_is_abstract_an_operator_without_on_timer_cannot_be_made():
     class Partial(KeyedStreamOperator):
         def process_element(self, key, value, timestamp, emit, input_label=0):
             pass
+
     backend = KeyedStateBackend(lambda kg: MemoryPageStore(), 4)
     with pytest.raises(TypeError, match="on_timer"):
         Partial(backend, "partial")

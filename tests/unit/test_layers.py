@@ -16,9 +16,12 @@ def test_import_contracts_are_kept():
 
 
 def test_runtime_and_plan_do_not_import_pyspark_at_run_time():
-    code = ("import sys, weir.runtime.keyed_process, weir.plan.operators, weir.testing.harness,"
-            " weir.local.executor, weir.datastream;"
-            "print('pyspark' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
+    code = (
+        "import sys, weir.runtime.keyed_process, weir.plan.operators, weir.testing.harness,"
+        " weir.local.executor, weir.datastream;"
+        "print('pyspark' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "False"

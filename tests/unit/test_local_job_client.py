@@ -16,8 +16,9 @@ SLOW_RECORDS, RATE = 600, 20  # 30 s of input: far longer than the test waits
 def slow_job(results, function=lambda i: i):
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     source = DataGeneratorSource(function, count=SLOW_RECORDS, records_per_second=RATE)
-    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow", Types.LONG()) \
-        .map(lambda i: i * 10, Types.LONG()).add_sink(lambda value, ctx: results.append(value))
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "slow", Types.LONG()).map(
+        lambda i: i * 10, Types.LONG()
+    ).add_sink(lambda value, ctx: results.append(value))
     return env
 
 
@@ -25,8 +26,7 @@ def test_execute_async_returns_while_the_job_runs_and_cancel_stops_it():
     results = []
     client = slow_job(results).execute_async("slow")
     assert client.get_job_status() == JobStatus.RUNNING
-    wait_until(lambda: len(results) >= 3, "3 results", 20, state=lambda: results,
-               interval=0.02)
+    wait_until(lambda: len(results) >= 3, "3 results", 20, state=lambda: results, interval=0.02)
     client.cancel()  # returns once the job has stopped
     assert client.get_job_status() == JobStatus.CANCELED
     assert client.wait(20) == JobStatus.CANCELED
@@ -49,6 +49,7 @@ def test_wait_raises_the_failure_of_a_job_running_on():
         if i == 2:
             raise ValueError("no two")
         return i
+
     client = slow_job([], fail_at_two).execute_async("failing")
     with pytest.raises(UserFunctionError, match="no two"):
         client.wait(20)
@@ -87,11 +88,12 @@ def test_the_collector_is_paused_while_a_batch_runs_and_on_again_after_the_job()
     """As on Spark's workers (weir.runtime.gc_pause): a batch's records are freed by
     reference counting, and collections while it runs would only scan them."""
     import gc
+
     seen = []
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
-    env.from_collection([1, 2, 3], Types.LONG()) \
-        .map(lambda i: (i, gc.isenabled()), Types.TUPLE([Types.LONG(), Types.BOOLEAN()])) \
-        .add_sink(lambda value, ctx: seen.append(value))
+    env.from_collection([1, 2, 3], Types.LONG()).map(
+        lambda i: (i, gc.isenabled()), Types.TUPLE([Types.LONG(), Types.BOOLEAN()])
+    ).add_sink(lambda value, ctx: seen.append(value))
     assert gc.isenabled()
     env.execute("collector")
     assert sorted(seen) == [(1, False), (2, False), (3, False)]

@@ -45,8 +45,10 @@ def test_dispose_refuses_a_directory_whose_metadata_is_no_weir_manifest(tmp_path
     before = tree(victim)
     with pytest.raises(SavepointError) as refused:
         dispose_savepoint(str(victim))
-    assert str(refused.value) == (f"savepoint {victim}: its _metadata file is not a weir "
-                                  "savepoint's manifest; nothing was removed")
+    assert str(refused.value) == (
+        f"savepoint {victim}: its _metadata file is not a weir "
+        "savepoint's manifest; nothing was removed"
+    )
     assert tree(victim) == before
 
 
@@ -89,17 +91,29 @@ def test_info_on_a_plain_file_says_it_is_a_file(tmp_path):
     plain.write_text("x")
     with pytest.raises(SavepointError) as refused:
         load_savepoint(str(plain))
-    assert str(refused.value) == (f"savepoint {plain} is a file: a savepoint is a directory "
-                                  "(the one holding its _metadata file)")
+    assert str(refused.value) == (
+        f"savepoint {plain} is a file: a savepoint is a directory "
+        "(the one holding its _metadata file)"
+    )
 
 
-@pytest.mark.parametrize("parallelism, why", [
-    (0, "parallelism must be in 1..4 (the job's max parallelism: its keyed state is split "
-        "into 4 key groups), got 0"),
-    (5, "parallelism must be in 1..4 (the job's max parallelism: its keyed state is split "
-        "into 4 key groups), got 5"),
-    (2.0, "parallelism must be an integer, got 2.0"),
-    (True, "parallelism must be an integer, got True")])
+@pytest.mark.parametrize(
+    "parallelism, why",
+    [
+        (
+            0,
+            "parallelism must be in 1..4 (the job's max parallelism: its keyed state is split "
+            "into 4 key groups), got 0",
+        ),
+        (
+            5,
+            "parallelism must be in 1..4 (the job's max parallelism: its keyed state is split "
+            "into 4 key groups), got 5",
+        ),
+        (2.0, "parallelism must be an integer, got 2.0"),
+        (True, "parallelism must be an integer, got True"),
+    ],
+)
 def test_a_parallelism_outside_one_to_the_max_parallelism_is_refused(parallelism, why):
     with pytest.raises(InvalidParallelism) as refused:
         check_parallelism(parallelism, 4)
@@ -120,8 +134,11 @@ def job(tmp_path, monkeypatch):
 def untouched(record: JobRecord) -> bool:
     """Nothing was asked of the job, and it is as it was."""
     info = record.read()
-    return (os.listdir(os.path.join(record.directory, "control")) == []
-            and info["status"] == "RUNNING" and info["parallelism"] == 2)
+    return (
+        os.listdir(os.path.join(record.directory, "control")) == []
+        and info["status"] == "RUNNING"
+        and info["parallelism"] == 2
+    )
 
 
 def test_rescaling_beyond_the_max_parallelism_is_refused_before_the_job_is_touched(job):
@@ -131,9 +148,12 @@ def test_rescaling_beyond_the_max_parallelism_is_refused_before_the_job_is_touch
     for value in ("5", "99999999999999999999999", "0"):
         answer = client.patch(f"/jobs/{job.job_id}/rescaling?parallelism={value}")
         assert answer.status_code == 400
-        assert answer.json() == {"errors": [
-            "parallelism must be in 1..4 (the job's max parallelism: its keyed state is "
-            f"split into 4 key groups), got {value}"]}
+        assert answer.json() == {
+            "errors": [
+                "parallelism must be in 1..4 (the job's max parallelism: its keyed state is "
+                f"split into 4 key groups), got {value}"
+            ]
+        }
     answer = client.patch(f"/jobs/{job.job_id}/rescaling?parallelism=1.5")
     assert answer.status_code == 400
     assert answer.json()["errors"][0].startswith("query.parallelism: ")
@@ -142,21 +162,29 @@ def test_rescaling_beyond_the_max_parallelism_is_refused_before_the_job_is_touch
 
 def weir_command(tmp_path, *args):
     environment = dict(os.environ, WEIR_HOME=str(tmp_path / "home"), PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "weir", *args], env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "weir", *args],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_modify_and_run_from_a_savepoint_refuse_a_parallelism_beyond_the_max(job, tmp_path):
     done = weir_command(tmp_path, "modify", job.job_id, "-p", "1000")
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.endswith("parallelism must be in 1..4 (the job's max parallelism: its "
-                                "keyed state is split into 4 key groups), got 1000\n")
+    assert done.stderr.endswith(
+        "parallelism must be in 1..4 (the job's max parallelism: its "
+        "keyed state is split into 4 key groups), got 1000\n"
+    )
     assert untouched(job)
     program = tmp_path / "job.py"
     program.write_text("print('ran')\n")
     max_parallelism = load_savepoint(SAVEPOINT).max_parallelism
-    done = weir_command(tmp_path, "run", "-p", str(max_parallelism + 1), "-s", SAVEPOINT,
-                        str(program))
+    done = weir_command(
+        tmp_path, "run", "-p", str(max_parallelism + 1), "-s", SAVEPOINT, str(program)
+    )
     assert done.returncode == 1 and "ran" not in done.stdout
     assert done.stderr.endswith(f"got {max_parallelism + 1}\n")
     assert [r.job_id for r in JobRecord.all()] == [job.job_id]  # no job was created
@@ -165,10 +193,14 @@ def test_modify_and_run_from_a_savepoint_refuse_a_parallelism_beyond_the_max(job
 def test_routing_errors_and_bad_parameters_answer_in_flinks_shape(job):
     client = TestClient(create_app())
     assert (client.get("/no/such/path").status_code, client.get("/no/such/path").json()) == (
-        404, {"errors": ["Not found: /no/such/path"]})
+        404,
+        {"errors": ["Not found: /no/such/path"]},
+    )
     wrong = client.delete(f"/jobs/{job.job_id}/stop")
     assert (wrong.status_code, wrong.json()) == (
-        405, {"errors": [f"Method DELETE is not allowed on /jobs/{job.job_id}/stop"]})
+        405,
+        {"errors": [f"Method DELETE is not allowed on /jobs/{job.job_id}/stop"]},
+    )
     bad = client.get(f"/jobs/{job.job_id}/batches?limit=abc")
     assert bad.status_code == 400 and bad.json()["errors"][0].startswith("query.limit: ")
     assert client.get(f"/jobs/{job.job_id}/batches?limit=0").status_code == 400
@@ -187,7 +219,8 @@ def test_a_server_on_a_port_in_use_refuses_before_saying_it_serves(tmp_path):
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.endswith(
         f"cannot serve on 127.0.0.1:{port}: Address already in use (is another `weir "
-        "server` or dashboard running there? pass --port)\n")
+        "server` or dashboard running there? pass --port)\n"
+    )
 
 
 def test_a_line_that_is_not_utf8_is_a_dead_letter_naming_file_and_line(tmp_path):
@@ -195,19 +228,25 @@ def test_a_line_that_is_not_utf8_is_a_dead_letter_naming_file_and_line(tmp_path)
     path.write_bytes(b'{"a": 1}\n{"a": "caf\xe9"}\n\n{"a": 3}\n[4]\n')
     values = list(read_file(str(path), "json", dead_letters=True))
     assert [dict(v.as_dict()) for v in values if not isinstance(v, DeadLetter)] == [
-        {"a": 1}, {"a": 3}]
+        {"a": 1},
+        {"a": 3},
+    ]
     letters = [(d.position, d.reason, d.record) for d in values if isinstance(d, DeadLetter)]
     assert letters == [
         (f"{path}:2", "not UTF-8: byte 0xe9 at column 11", b'{"a": "caf\xe9"}\n'),
-        (f"{path}:5", "not a JSON object: a JSON list", b"[4]\n")]
+        (f"{path}:5", "not a JSON object: a JSON list", b"[4]\n"),
+    ]
 
 
-@pytest.mark.parametrize("fmt, content, line", [
-    ("json", b'{"a": 1}\n{"a": 2}\n{"a": "\xff"}\n', 3),
-    ("text", b"one\ntwo\xc3\n", 2),
-    ("csv", b"a,b\n1,2\n3,\xfe\n", 3)])
-def test_without_a_dead_letter_output_the_error_names_file_and_line(tmp_path, fmt, content,
-                                                                    line):
+@pytest.mark.parametrize(
+    "fmt, content, line",
+    [
+        ("json", b'{"a": 1}\n{"a": 2}\n{"a": "\xff"}\n', 3),
+        ("text", b"one\ntwo\xc3\n", 2),
+        ("csv", b"a,b\n1,2\n3,\xfe\n", 3),
+    ],
+)
+def test_without_a_dead_letter_output_the_error_names_file_and_line(tmp_path, fmt, content, line):
     path = tmp_path / f"input.{fmt}"
     path.write_bytes(content)
     with pytest.raises(ValueError) as failed:
@@ -215,25 +254,39 @@ def test_without_a_dead_letter_output_the_error_names_file_and_line(tmp_path, fm
     assert str(failed.value).startswith(f"{path}:{line}: not UTF-8: byte 0x")
 
 
-@pytest.mark.parametrize("restarts, why", [
-    ([None], None),
-    (["it ended FAILED: boom", None],
-     "could not run at parallelism 3 (it ended FAILED: boom); it runs again at its old "
-     "parallelism from savepoint /sp/savepoint-1"),
-    (["it ended FAILED: boom", "it ended FAILED: again"],
-     "could not run at parallelism 3 (it ended FAILED: boom) nor again at its old "
-     "parallelism (it ended FAILED: again); its state is in savepoint /sp/savepoint-1: "
-     "`weir run -s /sp/savepoint-1` restores it")])
+@pytest.mark.parametrize(
+    "restarts, why",
+    [
+        ([None], None),
+        (
+            ["it ended FAILED: boom", None],
+            "could not run at parallelism 3 (it ended FAILED: boom); it runs again at its old "
+            "parallelism from savepoint /sp/savepoint-1",
+        ),
+        (
+            ["it ended FAILED: boom", "it ended FAILED: again"],
+            "could not run at parallelism 3 (it ended FAILED: boom) nor again at its old "
+            "parallelism (it ended FAILED: again); its state is in savepoint /sp/savepoint-1: "
+            "`weir run -s /sp/savepoint-1` restores it",
+        ),
+    ],
+)
 def test_a_rescale_whose_restart_fails_goes_back_to_the_old_parallelism(
-        job, monkeypatch, restarts, why):
+    job, monkeypatch, restarts, why
+):
     import weir.jobs.lifecycle as lifecycle
+
     tried = []
 
     def restart(record, parallelism, savepoint):
         tried.append((parallelism, savepoint))
         return restarts[len(tried) - 1]
-    monkeypatch.setattr(lifecycle, "answered", lambda record, action, **_: {
-        "path": "/sp/savepoint-1"} if action == "stop" else None)
+
+    monkeypatch.setattr(
+        lifecycle,
+        "answered",
+        lambda record, action, **_: {"path": "/sp/savepoint-1"} if action == "stop" else None,
+    )
     monkeypatch.setattr(lifecycle, "await_end", lambda record: None)
     monkeypatch.setattr(lifecycle, "_restart", restart)
     if why is None:
@@ -242,7 +295,7 @@ def test_a_rescale_whose_restart_fails_goes_back_to_the_old_parallelism(
         with pytest.raises(lifecycle.LifecycleError) as failed:
             rescale(job, 3)
         assert str(failed.value) == f"Job {job.job_id} {why}"
-    assert tried == [(3, "/sp/savepoint-1"), (2, "/sp/savepoint-1")][:len(restarts)]
+    assert tried == [(3, "/sp/savepoint-1"), (2, "/sp/savepoint-1")][: len(restarts)]
 
 
 def test_cancel_of_a_job_not_running_yet_ends_its_process(tmp_path):
@@ -262,8 +315,10 @@ def test_cancel_of_a_job_not_running_yet_ends_its_process(tmp_path):
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout == f"Cancelling job {job_id}.\nCancelled job {job_id}.\n"
     assert json.loads(record_path.read_text())["status"] == "CANCELED"
-    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(
-        ")", 1)[1].split()[0] == "Z"
+    assert (
+        not os.path.exists(f"/proc/{pid}")
+        or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    )
     again = weir_command(tmp_path, "cancel", job_id)
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.endswith(f"Job {job_id} is CANCELED, not RUNNING\n")

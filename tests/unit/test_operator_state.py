@@ -4,15 +4,26 @@ partitioning, on the in-process executor and on the non-keyed operator directly.
 import pytest
 
 from weir.common import Types
-from weir.datastream import (CheckpointedFunction, FlatMapFunction, KeyedProcessFunction,
-                             MapFunction, SinkFunction, StreamExecutionEnvironment)
+from weir.datastream import (
+    CheckpointedFunction,
+    FlatMapFunction,
+    KeyedProcessFunction,
+    MapFunction,
+    SinkFunction,
+    StreamExecutionEnvironment,
+)
 from weir.datastream.connectors import DataGeneratorSource
 from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
 from weir.runtime.non_keyed import InstanceSpec, NonKeyedOperator
 from weir.runtime.sink_writers import CheckpointedSink
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore
-from weir.runtime.state.operator_state import (SPLIT, UNION, OperatorStateLog,
-                                               OperatorStateStore, redistribute)
+from weir.runtime.state.operator_state import (
+    SPLIT,
+    UNION,
+    OperatorStateLog,
+    OperatorStateStore,
+    redistribute,
+)
 
 COUNT = ListStateDescriptor("count", Types.LONG())
 SEEN = ListStateDescriptor("seen", Types.LONG())
@@ -53,22 +64,27 @@ def _env(parallelism=1):
 
 def test_a_checkpointed_map_numbers_records_across_micro_batches():
     env = _env()
-    source = env.from_source(DataGeneratorSource(lambda i: i * 10, count=25,
-                                                 max_records_per_batch=4), None, "numbers")
+    source = env.from_source(
+        DataGeneratorSource(lambda i: i * 10, count=25, max_records_per_batch=4), None, "numbers"
+    )
     result = list(source.map(Numbering()).execute_and_collect())
     assert result == [(i * 10, i + 1) for i in range(25)]
 
 
 def test_each_parallel_instance_keeps_its_own_list_state():
     env = _env(2)
-    source = env.from_source(DataGeneratorSource(lambda i: i, count=12, num_splits=2,
-                                                 max_records_per_batch=4), None, "numbers")
+    source = env.from_source(
+        DataGeneratorSource(lambda i: i, count=12, num_splits=2, max_records_per_batch=4),
+        None,
+        "numbers",
+    )
     result = list(source.map(Numbering()).execute_and_collect())
     # Each batch of 4 is read as two splits of 2: split 0 by subtask 0, split 1 by 1.
     first = [v for v in range(12) if v % 4 < 2]
     second = [v for v in range(12) if v % 4 >= 2]
-    assert sorted(result) == sorted([(v, n + 1) for n, v in enumerate(first)]
-                                    + [(v, n + 1) for n, v in enumerate(second)])
+    assert sorted(result) == sorted(
+        [(v, n + 1) for n, v in enumerate(first)] + [(v, n + 1) for n, v in enumerate(second)]
+    )
 
 
 def test_broadcast_partitioning_gives_every_instance_every_record():
@@ -94,8 +110,12 @@ def _operator(store, run_id="run-1", restored=None, parallelism=2, restoring=Fal
 def _run(operator, key_group, values):
     out = []
     operator.active_key_groups = (key_group,)
-    operator.process_batch(list(values), [None] * len(values), [None] * len(values),
-                           lambda tag, value, ts: out.append(value))
+    operator.process_batch(
+        list(values),
+        [None] * len(values),
+        [None] * len(values),
+        lambda tag, value, ts: out.append(value),
+    )
     operator.active_key_groups = ()
     snapshot = operator.snapshot_operator_state(key_group)
     operator.release()
@@ -149,20 +169,29 @@ def test_a_new_parallelism_deals_list_states_out_evenly_and_unions_to_all():
     numbers = [_run(three, kg, [0])[0] for kg in (0, 43, 86)]
     assert numbers == [[(0, 4)], [(0, 2)], [(0, 1)]]  # counts [3], [1], [] dealt out
     assert [three._instances[kg].function.restored for kg in (0, 43, 86)] == [True] * 3
-    assert scaled_out.latest[("numbering", 2)] == (1, {"count": ("split", []),
-                                                       "seen": ("union", [3, 9])})
+    assert scaled_out.latest[("numbering", 2)] == (
+        1,
+        {"count": ("split", []), "seen": ("union", [3, 9])},
+    )
 
 
 def test_redistribute_follows_flinks_round_robin_repartitioner():
-    old = [{"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a"])},
-           {"s": (SPLIT, [4, 5]), "u": (UNION, ["b"])}]
-    assert redistribute(old, 2) == [{"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a", "b"])},
-                                    {"s": (SPLIT, [4, 5]), "u": (UNION, ["a", "b"])}]
+    old = [
+        {"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a"])},
+        {"s": (SPLIT, [4, 5]), "u": (UNION, ["b"])},
+    ]
+    assert redistribute(old, 2) == [
+        {"s": (SPLIT, [1, 2, 3]), "u": (UNION, ["a", "b"])},
+        {"s": (SPLIT, [4, 5]), "u": (UNION, ["a", "b"])},
+    ]
     assert [d["s"][1] for d in redistribute(old, 3)] == [[1, 2], [3, 4], [5]]
     assert [d["s"][1] for d in redistribute(old, 4)] == [[1, 2], [3], [4], [5]]
     assert redistribute(old, 1) == [{"s": (SPLIT, [1, 2, 3, 4, 5]), "u": (UNION, ["a", "b"])}]
     assert redistribute([{}, {"s": (SPLIT, [7])}], 3) == [
-        {"s": (SPLIT, [7])}, {"s": (SPLIT, [])}, {"s": (SPLIT, [])}]
+        {"s": (SPLIT, [7])},
+        {"s": (SPLIT, [])},
+        {"s": (SPLIT, [])},
+    ]
 
 
 def test_a_kept_instance_that_missed_a_batch_reopens_from_the_page():
@@ -195,7 +224,9 @@ def test_every_instance_of_a_run_restored_from_a_checkpoint_is_restored():
     assert function.restored is True and function.union == []
     sink = CheckpointedSink(BufferingSink(10), "sink", 2, None, restoring=True)
     assert [(i.function.restored, i.function.buffered) for i in sink.instances] == [
-        (True, []), (True, [])]
+        (True, []),
+        (True, []),
+    ]
 
 
 def test_operator_state_refuses_what_flink_refuses():
@@ -224,8 +255,11 @@ def test_a_failing_snapshot_names_the_operator():
             yield value
 
     env = _env()
-    with pytest.raises(Exception, match=r"operator 'non_keyed-0' failed in user function "
-                                        r".*Broken.snapshot_state.*disk full"):
+    with pytest.raises(
+        Exception,
+        match=r"operator 'non_keyed-0' failed in user function "
+        r".*Broken.snapshot_state.*disk full",
+    ):
         list(env.from_collection([1]).flat_map(Broken()).execute_and_collect())
 
 
@@ -258,7 +292,8 @@ class BufferingSink(SinkFunction, CheckpointedFunction):
 
     def initialize_state(self, context):
         self.state = context.get_operator_state_store().get_list_state(
-            ListStateDescriptor("buffered", Types.LONG()))
+            ListStateDescriptor("buffered", Types.LONG())
+        )
         self.restored = context.is_restored()
         self.buffered = self.state.get()
 
@@ -276,8 +311,9 @@ class BufferingSink(SinkFunction, CheckpointedFunction):
 def test_a_sink_function_keeps_operator_state_across_micro_batches():
     FLUSHED.clear(), SNAPSHOTS.clear()
     env = _env()
-    source = env.from_source(DataGeneratorSource(lambda i: i, count=10,
-                                                 max_records_per_batch=4), None, "numbers")
+    source = env.from_source(
+        DataGeneratorSource(lambda i: i, count=10, max_records_per_batch=4), None, "numbers"
+    )
     source.add_sink(BufferingSink(3))
     env.execute("buffering")
     assert FLUSHED == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
@@ -302,6 +338,9 @@ def test_a_failing_sink_function_names_the_sink():
 
     env = _env()
     env.from_collection([1]).add_sink(Failing(3)).uid("failing-sink")
-    with pytest.raises(Exception, match=r"operator 'failing-sink' failed in user function "
-                                        r".*Failing.invoke.*no route"):
+    with pytest.raises(
+        Exception,
+        match=r"operator 'failing-sink' failed in user function "
+        r".*Failing.invoke.*no route",
+    ):
         env.execute("failing")

@@ -19,6 +19,7 @@ def test_a_store_without_remove_is_not_a_page_store():
 
         def store(self, page_id, blob):
             pass
+
     with pytest.raises(TypeError, match="remove"):
         Partial()
 

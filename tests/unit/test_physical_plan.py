@@ -42,9 +42,13 @@ def test_stateless_nodes_are_fused_behind_their_producer_and_routed_to_each_cons
     assert sorted((t.uid, t.stage) for _, t in fused.targets) == [("first", 1), ("sink-2", 3)]
     behind_first = plan.keyed[0].fused
     assert [(h.node.kind, h.inputs) for h in behind_first.hops] == [
-        ("stateless", [Edge(None)]), ("side_output", [Edge(None, "side")])]
-    assert {t.uid: edge for edge, t in behind_first.targets} == {"sink-0": Edge(0),
-                                                                  "second": Edge(1)}
+        ("stateless", [Edge(None)]),
+        ("side_output", [Edge(None, "side")]),
+    ]
+    assert {t.uid: edge for edge, t in behind_first.targets} == {
+        "sink-0": Edge(0),
+        "second": Edge(1),
+    }
 
 
 def test_a_keyed_operator_runs_one_stage_after_its_latest_producer():
@@ -61,9 +65,13 @@ def test_a_keyed_operator_runs_one_stage_after_its_latest_producer():
 def test_inputs_of_a_two_input_operator_are_labelled_by_position():
     env = StreamExecutionEnvironment.get_execution_environment()
     left, right = env.from_collection([1]), env.from_collection(["a"])
-    node = env._graph.add(g.KEYED, "Pair", (left._node_id, right._node_id),
-                          key_selectors=(lambda x: x, len),
-                          function=adapters.KeyedCoProcess(Pairing()))
+    node = env._graph.add(
+        g.KEYED,
+        "Pair",
+        (left._node_id, right._node_id),
+        key_selectors=(lambda x: x, len),
+        function=adapters.KeyedCoProcess(Pairing()),
+    )
     env._graph.add(g.SINK, "Print", (node.id,), sink=None)
     plan = _plan(env)
     labels = {s.uid: [(t.uid, t.input) for _, t in s.fused.targets] for s in plan.sources}
@@ -93,13 +101,18 @@ def test_an_idle_group_does_not_hold_an_operators_own_watermark():
     which does not reach the operator): as in Flink, the operator leaves it out."""
     env = StreamExecutionEnvironment.get_execution_environment()
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(9))
-    a, b, c = (env.from_collection([i]).assign_timestamps_and_watermarks(strategy)
-               for i in range(3))
+    a, b, c = (
+        env.from_collection([i]).assign_timestamps_and_watermarks(strategy) for i in range(3)
+    )
     a.map(str).print()
     b.union(c).key_by(lambda x: x).process(Echo()).uid("b-and-c").print()
     plan = _plan(env)
-    group = {s.uid: i for i, grp in enumerate(plan.watermark_groups) for s in plan.sources
-             if s.uid in grp.sources}
+    group = {
+        s.uid: i
+        for i, grp in enumerate(plan.watermark_groups)
+        for s in plan.sources
+        if s.uid in grp.sources
+    }
     ga, gb, gc = (group[s.uid] for s in plan.sources)
     own = OwnWatermarks(plan)
     assert own.advance({ga: 210, gb: 210, gc: 20010}, idle={gb}) == {"b-and-c": 20000}
@@ -111,8 +124,10 @@ def test_one_source_with_two_watermark_strategies_is_refused_clearly():
     source = env.from_collection([1])
     for bound in (1, 2):
         source.assign_timestamps_and_watermarks(
-            WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(bound))
-            .with_timestamp_assigner(lambda x, ts: x)).print()
+            WatermarkStrategy.for_bounded_out_of_orderness(
+                Duration.of_millis(bound)
+            ).with_timestamp_assigner(lambda x, ts: x)
+        ).print()
     with pytest.raises(NotImplementedError, match="one watermark strategy per source"):
         _plan(env)
 
@@ -145,10 +160,12 @@ def test_two_input_operator_in_the_harness_shares_keyed_state_and_timers():
         ("first", "a", ("a", 1), None),
         ("second", "a", {"id": "a", "n": 2}, ("a", 1)),
         ("second", "b", {"id": "b", "n": 3}, None),
-        ("first", "b", ("b", 4), {"id": "b", "n": 3})]
+        ("first", "b", ("b", 4), {"id": "b", "n": 3}),
+    ]
     snapshot = h.snapshot()
     h = KeyedOperatorHarness.restore(Pairing(), (lambda v: v[0], lambda v: v["id"]), snapshot)
     h.process_watermark(120)
     assert sorted(h.extract_outputs(), key=repr) == [
         (("timer", "a", ("a", 1), {"id": "a", "n": 2}), 110),
-        (("timer", "b", ("b", 4), {"id": "b", "n": 3}), 117)]
+        (("timer", "b", ("b", 4), {"id": "b", "n": 3}), 117),
+    ]

@@ -10,16 +10,25 @@ import sys
 
 import pytest
 
-TASK_CODE = ("weir.task.keyed_runner", "weir.task.source_runner", "weir.task.routing",
-             "weir.plan.physical", "weir.plan.operators")
+TASK_CODE = (
+    "weir.task.keyed_runner",
+    "weir.task.source_runner",
+    "weir.task.routing",
+    "weir.plan.physical",
+    "weir.plan.operators",
+)
 
 
-@pytest.mark.parametrize("module, unwanted", [
-    ("weir.spark.host", TASK_CODE + ("weir.runtime.sources", "weir.runtime.timers", "numpy")),
-    ("weir.spark.source", TASK_CODE)])
+@pytest.mark.parametrize(
+    "module, unwanted",
+    [
+        ("weir.spark.host", TASK_CODE + ("weir.runtime.sources", "weir.runtime.timers", "numpy")),
+        ("weir.spark.source", TASK_CODE),
+    ],
+)
 def test_a_planner_process_imports_no_task_code(module, unwanted):
-    probe = (f"import sys, {module}\n"
-             f"print(sorted(m for m in {unwanted!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
+    probe = f"import sys, {module}\nprint(sorted(m for m in {unwanted!r} if m in sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

@@ -8,15 +8,17 @@ NAMES = {"rates": "Rates", "rates.v2": "Rates v2", "sink-0": "Sink"}
 
 
 def test_user_metric_groups_join_with_underscores():
-    assert _operator_metric("rates.values.ts.mean", NAMES) == (
-        "rates", "values_ts_mean", None)
+    assert _operator_metric("rates.values.ts.mean", NAMES) == ("rates", "values_ts_mean", None)
     assert _operator_metric("rates.v2.numRecordsIn", NAMES) == ("rates.v2", "numRecordsIn", None)
     assert _operator_metric("sink-0.records-in/s", NAMES) == ("sink-0", "records_in_s", None)
 
 
 def test_one_subtasks_count_has_its_index():
     assert _operator_metric("rates.v2.subtask.3.numRecordsIn", NAMES) == (
-        "rates.v2", "numRecordsIn", "3")
+        "rates.v2",
+        "numRecordsIn",
+        "3",
+    )
     assert _operator_metric("rates.keyGroup.7.numRecordsIn", NAMES) == (None, None, None)
 
 

@@ -33,8 +33,7 @@ def test_two_keyed_operators_in_a_row_each_select_once():
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     first = env.from_collection(list(range(9))).key_by(CountingSelector()).process(CurrentKey())
     second = first.map(lambda pair: pair[1] + 1).key_by(CountingSelector()).process(CurrentKey())
-    assert sorted(second.execute_and_collect()) == sorted(((v + 1) % 3, v + 1)
-                                                          for v in range(9))
+    assert sorted(second.execute_and_collect()) == sorted(((v + 1) % 3, v + 1) for v in range(9))
     assert CountingSelector.calls == 18
 
 
@@ -44,13 +43,23 @@ def test_named_rows_travel_as_columns_and_arrive_as_equal_rows():
 
     import pyarrow as pa
 
-    from weir.common.row import PackedRows, Row, RowKind, pack_rows, rows_of_columns, \
-        shared_field_names
+    from weir.common.row import (
+        PackedRows,
+        Row,
+        RowKind,
+        pack_rows,
+        rows_of_columns,
+        shared_field_names,
+    )
+
     fields = shared_field_names(["sensor", "temperature"])
     table = pa.table({"sensor": ["a", "b", "c"], "temperature": [1.5, 2.0, -3.25]})
     from_source = rows_of_columns(fields, table.columns, 3)
-    expected = [Row(sensor="a", temperature=1.5), Row(sensor="b", temperature=2.0),
-                Row(sensor="c", temperature=-3.25)]
+    expected = [
+        Row(sensor="a", temperature=1.5),
+        Row(sensor="b", temperature=2.0),
+        Row(sensor="c", temperature=-3.25),
+    ]
     some = [from_source[2], from_source[0]]  # a key group's share of a source batch
     packed = pack_rows(some)
     assert isinstance(packed, PackedRows) and packed.columns == [["c", "a"], [-3.25, 1.5]]
@@ -67,7 +76,13 @@ def test_named_rows_travel_as_columns_and_arrive_as_equal_rows():
     deleted = pickle.loads(pickle.dumps(pack_rows([changed])))
     assert deleted == [changed] and deleted[0].get_row_kind() == RowKind.DELETE
     Pair = collections.namedtuple("Pair", "a b")
-    for unpackable in ([expected[0], changed],  # two kinds
-                       [expected[0], Row(other="x", temperature=1.0)],  # two field lists
-                       [Row(1, 2)], [(1, 2)], [Pair(1, 2)], [expected[0], (1, 2)], []):
+    for unpackable in (
+        [expected[0], changed],  # two kinds
+        [expected[0], Row(other="x", temperature=1.0)],  # two field lists
+        [Row(1, 2)],
+        [(1, 2)],
+        [Pair(1, 2)],
+        [expected[0], (1, 2)],
+        [],
+    ):
         assert pack_rows(unpackable) is None

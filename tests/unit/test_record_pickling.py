@@ -31,6 +31,7 @@ def local_records():
 
         def doubled(self):
             return self.value * 2
+
     return [Reading("a", 1), Reading("b", 2)]
 
 
@@ -38,10 +39,13 @@ def test_a_class_defined_in_a_function_travels_by_value_to_another_process():
     with pytest.raises((pickle.PicklingError, AttributeError)):
         pickle.dumps(local_records())
     blob = pickling.dumps(local_records())
-    code = ("import pickle, sys; records = pickle.loads(sys.stdin.buffer.read()); "
-            "print([(type(r).__name__, r.sensor, r.doubled()) for r in records])")
-    read = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True,
-                          check=True).stdout.decode()
+    code = (
+        "import pickle, sys; records = pickle.loads(sys.stdin.buffer.read()); "
+        "print([(type(r).__name__, r.sensor, r.doubled()) for r in records])"
+    )
+    read = subprocess.run(
+        [sys.executable, "-c", code], input=blob, capture_output=True, check=True
+    ).stdout.decode()
     assert read == "[('Reading', 'a', 2), ('Reading', 'b', 4)]\n"
 
 
@@ -58,7 +62,8 @@ def test_records_that_cannot_be_pickled_name_the_operator_they_were_for():
         bundler.rows()
     assert str(failed.value) == (
         "WeirUserFunctionError: records for operator 'counts' cannot be serialized (record "
-        "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object")
+        "types: builtins.tuple): TypeError: cannot pickle '_thread.lock' object"
+    )
 
 
 SPARK_TEXT = """[STREAM_FAILED] Query [id = 5ac6] terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function in foreach batch sink. Reason: An exception was raised by the Python Proxy. Return Message: Traceback (most recent call last):
@@ -73,12 +78,15 @@ ValueError: Kafka sink 'sink-0': record Row(1, 'hi') cannot be serialized
 
 def test_an_engine_failure_is_its_last_python_exception_with_the_trace_kept():
     from weir.runtime.errors import MARKER, marked_message
+
     message = marked_message(SPARK_TEXT)
     cause, _, kept = message.partition(" (the full trace: ")
     assert cause == "ValueError: Kafka sink 'sink-0': record Row(1, 'hi') cannot be serialized"
     with open(kept.rstrip(")"), encoding="utf-8") as handle:
         assert handle.read() == SPARK_TEXT
     os.remove(kept.rstrip(")"))
-    assert marked_message(f"noise\n{MARKER}: sink 's' failed: OSError: x\nmore") == \
-        "sink 's' failed: OSError: x"
+    assert (
+        marked_message(f"noise\n{MARKER}: sink 's' failed: OSError: x\nmore")
+        == "sink 's' failed: OSError: x"
+    )
     assert marked_message("short and plain") == "short and plain"

@@ -12,8 +12,13 @@ from weir.common.time import Duration
 from weir.datastream.connectors.redis import RedisSink, RedisStreamSource
 from weir.runtime.connectors import redis_clients
 from weir.runtime.connectors.redis_sink import HashFields, KeyValues, StreamEntries, marker_key
-from weir.runtime.connectors.redis_source import (RedisStreamReader, StreamEnd, _columns,
-                                                  full_id, parse_id)
+from weir.runtime.connectors.redis_source import (
+    RedisStreamReader,
+    StreamEnd,
+    _columns,
+    full_id,
+    parse_id,
+)
 from weir.runtime.sources import END_SPLIT
 
 URL = "redis://127.0.0.1:1/0"
@@ -45,9 +50,17 @@ def test_starting_positions_ids_and_the_other_settings():
         _builder().set_deserializer("fields")
     with pytest.raises(LookupError):
         _builder().set_encoding("no-such-codec")
-    config = (_builder("a", "b", "a").set_starting_position("latest")
-              .set_starting_ids({"a": "17"}).set_timestamp_field("ts").set_encoding(None)
-              .set_bounded().build().create_reader().config)
+    config = (
+        _builder("a", "b", "a")
+        .set_starting_position("latest")
+        .set_starting_ids({"a": "17"})
+        .set_timestamp_field("ts")
+        .set_encoding(None)
+        .set_bounded()
+        .build()
+        .create_reader()
+        .config
+    )
     assert config.streams == ["a", "b"] and config.starting == "latest"
     assert config.starting_ids == {"a": "17-0"} and config.bounded
     assert config.timestamp_field == "ts" and config.encoding is None
@@ -99,14 +112,15 @@ def test_latest_and_given_starting_ids():
     start = given.initial_offset()
     assert start["next"] == {"a": "0-0", "b": "2-0"} and start["added"] == {}
     assert given.splits(start, given.latest_offset(start)) == [
-        (0, "a", "0-0", "9-1"), (1, "b", "2-0", "4-0")]
+        (0, "a", "0-0", "9-1"),
+        (1, "b", "2-0", "4-0"),
+    ]
 
 
 def test_a_bounded_source_stops_at_the_ids_of_its_start():
     reader = _FakeServer(_builder("a", "b").set_bounded(), {"a": _end("7-0", 2)})
     start = reader.initial_offset()
-    assert start == {"end": 0, "next": {"a": "0-0", "b": "0-0"},
-                     "stop": {"a": "7-0", "b": "0-0"}}
+    assert start == {"end": 0, "next": {"a": "0-0", "b": "0-0"}, "stop": {"a": "7-0", "b": "0-0"}}
     reader.server["a"] = _end("8-0", 3)  # added after the start: not read
     end = reader.latest_offset(start)
     assert end == {"end": 1, "next": {"a": "7-0", "b": "0-0"}, "stop": start["stop"]}
@@ -120,11 +134,15 @@ def test_entries_deleted_before_they_were_read_fail_the_planning():
     reader.server["a"] = _end("9-0", 4, deleted="2-0", length=3)  # read already: fine
     assert reader.latest_offset(start)["next"] == {"a": "9-0"}
     reader.server["a"] = _end("9-0", 4, deleted="5-0", length=3)
-    with pytest.raises(ValueError, match=r"'a' at 127.0.0.1:1/0: entries after 3-0 \(up to "
-                                         r"5-0\) were deleted or trimmed"):
+    with pytest.raises(
+        ValueError,
+        match=r"'a' at 127.0.0.1:1/0: entries after 3-0 \(up to "
+        r"5-0\) were deleted or trimmed",
+    ):
         reader.latest_offset(start)
-    earliest = _FakeServer(_builder("a"), {"a": _end("9-0", 4, deleted="5-0", first_id="7-0",
-                                                     length=1)})
+    earliest = _FakeServer(
+        _builder("a"), {"a": _end("9-0", 4, deleted="5-0", first_id="7-0", length=1)}
+    )
     assert earliest.latest_offset(earliest.initial_offset())["next"] == {"a": "9-0"}
 
 
@@ -149,35 +167,55 @@ def test_a_restarted_job_reads_the_streams_of_its_checkpoint():
 
 
 def _page(*entries):
-    return [(entry_id.encode(), {k.encode(): v.encode() for k, v in fields.items()})
-            for entry_id, fields in entries]
+    return [
+        (entry_id.encode(), {k.encode(): v.encode() for k, v in fields.items()})
+        for entry_id, fields in entries
+    ]
 
 
 def test_entries_become_rows_of_strings_timed_by_their_ids():
     config = _builder().build().create_reader().config
-    values, stamps = _columns(config, "s", _page(("1000-0", {"k": "a", "v": "1"}),
-                                                 ("2500-3", {"k": "b"})))
+    values, stamps = _columns(
+        config, "s", _page(("1000-0", {"k": "a", "v": "1"}), ("2500-3", {"k": "b"}))
+    )
     assert values == [Row(k="a", v="1"), Row(k="b")] and stamps == [1000, 2500]
     assert values[0].k == "a"
 
 
 def test_a_deserializer_a_timestamp_field_and_raw_bytes():
-    config = (_builder().set_deserializer(lambda f: None if f["v"] == "skip" else int(f["v"]))
-              .set_timestamp_field("ts").build().create_reader().config)
-    values, stamps = _columns(config, "s", _page(("1-0", {"v": "7", "ts": "42"}),
-                                                 ("2-0", {"v": "skip", "ts": "43"})))
+    config = (
+        _builder()
+        .set_deserializer(lambda f: None if f["v"] == "skip" else int(f["v"]))
+        .set_timestamp_field("ts")
+        .build()
+        .create_reader()
+        .config
+    )
+    values, stamps = _columns(
+        config, "s", _page(("1-0", {"v": "7", "ts": "42"}), ("2-0", {"v": "skip", "ts": "43"}))
+    )
     assert values == [7] and stamps == [42]
     raw = _builder().set_encoding(None).set_deserializer(dict).build().create_reader().config
     assert _columns(raw, "s", _page(("1-0", {"v": "x"})))[0] == [{"v": b"x"}]
 
 
 def test_an_entry_that_cannot_be_read_names_its_stream_and_id():
-    config = (_builder().set_deserializer(lambda f: int(f["v"])).set_timestamp_field("ts")
-              .build().create_reader().config)
-    with pytest.raises(ValueError, match=r"entry orders/5-1 at 127.0.0.1:1/0 cannot be read: "
-                                         r"ValueError: invalid literal.*entry: \{b'v': b'x'"):
-        _columns(config, "orders", _page(("5-0", {"v": "1", "ts": "1"}),
-                                         ("5-1", {"v": "x", "ts": "1"})))
+    config = (
+        _builder()
+        .set_deserializer(lambda f: int(f["v"]))
+        .set_timestamp_field("ts")
+        .build()
+        .create_reader()
+        .config
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"entry orders/5-1 at 127.0.0.1:1/0 cannot be read: "
+        r"ValueError: invalid literal.*entry: \{b'v': b'x'",
+    ):
+        _columns(
+            config, "orders", _page(("5-0", {"v": "1", "ts": "1"}), ("5-1", {"v": "x", "ts": "1"}))
+        )
     with pytest.raises(ValueError, match="orders/6-0 .*no timestamp field 'ts'"):
         _columns(config, "orders", _page(("6-0", {"v": "1"})))
     with pytest.raises(ValueError, match="orders/7-0 .*'ts' is not integer milliseconds"):
@@ -198,8 +236,12 @@ def test_sink_builders_and_their_specs():
     keyed = RedisSink.key_value(URL, _key_of, ttl=Duration.of_seconds(2)).sink_spec()
     assert isinstance(keyed.command, KeyValues) and keyed.command.ttl_ms == 2000
     assert pickle.loads(pickle.dumps(keyed)).command.key_selector is _key_of
-    assert RedisSink.key_value(URL, "k", ttl=datetime.timedelta(milliseconds=5)) \
-        .sink_spec().command.ttl_ms == 5
+    assert (
+        RedisSink.key_value(URL, "k", ttl=datetime.timedelta(milliseconds=5))
+        .sink_spec()
+        .command.ttl_ms
+        == 5
+    )
     assert RedisSink.key_value(URL, "k", ttl=1.5).sink_spec().command.ttl_ms == 1500
     with pytest.raises(ValueError, match="ttl must be at least 1 ms"):
         RedisSink.key_value(URL, "k", ttl=0)
@@ -213,22 +255,29 @@ def test_sink_builders_and_their_specs():
 
 
 def test_records_become_commands_and_bad_records_name_themselves():
-    writer = RedisSink.stream(URL, lambda r: f"s-{r['k']}").sink_spec().batch_writer(
-        "out", "job", 4, 1)
+    writer = (
+        RedisSink.stream(URL, lambda r: f"s-{r['k']}").sink_spec().batch_writer("out", "job", 4, 1)
+    )
     writer.write([{"k": "a", "n": 1}, Row(k="b", n=2.5)])
     assert writer.pending == [("s-a", {"k": "a", "n": 1}), ("s-b", {"k": "b", "n": 2.5})]
     assert writer.written == 2
-    with pytest.raises(ValueError, match=r"Redis sink 'out': record \{'k': 'c', 'n': None\} "
-                                         r"cannot be written: TypeError: field 'n' is a "
-                                         r"NoneType"):
+    with pytest.raises(
+        ValueError,
+        match=r"Redis sink 'out': record \{'k': 'c', 'n': None\} "
+        r"cannot be written: TypeError: field 'n' is a "
+        r"NoneType",
+    ):
         writer.write([{"k": "c", "n": None}])
     plain = RedisSink.stream(URL, "s").sink_spec().batch_writer("out", "job", 0, 0)
     plain.write(["text", 7])
     assert plain.pending == [("s", {"value": "text"}), ("s", {"value": 7})]
     with pytest.raises(ValueError, match="non-empty dict of fields"):
         plain.write([{}])
-    keyed = RedisSink.key_value(URL, _key_of, lambda r: r[1]).sink_spec().batch_writer(
-        "kv", "job", 0, 0)
+    keyed = (
+        RedisSink.key_value(URL, _key_of, lambda r: r[1])
+        .sink_spec()
+        .batch_writer("kv", "job", 0, 0)
+    )
     keyed.write([("a", 1), ("b", "x")])
     assert keyed.pending == [("k:a", 1), ("k:b", "x")]
     with pytest.raises(ValueError, match="the value is a bool"):
@@ -246,7 +295,6 @@ def test_without_redis_py_the_connector_says_what_to_install(monkeypatch):
 
 
 def test_error_addresses_leave_credentials_out():
-    assert redis_clients.address("redis://user:secret@db.example:6380/2") == \
-        "db.example:6380/2"
+    assert redis_clients.address("redis://user:secret@db.example:6380/2") == "db.example:6380/2"
     assert redis_clients.address("redis://h") == "h:6379/0"
     assert redis_clients.address("unix:///tmp/redis.sock") == "unix:/tmp/redis.sock"

@@ -6,8 +6,11 @@ import random
 import pytest
 
 from weir.common import Configuration, RestartStrategies
-from weir.common.restart_strategy import (ExponentialDelayRestartStrategyConfiguration,
-                                          parse_duration_ms, restart_strategy_of)
+from weir.common.restart_strategy import (
+    ExponentialDelayRestartStrategyConfiguration,
+    parse_duration_ms,
+    restart_strategy_of,
+)
 
 
 def test_fixed_delay_restarts_its_attempts_then_gives_up():
@@ -37,8 +40,9 @@ def test_exponential_delay_grows_caps_and_resets():
 
 
 def test_exponential_delay_jitter_stays_within_its_factor():
-    strategy = ExponentialDelayRestartStrategyConfiguration(1000, 60_000, 1.5, 3_600_000, 0.1,
-                                                            rng=random.Random(3))
+    strategy = ExponentialDelayRestartStrategyConfiguration(
+        1000, 60_000, 1.5, 3_600_000, 0.1, rng=random.Random(3)
+    )
     delays = {strategy.next_delay_ms([0], 0) for _ in range(200)}
     assert min(delays) >= 900 and max(delays) <= 1100 and len(delays) > 50
 
@@ -50,16 +54,25 @@ def test_the_configuration_keys_set_a_strategy():
             configuration.set_string("restart-strategy." + key.replace("_", "."), value)
         return restart_strategy_of(configuration)
 
-    fixed = strategy(type="fixed-delay", **{"fixed-delay_attempts": "4",
-                                             "fixed-delay_delay": "2 s"})
+    fixed = strategy(
+        type="fixed-delay", **{"fixed-delay_attempts": "4", "fixed-delay_delay": "2 s"}
+    )
     assert (fixed.restart_attempts, fixed.delay_ms) == (4, 2000)
-    rate = strategy(type="failure-rate", **{
-        "failure-rate_max-failures-per-interval": "3",
-        "failure-rate_failure-rate-interval": "5 min", "failure-rate_delay": "250ms"})
+    rate = strategy(
+        type="failure-rate",
+        **{
+            "failure-rate_max-failures-per-interval": "3",
+            "failure-rate_failure-rate-interval": "5 min",
+            "failure-rate_delay": "250ms",
+        },
+    )
     assert (rate.max_failure_rate, rate.failure_interval_ms, rate.delay_ms) == (3, 300_000, 250)
     exponential = strategy(type="exponential-delay")
     assert (exponential.initial_ms, exponential.max_ms, exponential.multiplier) == (
-        1000, 60_000, 1.5)
+        1000,
+        60_000,
+        1.5,
+    )
     assert strategy(type="none").next_delay_ms([0], 0) is None
     assert restart_strategy_of(Configuration()) is None
     with pytest.raises(ValueError, match="'restart-strategy.type': unknown strategy 'sometimes'"):

@@ -10,8 +10,10 @@ from weir.datastream.formats.csv import CsvRowDeserializationSchema, CsvRowSeria
 from weir.datastream.formats.json import JsonRowDeserializationSchema, JsonRowSerializationSchema
 
 ROW = Types.ROW([Types.INT(), Types.STRING(), Types.DOUBLE(), Types.BOOLEAN()])
-SCHEMA = ('{"type": "record", "name": "R", "fields": [{"name": "id", "type": "int"}, '
-          '{"name": "name", "type": "string"}, {"name": "blob", "type": "bytes"}]}')
+SCHEMA = (
+    '{"type": "record", "name": "R", "fields": [{"name": "id", "type": "int"}, '
+    '{"name": "name", "type": "string"}, {"name": "blob", "type": "bytes"}]}'
+)
 
 
 def test_csv_rows_are_quoted_only_where_needed_and_read_back_typed():
@@ -25,8 +27,13 @@ def test_csv_rows_are_quoted_only_where_needed_and_read_back_typed():
 
 
 def test_csv_settings_and_bad_lines():
-    reader = CsvRowDeserializationSchema.Builder(ROW).set_field_delimiter("|") \
-        .set_null_literal("NULL").set_allow_comments(True).build()
+    reader = (
+        CsvRowDeserializationSchema.Builder(ROW)
+        .set_field_delimiter("|")
+        .set_null_literal("NULL")
+        .set_allow_comments(True)
+        .build()
+    )
     assert reader.deserialize(b"3|NULL|1|FALSE") == Row(f0=3, f1=None, f2=1.0, f3=False)
     assert reader.deserialize(b"# a comment") is None
     with pytest.raises(ValueError, match="3 fields where the row type has 4"):
@@ -45,7 +52,8 @@ def test_avro_rows_round_trip_in_avros_binary_encoding():
     assert reader.deserialize(encoded) == Row(id=7, name="hi", blob=b"\x00\x01")
     assert writer.serialize({"id": 7, "name": "hi", "blob": b"\x00\x01"}) == encoded
     assert reader.type_info == Types.ROW_NAMED(
-        ["id", "name", "blob"], [Types.INT(), Types.STRING(), Types.PRIMITIVE_ARRAY(Types.BYTE())])
+        ["id", "name", "blob"], [Types.INT(), Types.STRING(), Types.PRIMITIVE_ARRAY(Types.BYTE())]
+    )
     with pytest.raises(NotImplementedError, match="record_class"):
         AvroRowSerializationSchema(record_class="com.example.Record")
 
@@ -67,7 +75,8 @@ def test_bytes_schemas_and_json_builders():
 
 def test_avro_rows_of_an_unnamed_row_type_go_by_position():
     writer = AvroRowSerializationSchema(avro_schema_string=SCHEMA)
-    row = Types.ROW([Types.INT(), Types.STRING(), Types.PRIMITIVE_ARRAY(Types.BYTE())]) \
-        .convert((7, "hi", b"\x00\x01"), "row")
+    row = Types.ROW([Types.INT(), Types.STRING(), Types.PRIMITIVE_ARRAY(Types.BYTE())]).convert(
+        (7, "hi", b"\x00\x01"), "row"
+    )
     assert row.get_field_names() == ["f0", "f1", "f2"]
     assert writer.serialize(row) == b"\x0e\x04hi\x04\x00\x01"

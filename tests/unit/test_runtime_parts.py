@@ -13,8 +13,12 @@ from weir.plan import graph as g
 from weir.runtime.aggregations import rolling_reducer
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.errors import UserFunctionError
-from weir.runtime.key_groups import (KeyGroupAssigner, assign_to_key_group, stable_key_hash,
-                                     stable_key_hashes)
+from weir.runtime.key_groups import (
+    KeyGroupAssigner,
+    assign_to_key_group,
+    stable_key_hash,
+    stable_key_hashes,
+)
 from weir.runtime.output_tag import OutputTag
 from weir.runtime.connectors.file_sink import FileSinkSpec
 from weir.runtime.sink_writers import InProcessSink
@@ -27,14 +31,21 @@ KEYS = ["sensor_1", 42, -7, ("a", 1), 2**70, True, b"raw"]
 
 
 def test_key_hash_is_the_same_in_processes_with_different_hash_seeds():
-    script = ("from weir.runtime.key_groups import stable_key_hash;"
-              f"print([stable_key_hash(k) for k in {KEYS!r}])")
+    script = (
+        "from weir.runtime.key_groups import stable_key_hash;"
+        f"print([stable_key_hash(k) for k in {KEYS!r}])"
+    )
     results = set()
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, check=True, cwd=os.path.dirname(os.path.dirname(
-                                 os.path.dirname(__file__)))).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+        ).stdout
         results.add(out.strip())
     assert results == {str([stable_key_hash(k) for k in KEYS])}
 
@@ -43,15 +54,25 @@ def test_key_hashes_stay_what_checkpoints_were_written_with():
     """Keyed state lives in the key group of its key's hash: a restored checkpoint needs
     the same hashes (these are the values weir has always computed), one key at a time or
     many at once."""
-    keys = KEYS + [2**127, -2**127]
-    pinned = [2767468922, 1452018826, 2237834681, 2016147753, 494653024, 239414433,
-              3745629847, 809782699, 1181530444]
+    keys = KEYS + [2**127, -(2**127)]
+    pinned = [
+        2767468922,
+        1452018826,
+        2237834681,
+        2016147753,
+        494653024,
+        239414433,
+        3745629847,
+        809782699,
+        1181530444,
+    ]
     assert [stable_key_hash(k) for k in keys] == pinned
     assert stable_key_hashes(keys) == pinned
-    ints = list(range(-1000, 1000)) + [2**126, -2**126]
+    ints = list(range(-1000, 1000)) + [2**126, -(2**126)]
     assert stable_key_hashes(ints) == [stable_key_hash(k) for k in ints]
     assert KeyGroupAssigner(128, cache_size=10).key_groups(ints + ints[:5]) == [
-        stable_key_hash(k) % 128 for k in ints + ints[:5]]
+        stable_key_hash(k) % 128 for k in ints + ints[:5]
+    ]
 
 
 def test_key_group_cache_forgets_when_full_without_losing_a_chunks_known_keys():
@@ -96,13 +117,16 @@ def test_keys_spread_over_key_groups():
     assert min(counts) > 50 and max(counts) < 160
 
 
-@pytest.mark.parametrize("kind, records, expected", [
-    ("sum", [(1, "a"), (2, "b"), (3, "c")], [(1, "a"), (3, "a"), (6, "a")]),
-    ("min", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (2, "a"), (2, "a")]),
-    ("max", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (5, "a"), (9, "a")]),
-    ("min_by", [(5, "a"), (2, "b"), (2, "c")], [(5, "a"), (2, "b"), (2, "b")]),
-    ("max_by", [(5, "a"), (9, "b"), (9, "c")], [(5, "a"), (9, "b"), (9, "b")]),
-])
+@pytest.mark.parametrize(
+    "kind, records, expected",
+    [
+        ("sum", [(1, "a"), (2, "b"), (3, "c")], [(1, "a"), (3, "a"), (6, "a")]),
+        ("min", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (2, "a"), (2, "a")]),
+        ("max", [(5, "a"), (2, "b"), (9, "c")], [(5, "a"), (5, "a"), (9, "a")]),
+        ("min_by", [(5, "a"), (2, "b"), (2, "c")], [(5, "a"), (2, "b"), (2, "b")]),
+        ("max_by", [(5, "a"), (9, "b"), (9, "c")], [(5, "a"), (9, "b"), (9, "b")]),
+    ],
+)
 def test_rolling_aggregations_follow_flink(kind, records, expected):
     reducer = rolling_reducer(kind, 0)
     acc, results = None, []
@@ -128,12 +152,17 @@ class Splitter(ProcessFunction):
 
 def test_chain_runs_steps_in_order_and_routes_side_outputs():
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda v, ts: abs(v))
-    chain = StatelessChain([Step("timestamps", strategy, "ts"),
-                            Step("flat_map", lambda v: [v, -v], "dup"),
-                            Step("process", Splitter(), "split"),
-                            Step("filter", lambda v: v != 4, "drop4"),
-                            Step("map", lambda v: v + 1, "inc")])
+        lambda v, ts: abs(v)
+    )
+    chain = StatelessChain(
+        [
+            Step("timestamps", strategy, "ts"),
+            Step("flat_map", lambda v: [v, -v], "dup"),
+            Step("process", Splitter(), "split"),
+            Step("filter", lambda v: v != 4, "drop4"),
+            Step("map", lambda v: v + 1, "inc"),
+        ]
+    )
     chain.open()
     main, side = chain.run([(2, None), (3, None)])
     assert main == [(10, 3)]
@@ -176,18 +205,21 @@ def test_file_reader_reads_json_csv_and_text_in_modification_order(tmp_path):
     csv_file = tmp_path / "x.csv"
     csv_file.write_text("id,t\ns1,5\n")
     assert list(FileReader(str(csv_file), "csv").read_files([str(csv_file)])) == [
-        (Row(id="s1", t="5"), None)]
+        (Row(id="s1", t="5"), None)
+    ]
 
 
 def test_file_reader_gives_bad_json_lines_as_dead_letters_when_asked(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"a": 1}\nnot json\n[2]\n')
-    values = [v for v, _ in FileReader(str(bad), "json", dead_letter_tag="dead")
-              .read_files([str(bad)])]
+    values = [
+        v for v, _ in FileReader(str(bad), "json", dead_letter_tag="dead").read_files([str(bad)])
+    ]
     assert values[0] == Row(a=1)
     assert [(d.position, d.reason.split(":")[0], d.record) for d in values[1:]] == [
         (f"{bad}:2", "not a JSON object", b"not json\n"),
-        (f"{bad}:3", "not a JSON object", b"[2]\n")]
+        (f"{bad}:3", "not a JSON object", b"[2]\n"),
+    ]
     with pytest.raises(ValueError, match="'csv' file has no such records"):
         FileReader(str(bad), "csv", dead_letter_tag="dead")
 
@@ -218,8 +250,13 @@ def test_sources_without_watermarks_and_uids():
     union = graph.add(g.UNION, "union", (plain.id, wm.id))
     nodes = graph.upstream_of([union])
     assert g.sources_without_watermarks(nodes) == [plain.id]
-    assert g.assign_uids(nodes) == {0: "source-0", 1: "source-1", 2: "stateless-0",
-                                    3: "watermark-0", 4: "union-0"}
+    assert g.assign_uids(nodes) == {
+        0: "source-0",
+        1: "source-1",
+        2: "stateless-0",
+        3: "watermark-0",
+        4: "union-0",
+    }
     graph.update(plain.id, uid="same")
     graph.update(timed.id, uid="same")
     with pytest.raises(ValueError, match="uid 'same' is used by more than one operator"):
@@ -228,6 +265,7 @@ def test_sources_without_watermarks_and_uids():
 
 def test_paced_bounded_generator_always_makes_progress_until_its_end():
     from weir.runtime.sources import DataGeneratorReader
+
     reader = DataGeneratorReader(lambda i: i, count=3, records_per_second=200)
     offset, steps = reader.initial_offset(), []
     while not offset["end"]:
@@ -239,6 +277,7 @@ def test_paced_bounded_generator_always_makes_progress_until_its_end():
 def test_paused_gc_restores_the_collector_state_even_on_error():
     import gc
     from weir.runtime.gc_pause import paused_gc
+
     assert gc.isenabled()
     with pytest.raises(ValueError):
         with paused_gc():
@@ -253,24 +292,27 @@ def test_paused_gc_restores_the_collector_state_even_on_error():
 def _parquet_file(tmp_path, names, rows):
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     path = str(tmp_path / "rows.parquet")
-    pq.write_table(pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)}),
-                   path)
+    pq.write_table(pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)}), path)
     return path
 
 
 def test_parquet_splits_read_their_row_ranges_as_rows(tmp_path):
     from weir.common.row import Row
     from weir.runtime.sources import FileReader
+
     rows = [(i, f"s{i}", i * 0.5) for i in range(10)]
     path = _parquet_file(tmp_path, ["id", "name", "x.y"], rows)
     reader = FileReader(str(tmp_path), "parquet")
     reader.rows_per_split = 4
     splits = reader.splits(reader.initial_offset(), reader.latest_offset(reader.initial_offset()))
-    assert [s for s in splits if s != "end"] == [(0, [(path, 0, 3)]), (1, [(path, 3, 6)]),
-                                                (2, [(path, 6, 10)])]
-    read = [value for split in splits if split != "end"
-            for value, _ in reader.read_files(split[1])]
+    assert [s for s in splits if s != "end"] == [
+        (0, [(path, 0, 3)]),
+        (1, [(path, 3, 6)]),
+        (2, [(path, 6, 10)]),
+    ]
+    read = [value for split in splits if split != "end" for value, _ in reader.read_files(split[1])]
     assert read == [Row(id=i, name=n, **{"x.y": x}) for i, n, x in rows]
     assert [r.id for r in read] == list(range(10)) and read[7]["x.y"] == 3.5
 
@@ -279,6 +321,7 @@ def test_parquet_batches_are_cut_into_about_target_splits_row_ranges(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
     from weir.runtime.sources import FileReader
+
     paths = []
     for name, rows in (("a.parquet", 10), ("b.parquet", 30)):
         paths.append(str(tmp_path / name))
@@ -289,16 +332,26 @@ def test_parquet_batches_are_cut_into_about_target_splits_row_ranges(tmp_path):
     def splits():
         start = reader.initial_offset()
         return reader.splits(start, reader.latest_offset(start))
+
     # 40 rows for 4 splits: 10 rows a split, so the 30-row file is cut in three
-    assert splits() == [(0, [paths[0]]), (1, [(paths[1], 0, 10)]), (2, [(paths[1], 10, 20)]),
-                        (3, [(paths[1], 20, 30)]), "end"]
+    assert splits() == [
+        (0, [paths[0]]),
+        (1, [(paths[1], 0, 10)]),
+        (2, [(paths[1], 10, 20)]),
+        (3, [(paths[1], 20, 30)]),
+        "end",
+    ]
     reader.target_splits = 1  # one split would be 40 rows: at most 12
-    assert splits() == [(0, [paths[0]]), (1, [(paths[1], 0, 10)]), (2, [(paths[1], 10, 20)]),
-                        (3, [(paths[1], 20, 30)]), "end"]
+    assert splits() == [
+        (0, [paths[0]]),
+        (1, [(paths[1], 0, 10)]),
+        (2, [(paths[1], 10, 20)]),
+        (3, [(paths[1], 20, 30)]),
+        "end",
+    ]
     reader.target_splits = 20  # 2 rows a split: at least 4
     cut = splits()
-    assert cut[:3] == [(0, [(paths[0], 0, 3)]), (1, [(paths[0], 3, 6)]),
-                       (2, [(paths[0], 6, 10)])]
+    assert cut[:3] == [(0, [(paths[0], 0, 3)]), (1, [(paths[0], 3, 6)]), (2, [(paths[0], 6, 10)])]
     assert len(cut) == 3 + 8 + 1 and cut[-2] == (10, [(paths[1], 26, 30)])
 
 
@@ -306,18 +359,21 @@ def test_parquet_batches_are_cut_into_about_target_splits_row_ranges(tmp_path):
 def read_columns(monkeypatch):
     """The columns each pyarrow.parquet.read_table call reads, in call order."""
     import pyarrow.parquet as pq
+
     calls = []
     real_read_table = pq.read_table
 
     def read_table(source, columns=None, **kwargs):
         calls.append(columns)
         return real_read_table(source, columns=columns, **kwargs)
+
     monkeypatch.setattr(pq, "read_table", read_table)
     return calls
 
 
 def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, read_columns):
     from weir.runtime.sources import read_file
+
     path = _parquet_file(tmp_path, ["id", "name"], [(1, "a"), (2, "b"), (3, "c")])
     rows = list(read_file(path, "parquet", (1, 3)))
     assert [r.name for r in rows] == ["b", "c"]
@@ -328,6 +384,7 @@ def test_parquet_rows_read_only_the_columns_a_job_reads(tmp_path, read_columns):
 def test_parquet_row_ranges_of_one_file_decode_its_columns_once(tmp_path, read_columns):
     import os
     from weir.runtime.sources import read_file
+
     path = _parquet_file(tmp_path, ["id", "name"], [(i, f"n{i}") for i in range(6)])
     assert [r.id for r in read_file(path, "parquet", (0, 3))] == [0, 1, 2]
     assert [r.id for r in read_file(path, "parquet", (3, 6))] == [3, 4, 5]
@@ -342,6 +399,7 @@ def test_parquet_row_ranges_of_one_file_decode_its_columns_once(tmp_path, read_c
 @pytest.mark.parametrize("row_range", [None, (2, 7), (5, 5)])
 def test_parquet_text_columns_read_as_the_same_strings(tmp_path, row_range):
     from weir.runtime.sources import read_file
+
     names = ["view", "click", None, "purchase", "view", "", "click", "view", "é"]
     rows = [(i, name, None if name is None else name * 2) for i, name in enumerate(names)]
     path = _parquet_file(tmp_path, ["id", "kind", "with_nulls"], rows)
@@ -353,6 +411,7 @@ def test_parquet_text_columns_read_as_the_same_strings(tmp_path, row_range):
 
 def test_parquet_text_column_without_nulls_shares_one_str_per_value(tmp_path):
     from weir.runtime.sources import read_file
+
     path = _parquet_file(tmp_path, ["kind"], [("view",), ("click",), ("view",)])
     read = [r.kind for r in read_file(path, "parquet")]
     assert read == ["view", "click", "view"] and read[0] is read[2]
@@ -362,10 +421,17 @@ def test_parquet_number_columns_read_as_pyarrow_gives_them(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
     from weir.runtime.sources import read_file
-    table = pa.table({
-        "i": pa.array([1, -2, 3], pa.int64()), "u": pa.array([2 ** 63 + 1, 0, 5], pa.uint64()),
-        "b": pa.array([1, 2, 3], pa.int8()), "f": pa.array([0.1, -0.0, 1e300]),
-        "f32": pa.array([0.5, 1.25, 3.0], pa.float32()), "n": pa.array([1, None, 3])})
+
+    table = pa.table(
+        {
+            "i": pa.array([1, -2, 3], pa.int64()),
+            "u": pa.array([2**63 + 1, 0, 5], pa.uint64()),
+            "b": pa.array([1, 2, 3], pa.int8()),
+            "f": pa.array([0.1, -0.0, 1e300]),
+            "f32": pa.array([0.5, 1.25, 3.0], pa.float32()),
+            "n": pa.array([1, None, 3]),
+        }
+    )
     path = str(tmp_path / "numbers.parquet")
     pq.write_table(table, path)
     expected = [tuple(row.values()) for row in table.to_pylist()]

@@ -7,9 +7,14 @@ import pytest
 from weir.common import Duration
 from weir.common.typeinfo import Types
 from weir.datastream.functions import AggregateFunction
-from weir.datastream.state import (AggregatingStateDescriptor, ListStateDescriptor,
-                                   MapStateDescriptor, ReducingStateDescriptor,
-                                   StateTtlConfig, ValueStateDescriptor)
+from weir.datastream.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateTtlConfig,
+    ValueStateDescriptor,
+)
 from weir.runtime.state.backend import KeyedStateBackend, MemoryPageStore, dumps
 from weir.runtime.state.savepoint import SavepointWriter
 from weir.runtime.state.states import create_state
@@ -41,12 +46,14 @@ def ttl_config():
 def descriptors():
     seen_with_ttl = ValueStateDescriptor("seen")
     seen_with_ttl.enable_time_to_live(ttl_config())
-    return {"count": ValueStateDescriptor("count", Types.LONG()),
-            "items": ListStateDescriptor("items", Types.INT()),
-            "by_word": MapStateDescriptor("by_word", Types.STRING(), Types.INT()),
-            "seen": seen_with_ttl,
-            "total": ReducingStateDescriptor("total", lambda a, b: a + b),
-            "mean": AggregatingStateDescriptor("mean", Average())}
+    return {
+        "count": ValueStateDescriptor("count", Types.LONG()),
+        "items": ListStateDescriptor("items", Types.INT()),
+        "by_word": MapStateDescriptor("by_word", Types.STRING(), Types.INT()),
+        "seen": seen_with_ttl,
+        "total": ReducingStateDescriptor("total", lambda a, b: a + b),
+        "mean": AggregatingStateDescriptor("mean", Average()),
+    }
 
 
 def fill_state(backend, clock):
@@ -73,11 +80,15 @@ def fill_state(backend, clock):
 def savepoint_dir(tmp_path):
     stores = {}
     clock = [0]
-    backend = KeyedStateBackend(lambda kg: stores.setdefault(kg, MemoryPageStore()),
-                                MAX_PARALLELISM, clock=lambda: clock[0])
+    backend = KeyedStateBackend(
+        lambda kg: stores.setdefault(kg, MemoryPageStore()), MAX_PARALLELISM, clock=lambda: clock[0]
+    )
     fill_state(backend, clock)
-    rows = [(kg, page_id, blob) for kg, store in sorted(stores.items())
-            for page_id, blob in sorted(store.pages.items())]
+    rows = [
+        (kg, page_id, blob)
+        for kg, store in sorted(stores.items())
+        for page_id, blob in sorted(store.pages.items())
+    ]
     # weir's own page of a key group (timers): never read as keyed state
     rows.append((0, TIMER_PAGE, dumps({"z": {"count": 99}})))
     writer = SavepointWriter(str(tmp_path / "savepoint-abcdef-000000000000"))
@@ -93,19 +104,37 @@ def test_value_state_rows_are_each_keys_value(savepoint_dir):
 
 def test_list_map_and_reducing_state_rows_are_as_stored(savepoint_dir):
     assert sorted(read_keyed_state_rows(savepoint_dir, "counter", "items")) == [
-        ("a", [0]), ("b", [0, 10]), ("c", [0, 10, 20]), ("d", [0, 10, 20, 30]),
-        ("e", [0, 10, 20, 30, 40])]
+        ("a", [0]),
+        ("b", [0, 10]),
+        ("c", [0, 10, 20]),
+        ("d", [0, 10, 20, 30]),
+        ("e", [0, 10, 20, 30, 40]),
+    ]
     assert sorted(read_keyed_state_rows(savepoint_dir, "counter", "by_word")) == [
-        ("a", {"w0": 0, "all": 1}), ("c", {"w2": 2, "all": 1}), ("e", {"w4": 4, "all": 1})]
+        ("a", {"w0": 0, "all": 1}),
+        ("c", {"w2": 2, "all": 1}),
+        ("e", {"w4": 4, "all": 1}),
+    ]
     assert sorted(read_keyed_state_rows(savepoint_dir, "counter", "total")) == [
-        ("a", 0), ("b", 1), ("c", 3), ("d", 6), ("e", 10)]
+        ("a", 0),
+        ("b", 1),
+        ("c", 3),
+        ("d", 6),
+        ("e", 10),
+    ]
 
 
 def test_ttl_state_is_unwrapped_expired_or_not(savepoint_dir):
     assert sorted(read_keyed_state_rows(savepoint_dir, "counter", "seen")) == [
-        ("a", (True, 1000)), ("c", (True, 1002)), ("e", (True, 1004))]
+        ("a", (True, 1000)),
+        ("c", (True, 1002)),
+        ("e", (True, 1004)),
+    ]
     assert sorted(read_keyed_state_rows(savepoint_dir, "counter", "seen", ttl=True)) == [
-        ("a", True), ("c", True), ("e", True)]
+        ("a", True),
+        ("c", True),
+        ("e", True),
+    ]
 
 
 def test_values_read_as_each_state_kind_reads_them(savepoint_dir):
@@ -113,9 +142,19 @@ def test_values_read_as_each_state_kind_reads_them(savepoint_dir):
     given = descriptors()
     assert sorted(state.values(given["seen"])) == [("a", True), ("c", True), ("e", True)]
     assert sorted(state.values(given["mean"])) == [
-        ("a", 0.0), ("b", 0.5), ("c", 1.0), ("d", 1.5), ("e", 2.0)]
+        ("a", 0.0),
+        ("b", 0.5),
+        ("c", 1.0),
+        ("d", 1.5),
+        ("e", 2.0),
+    ]
     assert sorted(state.values(given["count"])) == [
-        ("a", 1), ("b", 2), ("c", 3), ("d", 4), ("e", 5)]
+        ("a", 1),
+        ("b", 2),
+        ("c", 3),
+        ("d", 4),
+        ("e", 5),
+    ]
 
 
 def test_only_user_pages_and_plain_state_names_are_read(savepoint_dir):
@@ -133,7 +172,8 @@ def test_an_unknown_uid_is_refused_naming_the_savepoint_and_its_uids(savepoint_d
         read_keyed_state_rows(savepoint_dir, "countr", "count")
     assert str(error.value) == (
         f"savepoint {savepoint_dir} has no keyed state of an operator with uid 'countr'; "
-        "the uids of its operators with keyed state: 'counter'")
+        "the uids of its operators with keyed state: 'counter'"
+    )
 
 
 def test_a_uid_without_keyed_state_is_refused_saying_so(savepoint_dir):
@@ -143,7 +183,8 @@ def test_a_uid_without_keyed_state_is_refused_saying_so(savepoint_dir):
         f"savepoint {savepoint_dir} has no keyed state of an operator with uid "
         "'buffering-sink' (it has 'buffering-sink', without keyed state: a source, or an "
         "operator with operator state only); the uids of its operators with keyed state: "
-        "'counter'")
+        "'counter'"
+    )
 
 
 def test_reading_with_the_wrong_descriptor_is_refused(savepoint_dir):
@@ -151,25 +192,30 @@ def test_reading_with_the_wrong_descriptor_is_refused(savepoint_dir):
     with pytest.raises(TypeError) as error:
         read_keyed_state_rows(savepoint_dir, "counter", "count", ttl=True)
     assert str(error.value).startswith(f"{where}: the value of key ")
-    assert str(error.value).endswith(" is not stored with a TTL (a (value, last access) "
-                                     "pair): read it with a descriptor without "
-                                     "enable_time_to_live")
+    assert str(error.value).endswith(
+        " is not stored with a TTL (a (value, last access) "
+        "pair): read it with a descriptor without "
+        "enable_time_to_live"
+    )
     with pytest.raises(TypeError) as error:
         OperatorKeyedState(savepoint_dir, "counter").values(ListStateDescriptor("count"))
     assert str(error.value).startswith(f"{where}: key ")
-    assert str(error.value).endswith(" holds a value of type int, not a ListState's list: "
-                                     "read it with the descriptor of the state's kind")
+    assert str(error.value).endswith(
+        " holds a value of type int, not a ListState's list: "
+        "read it with the descriptor of the state's kind"
+    )
 
 
-def test_untyped_values_that_are_not_simple_are_refused_before_spark_is_used(
-        savepoint_dir):
+def test_untyped_values_that_are_not_simple_are_refused_before_spark_is_used(savepoint_dir):
     from weir.state import read_keyed_state
+
     with pytest.raises(TypeError) as error:
         read_keyed_state(None, savepoint_dir, "counter", ValueStateDescriptor("seen"))
     assert str(error.value) == (
         f"state 'seen' of operator 'counter' in savepoint {savepoint_dir}: its values are "
         "not all of one simple type (str, int, float or bool): they are tuple; give the "
-        "descriptor their type, e.g. ValueStateDescriptor('seen', Types.INT())")
+        "descriptor their type, e.g. ValueStateDescriptor('seen', Types.INT())"
+    )
 
 
 class TableSpark:
@@ -186,28 +232,49 @@ def test_frame_columns_are_typed_by_the_descriptor_or_from_simple_values(savepoi
         table, schema = read_keyed_state(TableSpark(), savepoint_dir, "counter", descriptor)
         assert [field.name for field in table.schema] == ["key", "value"]
         return schema.simpleString(), sorted(tuple(row.values()) for row in table.to_pylist())
+
     given = descriptors()
-    assert read(given["count"]) == ("struct<key:string,value:bigint>", [
-        ("a", 1), ("b", 2), ("c", 3), ("d", 4), ("e", 5)])
-    assert read(given["items"]) == ("struct<key:string,value:array<int>>", [
-        ("a", [0]), ("b", [0, 10]), ("c", [0, 10, 20]), ("d", [0, 10, 20, 30]),
-        ("e", [0, 10, 20, 30, 40])])
+    assert read(given["count"]) == (
+        "struct<key:string,value:bigint>",
+        [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("e", 5)],
+    )
+    assert read(given["items"]) == (
+        "struct<key:string,value:array<int>>",
+        [
+            ("a", [0]),
+            ("b", [0, 10]),
+            ("c", [0, 10, 20]),
+            ("d", [0, 10, 20, 30]),
+            ("e", [0, 10, 20, 30, 40]),
+        ],
+    )
     assert read(MapStateDescriptor("by_word")) == (
         "struct<key:string,value:map<string,bigint>>",
-        [("a", [("w0", 0), ("all", 1)]), ("c", [("w2", 2), ("all", 1)]),
-         ("e", [("w4", 4), ("all", 1)])])
-    assert read(given["mean"]) == ("struct<key:string,value:double>", [
-        ("a", 0.0), ("b", 0.5), ("c", 1.0), ("d", 1.5), ("e", 2.0)])
+        [
+            ("a", [("w0", 0), ("all", 1)]),
+            ("c", [("w2", 2), ("all", 1)]),
+            ("e", [("w4", 4), ("all", 1)]),
+        ],
+    )
+    assert read(given["mean"]) == (
+        "struct<key:string,value:double>",
+        [("a", 0.0), ("b", 0.5), ("c", 1.0), ("d", 1.5), ("e", 2.0)],
+    )
     assert read(ListStateDescriptor("never", Types.STRING())) == (
-        "struct<key:string,value:array<string>>", [])
+        "struct<key:string,value:array<string>>",
+        [],
+    )
     assert read(ValueStateDescriptor("never")) == ("struct<key:string,value:void>", [])
 
 
 def test_values_not_of_the_declared_type_are_refused(savepoint_dir):
     from weir.state import read_keyed_state
+
     with pytest.raises(TypeError) as error:
-        read_keyed_state(TableSpark(), savepoint_dir, "counter",
-                         ValueStateDescriptor("count", Types.STRING()))
+        read_keyed_state(
+            TableSpark(), savepoint_dir, "counter", ValueStateDescriptor("count", Types.STRING())
+        )
     assert str(error.value) == (
         f"state 'count' of operator 'counter' in savepoint {savepoint_dir}: key 'e': path "
-        "value: expected STRING, got int 5")
+        "value: expected STRING, got int 5"
+    )

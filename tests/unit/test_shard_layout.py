@@ -12,19 +12,18 @@ from weir.spark.shards import ShardLayout, shard_numbers, spark_partition
 
 def test_known_hashes_are_sparks():
     # F.pmod(F.hash(uid, n), 7) as Spark 4.3 computed it for a string and an int column
-    assert [spark_partition("running-count", n, 7) for n in range(8)] == \
-        [4, 3, 1, 6, 0, 6, 4, 5]
+    assert [spark_partition("running-count", n, 7) for n in range(8)] == [4, 3, 1, 6, 0, 6, 4, 5]
 
 
 @pytest.mark.parametrize("partitions", [1, 2, 3, 8, 200])
 def test_each_shard_number_is_the_smallest_spark_places_in_its_partition(partitions):
     for uid in ["running-count", "windows", "é"]:
         numbers = shard_numbers(uid, partitions)
-        assert [spark_partition(uid, n, partitions) for n in numbers] == \
-            list(range(partitions))
+        assert [spark_partition(uid, n, partitions) for n in numbers] == list(range(partitions))
         for partition, number in enumerate(numbers):
-            assert all(spark_partition(uid, smaller, partitions) != partition
-                       for smaller in range(number))
+            assert all(
+                spark_partition(uid, smaller, partitions) != partition for smaller in range(number)
+            )
 
 
 @pytest.mark.parametrize("parallelism", [1, 2, 3, 7])
@@ -78,9 +77,12 @@ def test_an_uncommitted_first_batch_keeps_the_partitions_of_its_offset_log(tmp_p
 def test_a_checkpoint_of_the_key_group_layout_is_refused_naming_the_way_out(tmp_path):
     (tmp_path / JOB_FILE).write_text(json.dumps({"max_parallelism": 128}))
     _committed(tmp_path)
-    with pytest.raises(ValueError, match="written by an earlier weir.*take a savepoint with "
-                       "the earlier weir and start this job from it in a new checkpoint "
-                       "directory, or start from a new checkpoint directory"):
+    with pytest.raises(
+        ValueError,
+        match="written by an earlier weir.*take a savepoint with "
+        "the earlier weir and start this job from it in a new checkpoint "
+        "directory, or start from a new checkpoint directory",
+    ):
         state_layout(str(tmp_path), 2)
 
 

@@ -16,7 +16,8 @@ from weir.spark.executor import BatchInterrupted, SparkJob
 SPARK_PROXY_ERROR = re.compile(
     r"py4j.protocol.Py4JJavaError: An error occurred while calling((.|\r\n|\r|\n)*)"
     r"(java.lang.InterruptedException|java.io.InterruptedIOException|"
-    r"java.nio.channels.ClosedByInterruptException)")
+    r"java.nio.channels.ClosedByInterruptException)"
+)
 
 
 def job_whose_sinks_fail(error, stopping):
@@ -25,13 +26,15 @@ def job_whose_sinks_fail(error, stopping):
 
     def write_outputs(frame, batch_id):
         raise error
+
     job._write_outputs = write_outputs
     return job
 
 
 def test_a_batch_stopped_by_weir_raises_a_short_interruption():
-    interrupted = RuntimeError("An error occurred while calling o153.getResult.\n"
-                               + "\tat org.apache.spark.Frame\n" * 500)
+    interrupted = RuntimeError(
+        "An error occurred while calling o153.getResult.\n" + "\tat org.apache.spark.Frame\n" * 500
+    )
     with pytest.raises(BatchInterrupted) as raised:
         job_whose_sinks_fail(interrupted, stopping=True)._write_batch(None, 7)
     seen_by_spark = "".join(traceback.format_exception(raised.value))

@@ -7,15 +7,24 @@ import time
 from weir.common import Duration, Types, WatermarkStrategy
 from weir.common.time import Time
 from weir.datastream import StreamExecutionEnvironment
-from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaSource,
-                                              KafkaTopicPartition)
+from weir.datastream.connectors.kafka import (
+    KafkaOffsetsInitializer,
+    KafkaSource,
+    KafkaTopicPartition,
+)
 from weir.datastream.functions import ProcessWindowFunction
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.common import SimpleStringSchema
 from weir.runtime.connectors.kafka_source import KafkaReader, split_partition_key
 from weir.runtime.wire import SplitMark
-from weir.runtime.split_watermarks import (NO_MARKS, UNCONSTRAINED, SplitMarks, floor,
-                                           merged, source_watermark)
+from weir.runtime.split_watermarks import (
+    NO_MARKS,
+    UNCONSTRAINED,
+    SplitMarks,
+    floor,
+    merged,
+    source_watermark,
+)
 
 PARTS = ["t:0", "t:1", "t:2"]
 
@@ -52,8 +61,7 @@ def test_marks_never_go_back_and_idleness_is_the_drivers_latest():
     known = _marks({"t:0": 50, "t:1": 20}, idle=["t:1"])
     assert merged(known, None) == known
     assert merged(None, None) == NO_MARKS
-    assert merged(known, _marks({"t:0": 40, "t:2": 7})) == _marks(
-        {"t:0": 50, "t:1": 20, "t:2": 7})
+    assert merged(known, _marks({"t:0": 40, "t:2": 7})) == _marks({"t:0": 50, "t:1": 20, "t:2": 7})
 
 
 def test_the_driver_marks_partitions_idle_after_the_timeout_without_records():
@@ -63,8 +71,9 @@ def test_the_driver_marks_partitions_idle_after_the_timeout_without_records():
     marks.observe(SplitMark("other", "t:0", 9), now_ms=1_060)
     assert marks.announcement("kafka", 1_099) == _marks({"t:0": 5_000})
     assert marks.announcement("kafka", 1_100) == _marks({"t:0": 5_000}, unseen_idle=True)
-    assert marks.announcement("kafka", 1_160) == _marks({"t:0": 5_000}, idle=["t:0"],
-                                                        unseen_idle=True)
+    assert marks.announcement("kafka", 1_160) == _marks(
+        {"t:0": 5_000}, idle=["t:0"], unseen_idle=True
+    )
     assert marks.announcement("other", 99_999) == _marks({"t:0": 9})
 
 
@@ -115,10 +124,16 @@ class _Source:
         self.step_ms = step_ms
 
     def create_reader(self):
-        config = (KafkaSource.builder().set_bootstrap_servers("127.0.0.1:1").set_topics("t")
-                  .set_value_only_deserializer(SimpleStringSchema())
-                  .set_bounded(KafkaOffsetsInitializer.offsets(self.stop))
-                  .build().create_reader().config)
+        config = (
+            KafkaSource.builder()
+            .set_bootstrap_servers("127.0.0.1:1")
+            .set_topics("t")
+            .set_value_only_deserializer(SimpleStringSchema())
+            .set_bounded(KafkaOffsetsInitializer.offsets(self.stop))
+            .build()
+            .create_reader()
+            .config
+        )
         return _ScriptedBroker(config, self.steps, self.step_ms)
 
 
@@ -130,11 +145,17 @@ class _Count(ProcessWindowFunction):
 def _window_counts(steps, stop, strategy=None, step_ms=None):
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     env.set_parallelism(1)
-    stream = env.from_source(_Source(steps, stop, step_ms),
-                             strategy or WatermarkStrategy.for_monotonous_timestamps(), "kafka")
-    return sorted(stream.key_by(lambda v: "all")
-                  .window(TumblingEventTimeWindows.of(Time.seconds(1)))
-                  .process(_Count(), Types.STRING()).execute_and_collect())
+    stream = env.from_source(
+        _Source(steps, stop, step_ms),
+        strategy or WatermarkStrategy.for_monotonous_timestamps(),
+        "kafka",
+    )
+    return sorted(
+        stream.key_by(lambda v: "all")
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .process(_Count(), Types.STRING())
+        .execute_and_collect()
+    )
 
 
 def test_a_lagging_partitions_records_are_not_late_when_a_fast_one_is_ahead():
@@ -150,8 +171,11 @@ def test_a_lagging_partitions_records_are_not_late_when_a_fast_one_is_ahead():
 
 def test_a_partition_without_records_holds_the_watermark_until_it_has_some():
     fast = [(f"a{i}", 1_000 * i) for i in range(1, 6)]
-    steps = [{"t:0": fast[:3], "t:1": []}, {"t:0": fast, "t:1": []},
-             {"t:0": fast, "t:1": [("b1", 1_200)]}]
+    steps = [
+        {"t:0": fast[:3], "t:1": []},
+        {"t:0": fast, "t:1": []},
+        {"t:0": fast, "t:1": [("b1", 1_200)]},
+    ]
     stop = {KafkaTopicPartition("t", 0): 5, KafkaTopicPartition("t", 1): 1}
     assert _window_counts(steps, stop) == ["1000=2", "2000=1", "3000=1", "4000=1", "5000=1"]
 
@@ -165,7 +189,7 @@ def test_an_idle_partition_stops_holding_the_watermark_and_its_late_records_are_
     steps = [{"t:0": fast[:i], "t:1": []} for i in range(1, 51)]
     steps.append({"t:0": fast, "t:1": [("b1", 1_200)]})
     stop = {KafkaTopicPartition("t", 0): 50, KafkaTopicPartition("t", 1): 1}
-    strategy = WatermarkStrategy.for_monotonous_timestamps().with_idleness(
-        Duration.of_millis(200))
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_idleness(Duration.of_millis(200))
     assert _window_counts(steps, stop, strategy, step_ms=20) == sorted(
-        f"{1_000 * i}=1" for i in range(1, 51))
+        f"{1_000 * i}=1" for i in range(1, 51)
+    )

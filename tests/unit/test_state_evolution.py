@@ -6,15 +6,20 @@ import pytest
 
 from weir.common import Duration, Row, Types
 from weir.datastream import KeyedProcessFunction
-from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor, StateTtlConfig,
-                                   ValueStateDescriptor)
+from weir.datastream.state import (
+    ListStateDescriptor,
+    MapStateDescriptor,
+    StateTtlConfig,
+    ValueStateDescriptor,
+)
 from weir.runtime.errors import marked_message
 from weir.runtime.state.evolution import StateMigrationError
 from weir.testing.harness import KeyedOperatorHarness
 
 VISITS = Types.ROW_NAMED(["user", "visits"], [Types.STRING(), Types.INT()])
-VISITS_AND_PLACE = Types.ROW_NAMED(["user", "visits", "place"],
-                                   [Types.STRING(), Types.INT(), Types.STRING()])
+VISITS_AND_PLACE = Types.ROW_NAMED(
+    ["user", "visits", "place"], [Types.STRING(), Types.INT(), Types.STRING()]
+)
 ONLY_VISITS = Types.ROW_NAMED(["visits"], [Types.INT()])
 
 
@@ -31,15 +36,18 @@ class Profile(KeyedProcessFunction):
             self._declare()
 
     def _declare(self):
-        descriptor = {"value": ValueStateDescriptor("profile", self.row_type),
-                      "list": ListStateDescriptor("profile", self.row_type),
-                      "map": MapStateDescriptor("profile", Types.STRING(), self.row_type)
-                      }[self.kind]
+        descriptor = {
+            "value": ValueStateDescriptor("profile", self.row_type),
+            "list": ListStateDescriptor("profile", self.row_type),
+            "map": MapStateDescriptor("profile", Types.STRING(), self.row_type),
+        }[self.kind]
         if self.ttl:
-            descriptor.enable_time_to_live(StateTtlConfig.new_builder(
-                Duration.of_hours(1)).build())
-        getter = {"value": self.context.get_state, "list": self.context.get_list_state,
-                  "map": self.context.get_map_state}[self.kind]
+            descriptor.enable_time_to_live(StateTtlConfig.new_builder(Duration.of_hours(1)).build())
+        getter = {
+            "value": self.context.get_state,
+            "list": self.context.get_list_state,
+            "map": self.context.get_map_state,
+        }[self.kind]
         self.profile = getter(descriptor)
         self.count = self.context.get_state(ValueStateDescriptor("count", Types.LONG()))
 
@@ -49,8 +57,12 @@ class Profile(KeyedProcessFunction):
             self.count.update((self.count.value() or 0) + 1)
             self._declare()
         held = self._held()
-        row = Row(*[value[1] if name == "user" else len(value[1]) if name == "visits"
-                    else "here" for name in self.row_type.get_field_names()])
+        row = Row(
+            *[
+                value[1] if name == "user" else len(value[1]) if name == "visits" else "here"
+                for name in self.row_type.get_field_names()
+            ]
+        )
         row.set_field_names(self.row_type.get_field_names())
         self._keep(row)
         yield held
@@ -92,13 +104,25 @@ def test_a_field_removed_from_a_row_state_is_dropped_from_the_restored_values():
     assert harness.extract_values() == [{"visits": 3}]
 
 
-@pytest.mark.parametrize("kind, held", [
-    ("list", [{"user": "ann", "visits": 3, "place": None},
-              {"user": "eve", "visits": 3, "place": None}]),
-    ("map", {"last": {"user": "eve", "visits": 3, "place": None}})])
+@pytest.mark.parametrize(
+    "kind, held",
+    [
+        (
+            "list",
+            [
+                {"user": "ann", "visits": 3, "place": None},
+                {"user": "eve", "visits": 3, "place": None},
+            ],
+        ),
+        ("map", {"last": {"user": "eve", "visits": 3, "place": None}}),
+    ],
+)
 def test_rows_in_list_and_map_states_migrate_too(kind, held):
-    harness = restored(Profile(VISITS, kind), Profile(VISITS_AND_PLACE, kind),
-                       elements_before=(("k", "ann"), ("k", "eve")))
+    harness = restored(
+        Profile(VISITS, kind),
+        Profile(VISITS_AND_PLACE, kind),
+        elements_before=(("k", "ann"), ("k", "eve")),
+    )
     assert harness.extract_values() == [held]
 
 
@@ -108,46 +132,66 @@ def test_a_row_state_with_a_ttl_migrates_inside_its_ttl_pair():
 
 
 def test_a_state_declared_lazily_is_migrated_once_and_restored_again_unchanged():
-    harness = restored(Profile(VISITS, lazily=True), Profile(VISITS_AND_PLACE, lazily=True),
-                       elements_before=(("k", "ann"),))
+    harness = restored(
+        Profile(VISITS, lazily=True),
+        Profile(VISITS_AND_PLACE, lazily=True),
+        elements_before=(("k", "ann"),),
+    )
     assert harness.extract_values() == [{"user": "ann", "visits": 3, "place": None}]
-    again = KeyedOperatorHarness.restore(Profile(VISITS_AND_PLACE), lambda e: e[0],
-                                         harness.snapshot(), name="profiles")
+    again = KeyedOperatorHarness.restore(
+        Profile(VISITS_AND_PLACE), lambda e: e[0], harness.snapshot(), name="profiles"
+    )
     again.process_element(("k", "cy"), 3)
     assert again.extract_values() == [{"user": "bob", "visits": 3, "place": "here"}]
 
 
 def test_states_of_other_keys_and_key_groups_migrate_as_they_are_read():
-    harness = restored(Profile(VISITS), Profile(VISITS_AND_PLACE),
-                       elements_before=[(f"k{i}", f"u{i}") for i in range(20)],
-                       element=("k7", "x"))
+    harness = restored(
+        Profile(VISITS),
+        Profile(VISITS_AND_PLACE),
+        elements_before=[(f"k{i}", f"u{i}") for i in range(20)],
+        element=("k7", "x"),
+    )
     for i in (3, 15):
         harness.process_element((f"k{i}", "y"), 3)
     assert harness.extract_values() == [
-        {"user": f"u{i}", "visits": len(f"u{i}"), "place": None} for i in (7, 3, 15)]
+        {"user": f"u{i}", "visits": len(f"u{i}"), "place": None} for i in (7, 3, 15)
+    ]
 
 
-@pytest.mark.parametrize("before, after, said", [
-    (Profile(VISITS), Profile(Types.ROW_NAMED(["user", "visits"],
-                                              [Types.STRING(), Types.STRING()])),
-     "the restored state is value state of Types.ROW_NAMED(['user', 'visits'], "
-     "[Types.STRING(), Types.INT()]), the job declares value state of "
-     "Types.ROW_NAMED(['user', 'visits'], [Types.STRING(), Types.STRING()])"),
-    (Profile(VISITS), Profile(VISITS, kind="list"),
-     "the restored state is value state of Types.ROW_NAMED(['user', 'visits'], "
-     "[Types.STRING(), Types.INT()]), the job declares list state of"),
-    (Profile(VISITS), Profile(VISITS, ttl=True),
-     "[Types.STRING(), Types.INT()]), the job declares value state of "
-     "Types.ROW_NAMED(['user', 'visits'], [Types.STRING(), Types.INT()]) with a TTL")])
-def test_an_incompatible_change_is_refused_naming_the_operator_and_the_state(
-        before, after, said):
+@pytest.mark.parametrize(
+    "before, after, said",
+    [
+        (
+            Profile(VISITS),
+            Profile(Types.ROW_NAMED(["user", "visits"], [Types.STRING(), Types.STRING()])),
+            "the restored state is value state of Types.ROW_NAMED(['user', 'visits'], "
+            "[Types.STRING(), Types.INT()]), the job declares value state of "
+            "Types.ROW_NAMED(['user', 'visits'], [Types.STRING(), Types.STRING()])",
+        ),
+        (
+            Profile(VISITS),
+            Profile(VISITS, kind="list"),
+            "the restored state is value state of Types.ROW_NAMED(['user', 'visits'], "
+            "[Types.STRING(), Types.INT()]), the job declares list state of",
+        ),
+        (
+            Profile(VISITS),
+            Profile(VISITS, ttl=True),
+            "[Types.STRING(), Types.INT()]), the job declares value state of "
+            "Types.ROW_NAMED(['user', 'visits'], [Types.STRING(), Types.INT()]) with a TTL",
+        ),
+    ],
+)
+def test_an_incompatible_change_is_refused_naming_the_operator_and_the_state(before, after, said):
     with pytest.raises(StateMigrationError) as refused:
         restored(before, after)
     message = marked_message(str(refused.value))
     assert message.startswith("state 'profile' of operator 'profiles': ")
     assert said in message
-    assert message.endswith("the change is not compatible (only a Row's fields may be "
-                            "added or removed)")
+    assert message.endswith(
+        "the change is not compatible (only a Row's fields may be added or removed)"
+    )
 
 
 class Counter(KeyedProcessFunction):
@@ -163,9 +207,12 @@ class Counter(KeyedProcessFunction):
 
 
 def test_a_typed_state_once_pickled_is_refused_and_pickled_is_pickled_byte_array():
-    with pytest.raises(StateMigrationError, match="state 'count' of operator 'profiles': "
-                       "the restored state is value state of pickled, the job declares "
-                       "value state of Types.LONG()"):
+    with pytest.raises(
+        StateMigrationError,
+        match="state 'count' of operator 'profiles': "
+        "the restored state is value state of pickled, the job declares "
+        "value state of Types.LONG()",
+    ):
         restored(Counter(None), Counter(Types.LONG()))
     same = restored(Counter(None), Counter(Types.PICKLED_BYTE_ARRAY()))
     assert same.extract_values() == [2]

@@ -8,15 +8,38 @@ from weir.table.changelog_rank import ChangelogTopN
 from weir.testing.harness import KeyedOperatorHarness
 
 I, UB, UA, D = INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE  # noqa: E741
-SUMS = [(I, ("fruit", "apple", 3)), (I, ("fruit", "pear", 5)), (I, ("veg", "leek", 4)),
-        (I, ("fruit", "plum", 1)), (UB, ("fruit", "apple", 3)), (UA, ("fruit", "apple", 7)),
-        (I, ("veg", "kale", 2)), (UB, ("fruit", "plum", 1)), (UA, ("fruit", "plum", 7)),
-        (UB, ("veg", "kale", 2)), (UA, ("veg", "kale", 5)), (UB, ("fruit", "pear", 5)),
-        (UA, ("fruit", "pear", 6)), (I, ("fruit", "fig", 2))]
-COUNTS = [(I, ("apple", 1)), (I, ("pear", 1)), (I, ("leek", 1)), (I, ("plum", 1)),
-          (UB, ("apple", 1)), (UA, ("apple", 2)), (I, ("kale", 1)), (UB, ("plum", 1)),
-          (UA, ("plum", 2)), (UB, ("kale", 1)), (UA, ("kale", 2)), (UB, ("pear", 1)),
-          (UA, ("pear", 2)), (I, ("fig", 1))]
+SUMS = [
+    (I, ("fruit", "apple", 3)),
+    (I, ("fruit", "pear", 5)),
+    (I, ("veg", "leek", 4)),
+    (I, ("fruit", "plum", 1)),
+    (UB, ("fruit", "apple", 3)),
+    (UA, ("fruit", "apple", 7)),
+    (I, ("veg", "kale", 2)),
+    (UB, ("fruit", "plum", 1)),
+    (UA, ("fruit", "plum", 7)),
+    (UB, ("veg", "kale", 2)),
+    (UA, ("veg", "kale", 5)),
+    (UB, ("fruit", "pear", 5)),
+    (UA, ("fruit", "pear", 6)),
+    (I, ("fruit", "fig", 2)),
+]
+COUNTS = [
+    (I, ("apple", 1)),
+    (I, ("pear", 1)),
+    (I, ("leek", 1)),
+    (I, ("plum", 1)),
+    (UB, ("apple", 1)),
+    (UA, ("apple", 2)),
+    (I, ("kale", 1)),
+    (UB, ("plum", 1)),
+    (UA, ("plum", 2)),
+    (UB, ("kale", 1)),
+    (UA, ("kale", 2)),
+    (UB, ("pear", 1)),
+    (UA, ("pear", 2)),
+    (I, ("fig", 1)),
+]
 
 
 def run(function, key, changes):
@@ -32,47 +55,85 @@ def by_total(output_rank):
 
 def test_with_the_rank_each_changed_rank_is_updated_in_rank_order():
     assert run(by_total(True), lambda r: r[1][0], SUMS) == [
-        (I, ("fruit", "apple", 3, 1)), (UB, ("fruit", "apple", 3, 1)),
-        (UA, ("fruit", "pear", 5, 1)), (I, ("fruit", "apple", 3, 2)),
-        (I, ("veg", "leek", 4, 1)), (UB, ("fruit", "apple", 3, 2)),
-        (UA, ("fruit", "plum", 1, 2)), (UB, ("fruit", "pear", 5, 1)),
-        (UA, ("fruit", "apple", 7, 1)), (UB, ("fruit", "plum", 1, 2)),
-        (UA, ("fruit", "pear", 5, 2)), (I, ("veg", "kale", 2, 2)),
-        (UB, ("fruit", "pear", 5, 2)), (UA, ("fruit", "plum", 7, 2)),
-        (D, ("veg", "kale", 2, 2)), (UB, ("veg", "leek", 4, 1)), (UA, ("veg", "kale", 5, 1)),
-        (I, ("veg", "leek", 4, 2))]
+        (I, ("fruit", "apple", 3, 1)),
+        (UB, ("fruit", "apple", 3, 1)),
+        (UA, ("fruit", "pear", 5, 1)),
+        (I, ("fruit", "apple", 3, 2)),
+        (I, ("veg", "leek", 4, 1)),
+        (UB, ("fruit", "apple", 3, 2)),
+        (UA, ("fruit", "plum", 1, 2)),
+        (UB, ("fruit", "pear", 5, 1)),
+        (UA, ("fruit", "apple", 7, 1)),
+        (UB, ("fruit", "plum", 1, 2)),
+        (UA, ("fruit", "pear", 5, 2)),
+        (I, ("veg", "kale", 2, 2)),
+        (UB, ("fruit", "pear", 5, 2)),
+        (UA, ("fruit", "plum", 7, 2)),
+        (D, ("veg", "kale", 2, 2)),
+        (UB, ("veg", "leek", 4, 1)),
+        (UA, ("veg", "kale", 5, 1)),
+        (I, ("veg", "leek", 4, 2)),
+    ]
 
 
 def test_without_the_rank_rows_leaving_are_deleted_before_rows_entering_are_inserted():
     assert run(by_total(False), lambda r: r[1][0], SUMS) == [
-        (I, ("fruit", "apple", 3)), (I, ("fruit", "pear", 5)), (I, ("veg", "leek", 4)),
-        (D, ("fruit", "apple", 3)), (I, ("fruit", "plum", 1)), (D, ("fruit", "plum", 1)),
-        (I, ("fruit", "apple", 7)), (I, ("veg", "kale", 2)), (D, ("fruit", "pear", 5)),
-        (I, ("fruit", "plum", 7)), (D, ("veg", "kale", 2)), (I, ("veg", "kale", 5))]
+        (I, ("fruit", "apple", 3)),
+        (I, ("fruit", "pear", 5)),
+        (I, ("veg", "leek", 4)),
+        (D, ("fruit", "apple", 3)),
+        (I, ("fruit", "plum", 1)),
+        (D, ("fruit", "plum", 1)),
+        (I, ("fruit", "apple", 7)),
+        (I, ("veg", "kale", 2)),
+        (D, ("fruit", "pear", 5)),
+        (I, ("fruit", "plum", 7)),
+        (D, ("veg", "kale", 2)),
+        (I, ("veg", "kale", 5)),
+    ]
 
 
 def test_counts_by_key_are_upserts_and_a_key_staying_in_the_top_is_updated():
-    function = ChangelogTopN([lambda v: v[1], lambda v: v[0]], [True, False], 3, False,
-                             key_indexes=[0])
+    function = ChangelogTopN(
+        [lambda v: v[1], lambda v: v[0]], [True, False], 3, False, key_indexes=[0]
+    )
     assert run(function, lambda r: 0, COUNTS) == [
-        (I, ("apple", 1)), (I, ("pear", 1)), (I, ("leek", 1)), (UB, ("apple", 1)),
-        (UA, ("apple", 2)), (D, ("pear", 1)), (I, ("kale", 1)), (D, ("leek", 1)),
-        (I, ("plum", 2)), (UB, ("kale", 1)), (UA, ("kale", 2)), (D, ("plum", 2)),
-        (I, ("pear", 2))]
+        (I, ("apple", 1)),
+        (I, ("pear", 1)),
+        (I, ("leek", 1)),
+        (UB, ("apple", 1)),
+        (UA, ("apple", 2)),
+        (D, ("pear", 1)),
+        (I, ("kale", 1)),
+        (D, ("leek", 1)),
+        (I, ("plum", 2)),
+        (UB, ("kale", 1)),
+        (UA, ("kale", 2)),
+        (D, ("plum", 2)),
+        (I, ("pear", 2)),
+    ]
 
 
 def test_flinks_update_strategy_is_chosen_for_counts_and_maxima_not_sums():
     from weir.table import DataTypes, EnvironmentSettings, TableEnvironment
     from weir.table.changelog_rank import unique_key
+
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t_env.create_temporary_view("s", t_env.from_elements(
-        [("a", 1)], DataTypes.ROW([DataTypes.FIELD("p", DataTypes.STRING()),
-                                   DataTypes.FIELD("x", DataTypes.INT())])))
+    t_env.create_temporary_view(
+        "s",
+        t_env.from_elements(
+            [("a", 1)],
+            DataTypes.ROW(
+                [DataTypes.FIELD("p", DataTypes.STRING()), DataTypes.FIELD("x", DataTypes.INT())]
+            ),
+        ),
+    )
 
     def strategy(aggregate, order):
         node = t_env.sql_query(
             f"SELECT p, v FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY {order}) AS rn FROM "
-            f"(SELECT p, {aggregate}(x) AS v FROM s GROUP BY p)) WHERE rn <= 3")._node
+            f"(SELECT p, {aggregate}(x) AS v FROM s GROUP BY p)) WHERE rn <= 3"
+        )._node
         while type(node).__name__ != "Rank":
             node = node.input
         return unique_key(node)
@@ -112,6 +173,7 @@ def test_ranks_from_past_the_first_add_up_to_a_brute_forces_after_every_change()
             expected = []
             for group in ("fruit", "veg"):  # (ties: in arrival order, an update arriving anew)
                 ranked = sorted((r for r in live if r[0] == group), key=lambda r: -r[2])
-                expected += [r + ((rank,) if output_rank else ())
-                             for rank, r in enumerate(ranked[1:3], 2)]
+                expected += [
+                    r + ((rank,) if output_rank else ()) for rank, r in enumerate(ranked[1:3], 2)
+                ]
             assert _applied(out) == sorted(expected), (output_rank, change)

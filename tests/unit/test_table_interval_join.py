@@ -21,7 +21,8 @@ def _join_of(tmp_path, condition, kind="JOIN"):
         t_env.execute_sql(
             f"CREATE TABLE {name} (t TIMESTAMP(3), k INT, x TIMESTAMP(3), WATERMARK FOR t "
             f"AS t) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/x.csv', "
-            "'format' = 'csv')")
+            "'format' = 'csv')"
+        )
     node = t_env.sql_query(f"SELECT * FROM l {kind} r ON l.k = r.k AND {condition}")._node
     while type(node).__name__ != "Join":
         node = node.input
@@ -30,10 +31,18 @@ def _join_of(tmp_path, condition, kind="JOIN"):
 
 def test_bounds_are_read_from_between_and_from_comparisons_on_either_side(tmp_path):
     cases = {
-        "r.t BETWEEN l.t - INTERVAL '1' MINUTE AND l.t + INTERVAL '5' SECOND":
-            (0, 0, -60_000, 5_000),
-        "l.t < r.t + INTERVAL '2' SECOND AND r.t < l.t + INTERVAL '3' SECOND":
-            (0, 0, -1_999, 2_999),
+        "r.t BETWEEN l.t - INTERVAL '1' MINUTE AND l.t + INTERVAL '5' SECOND": (
+            0,
+            0,
+            -60_000,
+            5_000,
+        ),
+        "l.t < r.t + INTERVAL '2' SECOND AND r.t < l.t + INTERVAL '3' SECOND": (
+            0,
+            0,
+            -1_999,
+            2_999,
+        ),
         "l.t <= r.t AND l.t >= r.t": (0, 0, 0, 0),
     }
     for condition, expected in cases.items():

@@ -50,8 +50,12 @@ def test_a_left_join_pads_rows_without_a_version_a_deleted_key_or_a_failed_condi
     version(h, 10, "v10"), version(h, 20, "v20", DELETE), version(h, 30, "rejected")
     order(h, 12, "v10 valid"), order(h, 22, "deleted"), order(h, 35, "condition fails")
     h.process_watermark(100)
-    assert joined(h) == [("none yet", None), ("v10 valid", "v10"), ("deleted", None),
-                         ("condition fails", None)]
+    assert joined(h) == [
+        ("none yet", None),
+        ("v10 valid", "v10"),
+        ("deleted", None),
+        ("condition fails", None),
+    ]
 
 
 def test_versions_no_later_row_can_see_are_dropped_and_upserts_count_as_versions():
@@ -73,24 +77,26 @@ def test_a_temporal_join_needs_a_versioned_table_and_an_event_time(tmp_path):
         t_env.execute_sql(
             f"CREATE TABLE {name} (ts TIMESTAMP(3), k STRING, p AS PROCTIME(), "
             f"WATERMARK FOR ts AS ts{key}) WITH ('connector' = 'filesystem', "
-            f"'path' = '{tmp_path}/x.csv', 'format' = 'csv')")
+            f"'path' = '{tmp_path}/x.csv', 'format' = 'csv')"
+        )
     with pytest.raises(ValueError, match="needs a versioned table"):
-        t_env.sql_query("SELECT * FROM o JOIN plain FOR SYSTEM_TIME AS OF o.ts AS r "
-                        "ON o.k = r.k")
+        t_env.sql_query("SELECT * FROM o JOIN plain FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k")
     with pytest.raises(NotImplementedError, match="not the left table's event-time"):
-        t_env.sql_query("SELECT * FROM o JOIN versioned FOR SYSTEM_TIME AS OF o.p AS r "
-                        "ON o.k = r.k")
+        t_env.sql_query(
+            "SELECT * FROM o JOIN versioned FOR SYSTEM_TIME AS OF o.p AS r ON o.k = r.k"
+        )
     with pytest.raises(NotImplementedError, match="a FULL temporal join"):
-        t_env.sql_query("SELECT * FROM o FULL JOIN versioned FOR SYSTEM_TIME AS OF o.ts "
-                        "AS r ON o.k = r.k")
+        t_env.sql_query(
+            "SELECT * FROM o FULL JOIN versioned FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k"
+        )
 
 
 def test_a_versions_retraction_before_its_update_does_not_delete_it():
     """A versioned view (a deduplication) sends -U then +U: the versions are its upserts."""
     from weir.table.changelog import UPDATE_BEFORE
+
     h = harness()
-    version(h, 10, "v10"), version(h, 10, "v10", UPDATE_BEFORE), version(h, 20, "v20",
-                                                                          UPDATE_AFTER)
+    version(h, 10, "v10"), version(h, 10, "v10", UPDATE_BEFORE), version(h, 20, "v20", UPDATE_AFTER)
     order(h, 15, "a"), order(h, 25, "b")
     h.process_watermark(30)
     assert joined(h) == [("a", "v10"), ("b", "v20")]

@@ -25,16 +25,16 @@ def test_an_array_of_scalars_unnests_to_one_column_named_as_flink_names_it():
 
 
 def test_a_table_alias_names_a_single_column_and_not_a_maps_two():
-    assert _columns(unnest_function(DataTypes.ARRAY(DataTypes.INT()), [], False, "t"))[0] \
-        == ["t"]
+    assert _columns(unnest_function(DataTypes.ARRAY(DataTypes.INT()), [], False, "t"))[0] == ["t"]
     call = unnest_function(DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), [], False, "t")
     assert _columns(call)[0] == ["KEY", "VALUE"]
     assert _rows(call, {"k": 1, "m": None}) == [("k", 1), ("m", None)]
 
 
 def test_an_array_of_rows_unnests_to_its_fields_and_ordinality_counts_from_one():
-    element = DataTypes.ROW([DataTypes.FIELD("n", DataTypes.INT()),
-                             DataTypes.FIELD("s", DataTypes.STRING())])
+    element = DataTypes.ROW(
+        [DataTypes.FIELD("n", DataTypes.INT()), DataTypes.FIELD("s", DataTypes.STRING())]
+    )
     call = unnest_function(DataTypes.ARRAY(element), ordinality=True)
     names, types = _columns(call)
     assert names == ["n", "s", "ORDINALITY"]
@@ -59,8 +59,10 @@ def test_split_keeps_empty_parts_splits_characters_and_gives_nothing_for_empty_t
 
 
 def test_map_types_parse_with_nested_parameters():
-    assert str(parse_type("MAP<STRING, DECIMAL(10, 2)> NOT NULL")) == \
-        "MAP<STRING, DECIMAL(10, 2)> NOT NULL"
+    assert (
+        str(parse_type("MAP<STRING, DECIMAL(10, 2)> NOT NULL"))
+        == "MAP<STRING, DECIMAL(10, 2)> NOT NULL"
+    )
     assert str(parse_type("map<int, array<string>>")) == "MAP<INT, ARRAY<STRING>>"
     with pytest.raises(ValueError, match="key type and a value type"):
         parse_type("MAP<STRING>")
@@ -68,14 +70,22 @@ def test_map_types_parse_with_nested_parameters():
 
 def test_an_unnest_query_has_flinks_columns():
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t_env.execute_sql("CREATE TABLE t (id INT, tags ARRAY<STRING>, attrs MAP<STRING, INT>) "
-                      "WITH ('connector' = 'datagen')")
-    table = t_env.sql_query("SELECT * FROM t CROSS JOIN UNNEST(tags) WITH ORDINALITY, "
-                            "UNNEST(attrs)")
+    t_env.execute_sql(
+        "CREATE TABLE t (id INT, tags ARRAY<STRING>, attrs MAP<STRING, INT>) "
+        "WITH ('connector' = 'datagen')"
+    )
+    table = t_env.sql_query(
+        "SELECT * FROM t CROSS JOIN UNNEST(tags) WITH ORDINALITY, UNNEST(attrs)"
+    )
     assert [(c.name, str(c.data_type)) for c in table._node.columns] == [
-        ("id", "INT"), ("tags", "ARRAY<STRING>"), ("attrs", "MAP<STRING, INT>"),
-        ("EXPR$0", "STRING"), ("ORDINALITY", "INT NOT NULL"), ("KEY", "STRING"),
-        ("VALUE", "INT")]
+        ("id", "INT"),
+        ("tags", "ARRAY<STRING>"),
+        ("attrs", "MAP<STRING, INT>"),
+        ("EXPR$0", "STRING"),
+        ("ORDINALITY", "INT NOT NULL"),
+        ("KEY", "STRING"),
+        ("VALUE", "INT"),
+    ]
     with pytest.raises(NotImplementedError, match="UNNEST joins by"):
         t_env.sql_query("SELECT * FROM t RIGHT JOIN UNNEST(tags) AS u(x) ON TRUE")
 
@@ -84,4 +94,6 @@ def test_an_array_constant_has_the_type_common_to_its_elements_as_pyflink_printe
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     table = t_env.sql_query("SELECT ARRAY['a', 'bb'] AS x, ARRAY[1, 2] AS y")
     assert [str(c.data_type) for c in table._node.columns] == [
-        "ARRAY<VARCHAR(2) NOT NULL> NOT NULL", "ARRAY<INT NOT NULL> NOT NULL"]
+        "ARRAY<VARCHAR(2) NOT NULL> NOT NULL",
+        "ARRAY<INT NOT NULL> NOT NULL",
+    ]

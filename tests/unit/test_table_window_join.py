@@ -45,9 +45,10 @@ def test_an_inner_join_inserts_each_windows_pairs_once_its_end_passes():
 
 def test_outer_joins_pad_unmatched_rows_in_flinks_order():
     for kind, expected in [
-            ("left", [("a", "x"), ("b", None)]),
-            ("right", [("a", "x"), (None, "y")]),
-            ("full", [("a", "x"), ("b", None), (None, "y")])]:
+        ("left", [("a", "x"), ("b", None)]),
+        ("right", [("a", "x"), (None, "y")]),
+        ("full", [("a", "x"), ("b", None), (None, "y")]),
+    ]:
         h = harness(kind, condition=lambda row: row[2] == "a" and row[5] == "x")
         left(h, 10, 1, "a"), left(h, 10, 1, "b"), right(h, 10, 1, "x"), right(h, 10, 1, "y")
         h.process_watermark(100)

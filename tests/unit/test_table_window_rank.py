@@ -13,8 +13,14 @@ def at(ms):
 
 
 def harness(rank_end, output_rank=True, ties_last=False, descending=True):
-    function = WindowTopN(lambda values: values[0], [lambda values: values[1]],
-                          [descending], rank_end, output_rank, ties_last)
+    function = WindowTopN(
+        lambda values: values[0],
+        [lambda values: values[1]],
+        [descending],
+        rank_end,
+        output_rank,
+        ties_last,
+    )
     return KeyedOperatorHarness(function, lambda record: record[1][0])
 
 

@@ -24,8 +24,13 @@ def names(outputs):
 def test_rows_come_out_by_time_then_by_the_other_keys_and_late_rows_are_dropped():
     sort = RowTimeSort(0, [operator.itemgetter(2)], [True], False)
     h = KeyedOperatorHarness(sort, lambda record: ())
-    for millis, name, score in [(5, "e1", 3), (1, "e2", 7), (3, "e3", 1), (3, "e4", 9),
-                                (9, "e5", 2)]:
+    for millis, name, score in [
+        (5, "e1", 3),
+        (1, "e2", 7),
+        (3, "e3", 1),
+        (3, "e4", 9),
+        (9, "e5", 2),
+    ]:
         h.process_element(row(millis, name, score), millis)
     h.process_watermark(3)
     assert names(h.extract_outputs()) == ["e2", "e4", "e3"]  # (time 3: score descending)
@@ -40,8 +45,9 @@ def test_rows_come_out_by_time_then_by_the_other_keys_and_late_rows_are_dropped(
 def test_ties_keep_their_arrival_order_and_nulls_sort_as_asked():
     rows = [(7, "a", None), (7, "b", 2), (7, "c", None), (7, "d", 1)]
     for nulls_high, expected in ((False, ["a", "c", "d", "b"]), (True, ["d", "b", "a", "c"])):
-        h = KeyedOperatorHarness(RowTimeSort(0, [operator.itemgetter(2)], [False],
-                                             nulls_high), lambda record: ())
+        h = KeyedOperatorHarness(
+            RowTimeSort(0, [operator.itemgetter(2)], [False], nulls_high), lambda record: ()
+        )
         for millis, name, score in rows:
             h.process_element(row(millis, name, score), millis)
         h.process_watermark(7)

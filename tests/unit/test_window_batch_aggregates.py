@@ -41,7 +41,7 @@ def number(rng, kind):
     if kind == "ints":
         return rng.randint(-50, 50)
     if kind == "big_ints":
-        return rng.choice([rng.randint(-5, 5), 2 ** 62 + rng.randint(0, 9), -(2 ** 70)])
+        return rng.choice([rng.randint(-5, 5), 2**62 + rng.randint(0, 9), -(2**70)])
     floats = [rng.uniform(-1e3, 1e3), 0.1, -0.0, 0.0, 1e16, rng.randint(-9, 9) / 10]
     if kind == "floats":
         return rng.choice(floats)
@@ -68,8 +68,9 @@ def batches(rng, shape, kind):
     result, now = [], rng.randint(-80, 0)
     for _ in range(30):
         now += rng.randint(0, 12)
-        elements = [(element(rng, shape, kind), now - rng.randint(0, 25))
-                    for _ in range(rng.randint(0, 18))]
+        elements = [
+            (element(rng, shape, kind), now - rng.randint(0, 25)) for _ in range(rng.randint(0, 18))
+        ]
         result.append((elements, now - 4))
     return result
 
@@ -98,16 +99,23 @@ def run(pipeline, steps, mode, monkeypatch):
     outputs = []
     for elements, watermark in steps + [([], MAX_WATERMARK)]:
         harness.process_micro_batch(elements, watermark)
-        outputs.append([(tag, type(value).__name__, repr(value), ts)
-                        for tag, produced in (("", harness.extract_outputs()),
-                                              (LATE.tag_id, harness.side_output(LATE)))
-                        for value, ts in produced])
+        outputs.append(
+            [
+                (tag, type(value).__name__, repr(value), ts)
+                for tag, produced in (
+                    ("", harness.extract_outputs()),
+                    (LATE.tag_id, harness.side_output(LATE)),
+                )
+                for value, ts in produced
+            ]
+        )
         harness.side_outputs.clear()
     return outputs, at_once
 
 
-CASES = [(seed, kind) for seed in range(12)
-         for kind in ("ints", "floats", "big_ints", "nan", "mixed")]
+CASES = [
+    (seed, kind) for seed in range(12) for kind in ("ints", "floats", "big_ints", "nan", "mixed")
+]
 
 
 @pytest.mark.parametrize("aggregation", sorted(AGGREGATIONS))
@@ -131,8 +139,11 @@ def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind, mo
     at_once, used = run(pipeline, steps, "at_once", monkeypatch)
     assert at_once == per_window
     assert [sorted(step) for step in at_once] == [sorted(step) for step in expected]
-    comparable = kind in ("ints", "floats") or (kind == "big_ints" and "sum" in aggregation) \
+    comparable = (
+        kind in ("ints", "floats")
+        or (kind == "big_ints" and "sum" in aggregation)
         or aggregation == "count"
+    )
     if comparable:  # numpy took (nearly) every batch: only a batch with a late key's
         assert used.count(True) >= len(used) - 2, used  # NaN or mix may not
 
@@ -141,24 +152,46 @@ def test_built_in_aggregates_on_the_harness():
     def pipeline(aggregate):
         def build(keyed):
             return keyed.window(TumblingEventTimeWindows.of(10)).aggregate(aggregate)
+
         return build
 
-    elements = [(("a", 3), 1), (("b", 2.5), 2), (("a", 7), 4), (("a", -1), 12),
-                (("b", 0.5), 9), (("a", 7), 8)]
-    expected = {"count": [3, 2, 1], "sum": [17, 3.0, -1], "min": [3, 0.5, -1],
-                "max": [7, 2.5, -1], "avg": [17 / 3, 1.5, -1.0]}
-    for name, aggregate in [("count", Count()), ("sum", Sum(1)), ("min", Min(1)),
-                            ("max", Max(1)), ("avg", Avg(1))]:
+    elements = [
+        (("a", 3), 1),
+        (("b", 2.5), 2),
+        (("a", 7), 4),
+        (("a", -1), 12),
+        (("b", 0.5), 9),
+        (("a", 7), 8),
+    ]
+    expected = {
+        "count": [3, 2, 1],
+        "sum": [17, 3.0, -1],
+        "min": [3, 0.5, -1],
+        "max": [7, 2.5, -1],
+        "avg": [17 / 3, 1.5, -1.0],
+    }
+    for name, aggregate in [
+        ("count", Count()),
+        ("sum", Sum(1)),
+        ("min", Min(1)),
+        ("max", Max(1)),
+        ("avg", Avg(1)),
+    ]:
         harness = KeyedOperatorHarness(
-            window_spec(Transcript("t", pipeline(aggregate), [])), key_of)
+            window_spec(Transcript("t", pipeline(aggregate), [])), key_of
+        )
         for value, ts in elements:
             harness.process_element(value, ts)
         harness.process_watermark(MAX_WATERMARK)
         outputs = sorted(harness.extract_outputs(), key=lambda output: output[1])  # by time
-        assert outputs == [(expected[name][0], 9), (expected[name][1], 9),
-                           (expected[name][2], 19)], name
-        assert [type(value) for value, _ in outputs] == \
-            [type(value) for value in expected[name]], name
+        assert outputs == [
+            (expected[name][0], 9),
+            (expected[name][1], 9),
+            (expected[name][2], 19),
+        ], name
+        assert [type(value) for value, _ in outputs] == [type(value) for value in expected[name]], (
+            name
+        )
 
 
 @pytest.mark.parametrize("field", [True, 1.5, ["a"]])

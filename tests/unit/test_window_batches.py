@@ -14,14 +14,21 @@ from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
 PIPELINES = {
-    "tumbling_reduce": lambda ks: ks.window(TumblingEventTimeWindows.of(10)).allowed_lateness(5)
-    .side_output_late_data(LATE).reduce(f.add_values),
-    "sliding_process": lambda ks: ks.window(SlidingEventTimeWindows.of(20, 5))
-    .allowed_lateness(3).process(f.WindowList()),
-    "tumbling_aggregate": lambda ks: ks.window(TumblingEventTimeWindows.of(7))
-    .aggregate(f.Average(), window_function=f.WithWindow()),
-    "sliding_in_arrival_order": lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5))
-    .reduce(lambda a, b: (a[0], a[1] * 10 + b[1])),  # the digits in the order they came
+    "tumbling_reduce": lambda ks: (
+        ks.window(TumblingEventTimeWindows.of(10))
+        .allowed_lateness(5)
+        .side_output_late_data(LATE)
+        .reduce(f.add_values)
+    ),
+    "sliding_process": lambda ks: (
+        ks.window(SlidingEventTimeWindows.of(20, 5)).allowed_lateness(3).process(f.WindowList())
+    ),
+    "tumbling_aggregate": lambda ks: ks.window(TumblingEventTimeWindows.of(7)).aggregate(
+        f.Average(), window_function=f.WithWindow()
+    ),
+    "sliding_in_arrival_order": lambda ks: ks.window(SlidingEventTimeWindows.of(10, 5)).reduce(
+        lambda a, b: (a[0], a[1] * 10 + b[1])
+    ),  # the digits in the order they came
 }
 
 
@@ -31,8 +38,10 @@ def batches(seed):
     result, now = [], 0
     for _ in range(30):
         now += rng.randint(0, 12)
-        elements = [((rng.choice("abcde"), rng.randint(1, 9)), max(0, now - rng.randint(0, 25)))
-                    for _ in range(rng.randint(0, 15))]
+        elements = [
+            ((rng.choice("abcde"), rng.randint(1, 9)), max(0, now - rng.randint(0, 25)))
+            for _ in range(rng.randint(0, 15))
+        ]
         result.append((elements, now - 4))
     return result
 

@@ -2,8 +2,7 @@
 
 import pytest
 
-from tests.transcripts.runner import (expected_of, late_dropped, run_on_harness,
-                                      window_spec)
+from tests.transcripts.runner import expected_of, late_dropped, run_on_harness, window_spec
 from weir.testing.harness import KeyedOperatorHarness
 from tests.transcripts.windows import TRANSCRIPTS, Transcript, E, W, main
 from weir.datastream.window import TumblingEventTimeWindows
@@ -19,8 +18,7 @@ def test_transcript_on_harness(transcript):
     assert [sorted(map(repr, step)) for step in produced] == expected_of(transcript)
 
 
-EVENT_TIME = [t for t in PASSING
-              if t.steps[-1][0] == ("end",) and window_spec(t).event_time]
+EVENT_TIME = [t for t in PASSING if t.steps[-1][0] == ("end",) and window_spec(t).event_time]
 
 
 @pytest.mark.parametrize("transcript", EVENT_TIME, ids=repr)
@@ -34,8 +32,15 @@ def test_state_stays_flat_for_a_steady_key_set():
     """Many windows over the same keys, with lateness: state is bounded by the open windows."""
     operator = TumblingEventTimeWindows.of(10)
     harness = KeyedOperatorHarness(
-        window_spec(Transcript("steady", lambda ks: ks.window(operator).allowed_lateness(15)
-                                   .reduce(f.add_values), [])), f.key_of)
+        window_spec(
+            Transcript(
+                "steady",
+                lambda ks: ks.window(operator).allowed_lateness(15).reduce(f.add_values),
+                [],
+            )
+        ),
+        f.key_of,
+    )
     sizes = []
     for window in range(200):
         for key in ("a", "b", "c"):
@@ -57,8 +62,10 @@ def test_transcript_that_must_fail(transcript):
 
 def test_a_wrong_expectation_fails_the_transcript():
     wrong = Transcript(
-        "wrong", lambda ks: ks.window(TumblingEventTimeWindows.of(10)).reduce(f.add_values),
-        [(E(("a", 1, 1)), []), (W(9), [main(("a", 2), 9)])])
+        "wrong",
+        lambda ks: ks.window(TumblingEventTimeWindows.of(10)).reduce(f.add_values),
+        [(E(("a", 1, 1)), []), (W(9), [main(("a", 2), 9)])],
+    )
     produced, _ = run_on_harness(wrong)
     assert [sorted(map(repr, s)) for s in produced] != expected_of(wrong)
 

@@ -2,8 +2,15 @@
 
 import random
 
-from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, MAX_BUNDLE_RECORDS,
-                               Bundler, KeyGroupInput, bundle_values, make_seq)
+from weir.runtime.wire import (
+    AFTER_WATERMARK,
+    BEFORE_WATERMARK,
+    MAX_BUNDLE_RECORDS,
+    Bundler,
+    KeyGroupInput,
+    bundle_values,
+    make_seq,
+)
 
 
 def _route(bundler, producer, phase, counter, values, stamps, key_groups):
@@ -27,7 +34,8 @@ def test_a_key_group_reads_each_producers_records_in_order_phase_0_first():
                 groups = [rng.randrange(4) for _ in values]
                 for i, (value, stamp, group) in enumerate(zip(values, stamps, groups)):
                     expected.setdefault(group, []).append(
-                        (phase, producer, counter + i, value, stamp))
+                        (phase, producer, counter + i, value, stamp)
+                    )
                 counter = _route(bundler, producer, phase, counter, values, stamps, groups)
         rows += bundler.rows()
     rng.shuffle(rows)  # an engine delivers rows in any order
@@ -48,16 +56,21 @@ def test_a_bundle_row_has_its_largest_timestamp_and_no_column_of_none():
     assert with_stamps[5] == 9 and without[5] is None
     assert bundle_values(with_stamps[4]) == ["a", "b", "c"]
     read = KeyGroupInput([with_stamps, without], labelled=False).records
-    assert (read.values, read.stamps, read.keys, read.inputs,
-            read.first_after_watermark) == (
-        ["a", "b", "c", "d"], [5, None, 9, None], [None] * 4, None, 4)
+    assert (read.values, read.stamps, read.keys, read.inputs, read.first_after_watermark) == (
+        ["a", "b", "c", "d"],
+        [5, None, 9, None],
+        [None] * 4,
+        None,
+        4,
+    )
 
 
 def test_long_outputs_are_cut_into_bundles_that_read_back_in_order():
     bundler = Bundler()
     values = list(range(2 * MAX_BUNDLE_RECORDS + 5))
-    bundler.add_all("sink", 0, None, make_seq(AFTER_WATERMARK, 3, 0), values,
-                    [None] * len(values), key_group=1)
+    bundler.add_all(
+        "sink", 0, None, make_seq(AFTER_WATERMARK, 3, 0), values, [None] * len(values), key_group=1
+    )
     rows = bundler.rows()
     assert len(rows) == 3
     assert [v for row in rows for v in bundle_values(row[4])] == values
@@ -67,21 +80,22 @@ def test_long_outputs_are_cut_into_bundles_that_read_back_in_order():
 
 def test_labelled_records_carry_their_input_and_controls_are_read():
     first, second = Bundler(), Bundler()
-    first.add_all("op", 0, [0, 0], make_seq(AFTER_WATERMARK, 0, 0), ["l1", "l2"],
-                  [None, None])
+    first.add_all("op", 0, [0, 0], make_seq(AFTER_WATERMARK, 0, 0), ["l1", "l2"], [None, None])
     second.add_all("op", 1, [0], make_seq(AFTER_WATERMARK, 1, 0), ["r1"], [7])
     second.add_ends("op", 1, source=4)
     read = KeyGroupInput(second.rows() + first.rows(), labelled=True)
     records = read.records
     assert list(zip(records.values, records.stamps, records.inputs)) == [
-        ("l1", None, 0), ("l2", None, 0), ("r1", 7, 1)]
+        ("l1", None, 0),
+        ("l2", None, 0),
+        ("r1", 7, 1),
+    ]
     assert read.ended == frozenset({4})
 
 
 def test_a_broadcast_bundle_is_pickled_once_for_every_key_group():
     bundler = Bundler()
-    bundler.add_to_every_key_group("op", 1, 3, make_seq(AFTER_WATERMARK, 0, 0), ["rule"],
-                                   [None])
+    bundler.add_to_every_key_group("op", 1, 3, make_seq(AFTER_WATERMARK, 0, 0), ["rule"], [None])
     rows = bundler.rows()
     assert [row[2] for row in rows] == [0, 1, 2]
     assert len({id(row[4]) for row in rows}) == 1

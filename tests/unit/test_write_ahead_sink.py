@@ -6,9 +6,11 @@ import os
 import pytest
 
 from weir.datastream import StreamExecutionEnvironment
-from weir.datastream.connectors.write_ahead import (CheckpointCommitter,
-                                                    FileCheckpointCommitter,
-                                                    GenericWriteAheadSink)
+from weir.datastream.connectors.write_ahead import (
+    CheckpointCommitter,
+    FileCheckpointCommitter,
+    GenericWriteAheadSink,
+)
 from weir.runtime.connectors.sink_base import commit_tasks
 
 
@@ -49,12 +51,13 @@ def test_each_tasks_log_is_sent_once_after_the_batch_and_then_removed(tmp_path):
     assert sink.sent == [(0, ["a", "b"]), (0, ["c"])]
     assert os.listdir(tmp_path / "wal" / "sink" / "job") == []
     assert sorted(os.listdir(tmp_path / "commits" / "sink" / "job")) == [
-        "0000000000-00000", "0000000000-00001"]
+        "0000000000-00000",
+        "0000000000-00001",
+    ]
 
 
 def test_a_refused_log_is_sent_again_after_the_next_batch(tmp_path):
-    sink = ListSink(FileCheckpointCommitter(tmp_path / "commits"), tmp_path / "wal",
-                    refusals=1)
+    sink = ListSink(FileCheckpointCommitter(tmp_path / "commits"), tmp_path / "wal", refusals=1)
     spec = sink.sink_spec()
     commit_tasks(spec, 0, _write(spec, 0, {0: ["a"]}))
     assert sink.sent == []
@@ -96,14 +99,18 @@ class FilesSink(GenericWriteAheadSink):
 
 
 def sent_lines(out) -> list:
-    return sorted(line for name in os.listdir(out)
-                  for line in open(os.path.join(out, name)).read().splitlines())
+    return sorted(
+        line
+        for name in os.listdir(out)
+        for line in open(os.path.join(out, name)).read().splitlines()
+    )
 
 
 def test_a_job_on_the_in_process_executor(tmp_path):
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
-    sink = FilesSink(FileCheckpointCommitter(tmp_path / "commits"), tmp_path / "wal",
-                     tmp_path / "out")
+    sink = FilesSink(
+        FileCheckpointCommitter(tmp_path / "commits"), tmp_path / "wal", tmp_path / "out"
+    )
     env.from_collection(["x", "y", "z"]).map(str.upper).add_sink(sink)
     env.execute("write-ahead")
     assert sent_lines(tmp_path / "out") == ["X", "Y", "Z"]
@@ -137,7 +144,8 @@ def test_a_sink_functions_context_gives_each_records_timestamp():
     env = StreamExecutionEnvironment.get_execution_environment().set_executor("local")
     function = _Stamped()
     stream = env.from_collection([1, 2, 3]).assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FromValue()))
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FromValue())
+    )
     stream.add_sink(function)
     env.from_collection([9]).add_sink(function)  # a record without a timestamp
     env.execute("stamped")

@@ -19,9 +19,15 @@ order. PyFlink has no CEP; this is weir's (docs/cep.md).
 """
 
 from weir.cep.operator import CepOperator, PatternContext
-from weir.cep.pattern import (Duration, GroupPattern, IterativeCondition,
-                              MalformedPatternException, Pattern, SimpleCondition,
-                              WithinType)
+from weir.cep.pattern import (
+    Duration,
+    GroupPattern,
+    IterativeCondition,
+    MalformedPatternException,
+    Pattern,
+    SimpleCondition,
+    WithinType,
+)
 from weir.cep.skip import AfterMatchSkipStrategy
 from weir.datastream.data_stream import KeyedStream
 
@@ -45,8 +51,7 @@ class TimedOutPartialMatchHandler:
     partial match whose window passed (ctx.timestamp(): the window's end)."""
 
     def process_timed_out_match(self, match: dict, ctx):
-        raise NotImplementedError(f"{type(self).__name__} must define "
-                                  "process_timed_out_match")
+        raise NotImplementedError(f"{type(self).__name__} must define process_timed_out_match")
 
 
 class PatternSelectFunction:
@@ -80,8 +85,7 @@ class CEP:
 
 
 class PatternStream:
-    def __init__(self, stream, pattern, comparator=None, late_tag=None,
-                 processing_time=False):
+    def __init__(self, stream, pattern, comparator=None, late_tag=None, processing_time=False):
         self._stream, self._pattern, self._comparator = stream, pattern, comparator
         self._late_tag, self._processing_time = late_tag, processing_time
 
@@ -101,12 +105,18 @@ class PatternStream:
 
     def process(self, function, output_type=None):
         if not callable(getattr(function, "process_match", None)):
-            raise TypeError("process expects a PatternProcessFunction (with "
-                            f"process_match(match, ctx)), got {function!r}")
-        operator = CepOperator(self._pattern, function, self._comparator, self._late_tag,
-                               self._processing_time)
-        keyed = self._stream if isinstance(self._stream, KeyedStream) else \
-            self._stream.key_by(_whole_stream)
+            raise TypeError(
+                "process expects a PatternProcessFunction (with "
+                f"process_match(match, ctx)), got {function!r}"
+            )
+        operator = CepOperator(
+            self._pattern, function, self._comparator, self._late_tag, self._processing_time
+        )
+        keyed = (
+            self._stream
+            if isinstance(self._stream, KeyedStream)
+            else self._stream.key_by(_whole_stream)
+        )
         return keyed.process(operator, output_type).name("CepOperator")
 
     def select(self, *args, output_type=None):
@@ -131,8 +141,10 @@ def _split(args, name):
         return None, None, args[0]
     if len(args) == 3:
         return args
-    raise TypeError(f"{name} takes (function) or (timed_out_tag, timeout_function, "
-                    f"function), got {len(args)} arguments")
+    raise TypeError(
+        f"{name} takes (function) or (timed_out_tag, timeout_function, "
+        f"function), got {len(args)} arguments"
+    )
 
 
 class _Selecting(PatternProcessFunction, TimedOutPartialMatchHandler):
@@ -143,8 +155,7 @@ class _Selecting(PatternProcessFunction, TimedOutPartialMatchHandler):
         self.function, self.tag, self.timeout, self.flat = function, tag, timeout, flat
 
     def process_match(self, match, ctx):
-        method = getattr(self.function, "flat_select" if self.flat else "select",
-                         self.function)
+        method = getattr(self.function, "flat_select" if self.flat else "select", self.function)
         if self.flat:
             yield from method(match) or ()
         else:
@@ -159,9 +170,22 @@ class _Selecting(PatternProcessFunction, TimedOutPartialMatchHandler):
             ctx.output(self.tag, value)
 
 
-__all__ = ["AfterMatchSkipStrategy", "CEP", "Duration", "GroupPattern",
-           "IterativeCondition", "MalformedPatternException", "Pattern",
-           "PatternContext", "PatternFlatSelectFunction", "PatternFlatTimeoutFunction",
-           "PatternProcessFunction", "PatternSelectFunction", "PatternStream",
-           "PatternTimeoutFunction", "SimpleCondition", "TimedOutPartialMatchHandler",
-           "WithinType"]
+__all__ = [
+    "AfterMatchSkipStrategy",
+    "CEP",
+    "Duration",
+    "GroupPattern",
+    "IterativeCondition",
+    "MalformedPatternException",
+    "Pattern",
+    "PatternContext",
+    "PatternFlatSelectFunction",
+    "PatternFlatTimeoutFunction",
+    "PatternProcessFunction",
+    "PatternSelectFunction",
+    "PatternStream",
+    "PatternTimeoutFunction",
+    "SimpleCondition",
+    "TimedOutPartialMatchHandler",
+    "WithinType",
+]

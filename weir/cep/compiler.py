@@ -14,8 +14,15 @@ state (a `not_followed_by` at the end) is a match when its window passes.
 
 from typing import Dict, List, Optional
 
-from weir.cep.pattern import (Consuming, GroupPattern, MalformedPatternException,
-                              WithinType, all_of, always, negated)
+from weir.cep.pattern import (
+    Consuming,
+    GroupPattern,
+    MalformedPatternException,
+    WithinType,
+    all_of,
+    always,
+    negated,
+)
 
 TAKE, IGNORE, PROCEED = "TAKE", "IGNORE", "PROCEED"
 START, NORMAL, FINAL, STOP, PENDING = "start", "normal", "final", "stop", "pending"
@@ -86,13 +93,16 @@ class _Compiler:
         sink = self._middle_states(sink)
         start = self._convert(sink)
         start.kind = START
-        if last.quantifier.consuming == Consuming.NOT_FOLLOW and self.window <= 0 and \
-                not last.window.get(WithinType.PREVIOUS_AND_CURRENT):
-            raise MalformedPatternException("not_followed_by is not supported as the last "
-                                            "part of a pattern without within(...)")
+        if (
+            last.quantifier.consuming == Consuming.NOT_FOLLOW
+            and self.window <= 0
+            and not last.window.get(WithinType.PREVIOUS_AND_CURRENT)
+        ):
+            raise MalformedPatternException(
+                "not_followed_by is not supported as the last part of a pattern without within(...)"
+            )
         self._check_windows(last)
-        return CompiledPattern(self.states, self.window, self.window_times,
-                               last.skip_strategy)
+        return CompiledPattern(self.states, self.window, self.window_times, last.skip_strategy)
 
     def _check_names(self) -> None:
         seen = {ENDING_STATE_NAME}
@@ -103,15 +113,17 @@ class _Compiler:
                     visit(pattern.raw)
                 elif pattern.name in seen:
                     raise MalformedPatternException(
-                        f"duplicate pattern name: {pattern.name}; names must be unique")
+                        f"duplicate pattern name: {pattern.name}; names must be unique"
+                    )
                 else:
                     seen.add(pattern.name)
                 pattern = pattern.previous
 
         visit(self.current)
-        if self.current.previous is None and \
-                self.current.quantifier.consuming in (Consuming.NOT_FOLLOW,
-                                                      Consuming.NOT_NEXT):
+        if self.current.previous is None and self.current.quantifier.consuming in (
+            Consuming.NOT_FOLLOW,
+            Consuming.NOT_NEXT,
+        ):
             raise MalformedPatternException("a pattern cannot begin with a NOT part")
 
     def _check_skip_strategy(self) -> None:
@@ -122,8 +134,9 @@ class _Compiler:
         while pattern is not None and pattern.name != name:
             pattern = pattern.previous
         if pattern is None:
-            raise MalformedPatternException(f"the skip strategy's pattern name '{name}' is "
-                                            "not a name of the pattern")
+            raise MalformedPatternException(
+                f"the skip strategy's pattern name '{name}' is not a name of the pattern"
+            )
 
     def _check_windows(self, last) -> None:
         pattern = last
@@ -132,7 +145,8 @@ class _Compiler:
             if between and self.window and between > self.window:
                 raise MalformedPatternException(
                     "the window between the previous and the current event cannot be longer "
-                    "than the window between the first and the last event of a pattern")
+                    "than the window between the first and the last event of a pattern"
+                )
             pattern = pattern.previous
 
     # -- states -----------------------------------------------------------------------
@@ -162,8 +176,9 @@ class _Compiler:
         while self.current.previous is not None:
             consuming = self.current.quantifier.consuming
             if consuming == Consuming.NOT_FOLLOW:
-                if sink.kind == FINAL and (self.window > 0 or self.current.window.get(
-                        WithinType.PREVIOUS_AND_CURRENT)):
+                if sink.kind == FINAL and (
+                    self.window > 0 or self.current.window.get(WithinType.PREVIOUS_AND_CURRENT)
+                ):
                     sink = self._pending_not_followed(sink)
             elif consuming == Consuming.NOT_NEXT:
                 sink = self._not_next(sink)
@@ -205,9 +220,13 @@ class _Compiler:
         elif quantifier.times_bounded:
             state = self._times(sink, sink, self.current.times_range)
         else:
-            state = self._singleton(sink, sink, self._take_condition(self.current),
-                                    self._ignore_condition(self.current),
-                                    self._is_optional(self.current))
+            state = self._singleton(
+                sink,
+                sink,
+                self._take_condition(self.current),
+                self._ignore_condition(self.current),
+                self._is_optional(self.current),
+            )
         self._add_stop_states(state)
         return state
 
@@ -217,8 +236,9 @@ class _Compiler:
         the first part that is neither optional nor such a NOT part."""
         found, pattern = [], self.current
         while pattern.previous is not None and (
-                pattern.previous.quantifier.optional or
-                pattern.previous.quantifier.consuming == Consuming.NOT_FOLLOW):
+            pattern.previous.quantifier.optional
+            or pattern.previous.quantifier.consuming == Consuming.NOT_FOLLOW
+        ):
             pattern = pattern.previous
             if pattern.quantifier.consuming == Consuming.NOT_FOLLOW:
                 found.append((self._take_condition(pattern), pattern.name))
@@ -278,19 +298,27 @@ class _Compiler:
             state = self._singleton(state, None, take, inner_ignore, False)
             self._add_stop_state_to_looping(state)
         self._set_first_of_loop(True)
-        return self._singleton(state, proceed, take, self._ignore_condition(self.current),
-                               self.current.quantifier.optional)
+        return self._singleton(
+            state,
+            proceed,
+            take,
+            self._ignore_condition(self.current),
+            self.current.quantifier.optional,
+        )
 
-    def _singleton(self, sink: State, proceed: Optional[State], take, ignore,
-                   optional: bool) -> State:
+    def _singleton(
+        self, sink: State, proceed: Optional[State], take, ignore, optional: bool
+    ) -> State:
         if isinstance(self.current, GroupPattern):
             return self._group(self.current, sink, proceed, optional)
         state = self._state(self.current.name, NORMAL, takes=True)
         taken = self._without_transitive_nots(sink)
         state.add_take(take, taken)
         anyway = self._true()
-        if optional and (not self._head_of_group(self.current) or  # (a group's own
-                         self.current.quantifier.optional):  # PROCEED: _group's)
+        if optional and (
+            not self._head_of_group(self.current)  # (a group's own
+            or self.current.quantifier.optional
+        ):  # PROCEED: _group's)
             assert proceed is not None  # (None only where not optional: _times)
             if self.current.quantifier.greedy:
                 until = self.current.until_condition
@@ -323,8 +351,7 @@ class _Compiler:
                 copy = self._copy(sink)
                 state.add_proceed(copy, all_of(anyway, until))
                 self.copies[sink.name] = copy
-            state.add_proceed(sink, anyway if until is None else
-                              all_of(anyway, negated(until)))
+            state.add_proceed(sink, anyway if until is None else all_of(anyway, negated(until)))
             _require_not(sink, self._take_condition(self.current))
         else:
             state.add_proceed(sink, anyway)
@@ -380,8 +407,9 @@ class _Compiler:
     def _is_optional(self, pattern) -> bool:
         if self._head_of_group(pattern):  # (the group's optional, or its own)
             assert self.group is not None  # (_head_of_group)
-            return (self._group_first_of_loop() and self.group.quantifier.optional) or \
-                pattern.quantifier.optional
+            return (
+                self._group_first_of_loop() and self.group.quantifier.optional
+            ) or pattern.quantifier.optional
         return pattern.quantifier.optional
 
     # -- conditions ---------------------------------------------------------------------
@@ -398,8 +426,11 @@ class _Compiler:
         consuming = pattern.quantifier.consuming
         if self._head_of_group(pattern):
             assert self.group is not None  # (_head_of_group)
-            consuming = self.group.quantifier.consuming if self._group_first_of_loop() \
+            consuming = (
+                self.group.quantifier.consuming
+                if self._group_first_of_loop()
                 else self.group.quantifier.inner
+            )
         return _with_until(_ignore_of(consuming, pattern), self._group_until(), False)
 
     def _inner_ignore_condition(self, pattern):
@@ -437,5 +468,16 @@ def _require_not(state: State, take) -> None:
         transition[2] = all_of(transition[2] or always, negated(take))
 
 
-__all__ = ["compile_pattern", "CompiledPattern", "State", "TAKE", "IGNORE", "PROCEED",
-           "START", "NORMAL", "FINAL", "STOP", "PENDING"]
+__all__ = [
+    "compile_pattern",
+    "CompiledPattern",
+    "State",
+    "TAKE",
+    "IGNORE",
+    "PROCEED",
+    "START",
+    "NORMAL",
+    "FINAL",
+    "STOP",
+    "PENDING",
+]

@@ -140,8 +140,11 @@ class NFA:
             taken = (path, source.pattern, event, event_id)
             first_ts, first_id = (timestamp, event_id) if is_start else (start_ts, start_id)
             found.append((target.index, taken, first_ts, first_id, timestamp))
-            final = self._final_after_proceed(target, event, ctx) \
-                if self.may_end[target.index] else None
+            final = (
+                self._final_after_proceed(target, event, ctx)
+                if self.may_end[target.index]
+                else None
+            )
             if final is not None:
                 found.append((final.index, taken, first_ts, first_id, timestamp))
         if is_start:
@@ -207,13 +210,14 @@ class NFA:
         if start_id is None:
             return None, None
         gap = self.window_times.get(self.states[index].name) if self.window_times else None
-        return (None if gap is None else previous_ts + gap,
-                start_ts + self.window if self.window > 0 else None)
+        return (
+            None if gap is None else previous_ts + gap,
+            start_ts + self.window if self.window > 0 else None,
+        )
 
     def _deadline(self, partial: list):
         """The earliest time a window of `partial` ends, or None."""
-        ends = [end for current in partial for end in self._window_ends(current)
-                if end is not None]
+        ends = [end for current in partial for end in self._window_ends(current) if end is not None]
         return min(ends) if ends else None
 
     def _emit(self, nfa_state: NFAState, potential: list, partial: list) -> List[dict]:
@@ -223,8 +227,10 @@ class NFA:
             return [match_of(m[1]) for m in potential]
         completed = sorted(nfa_state.completed + potential, key=_order)
         matches = []
-        while completed and (_earliest(partial) is None or  # (none started before it)
-                             _order(completed[0]) <= _earliest(partial)):
+        while completed and (
+            _earliest(partial) is None  # (none started before it)
+            or _order(completed[0]) <= _earliest(partial)
+        ):
             match = completed.pop(0)
             pruning = self.skip.pruning_id(match_of(match[1], ids=True))
             if pruning is not None:

@@ -26,7 +26,7 @@ from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.runtime.wire import MAX_WATERMARK
 
-_NO_TIMESTAMP = -(2 ** 63)
+_NO_TIMESTAMP = -(2**63)
 
 
 def _time_of(waiting) -> int:
@@ -67,8 +67,9 @@ class CepOperator(KeyedProcessFunction):
     """`function`: a PatternProcessFunction (with process_match(match, ctx), and
     process_timed_out_match(match, ctx) if it is a TimedOutPartialMatchHandler)."""
 
-    def __init__(self, pattern, function, comparator=None, late_tag=None,
-                 processing_time: bool = False):
+    def __init__(
+        self, pattern, function, comparator=None, late_tag=None, processing_time: bool = False
+    ):
         self.pattern, self.function, self.comparator = pattern, function, comparator
         self.late_tag, self.processing_time = late_tag, processing_time
         compile_pattern(pattern)  # (a malformed pattern fails when the job is built)
@@ -76,9 +77,9 @@ class CepOperator(KeyedProcessFunction):
     def open(self, runtime_context):
         self.nfa = NFA(compile_pattern(self.pattern))
         self.nfa_state = runtime_context.get_state(  # (with the events waiting)
-            ValueStateDescriptor("cep-nfa-state", Types.PICKLED_BYTE_ARRAY()))
-        self.late_dropped = runtime_context.get_metrics_group().counter(
-            "numLateRecordsDropped")
+            ValueStateDescriptor("cep-nfa-state", Types.PICKLED_BYTE_ARRAY())
+        )
+        self.late_dropped = runtime_context.get_metrics_group().counter("numLateRecordsDropped")
         self.timed_out = getattr(self.function, "process_timed_out_match", None)
         opening = getattr(self.function, "open", None)
         if callable(opening):
@@ -100,8 +101,10 @@ class CepOperator(KeyedProcessFunction):
             return
         timestamp = ctx.timestamp()
         if timestamp == _NO_TIMESTAMP:
-            raise ValueError("CEP in event time needs each event's timestamp: assign them "
-                             "(assign_timestamps_and_watermarks) or use in_processing_time()")
+            raise ValueError(
+                "CEP in event time needs each event's timestamp: assign them "
+                "(assign_timestamps_and_watermarks) or use in_processing_time()"
+            )
         watermark = ctx.timer_service().current_watermark()
         if timestamp > watermark:
             state = self._state()

@@ -58,8 +58,10 @@ def as_condition(condition):
     if isinstance(condition, IterativeCondition):
         return condition.filter
     if not callable(condition):
-        raise TypeError("a condition is a callable, a SimpleCondition or an "
-                        f"IterativeCondition, got {condition!r}")
+        raise TypeError(
+            "a condition is a callable, a SimpleCondition or an "
+            f"IterativeCondition, got {condition!r}"
+        )
     if _arity(condition) >= 2:
         return condition
     return lambda value, ctx: condition(value)
@@ -70,8 +72,10 @@ def _arity(function) -> int:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return 1
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and
-               p.default is p.empty for p in parameters)
+    return sum(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        for p in parameters
+    )
 
 
 def all_of(first, second):
@@ -93,6 +97,7 @@ def always(value, ctx) -> bool:  # noqa: ARG001
 # -- quantifiers ----------------------------------------------------------------------
 class Consuming(enum.Enum):
     """How a pattern's events follow the ones before: contiguity."""
+
     STRICT = "STRICT"  # next: the very next event
     SKIP_TILL_NEXT = "SKIP_TILL_NEXT"  # followed_by: the next one that matches
     SKIP_TILL_ANY = "SKIP_TILL_ANY"  # followed_by_any: any later one that matches
@@ -117,11 +122,15 @@ class Quantifier:
 class Pattern:
     """One named pattern of a chain (`previous` the one before it)."""
 
-    def __init__(self, name: str, previous: Optional["Pattern"], consuming: Consuming,
-                 skip_strategy: AfterMatchSkipStrategy):
+    def __init__(
+        self,
+        name: str,
+        previous: Optional["Pattern"],
+        consuming: Consuming,
+        skip_strategy: AfterMatchSkipStrategy,
+    ):
         if not isinstance(name, str) or not name:
-            raise MalformedPatternException(f"a pattern's name is a non-empty text, got "
-                                            f"{name!r}")
+            raise MalformedPatternException(f"a pattern's name is a non-empty text, got {name!r}")
         self.name, self.previous = name, previous
         self.quantifier = Quantifier(consuming)
         self.skip_strategy = skip_strategy
@@ -158,27 +167,27 @@ class Pattern:
         if self.quantifier.optional:
             raise MalformedPatternException(
                 "an optional pattern cannot be followed by not_next: specify the not pattern "
-                "before the optional one")
+                "before the optional one"
+            )
         return self._then(name, Consuming.NOT_NEXT)
 
     def not_followed_by(self, name) -> "Pattern":
         if self.quantifier.optional:
             raise MalformedPatternException(
                 "an optional pattern cannot be followed by not_followed_by: specify the not "
-                "pattern before the optional one")
+                "pattern before the optional one"
+            )
         return self._then(name, Consuming.NOT_FOLLOW)
 
     # -- conditions -----------------------------------------------------------------
     def where(self, condition) -> "Pattern":
         condition = as_condition(condition)
-        self.condition = condition if self.condition is None else \
-            all_of(self.condition, condition)
+        self.condition = condition if self.condition is None else all_of(self.condition, condition)
         return self
 
     def or_(self, condition) -> "Pattern":
         condition = as_condition(condition)
-        self.condition = condition if self.condition is None else \
-            any_of(self.condition, condition)
+        self.condition = condition if self.condition is None else any_of(self.condition, condition)
         return self
 
     def subtype(self, cls) -> "Pattern":
@@ -186,8 +195,9 @@ class Pattern:
 
     def until(self, condition) -> "Pattern":
         if not self.quantifier.looping:
-            raise MalformedPatternException("until applies to a looping pattern "
-                                            "(one_or_more, times_or_more)")
+            raise MalformedPatternException(
+                "until applies to a looping pattern (one_or_more, times_or_more)"
+            )
         if self.until_condition is not None:
             raise MalformedPatternException("only one until condition can be applied")
         self.until_condition = as_condition(condition)
@@ -276,7 +286,7 @@ class GroupPattern(Pattern):
 
 
 def _check_times(times: int, to: int) -> None:
-    if not isinstance(times, int) or not isinstance(to, int) or times < 0 or to < times \
-            or to == 0:
-        raise MalformedPatternException(f"times must be 0 <= from <= to, to > 0; got "
-                                        f"({times}, {to})")
+    if not isinstance(times, int) or not isinstance(to, int) or times < 0 or to < times or to == 0:
+        raise MalformedPatternException(
+            f"times must be 0 <= from <= to, to > 0; got ({times}, {to})"
+        )

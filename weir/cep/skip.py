@@ -66,9 +66,11 @@ class _Skip(AfterMatchSkipStrategy):
         named = match.get(self.pattern_name) or []
         if not named:
             if self.throws:
-                raise RuntimeError(f"Could not skip to {self.kind.split('_')[-1].lower()} "
-                                   f"element of a match: no element in it is mapped to "
-                                   f"'{self.pattern_name}'")
+                raise RuntimeError(
+                    f"Could not skip to {self.kind.split('_')[-1].lower()} "
+                    f"element of a match: no element in it is mapped to "
+                    f"'{self.pattern_name}'"
+                )
             return None
         pruning = named[0] if self.kind == "SKIP_TO_FIRST" else named[-1]
         if self.throws and min(ids) == pruning:

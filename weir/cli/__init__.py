@@ -29,12 +29,18 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="weir", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a job program")
-    run.add_argument("-d", "--detached", action="store_true",
-                     help="run the job as its own process and return")
+    run.add_argument(
+        "-d", "--detached", action="store_true", help="run the job as its own process and return"
+    )
     run.add_argument("-p", "--parallelism", type=int)
     run.add_argument("-s", "--fromSavepoint", "--from-savepoint", dest="savepoint")
-    run.add_argument("-n", "--allowNonRestoredState", "--allow-non-restored-state",
-                     dest="allow_non_restored", action="store_true")
+    run.add_argument(
+        "-n",
+        "--allowNonRestoredState",
+        "--allow-non-restored-state",
+        dest="allow_non_restored",
+        action="store_true",
+    )
     run.add_argument("program")
     run.add_argument("args", nargs=argparse.REMAINDER)
     listing = sub.add_parser("list", help="list jobs")
@@ -56,8 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     modify.add_argument("-p", "--parallelism", type=int, required=True)
     info = sub.add_parser("info", help="describe a savepoint")
     info.add_argument("savepoint")
-    for name, text in (("server", "serve the REST API for the job directory's jobs"),
-                       ("dashboard", "serve the web dashboard (and the REST API it reads)")):
+    for name, text in (
+        ("server", "serve the REST API for the job directory's jobs"),
+        ("dashboard", "serve the web dashboard (and the REST API it reads)"),
+    ):
         server = sub.add_parser(name, help=text)
         server.add_argument("--host", default="127.0.0.1")
         server.add_argument("--port", type=int, default=8081)
@@ -71,9 +79,16 @@ def main(argv=None) -> int:
     arguments = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return commands.COMMANDS[arguments.command](arguments)
-    except (JobNotFound, SavepointError, LifecycleError, ServerError,
-            commands.CommandError) as error:
-        print(f"\n------------------------------------------------------------\n"
-              f" The program finished with the following exception:\n\n{error}",
-              file=sys.stderr)
+    except (
+        JobNotFound,
+        SavepointError,
+        LifecycleError,
+        ServerError,
+        commands.CommandError,
+    ) as error:
+        print(
+            f"\n------------------------------------------------------------\n"
+            f" The program finished with the following exception:\n\n{error}",
+            file=sys.stderr,
+        )
         return 1

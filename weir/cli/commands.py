@@ -7,8 +7,15 @@ import sys
 
 from weir.common.errors import WeirError
 from weir.jobs.directory import TERMINAL, JobRecord
-from weir.jobs.lifecycle import (answered, await_end, check_parallelism, max_parallelism_of,
-                                 rescale, running, start_detached)
+from weir.jobs.lifecycle import (
+    answered,
+    await_end,
+    check_parallelism,
+    max_parallelism_of,
+    rescale,
+    running,
+    start_detached,
+)
 from weir.jobs.lifecycle import cancel as cancel_job
 from weir.jobs.runner import run_job
 from weir.rest.server import DEFAULT_PORT, dashboard_url, serve, serving
@@ -44,10 +51,14 @@ def run(arguments) -> int:
         restored = load_savepoint(_local(arguments.savepoint))
         if arguments.parallelism is not None:
             check_parallelism(arguments.parallelism, restored.max_parallelism)
-    record = JobRecord.create(os.path.basename(arguments.program), arguments.program,
-                              arguments.args, parallelism=arguments.parallelism,
-                              savepoint=arguments.savepoint,
-                              allow_non_restored=arguments.allow_non_restored)
+    record = JobRecord.create(
+        os.path.basename(arguments.program),
+        arguments.program,
+        arguments.args,
+        parallelism=arguments.parallelism,
+        savepoint=arguments.savepoint,
+        allow_non_restored=arguments.allow_non_restored,
+    )
     if not arguments.detached:
         _print_dashboard(record.job_id)
     code = _start(record, arguments.detached)
@@ -64,8 +75,10 @@ def _print_dashboard(job_id: str) -> None:
     port = int(os.environ.get(DASHBOARD_PORT) or DEFAULT_PORT)
     print(f"Dashboard: {dashboard_url('127.0.0.1', port, job_id)}", file=sys.stderr)
     if not serving("127.0.0.1", port):
-        print(f"  (nothing serves it yet: start one with `weir dashboard --port {port}`)",
-              file=sys.stderr)
+        print(
+            f"  (nothing serves it yet: start one with `weir dashboard --port {port}`)",
+            file=sys.stderr,
+        )
 
 
 def list_jobs(arguments) -> int:
@@ -109,8 +122,7 @@ def stop(arguments) -> int:
     record = running(arguments.job_id)
     verb = "Draining" if arguments.drain else "Suspending"
     print(f'{verb} job "{record.job_id}" with a CANONICAL savepoint.')
-    answer = answered(record, "stop", target=_absolute(arguments.target),
-                      drain=arguments.drain)
+    answer = answered(record, "stop", target=_absolute(arguments.target), drain=arguments.drain)
     await_end(record)
     print(f"Savepoint completed. Path: {_uri(answer['path'])}")
     return 0
@@ -154,7 +166,7 @@ def _absolute(path):
 
 
 def _local(path: str) -> str:
-    return path[len("file:"):] if path.startswith("file:") else path
+    return path[len("file:") :] if path.startswith("file:") else path
 
 
 def server(arguments) -> int:
@@ -170,9 +182,19 @@ def dashboard(arguments) -> int:
 
 def warm_up(arguments) -> int:
     from weir.cli.warm_up import warm_up as record  # (Spark only for this command)
+
     return record(arguments)
 
 
-COMMANDS = {"run": run, "list": list_jobs, "cancel": cancel, "stop": stop,
-            "savepoint": savepoint, "modify": modify, "info": info, "server": server,
-            "dashboard": dashboard, "warm-up": warm_up}
+COMMANDS = {
+    "run": run,
+    "list": list_jobs,
+    "cancel": cancel,
+    "stop": stop,
+    "savepoint": savepoint,
+    "modify": modify,
+    "info": info,
+    "server": server,
+    "dashboard": dashboard,
+    "warm-up": warm_up,
+}

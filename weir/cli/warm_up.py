@@ -35,12 +35,15 @@ class _CountWithTimer(KeyedProcessFunction):
 
 def _job(env) -> None:
     readings = env.from_collection(READINGS).assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1))
-        .with_timestamp_assigner(lambda reading, _: reading[1]))
+        WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_seconds(1)
+        ).with_timestamp_assigner(lambda reading, _: reading[1])
+    )
     keyed = readings.key_by(lambda reading: reading[0])
     counts = keyed.process(_CountWithTimer())
-    windows = keyed.window(TumblingEventTimeWindows.of(Duration.of_seconds(4))) \
-        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    windows = keyed.window(TumblingEventTimeWindows.of(Duration.of_seconds(4))).reduce(
+        lambda a, b: (a[0], a[1] + b[1])
+    )
     counts.union(windows).add_sink(_discard)
     env.execute_async("weir warm-up").wait()  # (no summary line: `--quiet` prints nothing)
 
@@ -52,13 +55,14 @@ def _discard(value, context) -> None:
 def warm_up(arguments) -> int:
     """Records the archive of Spark's classes, unless it is there or being recorded."""
     env = StreamExecutionEnvironment.get_execution_environment()
-    conf = class_archive.recording_conf() or embedded_conf(env.spark_conf, env.parallelism,
-                                                           False)
+    conf = class_archive.recording_conf() or embedded_conf(env.spark_conf, env.parallelism, False)
     archive = class_archive.for_embedded_jvm(conf)
     say = (lambda text: None) if arguments.quiet else (lambda text: print(text, file=sys.stderr))
     if archive is None:
-        say(f"weir: no class archive ({class_archive.SETTING} is off, the job's Java options "
-            f"choose their own class sharing, or no java or Spark was found)")
+        say(
+            f"weir: no class archive ({class_archive.SETTING} is off, the job's Java options "
+            f"choose their own class sharing, or no java or Spark was found)"
+        )
     elif archive.exists():
         say(f"weir: Spark's class archive is ready: {archive.path}")
     elif not archive.claim():

@@ -42,6 +42,6 @@ __all__ = [
 
 from weir.common.gaps import module_gaps  # noqa: E402
 
-__getattr__ = module_gaps(__name__, "pyflink.common", [
-    "ConfigOption", "ConfigOptions",
-    "JobID", "TypeSerializer"])
+__getattr__ = module_gaps(
+    __name__, "pyflink.common", ["ConfigOption", "ConfigOptions", "JobID", "TypeSerializer"]
+)

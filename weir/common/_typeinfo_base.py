@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, Optional, cast
 
 # -- error messages ------------------------------------------------------
 
+
 def describe(value: Any) -> str:
     """``str 'abc'``, ``int 5``, ``Row(a=1)``: the type name and a short repr."""
     text = repr(value)
@@ -25,10 +26,12 @@ def where(path: str, field: Optional[str]) -> str:
     return "path %s" % path
 
 
-def mismatch(path: str, field: Optional[str], expected: str, value: Any,
-             detail: str = "") -> TypeError:
-    return TypeError("%s: expected %s, got %s%s"
-                     % (where(path, field), expected, describe(value), detail))
+def mismatch(
+    path: str, field: Optional[str], expected: str, value: Any, detail: str = ""
+) -> TypeError:
+    return TypeError(
+        "%s: expected %s, got %s%s" % (where(path, field), expected, describe(value), detail)
+    )
 
 
 class TypeInformation:
@@ -81,14 +84,15 @@ def _int_check(bits: int) -> Callable[[Any], Optional[str]]:
         if not low <= value <= high:
             return " which is out of range [%d, %d]" % (low, high)
         return None
+
     return check
 
 
-def _is(*classes: type, exclude: tuple[type, ...] = (bool,)
-        ) -> Callable[[Any], Optional[str]]:
+def _is(*classes: type, exclude: tuple[type, ...] = (bool,)) -> Callable[[Any], Optional[str]]:
     def check(value: Any) -> Optional[str]:
         ok = isinstance(value, classes) and not isinstance(value, exclude)
         return None if ok else ""
+
     return check
 
 
@@ -101,7 +105,7 @@ def _check_char(value: Any) -> Optional[str]:
 def _check_big_int(value: Any) -> Optional[str]:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         return ""
-    return None if abs(cast(int, value)) < 10 ** 38 else " which has more than 38 digits"
+    return None if abs(cast(int, value)) < 10**38 else " which has more than 38 digits"
 
 
 # name -> (check, pyarrow type builder). A check returns None when the value
@@ -122,8 +126,10 @@ _ATOMIC: Dict[str, tuple[Callable[[Any], Optional[str]], Callable[[Any], Any]]] 
     "SQL_TIME": (_is(datetime.time, exclude=()), lambda pa: pa.time32("ms")),
     "SQL_TIMESTAMP": (_is(datetime.datetime, exclude=()), lambda pa: pa.timestamp("ms")),
     "PICKLED_BYTE_ARRAY": (lambda value: None, lambda pa: pa.binary()),
-    "INSTANT": (lambda value: None if type(value).__name__ == "Instant" else "",
-                lambda pa: pa.timestamp("ms", tz="UTC")),
+    "INSTANT": (
+        lambda value: None if type(value).__name__ == "Instant" else "",
+        lambda pa: pa.timestamp("ms", tz="UTC"),
+    ),
 }
 
 PRIMITIVE_NAMES = ("BOOLEAN", "BYTE", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "CHAR")
@@ -150,6 +156,7 @@ class AtomicTypeInfo(TypeInformation):
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
+
         return _ATOMIC[self._name][1](pa)
 
     def _key(self) -> tuple[object, ...]:
@@ -180,5 +187,16 @@ class PickledBytesTypeInfo(AtomicTypeInfo):
     """Any picklable Python object (stored as pickled bytes)."""
 
 
-BASIC_NAMES = ("STRING", "BYTE", "BOOLEAN", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
-               "CHAR", "BIG_INT", "BIG_DEC")
+BASIC_NAMES = (
+    "STRING",
+    "BYTE",
+    "BOOLEAN",
+    "SHORT",
+    "INT",
+    "LONG",
+    "FLOAT",
+    "DOUBLE",
+    "CHAR",
+    "BIG_INT",
+    "BIG_DEC",
+)

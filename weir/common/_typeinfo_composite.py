@@ -16,8 +16,7 @@ from weir.common.row import Row
 
 def _check_types(factory: str, types: Any) -> List[TypeInformation]:
     if not isinstance(types, (list, tuple)):
-        raise TypeError("%s expects a list of TypeInformation, got %s"
-                        % (factory, describe(types)))
+        raise TypeError("%s expects a list of TypeInformation, got %s" % (factory, describe(types)))
     for i, t in enumerate(types):
         _check_type("%s field_types[%d]" % (factory, i), t)
     return list(types)
@@ -35,8 +34,13 @@ def _check_type(what: str, t: Any) -> TypeInformation:
 
 def _check_arity(path: str, field: Optional[str], expected: str, n: int, value: Any) -> None:
     if len(value) != n:
-        raise mismatch(path, field, "%s with %s" % (expected, _fields(n)), value,
-                       " which has %s" % _fields(len(value)))
+        raise mismatch(
+            path,
+            field,
+            "%s with %s" % (expected, _fields(n)),
+            value,
+            " which has %s" % _fields(len(value)),
+        )
 
 
 def _fields(n: int) -> str:
@@ -46,8 +50,9 @@ def _fields(n: int) -> str:
 class RowTypeInfo(TypeInformation):
     """A ``Row`` with typed fields (``Types.ROW`` / ``Types.ROW_NAMED``)."""
 
-    def __init__(self, field_types: Sequence[TypeInformation],
-                 field_names: Optional[Sequence[str]] = None) -> None:
+    def __init__(
+        self, field_types: Sequence[TypeInformation], field_names: Optional[Sequence[str]] = None
+    ) -> None:
         self._named = field_names is not None
         self._types = _check_types("Types.ROW_NAMED" if self._named else "Types.ROW", field_types)
         if field_names is None:
@@ -63,8 +68,9 @@ class RowTypeInfo(TypeInformation):
         if duplicates:
             raise ValueError("field names must be unique, duplicated: %r" % duplicates)
         if len(names) != len(self._types):
-            raise ValueError("got %d field names %r but %d field types"
-                             % (len(names), names, len(self._types)))
+            raise ValueError(
+                "got %d field names %r but %d field types" % (len(names), names, len(self._types))
+            )
         self._names = names
 
     def get_field_names(self) -> List[str]:
@@ -85,24 +91,32 @@ class RowTypeInfo(TypeInformation):
             return
         kind = "ROW_NAMED" if self._named else "ROW"
         if not isinstance(value, (Row, tuple, list)):
-            raise mismatch(path, field, "%s (a Row, tuple or list with %s)"
-                           % (kind, _fields(len(self._types))), value)
+            raise mismatch(
+                path,
+                field,
+                "%s (a Row, tuple or list with %s)" % (kind, _fields(len(self._types))),
+                value,
+            )
         _check_arity(path, field, kind, len(self._types), value)
         row_names = value.get_field_names() if isinstance(value, Row) else None
         if self._named and row_names is not None:
             for i, (got, want) in enumerate(zip(row_names, self._names)):
                 if got != want:
                     location = where("%s.%s" % (path, want), want)
-                    raise TypeError("%s: the Row has field %r at position %d where the type "
-                                    "declares %r (declared %r, Row has %r)"
-                                    % (location, got, i, want, self._names, row_names))
+                    raise TypeError(
+                        "%s: the Row has field %r at position %d where the type "
+                        "declares %r (declared %r, Row has %r)"
+                        % (location, got, i, want, self._names, row_names)
+                    )
         for name, t, v in zip(self._names, self._types, value):
             t._validate(v, "%s.%s" % (path, name), name)
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
-        return pa.struct([pa.field(name, t.to_arrow_type())
-                          for name, t in zip(self._names, self._types)])
+
+        return pa.struct(
+            [pa.field(name, t.to_arrow_type()) for name, t in zip(self._names, self._types)]
+        )
 
     def _convert(self, value: Any) -> Any:
         if value is None:
@@ -148,8 +162,10 @@ class TupleTypeInfo(TypeInformation):
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
-        return pa.struct([pa.field("f%d" % i, t.to_arrow_type())
-                          for i, t in enumerate(self._types)])
+
+        return pa.struct(
+            [pa.field("f%d" % i, t.to_arrow_type()) for i, t in enumerate(self._types)]
+        )
 
     def _key(self) -> tuple[object, ...]:
         return tuple(self._types)
@@ -192,6 +208,7 @@ class _ElementsTypeInfo(TypeInformation):
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
+
         return pa.list_(self._element_type.to_arrow_type())
 
     def _key(self) -> tuple[object, ...]:
@@ -220,8 +237,10 @@ class BasicArrayTypeInfo(_ElementsTypeInfo):
         super().__init__(element_type)
         if not isinstance(element_type, BasicTypeInfo):
             allowed = ", ".join("Types.%s()" % n for n in BASIC_NAMES)
-            raise TypeError("Types.BASIC_ARRAY needs a basic element type (%s), got %r"
-                            % (allowed, element_type))
+            raise TypeError(
+                "Types.BASIC_ARRAY needs a basic element type (%s), got %r"
+                % (allowed, element_type)
+            )
 
 
 class PrimitiveArrayTypeInfo(_ElementsTypeInfo):
@@ -238,8 +257,10 @@ class PrimitiveArrayTypeInfo(_ElementsTypeInfo):
         super().__init__(element_type)
         if not (isinstance(element_type, BasicTypeInfo) and element_type.name in PRIMITIVE_NAMES):
             allowed = ", ".join("Types.%s()" % n for n in PRIMITIVE_NAMES)
-            raise TypeError("Types.PRIMITIVE_ARRAY needs a primitive element type (%s), got %r"
-                            % (allowed, element_type))
+            raise TypeError(
+                "Types.PRIMITIVE_ARRAY needs a primitive element type (%s), got %r"
+                % (allowed, element_type)
+            )
 
     def _is_bytes(self) -> bool:
         return self._element_type.name == "BYTE"
@@ -251,12 +272,15 @@ class PrimitiveArrayTypeInfo(_ElementsTypeInfo):
 
     def _validate_element(self, value: Any, path: str) -> None:
         if value is None:
-            raise TypeError("%s: expected %s, got None (primitive arrays cannot hold None)"
-                            % (where(path, None), self._element_type.name))
+            raise TypeError(
+                "%s: expected %s, got None (primitive arrays cannot hold None)"
+                % (where(path, None), self._element_type.name)
+            )
         super()._validate_element(value, path)
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
+
         return pa.binary() if self._is_bytes() else super().to_arrow_type()
 
 
@@ -287,13 +311,13 @@ class MapTypeInfo(TypeInformation):
 
     def to_arrow_type(self) -> Any:
         import pyarrow as pa
+
         return pa.map_(self._key_type.to_arrow_type(), self._value_type.to_arrow_type())
 
     def _convert(self, value: Any) -> Any:
         if value is None:
             return None
-        return {self._key_type._convert(k): self._value_type._convert(v)
-                for k, v in value.items()}
+        return {self._key_type._convert(k): self._value_type._convert(v) for k, v in value.items()}
 
     def _key(self) -> tuple[object, ...]:
         return (self._key_type, self._value_type)

@@ -11,7 +11,7 @@ from typing import Dict, Optional, Set
 
 __all__ = ["Configuration"]
 
-_INT_MIN, _INT_MAX = -(2 ** 31), 2 ** 31 - 1
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
 def _check_key(key: object) -> str:
@@ -21,28 +21,35 @@ def _check_key(key: object) -> str:
 
 
 def _bad_value(setter: str, expected: str, key: str, value: object) -> TypeError:
-    return TypeError("%s(%r, ...) expects %s, got %s %r"
-                     % (setter, key, expected, type(value).__name__, value))
+    return TypeError(
+        "%s(%r, ...) expects %s, got %s %r" % (setter, key, expected, type(value).__name__, value)
+    )
 
 
 class Configuration:
     """A string-to-string map of settings with typed getters and setters."""
 
-    def __init__(self, other: Optional["Configuration"] = None,
-                 j_configuration: Optional["Configuration"] = None) -> None:
+    def __init__(
+        self,
+        other: Optional["Configuration"] = None,
+        j_configuration: Optional["Configuration"] = None,
+    ) -> None:
         """`j_configuration` (PyFlink's): a configuration this one writes through to (the
         environment's, from weir.util.java_utils.get_j_env_configuration)."""
         self._data: Dict[str, str] = {}
         if j_configuration is not None:
             if not isinstance(j_configuration, Configuration):
-                raise TypeError("Configuration(j_configuration=...) expects the "
-                                "configuration get_j_env_configuration gives, got %r"
-                                % (j_configuration,))
+                raise TypeError(
+                    "Configuration(j_configuration=...) expects the "
+                    "configuration get_j_env_configuration gives, got %r" % (j_configuration,)
+                )
             self._data = j_configuration._data
         if other is not None:
             if not isinstance(other, Configuration):
-                raise TypeError("Configuration(other) expects a Configuration, got %s %r"
-                                % (type(other).__name__, other))
+                raise TypeError(
+                    "Configuration(other) expects a Configuration, got %s %r"
+                    % (type(other).__name__, other)
+                )
             self._data.update(other._data)
 
     # -- strings -------------------------------------------------------
@@ -65,15 +72,18 @@ class Configuration:
         try:
             return int(raw.strip())
         except ValueError:
-            raise ValueError("Could not parse value %r for key %r as an integer"
-                             % (raw, key)) from None
+            raise ValueError(
+                "Could not parse value %r for key %r as an integer" % (raw, key)
+            ) from None
 
     def set_integer(self, key: str, value: int) -> "Configuration":
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise _bad_value("set_integer", "an int", key, value)
         if not _INT_MIN <= value <= _INT_MAX:
-            raise ValueError("set_integer(%r, %d): value is outside the 32-bit range "
-                             "[%d, %d]" % (key, value, _INT_MIN, _INT_MAX))
+            raise ValueError(
+                "set_integer(%r, %d): value is outside the 32-bit range "
+                "[%d, %d]" % (key, value, _INT_MIN, _INT_MAX)
+            )
         self._data[_check_key(key)] = str(int(value))
         return self
 
@@ -88,8 +98,10 @@ class Configuration:
             return True
         if text == "false":
             return False
-        raise ValueError("Could not parse value %r for key %r as a boolean "
-                         "(expected 'true' or 'false')" % (raw, key))
+        raise ValueError(
+            "Could not parse value %r for key %r as a boolean "
+            "(expected 'true' or 'false')" % (raw, key)
+        )
 
     def set_boolean(self, key: str, value: bool) -> "Configuration":
         if not isinstance(value, bool):
@@ -106,8 +118,9 @@ class Configuration:
         try:
             return float(raw.strip())
         except ValueError:
-            raise ValueError("Could not parse value %r for key %r as a float"
-                             % (raw, key)) from None
+            raise ValueError(
+                "Could not parse value %r for key %r as a float" % (raw, key)
+            ) from None
 
     def set_float(self, key: str, value: float) -> "Configuration":
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -117,16 +130,18 @@ class Configuration:
 
     # -- bytes (stored base64-encoded) ---------------------------------
 
-    def get_bytearray(self, key: str, default_value: Optional[bytearray] = None
-                      ) -> Optional[bytearray]:
+    def get_bytearray(
+        self, key: str, default_value: Optional[bytearray] = None
+    ) -> Optional[bytearray]:
         raw = self._data.get(_check_key(key))
         if raw is None:
             return default_value
         try:
             return bytearray(base64.b64decode(raw, validate=True))
         except (binascii.Error, ValueError):
-            raise ValueError("Could not parse value %r for key %r as base64 bytes"
-                             % (raw, key)) from None
+            raise ValueError(
+                "Could not parse value %r for key %r as base64 bytes" % (raw, key)
+            ) from None
 
     def set_bytearray(self, key: str, value: bytearray) -> "Configuration":
         if not isinstance(value, (bytes, bytearray)):
@@ -155,8 +170,9 @@ class Configuration:
     def add_all(self, other: "Configuration", prefix: Optional[str] = None) -> "Configuration":
         """Copy all entries of ``other`` (keys prefixed with ``prefix`` if given)."""
         if not isinstance(other, Configuration):
-            raise TypeError("add_all() expects a Configuration, got %s %r"
-                            % (type(other).__name__, other))
+            raise TypeError(
+                "add_all() expects a Configuration, got %s %r" % (type(other).__name__, other)
+            )
         pre = "" if prefix is None else prefix
         for key, value in list(other._data.items()):
             self._data[pre + key] = value

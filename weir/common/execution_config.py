@@ -32,12 +32,22 @@ class ExecutionConfig(PyFlinkGaps):
     Python records and are not there."""
 
     _pyflink_class = "ExecutionConfig"
-    _pyflink_gaps = frozenset([
-        "disable_force_avro", "disable_force_kryo", "disable_generic_types",
-        "enable_force_avro", "enable_force_kryo", "enable_generic_types",
-        "get_default_kryo_serializer_classes", "get_registered_kryo_types",
-        "get_registered_pojo_types", "has_generic_types_disabled", "is_force_avro_enabled",
-        "is_force_kryo_enabled"])
+    _pyflink_gaps = frozenset(
+        [
+            "disable_force_avro",
+            "disable_force_kryo",
+            "disable_generic_types",
+            "enable_force_avro",
+            "enable_force_kryo",
+            "enable_generic_types",
+            "get_default_kryo_serializer_classes",
+            "get_registered_kryo_types",
+            "get_registered_pojo_types",
+            "has_generic_types_disabled",
+            "is_force_avro_enabled",
+            "is_force_kryo_enabled",
+        ]
+    )
     PARALLELISM_DEFAULT = -1
     PARALLELISM_UNKNOWN = -2
     DEFAULT_AUTO_WATERMARK_INTERVAL_MS = 200  # Flink's
@@ -45,21 +55,33 @@ class ExecutionConfig(PyFlinkGaps):
     def __init__(self, env: _Environment) -> None:
         self._env = env
         self._watermark_interval = self.DEFAULT_AUTO_WATERMARK_INTERVAL_MS
-        self._flags = {"object_reuse": False, "closure_cleaner": True,
-                       "auto_generated_uids": True, "snapshot_compression": False}
-        self._intervals = {"latency_tracking": -1, "task_cancellation": 30_000,
-                           "task_cancellation_timeout": 180_000}
+        self._flags = {
+            "object_reuse": False,
+            "closure_cleaner": True,
+            "auto_generated_uids": True,
+            "snapshot_compression": False,
+        }
+        self._intervals = {
+            "latency_tracking": -1,
+            "task_cancellation": 30_000,
+            "task_cancellation_timeout": 180_000,
+        }
 
     # -- global job parameters ---------------------------------------------------------
-    def set_global_job_parameters(self, global_job_parameters_dict: dict[Any, Any]
-                                  ) -> "ExecutionConfig":
+    def set_global_job_parameters(
+        self, global_job_parameters_dict: dict[Any, Any]
+    ) -> "ExecutionConfig":
         """Parameters every function reads with `runtime_context.get_job_parameter(key,
         default)`; as in PyFlink, keys and values are kept as strings."""
         if not isinstance(global_job_parameters_dict, dict):
-            raise TypeError("set_global_job_parameters takes a dict, got "
-                            f"{type(global_job_parameters_dict).__name__}")
-        self._env.job_parameters = {str(key): value if isinstance(value, str) else str(value)
-                                    for key, value in global_job_parameters_dict.items()}
+            raise TypeError(
+                "set_global_job_parameters takes a dict, got "
+                f"{type(global_job_parameters_dict).__name__}"
+            )
+        self._env.job_parameters = {
+            str(key): value if isinstance(value, str) else str(value)
+            for key, value in global_job_parameters_dict.items()
+        }
         return self
 
     def get_global_job_parameters(self) -> dict[str, str]:

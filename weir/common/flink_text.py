@@ -10,8 +10,7 @@ import math
 from typing import Any, Optional
 
 from weir.common._typeinfo_base import AtomicTypeInfo, PickledBytesTypeInfo, TypeInformation
-from weir.common._typeinfo_composite import (ListTypeInfo, MapTypeInfo, RowTypeInfo,
-                                             TupleTypeInfo)
+from weir.common._typeinfo_composite import ListTypeInfo, MapTypeInfo, RowTypeInfo, TupleTypeInfo
 from weir.common.row import Row
 from weir.common.time import Instant
 
@@ -34,14 +33,20 @@ def java_text(value: Any, type_info: Optional[TypeInformation]) -> str:
         return "(" + ",".join(java_text(v, t) for v, t in zip(value, types)) + ")"
     if isinstance(type_info, RowTypeInfo):  # (Java's Row.toString: fields by ", ")
         row = value if isinstance(value, Row) else Row(*value)
-        return f"{row.get_row_kind()}[" + ", ".join(java_text(v, t) for v, t in zip(
-            row._values, type_info.get_field_types())) + "]"
+        return (
+            f"{row.get_row_kind()}["
+            + ", ".join(java_text(v, t) for v, t in zip(row._values, type_info.get_field_types()))
+            + "]"
+        )
     if isinstance(type_info, ListTypeInfo):
         element = type_info.get_element_type()
         return "[" + ", ".join(java_text(v, element) for v in value) + "]"
     if isinstance(type_info, MapTypeInfo):
-        return "{" + ", ".join(f"{java_text(k, None)}={java_text(v, None)}"
-                               for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{java_text(k, None)}={java_text(v, None)}" for k, v in value.items())
+            + "}"
+        )
     name = type_info.name if isinstance(type_info, AtomicTypeInfo) else None
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -58,6 +63,7 @@ def java_instant(instant: Instant) -> str:
     """Java's Instant.toString: ISO-8601 in UTC, seconds always, the fraction in groups
     of three digits where it is not zero (2017-11-26T01:05:00Z)."""
     import datetime
+
     moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=instant.seconds)
     text = moment.strftime("%Y-%m-%dT%H:%M:%S")
     if instant.nanos:
@@ -100,4 +106,5 @@ def java_float(value: Any, single: bool) -> str:
 def _shortest_float32(value: float) -> str:
     """The shortest decimal that reads back as the same 32-bit float."""
     import numpy as np
+
     return np.format_float_scientific(np.float32(value), unique=True, trim="0")

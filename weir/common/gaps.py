@@ -16,8 +16,9 @@ def not_there_yet(api: str) -> NoReturn:
     raise NotImplementedError(f"PyFlink's {api} is not in weir yet: {LIMITATIONS}")
 
 
-def module_gaps(module_name: str, pyflink_module: str,
-                names: Iterable[str]) -> Callable[[str], Any]:
+def module_gaps(
+    module_name: str, pyflink_module: str, names: Iterable[str]
+) -> Callable[[str], Any]:
     """A module-level __getattr__: PyFlink's `names` raise NotImplementedError."""
     gap_names = frozenset(names)
 

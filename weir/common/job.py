@@ -23,9 +23,15 @@ class JobExecutionError(WeirError, RuntimeError):
 
 
 class JobExecutionResult:
-    def __init__(self, job_id: str, net_runtime_ms: int, batches: Optional[int] = 0,
-                 metrics: Optional[Mapping[str, Any]] = None,
-                 job_name: str = "", records: tuple[int, int] = (0, 0)) -> None:
+    def __init__(
+        self,
+        job_id: str,
+        net_runtime_ms: int,
+        batches: Optional[int] = 0,
+        metrics: Optional[Mapping[str, Any]] = None,
+        job_name: str = "",
+        records: tuple[int, int] = (0, 0),
+    ) -> None:
         self.job_id = job_id
         self.job_name = job_name
         self.net_runtime_ms = net_runtime_ms
@@ -35,11 +41,16 @@ class JobExecutionResult:
 
     def summary(self) -> str:
         """The job in one line (what `execute()` writes to stderr)."""
-        batches = ("one Spark batch job" if self.batches is None  # BATCH mode
-                   else f"{self.batches} micro-batch{'es' if self.batches != 1 else ''}")
-        return (f"weir: job '{self.job_name}' finished in {self.net_runtime_ms / 1000:.1f} s: "
-                f"{batches}, {self.records_read:,} records read, "
-                f"{self.records_written:,} written")
+        batches = (
+            "one Spark batch job"
+            if self.batches is None  # BATCH mode
+            else f"{self.batches} micro-batch{'es' if self.batches != 1 else ''}"
+        )
+        return (
+            f"weir: job '{self.job_name}' finished in {self.net_runtime_ms / 1000:.1f} s: "
+            f"{batches}, {self.records_read:,} records read, "
+            f"{self.records_written:,} written"
+        )
 
     def get_metrics(self) -> dict[str, Any]:
         """Counters operators kept, e.g. {"<window uid>.numLateRecordsDropped": 3} (weir)."""

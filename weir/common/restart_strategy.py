@@ -25,8 +25,9 @@ def _ms(value: _Millis, what: str) -> int:
     if isinstance(value, timedelta):
         return int(value.total_seconds() * 1000)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"{what} must be a non-negative number of milliseconds or a "
-                         f"timedelta, got {value!r}")
+        raise ValueError(
+            f"{what} must be a non-negative number of milliseconds or a timedelta, got {value!r}"
+        )
     return int(value)
 
 
@@ -49,8 +50,9 @@ class NoRestartStrategyConfiguration(RestartStrategyConfiguration):
 class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
     def __init__(self, restart_attempts: int, delay_between_attempts: _Millis) -> None:
         if not isinstance(restart_attempts, int) or restart_attempts < 0:
-            raise ValueError(f"restart attempts must be a non-negative int, got "
-                             f"{restart_attempts!r}")
+            raise ValueError(
+                f"restart attempts must be a non-negative int, got {restart_attempts!r}"
+            )
         self.restart_attempts = restart_attempts
         self.delay_ms = _ms(delay_between_attempts, "the delay between attempts")
 
@@ -64,16 +66,21 @@ class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
         return self.delay_ms if len(failures) <= self.restart_attempts else None
 
     def get_description(self) -> str:
-        return (f"Restart with fixed delay ({self.delay_ms} ms). #{self.restart_attempts} "
-                "restart attempts.")
+        return (
+            f"Restart with fixed delay ({self.delay_ms} ms). #{self.restart_attempts} "
+            "restart attempts."
+        )
 
 
 class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
-    def __init__(self, max_failure_rate: int, failure_interval: _Millis,
-                 delay_between_attempts_interval: _Millis) -> None:
+    def __init__(
+        self,
+        max_failure_rate: int,
+        failure_interval: _Millis,
+        delay_between_attempts_interval: _Millis,
+    ) -> None:
         if not isinstance(max_failure_rate, int) or max_failure_rate < 1:
-            raise ValueError(f"the failure rate must be a positive int, got "
-                             f"{max_failure_rate!r}")
+            raise ValueError(f"the failure rate must be a positive int, got {max_failure_rate!r}")
         self.max_failure_rate = max_failure_rate
         self.failure_interval_ms = _ms(failure_interval, "the failure interval")
         self.delay_ms = _ms(delay_between_attempts_interval, "the delay between attempts")
@@ -92,9 +99,11 @@ class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
         return self.delay_ms if len(recent) <= self.max_failure_rate else None
 
     def get_description(self) -> str:
-        return (f"Failure rate restart with maximum of {self.max_failure_rate} failures "
-                f"within interval {self.failure_interval_ms} ms and fixed delay "
-                f"{self.delay_ms} ms.")
+        return (
+            f"Failure rate restart with maximum of {self.max_failure_rate} failures "
+            f"within interval {self.failure_interval_ms} ms and fixed delay "
+            f"{self.delay_ms} ms."
+        )
 
 
 class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
@@ -102,14 +111,19 @@ class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration)
     max_backoff, give or take jitter_factor of it); a job that ran reset_backoff_threshold
     without failing starts again from initial_backoff. It restarts without limit."""
 
-    def __init__(self, initial_backoff: _Millis = 1000, max_backoff: _Millis = 60_000,
-                 backoff_multiplier: float = 1.5, reset_backoff_threshold: _Millis = 3_600_000,
-                 jitter_factor: float = 0.1, rng: Optional[random.Random] = None) -> None:
+    def __init__(
+        self,
+        initial_backoff: _Millis = 1000,
+        max_backoff: _Millis = 60_000,
+        backoff_multiplier: float = 1.5,
+        reset_backoff_threshold: _Millis = 3_600_000,
+        jitter_factor: float = 0.1,
+        rng: Optional[random.Random] = None,
+    ) -> None:
         self.initial_ms = _ms(initial_backoff, "the initial backoff")
         self.max_ms = _ms(max_backoff, "the max backoff")
         if backoff_multiplier < 1 or not 0 <= jitter_factor <= 1:
-            raise ValueError("the backoff multiplier must be >= 1 and the jitter factor in "
-                             "[0, 1]")
+            raise ValueError("the backoff multiplier must be >= 1 and the jitter factor in [0, 1]")
         self.multiplier = float(backoff_multiplier)
         self.reset_ms = _ms(reset_backoff_threshold, "the reset backoff threshold")
         self.jitter = float(jitter_factor)
@@ -126,8 +140,10 @@ class ExponentialDelayRestartStrategyConfiguration(RestartStrategyConfiguration)
         return max(0, int(backoff + self.rng.uniform(-spread, spread)))
 
     def get_description(self) -> str:
-        return (f"Restart with exponential delay: initial {self.initial_ms} ms, max "
-                f"{self.max_ms} ms, multiplier {self.multiplier}.")
+        return (
+            f"Restart with exponential delay: initial {self.initial_ms} ms, max "
+            f"{self.max_ms} ms, multiplier {self.multiplier}."
+        )
 
 
 class FallbackRestartStrategyConfiguration(RestartStrategyConfiguration):
@@ -150,30 +166,50 @@ class RestartStrategies:
         return FallbackRestartStrategyConfiguration()
 
     @staticmethod
-    def fixed_delay_restart(restart_attempts: int, delay_between_attempts: _Millis
-                            ) -> FixedDelayRestartStrategyConfiguration:
+    def fixed_delay_restart(
+        restart_attempts: int, delay_between_attempts: _Millis
+    ) -> FixedDelayRestartStrategyConfiguration:
         return FixedDelayRestartStrategyConfiguration(restart_attempts, delay_between_attempts)
 
     @staticmethod
-    def failure_rate_restart(failure_rate: int, failure_interval: _Millis,
-                             delay_interval: _Millis) -> FailureRateRestartStrategyConfiguration:
-        return FailureRateRestartStrategyConfiguration(failure_rate, failure_interval,
-                                                       delay_interval)
+    def failure_rate_restart(
+        failure_rate: int, failure_interval: _Millis, delay_interval: _Millis
+    ) -> FailureRateRestartStrategyConfiguration:
+        return FailureRateRestartStrategyConfiguration(
+            failure_rate, failure_interval, delay_interval
+        )
 
     @staticmethod
-    def exponential_delay_restart(initial_backoff: _Millis, max_backoff: _Millis,
-                                  backoff_multiplier: float, reset_backoff_threshold: _Millis,
-                                  jitter_factor: float
-                                  ) -> ExponentialDelayRestartStrategyConfiguration:
+    def exponential_delay_restart(
+        initial_backoff: _Millis,
+        max_backoff: _Millis,
+        backoff_multiplier: float,
+        reset_backoff_threshold: _Millis,
+        jitter_factor: float,
+    ) -> ExponentialDelayRestartStrategyConfiguration:
         return ExponentialDelayRestartStrategyConfiguration(
-            initial_backoff, max_backoff, backoff_multiplier, reset_backoff_threshold,
-            jitter_factor)
+            initial_backoff, max_backoff, backoff_multiplier, reset_backoff_threshold, jitter_factor
+        )
 
 
-_UNITS = {"ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "second": 1000,
-          "seconds": 1000, "min": 60_000, "minute": 60_000, "minutes": 60_000,
-          "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000, "d": 86_400_000,
-          "day": 86_400_000, "days": 86_400_000}
+_UNITS = {
+    "ms": 1,
+    "milli": 1,
+    "millis": 1,
+    "s": 1000,
+    "sec": 1000,
+    "second": 1000,
+    "seconds": 1000,
+    "min": 60_000,
+    "minute": 60_000,
+    "minutes": 60_000,
+    "h": 3_600_000,
+    "hour": 3_600_000,
+    "hours": 3_600_000,
+    "d": 86_400_000,
+    "day": 86_400_000,
+    "days": 86_400_000,
+}
 
 
 def parse_duration_ms(text: str, key: str) -> int:
@@ -184,18 +220,21 @@ def parse_duration_ms(text: str, key: str) -> int:
     return int(float(match.group(1)) * _UNITS.get(match.group(2), 1))
 
 
-def restart_strategy_of(configuration: Optional[Configuration]
-                        ) -> Optional[RestartStrategyConfiguration]:
+def restart_strategy_of(
+    configuration: Optional[Configuration],
+) -> Optional[RestartStrategyConfiguration]:
     """The strategy the `restart-strategy.*` keys of `configuration` set (None: none)."""
     if configuration is None:
         return None
-    kind = (configuration.get_string("restart-strategy.type")
-            or configuration.get_string("restart-strategy") or "").lower()
+    kind = (
+        configuration.get_string("restart-strategy.type")
+        or configuration.get_string("restart-strategy")
+        or ""
+    ).lower()
     if not kind:
         return None
 
-    def value(name: str, default: Union[str, int, float]
-              ) -> tuple[Union[str, int, float], str]:
+    def value(name: str, default: Union[str, int, float]) -> tuple[Union[str, int, float], str]:
         key = f"restart-strategy.{name}"
         text = configuration.get_string(key)
         return default if text is None else text, key
@@ -208,18 +247,23 @@ def restart_strategy_of(configuration: Optional[Configuration]
         return RestartStrategies.no_restart()
     if kind in ("fixed-delay", "fixeddelay", "fixed_delay"):
         return RestartStrategies.fixed_delay_restart(
-            int(value("fixed-delay.attempts", 1)[0]), duration("fixed-delay.delay", "1 s"))
+            int(value("fixed-delay.attempts", 1)[0]), duration("fixed-delay.delay", "1 s")
+        )
     if kind in ("failure-rate", "failurerate", "failure_rate"):
         return RestartStrategies.failure_rate_restart(
             int(value("failure-rate.max-failures-per-interval", 1)[0]),
             duration("failure-rate.failure-rate-interval", "1 min"),
-            duration("failure-rate.delay", "1 s"))
+            duration("failure-rate.delay", "1 s"),
+        )
     if kind in ("exponential-delay", "exponentialdelay", "exponential_delay"):
         return RestartStrategies.exponential_delay_restart(
             duration("exponential-delay.initial-backoff", "1 s"),
             duration("exponential-delay.max-backoff", "1 min"),
             float(value("exponential-delay.backoff-multiplier", 1.5)[0]),
             duration("exponential-delay.reset-backoff-threshold", "1 h"),
-            float(value("exponential-delay.jitter-factor", 0.1)[0]))
-    raise ValueError(f"'restart-strategy.type': unknown strategy {kind!r} (none, "
-                     "fixed-delay, failure-rate or exponential-delay)")
+            float(value("exponential-delay.jitter-factor", 0.1)[0]),
+        )
+    raise ValueError(
+        f"'restart-strategy.type': unknown strategy {kind!r} (none, "
+        "fixed-delay, failure-rate or exponential-delay)"
+    )

@@ -81,11 +81,14 @@ def _row_class(shared_fields: Fields) -> Type["Row"]:
     if cls is None:
         if _FIELD_INDEX.get(shared_fields) is None:
             return Row
-        getters = {name: _field_getter(position)
-                   for name, position in _FIELD_INDEX[shared_fields].items()
-                   if name.isidentifier() and not name.startswith("_") and not hasattr(Row, name)}
+        getters = {
+            name: _field_getter(position)
+            for name, position in _FIELD_INDEX[shared_fields].items()
+            if name.isidentifier() and not name.startswith("_") and not hasattr(Row, name)
+        }
         cls = _ROW_CLASSES[shared_fields] = cast(
-            Type[Row], type("Row", (Row,), {"__slots__": (), **getters}))
+            Type[Row], type("Row", (Row,), {"__slots__": (), **getters})
+        )
         cls.__module__ = Row.__module__
     return cls
 
@@ -109,24 +112,29 @@ def _lazy_field(cls: type, name: str, columns: _LazyColumns, position: int) -> p
     """The property of field `name` of a batch's row class: its first read converts the
     column, then puts a getter bound to the converted list in its place (~30% faster per
     read than finding the column through the row)."""
+
     def first_read(row: Row) -> Any:
         values = columns[position]
         setattr(cls, name, property(lambda row: values[row._index]))
         return values[row._index]
+
     return property(first_read)
 
 
 def _constant(name: str, value: object) -> property:
     """A per-row attribute that all rows of a batch share, read from their class; writing
     it turns the row into a plain row first."""
+
     def write(row: Row, new_value: object) -> None:
         row._values  # noqa: B018 (materializes: the row is now plain)
         setattr(row, name, new_value)
+
     return property(lambda row: value, write)
 
 
-def _batch_row_class(shared_fields: Fields, columns: _LazyColumns, kind: RowKind
-                     ) -> Optional[Type["Row"]]:
+def _batch_row_class(
+    shared_fields: Fields, columns: _LazyColumns, kind: RowKind
+) -> Optional[Type["Row"]]:
     """A Row class of one batch, whose rows read their fields from the batch's columns
     until anything but a field read touches them (`_values`): they then turn into plain
     rows of their field names (same layout, so the class can change in place). A row
@@ -146,12 +154,21 @@ def _batch_row_class(shared_fields: Fields, columns: _LazyColumns, kind: RowKind
         replace(row, values)
         return values
 
-    cls = cast(Type[Row], type(
-        "Row", (plain,), {"__slots__": (), "_values": property(materialize, replace),
-                          "_fields": _constant("_fields", shared_fields),
-                          "_row_kind": _constant("_row_kind", kind),
-                          "_batch_columns": columns,
-                          "__getitem__": _column_getitem(plain, shared_fields, columns)}))
+    cls = cast(
+        Type[Row],
+        type(
+            "Row",
+            (plain,),
+            {
+                "__slots__": (),
+                "_values": property(materialize, replace),
+                "_fields": _constant("_fields", shared_fields),
+                "_row_kind": _constant("_row_kind", kind),
+                "_batch_columns": columns,
+                "__getitem__": _column_getitem(plain, shared_fields, columns),
+            },
+        ),
+    )
     cls.__module__ = Row.__module__
     for name, position in _FIELD_INDEX[shared_fields].items():
         if isinstance(getattr(plain, name, None), property):
@@ -159,8 +176,9 @@ def _batch_row_class(shared_fields: Fields, columns: _LazyColumns, kind: RowKind
     return cls
 
 
-def _column_getitem(plain: Type["Row"], shared_fields: Fields, columns: _LazyColumns
-                    ) -> Callable[["Row", Any], Any]:
+def _column_getitem(
+    plain: Type["Row"], shared_fields: Fields, columns: _LazyColumns
+) -> Callable[["Row", Any], Any]:
     """`row[i]` and `row["name"]` of a batch's row, read from the batch's columns: the row
     stays column-backed (a key selector's `row[0]` would otherwise turn every row plain,
     and the rows would leave in bundles row by row instead of as the batch's columns).
@@ -176,6 +194,7 @@ def _column_getitem(plain: Type["Row"], shared_fields: Fields, columns: _LazyCol
         if position is not None:
             return columns[position][row._index]
         return plain.__getitem__(row, item)
+
     return getitem
 
 
@@ -186,8 +205,10 @@ def rows_of_columns(shared_fields: Fields, arrays: Sequence[Any], count: int) ->
     columns = _LazyColumns(arrays)
     cls = _batch_row_class(shared_fields, columns, RowKind.INSERT)
     if cls is None:
-        return [row_of(shared_fields, values)
-                for values in zip(*(array.to_pylist() for array in arrays))]
+        return [
+            row_of(shared_fields, values)
+            for values in zip(*(array.to_pylist() for array in arrays))
+        ]
     return _batch_rows(cls, count)
 
 
@@ -217,8 +238,9 @@ class PackedRows:
     def __init__(self, fields: Fields, kind: RowKind, columns: List[List[Any]]) -> None:
         self.fields, self.kind, self.columns = fields, kind, columns
 
-    def __reduce__(self) -> tuple[Callable[..., List["Row"]],
-                                  tuple[Fields, RowKind, List[List[Any]]]]:
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[..., List["Row"]], tuple[Fields, RowKind, List[List[Any]]]]:
         return _unpack_rows, (self.fields, self.kind, self.columns)
 
 
@@ -232,8 +254,9 @@ def pack_rows(values: List[Any]) -> Optional[PackedRows]:
     batch = getattr(cls, "_batch_columns", None)
     if batch is not None and len(set(map(type, values))) == 1:  # rows of one source batch
         at = list(map(_INDEX, values))
-        return PackedRows(fields, kind, [list(map(batch[p].__getitem__, at))
-                                         for p in range(len(fields))])
+        return PackedRows(
+            fields, kind, [list(map(batch[p].__getitem__, at)) for p in range(len(fields))]
+        )
     try:
         if len(set(map(_FIELDS, values))) != 1 or len(set(map(_KIND, values))) != 1:
             return None
@@ -265,8 +288,9 @@ def row_of(shared_fields: Fields, values: Iterable[Any]) -> "Row":
     return row
 
 
-def _create_row(fields: Optional[Iterable[str]], values: Iterable[Any],
-                row_kind: RowKind = RowKind.INSERT) -> "Row":
+def _create_row(
+    fields: Optional[Iterable[str]], values: Iterable[Any], row_kind: RowKind = RowKind.INSERT
+) -> "Row":
     """Build a row from field names and values (used by pickling)."""
     if fields is None:
         row = Row.__new__(Row)
@@ -319,15 +343,18 @@ class Row:
     def set_row_kind(self, row_kind: RowKind) -> None:
         if not isinstance(row_kind, RowKind):
             raise TypeError(
-                "row_kind must be a RowKind, got %s %r" % (type(row_kind).__name__, row_kind))
+                "row_kind must be a RowKind, got %s %r" % (type(row_kind).__name__, row_kind)
+            )
         self._row_kind = row_kind
 
     def set_field_names(self, field_names: List[str]) -> None:
         """Name the fields of this row (one name per value)."""
         names = list(field_names)
         if len(names) != len(self._values):
-            raise ValueError("Row has %d values but %d field names were given: %r"
-                             % (len(self._values), len(names), names))
+            raise ValueError(
+                "Row has %d values but %d field names were given: %r"
+                % (len(self._values), len(names), names)
+            )
         self._fields = _shared_fields(names)
         self.__class__ = _row_class(self._fields)  # the properties of the new names
 
@@ -348,11 +375,15 @@ class Row:
     def __call__(self, *args: Any) -> "Row":
         for name in self._values:
             if not isinstance(name, str):
-                raise TypeError("Only a Row of field-name strings can create rows, "
-                                "this one holds %s %r" % (type(name).__name__, name))
+                raise TypeError(
+                    "Only a Row of field-name strings can create rows, "
+                    "this one holds %s %r" % (type(name).__name__, name)
+                )
         if len(args) != len(self._values):
-            raise ValueError("Row(%s) expects %d values, got %d"
-                             % (", ".join(map(repr, self._values)), len(self._values), len(args)))
+            raise ValueError(
+                "Row(%s) expects %d values, got %d"
+                % (", ".join(map(repr, self._values)), len(self._values), len(args))
+            )
         return _create_row(self._values, args)
 
     # -- access --------------------------------------------------------
@@ -362,13 +393,13 @@ class Row:
         if index is not None and name in index:
             return index[name]
         if self._fields is None:
-            raise FieldNotFoundError(
-                "Row %r has no field names, cannot look up %r" % (self, name))
+            raise FieldNotFoundError("Row %r has no field names, cannot look up %r" % (self, name))
         try:
             return self._fields.index(name)
         except ValueError:
             raise FieldNotFoundError(
-                "Row has no field %r; fields are %r" % (name, list(self._fields))) from None
+                "Row has no field %r; fields are %r" % (name, list(self._fields))
+            ) from None
 
     def __getitem__(self, item: Any) -> Any:
         if isinstance(item, (int, slice)):
@@ -416,8 +447,9 @@ class Row:
         # Named rows compare by field name and value, like PyFlink.
         if sorted(self._fields) != sorted(other._fields):
             return False
-        return all(v == other._values[other._fields.index(k)]
-                   for k, v in zip(self._fields, self._values))
+        return all(
+            v == other._values[other._fields.index(k)] for k, v in zip(self._fields, self._values)
+        )
 
     def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)
@@ -428,14 +460,16 @@ class Row:
             return hash(tuple(self._values))
         return hash(tuple(sorted(zip(self._fields, self._values), key=lambda kv: kv[0])))
 
-    def __reduce__(self) -> tuple[Callable[..., "Row"],
-                                  tuple[Optional[Fields], tuple[Any, ...], RowKind]]:
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[..., "Row"], tuple[Optional[Fields], tuple[Any, ...], RowKind]]:
         return _create_row, (self._fields, tuple(self._values), self._row_kind)
 
     def __repr__(self) -> str:
         if self._fields is not None:
             return "Row(%s)" % ", ".join(
-                "%s=%r" % (k, v) for k, v in zip(self._fields, self._values))
+                "%s=%r" % (k, v) for k, v in zip(self._fields, self._values)
+            )
         return "<Row(%s)>" % ", ".join(repr(v) for v in self._values)
 
     __str__ = __repr__
@@ -443,8 +477,9 @@ class Row:
 
 def _to_dict_value(value: Any) -> Any:
     if isinstance(value, Row):
-        return value.as_dict(True) if value._fields is not None else [
-            _to_dict_value(v) for v in value]
+        return (
+            value.as_dict(True) if value._fields is not None else [_to_dict_value(v) for v in value]
+        )
     if isinstance(value, list):
         return [_to_dict_value(v) for v in value]
     if isinstance(value, dict):

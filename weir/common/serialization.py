@@ -46,14 +46,18 @@ class SimpleStringSchema(SerializationSchema, DeserializationSchema):
 
     def serialize(self, element: str) -> bytes:
         if not isinstance(element, str):
-            raise TypeError("SimpleStringSchema.serialize expects a str, got %s %r"
-                            % (type(element).__name__, element))
+            raise TypeError(
+                "SimpleStringSchema.serialize expects a str, got %s %r"
+                % (type(element).__name__, element)
+            )
         return element.encode(self._charset)
 
     def deserialize(self, message: bytes) -> str:
         if not isinstance(message, (bytes, bytearray, memoryview)):
-            raise TypeError("SimpleStringSchema.deserialize expects bytes, got %s %r"
-                            % (type(message).__name__, message))
+            raise TypeError(
+                "SimpleStringSchema.deserialize expects bytes, got %s %r"
+                % (type(message).__name__, message)
+            )
         return bytes(message).decode(self._charset)
 
     def __eq__(self, other: object) -> bool:
@@ -93,8 +97,10 @@ class ByteArraySchema(SerializationSchema, DeserializationSchema):
 
     def serialize(self, element: Any) -> bytes:
         if not isinstance(element, (bytes, bytearray, memoryview)):
-            raise TypeError("ByteArraySchema.serialize expects bytes, got %s %r"
-                            % (type(element).__name__, element))
+            raise TypeError(
+                "ByteArraySchema.serialize expects bytes, got %s %r"
+                % (type(element).__name__, element)
+            )
         return bytes(element)
 
     def deserialize(self, message: bytes) -> bytes:
@@ -117,11 +123,15 @@ class RowFieldExtractorSchema(SerializationSchema):
         try:
             field = element[self.field_index]
         except (IndexError, TypeError):
-            raise ValueError("RowFieldExtractorSchema(%d): the record %r has no field %d"
-                             % (self.field_index, element, self.field_index)) from None
+            raise ValueError(
+                "RowFieldExtractorSchema(%d): the record %r has no field %d"
+                % (self.field_index, element, self.field_index)
+            ) from None
         if not isinstance(field, (bytes, bytearray, memoryview)):
-            raise TypeError("RowFieldExtractorSchema(%d) expects the field to be bytes, got "
-                            "%s %r" % (self.field_index, type(field).__name__, field))
+            raise TypeError(
+                "RowFieldExtractorSchema(%d) expects the field to be bytes, got "
+                "%s %r" % (self.field_index, type(field).__name__, field)
+            )
         return bytes(field)
 
     def __repr__(self) -> str:

@@ -28,8 +28,9 @@ def _amount(value: Any, what: str, unit: str) -> int:
     amount may be negative (an interval join's lower bound); what needs a positive size
     (a window) checks that itself."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError("%s %s must be an int, got %s %r"
-                        % (what, unit, type(value).__name__, value))
+        raise TypeError(
+            "%s %s must be an int, got %s %r" % (what, unit, type(value).__name__, value)
+        )
     return int(value)
 
 
@@ -182,7 +183,9 @@ class Instant:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Instant) and (self.seconds, self.nanos) == (
-            other.seconds, other.nanos)
+            other.seconds,
+            other.nanos,
+        )
 
     def __lt__(self, other: "Instant") -> bool:
         return (self.seconds, self.nanos) < (other.seconds, other.nanos)
@@ -192,4 +195,3 @@ class Instant:
 
     def __repr__(self) -> str:
         return "Instant<%d, %d>" % (self.seconds, self.nanos)
-

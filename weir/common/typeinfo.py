@@ -27,9 +27,18 @@ from weir.common._typeinfo_composite import (
 )
 
 __all__ = [
-    "TypeInformation", "BasicTypeInfo", "SqlTimeTypeInfo", "PickledBytesTypeInfo",
-    "RowTypeInfo", "TupleTypeInfo", "ListTypeInfo", "MapTypeInfo",
-    "PrimitiveArrayTypeInfo", "BasicArrayTypeInfo", "ObjectArrayTypeInfo", "Types",
+    "TypeInformation",
+    "BasicTypeInfo",
+    "SqlTimeTypeInfo",
+    "PickledBytesTypeInfo",
+    "RowTypeInfo",
+    "TupleTypeInfo",
+    "ListTypeInfo",
+    "MapTypeInfo",
+    "PrimitiveArrayTypeInfo",
+    "BasicArrayTypeInfo",
+    "ObjectArrayTypeInfo",
+    "Types",
 ]
 
 

@@ -49,22 +49,28 @@ class _FunctionTimestampAssigner(TimestampAssigner):
         return "TimestampAssigner(%s)" % getattr(self._func, "__qualname__", repr(self._func))
 
 
-def _as_assigner(assigner: Union[TimestampAssigner, Callable[[Any, int], int]]
-                 ) -> TimestampAssigner:
+def _as_assigner(
+    assigner: Union[TimestampAssigner, Callable[[Any, int], int]],
+) -> TimestampAssigner:
     if isinstance(assigner, TimestampAssigner):
         return assigner
     if isinstance(assigner, type):
-        raise TypeError("with_timestamp_assigner() needs an instance, got the class %s; "
-                        "use %s() instead" % (assigner.__name__, assigner.__name__))
+        raise TypeError(
+            "with_timestamp_assigner() needs an instance, got the class %s; "
+            "use %s() instead" % (assigner.__name__, assigner.__name__)
+        )
     if not callable(assigner):
-        raise TypeError("timestamp assigner must be a TimestampAssigner or a callable "
-                        "(value, record_timestamp) -> int, got %s %r"
-                        % (type(assigner).__name__, assigner))
+        raise TypeError(
+            "timestamp assigner must be a TimestampAssigner or a callable "
+            "(value, record_timestamp) -> int, got %s %r" % (type(assigner).__name__, assigner)
+        )
     try:
         inspect.signature(assigner).bind(None, None)
     except TypeError:
-        raise TypeError("timestamp assigner callable %r must accept two arguments "
-                        "(value, record_timestamp)" % (assigner,)) from None
+        raise TypeError(
+            "timestamp assigner callable %r must accept two arguments "
+            "(value, record_timestamp)" % (assigner,)
+        ) from None
     except ValueError:  # no signature available (some builtins): trust it
         pass
     return _FunctionTimestampAssigner(assigner)
@@ -75,8 +81,9 @@ def _check_duration(value: object, what: str) -> Duration:
         hint = ""
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             hint = " (for milliseconds use Duration.of_millis(%d))" % value
-        raise TypeError("%s must be a Duration, got %s %r%s"
-                        % (what, type(value).__name__, value, hint))
+        raise TypeError(
+            "%s must be a Duration, got %s %r%s" % (what, type(value).__name__, value, hint)
+        )
     if value.to_milliseconds() < 0:
         raise ValueError("%s must not be negative, got %r" % (what, value))
     return value
@@ -92,9 +99,12 @@ class WatermarkStrategy:
 
     __slots__ = ("_out_of_orderness_ms", "_timestamp_assigner", "_idleness_ms")
 
-    def __init__(self, out_of_orderness_ms: Optional[int],
-                 timestamp_assigner: Optional[TimestampAssigner] = None,
-                 idleness_ms: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        out_of_orderness_ms: Optional[int],
+        timestamp_assigner: Optional[TimestampAssigner] = None,
+        idleness_ms: Optional[int] = None,
+    ) -> None:
         """Internal; use the static factory methods."""
         self._out_of_orderness_ms = out_of_orderness_ms
         self._timestamp_assigner = timestamp_assigner
@@ -121,19 +131,21 @@ class WatermarkStrategy:
     # -- builders (return new strategies) ------------------------------
 
     def with_timestamp_assigner(
-            self, timestamp_assigner: Union[TimestampAssigner, Callable[[Any, int], int]]
+        self, timestamp_assigner: Union[TimestampAssigner, Callable[[Any, int], int]]
     ) -> "WatermarkStrategy":
         """A copy that takes timestamps from ``timestamp_assigner``."""
-        return WatermarkStrategy(self._out_of_orderness_ms,
-                                 _as_assigner(timestamp_assigner), self._idleness_ms)
+        return WatermarkStrategy(
+            self._out_of_orderness_ms, _as_assigner(timestamp_assigner), self._idleness_ms
+        )
 
     def with_idleness(self, idle_timeout: Duration) -> "WatermarkStrategy":
         """A copy that marks inputs idle after ``idle_timeout`` without events."""
         duration = _check_duration(idle_timeout, "idle_timeout")
         if duration.is_zero():
             raise ValueError("idle_timeout must be greater than zero, got %r" % (duration,))
-        return WatermarkStrategy(self._out_of_orderness_ms, self._timestamp_assigner,
-                                 max(1, duration.to_milliseconds()))
+        return WatermarkStrategy(
+            self._out_of_orderness_ms, self._timestamp_assigner, max(1, duration.to_milliseconds())
+        )
 
     # -- read-only view for the engine ---------------------------------
 
@@ -166,25 +178,31 @@ class WatermarkStrategy:
             return ts
         return self._checked_timestamp(ts, value)
 
-    def extract_timestamps(self, items: List[Tuple[Any, Optional[int]]]
-                           ) -> List[Tuple[Any, Optional[int]]]:
+    def extract_timestamps(
+        self, items: List[Tuple[Any, Optional[int]]]
+    ) -> List[Tuple[Any, Optional[int]]]:
         """``extract_timestamp`` over a batch of (value, record timestamp) pairs (weir
         extension, for fused chains)."""
         values = list(map(itemgetter(0), items))
         return list(zip(values, self.assign_timestamps(values, map(itemgetter(1), items))))
 
-    def assign_timestamps(self, values: List[Any], timestamps: Iterable[Optional[int]]
-                          ) -> List[Optional[int]]:
+    def assign_timestamps(
+        self, values: List[Any], timestamps: Iterable[Optional[int]]
+    ) -> List[Optional[int]]:
         """``extract_timestamp`` of each value and its record timestamp, as a list, calling
         a plain assigner function directly from a C loop (weir extension, for fused
         chains)."""
         assigner = self._timestamp_assigner
         if assigner is None:
             return list(timestamps)
-        extract = assigner.func if isinstance(assigner, _FunctionTimestampAssigner) \
+        extract = (
+            assigner.func
+            if isinstance(assigner, _FunctionTimestampAssigner)
             else assigner.extract_timestamp
-        stamps: List[Optional[int]] = list(map(
-            extract, values, _record_timestamps(timestamps, len(values))))
+        )
+        stamps: List[Optional[int]] = list(
+            map(extract, values, _record_timestamps(timestamps, len(values)))
+        )
         if not set(map(type, stamps)) <= {int}:
             stamps = list(map(self._checked_timestamp, stamps, values))
         return stamps
@@ -193,9 +211,11 @@ class WatermarkStrategy:
         if type(ts) is int:
             return ts
         if isinstance(ts, bool) or not isinstance(ts, numbers.Integral):
-            raise TypeError("timestamp assigner %r returned %s %r for record %r; timestamps "
-                            "must be int milliseconds since the epoch"
-                            % (self._timestamp_assigner, type(ts).__name__, ts, value))
+            raise TypeError(
+                "timestamp assigner %r returned %s %r for record %r; timestamps "
+                "must be int milliseconds since the epoch"
+                % (self._timestamp_assigner, type(ts).__name__, ts, value)
+            )
         return int(ts)
 
     def watermark_for(self, max_timestamp: int) -> Optional[int]:
@@ -211,7 +231,8 @@ class WatermarkStrategy:
             text = "WatermarkStrategy.for_monotonous_timestamps()"
         else:
             text = "WatermarkStrategy.for_bounded_out_of_orderness(%r)" % (
-                Duration.of_millis(self._out_of_orderness_ms),)
+                Duration.of_millis(self._out_of_orderness_ms),
+            )
         if self._timestamp_assigner is not None:
             text += ".with_timestamp_assigner(%r)" % (self._timestamp_assigner,)
         if self._idleness_ms is not None:

@@ -65,9 +65,11 @@ class WatermarkGroupTracker:
     def announcements(self, now_ms: int) -> Optional[Dict[int, int]]:
         """What to announce for the groups idle at `now_ms` (also between micro-batches:
         a timeout runs out whether or not a batch runs), or None."""
-        idle = [index for index, group in enumerate(self.groups)
-                if group.idleness_ms is not None
-                and now_ms - self.active_at[index] >= group.idleness_ms]
+        idle = [
+            index
+            for index, group in enumerate(self.groups)
+            if group.idleness_ms is not None and now_ms - self.active_at[index] >= group.idleness_ms
+        ]
         self.idle = frozenset(idle)
         watermark = self._watermark_without(idle)
         if watermark is None:
@@ -75,8 +77,9 @@ class WatermarkGroupTracker:
         moves = {}
         for index in idle:
             target = min(watermark + self.groups[index].delay_ms, END_OF_INPUT_TS)
-            if target > max(self.largest.get(index, target - 1),
-                            self.announced.get(index, target - 1)):
+            if target > max(
+                self.largest.get(index, target - 1), self.announced.get(index, target - 1)
+            ):
                 moves[index] = self.announced[index] = target
         return moves or None
 
@@ -85,10 +88,12 @@ class WatermarkGroupTracker:
         have produced a timestamp (the engine ignores groups that never did). If every
         such group is idle, the largest watermark of all, ended groups included (Flink's
         watermark valve does the same when its last active input becomes idle)."""
-        watermarks = {index: largest - self.groups[index].delay_ms
-                      for index, largest in self.largest.items()}
-        ended = {index for index, largest in self.largest.items()
-                 if largest >= END_OF_INPUT_THRESHOLD}
+        watermarks = {
+            index: largest - self.groups[index].delay_ms for index, largest in self.largest.items()
+        }
+        ended = {
+            index for index, largest in self.largest.items() if largest >= END_OF_INPUT_THRESHOLD
+        }
         held = valve(watermarks, idle=set(idle) | ended)
         if held is not None:
             return held

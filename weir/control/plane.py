@@ -36,13 +36,17 @@ def wall_clock_ms() -> int:
 class ControlPlane:
     """The control state of one run of a job (`restoring`: it resumes a checkpoint)."""
 
-    def __init__(self, plan: PhysicalPlan, clock: Callable[[], int] = wall_clock_ms,
-                 restoring: bool = False) -> None:
+    def __init__(
+        self, plan: PhysicalPlan, clock: Callable[[], int] = wall_clock_ms, restoring: bool = False
+    ) -> None:
         self.plan = plan
         self.clock = clock
         now = clock()
-        self.groups = WatermarkGroupTracker(plan.watermark_groups, now) \
-            if WatermarkGroupTracker.tracks(plan) else None
+        self.groups = (
+            WatermarkGroupTracker(plan.watermark_groups, now)
+            if WatermarkGroupTracker.tracks(plan)
+            else None
+        )
         partitioned = plan.partitioned_sources
         self.split_marks = SplitMarks(partitioned, now) if partitioned else None
         self.own_watermarks = OwnWatermarks(plan)
@@ -133,8 +137,7 @@ class ControlPlane:
     def next_processing_timer(self) -> Optional[int]:
         """The earliest processing-time timer pending in any key group, as the key groups
         last reported (None: none); a stream without input needs a micro-batch then."""
-        return min((t for t in self.processing_timers.values() if t is not None),
-                   default=None)
+        return min((t for t in self.processing_timers.values() if t is not None), default=None)
 
     def next_tick(self) -> Optional[int]:
         """When the next micro-batch without input is due for processing-time timers
@@ -154,8 +157,9 @@ class ControlPlane:
 
     def _all_timers_reported(self) -> bool:
         plan = self.plan
-        return len(self.processing_timers) >= (len(plan.processing_time_operators)
-                                               * plan.max_parallelism)
+        return len(self.processing_timers) >= (
+            len(plan.processing_time_operators) * plan.max_parallelism
+        )
 
     def input_ended(self) -> bool:
         """Whether every source's input has ended."""

@@ -35,8 +35,9 @@ class OwnWatermarks:
     def __bool__(self) -> bool:
         return bool(self.tasks)
 
-    def advance(self, largest: Dict[int, int], idle: Collection[int] = frozenset()
-                ) -> Dict[str, int]:
+    def advance(
+        self, largest: Dict[int, int], idle: Collection[int] = frozenset()
+    ) -> Dict[str, int]:
         """Each task's watermark after the groups' largest timestamps `largest` ({group
         index: timestamp}), leaving out the `idle` groups; returns the ones that moved
         ({uid: watermark})."""

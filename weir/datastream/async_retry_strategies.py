@@ -8,8 +8,13 @@ from typing import Callable, Generic, List, Optional, TypeVar
 
 from weir.datastream.functions import AsyncRetryPredicate, AsyncRetryStrategy
 
-__all__ = ["RetryPredicate", "NoRetryStrategy", "FixedDelayRetryStrategy",
-           "ExponentialBackoffDelayRetryStrategy", "NO_RETRY_STRATEGY"]
+__all__ = [
+    "RetryPredicate",
+    "NoRetryStrategy",
+    "FixedDelayRetryStrategy",
+    "ExponentialBackoffDelayRetryStrategy",
+    "NO_RETRY_STRATEGY",
+]
 
 OUT = TypeVar("OUT")
 
@@ -21,8 +26,11 @@ def _positive(value, name: str):
 
 
 class RetryPredicate(AsyncRetryPredicate, Generic[OUT]):
-    def __init__(self, result_predicate: Optional[Callable[[List[OUT]], bool]],
-                 exception_predicate: Optional[Callable[[Exception], bool]]):
+    def __init__(
+        self,
+        result_predicate: Optional[Callable[[List[OUT]], bool]],
+        exception_predicate: Optional[Callable[[Exception], bool]],
+    ):
         self._result_predicate = result_predicate
         self._exception_predicate = exception_predicate
 
@@ -47,8 +55,9 @@ class NoRetryStrategy(AsyncRetryStrategy, Generic[OUT]):
 class FixedDelayRetryStrategy(AsyncRetryStrategy, Generic[OUT]):
     """Up to `max_attempts` retries, `backoff_time_millis` apart."""
 
-    def __init__(self, max_attempts: int, backoff_time_millis: int, result_predicate,
-                 exception_predicate):
+    def __init__(
+        self, max_attempts: int, backoff_time_millis: int, result_predicate, exception_predicate
+    ):
         self._max_attempts = _positive(max_attempts, "max_attempts")
         self._backoff_time_millis = _positive(backoff_time_millis, "backoff_time_millis")
         self._predicate = RetryPredicate(result_predicate, exception_predicate)
@@ -68,8 +77,15 @@ class ExponentialBackoffDelayRetryStrategy(AsyncRetryStrategy, Generic[OUT]):
     `multiplier` times later, at most `max_retry_delay` ms. The delay depends on the
     attempt only, so records in flight at once do not share a backoff."""
 
-    def __init__(self, max_attempts: int, initial_delay: int, max_retry_delay: int,
-                 multiplier: float, result_predicate, exception_predicate):
+    def __init__(
+        self,
+        max_attempts: int,
+        initial_delay: int,
+        max_retry_delay: int,
+        multiplier: float,
+        result_predicate,
+        exception_predicate,
+    ):
         self._max_attempts = _positive(max_attempts, "max_attempts")
         self._initial_delay = _positive(initial_delay, "initial_delay")
         self._max_retry_delay = _positive(max_retry_delay, "max_retry_delay")

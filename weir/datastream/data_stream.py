@@ -20,8 +20,10 @@ if TYPE_CHECKING:  # (imported where they are made: they import this module)
 
 def _check_callable(function, method, operation):
     if not (callable(function) or callable(getattr(function, method, None))):
-        raise TypeError(f"{operation}() expects a callable or an object with a '{method}' "
-                        f"method, got {type(function).__name__}")
+        raise TypeError(
+            f"{operation}() expects a callable or an object with a '{method}' "
+            f"method, got {type(function).__name__}"
+        )
 
 
 def _refuse_operator_state(function, operation):
@@ -29,14 +31,22 @@ def _refuse_operator_state(function, operation):
         raise NotImplementedError(
             f"{operation}(): operator state (a CheckpointedFunction) in a keyed or two-input "
             "operator is not supported yet; keep its state in keyed state, or use operator "
-            "state on a non-keyed map, flat_map, filter or process")
+            "state on a non-keyed map, flat_map, filter or process"
+        )
 
 
 class DataStream(PyFlinkGaps):
     _pyflink_class = "DataStream"
-    _pyflink_gaps = frozenset([
-        "cache", "force_non_parallel", "get_execution_config",
-        "partition_custom", "project", "set_max_parallelism"])
+    _pyflink_gaps = frozenset(
+        [
+            "cache",
+            "force_non_parallel",
+            "get_execution_config",
+            "partition_custom",
+            "project",
+            "set_max_parallelism",
+        ]
+    )
 
     def __init__(self, env, node_id: int, partitioning=None):
         self._env = env
@@ -88,17 +98,23 @@ class DataStream(PyFlinkGaps):
     def _stateless(self, step, function, output_type, name):
         if self._partitioning is not None or is_checkpointed(function):
             return self._instances(step, function, output_type, name)
-        node = self._env._graph.add(g.STATELESS, name, (self._node_id,), output_type,
-                                    step=step, function=function)
+        node = self._env._graph.add(
+            g.STATELESS, name, (self._node_id,), output_type, step=step, function=function
+        )
         return DataStream(self._env, node.id)
 
     def _instances(self, step, function, output_type, name):
         """A non-keyed operator with parallel instances of its own: its function keeps
         operator state, or its input is broadcast-partitioned."""
         node = self._env._graph.add(
-            g.KEYED, name, (self._node_id,), output_type,
+            g.KEYED,
+            name,
+            (self._node_id,),
+            output_type,
             key_selector=self._partitioning or ToOwnSubtask(),
-            function=InstanceSpec(step, function), uid_prefix="non_keyed")
+            function=InstanceSpec(step, function),
+            uid_prefix="non_keyed",
+        )
         return DataStream(self._env, node.id)
 
     def map(self, func, output_type=None) -> "DataStream":
@@ -120,10 +136,16 @@ class DataStream(PyFlinkGaps):
     def assign_timestamps_and_watermarks(self, watermark_strategy) -> "DataStream":
         stream = self
         if watermark_strategy.timestamp_assigner is not None:
-            stream = self._stateless("timestamps", watermark_strategy,
-                                     self._node.output_type, "Timestamps")
-        node = self._env._graph.add(g.WATERMARK, "Watermarks", (stream._node_id,),
-                                    self._node.output_type, strategy=watermark_strategy)
+            stream = self._stateless(
+                "timestamps", watermark_strategy, self._node.output_type, "Timestamps"
+            )
+        node = self._env._graph.add(
+            g.WATERMARK,
+            "Watermarks",
+            (stream._node_id,),
+            self._node.output_type,
+            strategy=watermark_strategy,
+        )
         return DataStream(self._env, node.id)
 
     # -- partitioning and combining ------------------------------------------------
@@ -143,8 +165,12 @@ class DataStream(PyFlinkGaps):
         """Two streams into one operator of two inputs: a ConnectedStreams (CoMapFunction,
         CoFlatMapFunction, CoProcessFunction; KeyedCoProcessFunction once both are keyed),
         or with a BroadcastStream a BroadcastConnectedStream."""
-        from weir.datastream.connected_streams import (BroadcastConnectedStream,
-                                                       BroadcastStream, ConnectedStreams)
+        from weir.datastream.connected_streams import (
+            BroadcastConnectedStream,
+            BroadcastStream,
+            ConnectedStreams,
+        )
+
         if isinstance(other, BroadcastStream):
             return BroadcastConnectedStream(self, other)
         return ConnectedStreams(self, other)
@@ -155,6 +181,7 @@ class DataStream(PyFlinkGaps):
         descriptors, broadcast partitioning: every parallel instance of the next operator
         gets every record."""
         from weir.datastream.connected_streams import BroadcastStream
+
         if not broadcast_state_descriptors:
             return DataStream(self._env, self._node_id, ToEverySubtask())
         return BroadcastStream(self, broadcast_state_descriptors)
@@ -163,27 +190,35 @@ class DataStream(PyFlinkGaps):
         """A window join: join(other).where(key).equal_to(other_key).window(assigner)
         .apply(JoinFunction) (Flink's Java API)."""
         from weir.datastream.joins import JoinedStreams
+
         return JoinedStreams(self, other)
 
     def co_group(self, other) -> "CoGroupedStreams":
         """A window co-group: as join(), with apply(CoGroupFunction)."""
         from weir.datastream.joins import CoGroupedStreams
+
         return CoGroupedStreams(self, other)
 
     def window_all(self, window_assigner):
         from weir.datastream.windowed_stream import AllWindowedStream
+
         return AllWindowedStream(self, window_assigner)
 
     def count_window_all(self, size: int, slide: int = 0):
         from weir.datastream.windowed_stream import AllWindowedStream
+
         return AllWindowedStream(self, _count_assigner(size, slide))
 
     def get_side_output(self, output_tag: OutputTag) -> "DataStream":
         if not isinstance(output_tag, OutputTag):
             raise TypeError("get_side_output() expects an OutputTag")
-        node = self._env._graph.add(g.SIDE_OUTPUT, f"SideOutput({output_tag.tag_id})",
-                                    (self._node_id,), output_tag.type_info,
-                                    tag_id=output_tag.tag_id)
+        node = self._env._graph.add(
+            g.SIDE_OUTPUT,
+            f"SideOutput({output_tag.tag_id})",
+            (self._node_id,),
+            output_tag.type_info,
+            tag_id=output_tag.tag_id,
+        )
         return DataStream(self._env, node.id)
 
     # -- sinks ---------------------------------------------------------------------
@@ -215,8 +250,9 @@ class DataStream(PyFlinkGaps):
         becomes that query; its other sinks still run with env.execute()."""
         return importlib.import_module("weir.spark.frame_sinks").to_spark(self)
 
-    def execute_and_collect(self, job_execution_name: Optional[str] = None,
-                            limit: Optional[int] = None):
+    def execute_and_collect(
+        self, job_execution_name: Optional[str] = None, limit: Optional[int] = None
+    ):
         sink = CollectSink()
         self._sink(sink, "Collect")
         self._env.execute(job_execution_name or "collect")
@@ -270,8 +306,14 @@ class KeyedStream(DataStream):
 
     def _keyed(self, function, output_type, name, user_function=None) -> DataStream:
         _refuse_operator_state(user_function, name)
-        node = self._env._graph.add(g.KEYED, name, (self._node_id,), output_type,
-                                    key_selector=self._key_selector, function=function)
+        node = self._env._graph.add(
+            g.KEYED,
+            name,
+            (self._node_id,),
+            output_type,
+            key_selector=self._key_selector,
+            function=function,
+        )
         return DataStream(self._env, node.id)
 
     def process(self, func, output_type=None) -> DataStream:
@@ -289,17 +331,16 @@ class KeyedStream(DataStream):
 
     def filter(self, func) -> DataStream:
         _check_callable(func, "filter", "filter")
-        return self._keyed(adapters.KeyedFilter(func), self._node.output_type, "Filter",
-                           func)
+        return self._keyed(adapters.KeyedFilter(func), self._node.output_type, "Filter", func)
 
     def reduce(self, func) -> DataStream:
         _check_callable(func, "reduce", "reduce")
-        return self._keyed(adapters.KeyedReduce(func), self._node.output_type, "Reduce",
-                           func)
+        return self._keyed(adapters.KeyedReduce(func), self._node.output_type, "Reduce", func)
 
     def _rolling(self, kind, field):
-        return self._keyed(adapters.rolling_aggregation(kind, field), self._node.output_type,
-                           kind.capitalize())
+        return self._keyed(
+            adapters.rolling_aggregation(kind, field), self._node.output_type, kind.capitalize()
+        )
 
     def sum(self, position_to_sum=0) -> DataStream:
         return self._rolling("sum", position_to_sum)
@@ -320,20 +361,24 @@ class KeyedStream(DataStream):
         """An interval join of two keyed streams: interval_join(other).between(lower,
         upper).process(ProcessJoinFunction) (Flink's Java API)."""
         from weir.datastream.joins import IntervalJoin
+
         return IntervalJoin(self, other)
 
     # -- windows -------------------------------------------------------------------
     def window(self, window_assigner):
         from weir.datastream.windowed_stream import WindowedStream
+
         return WindowedStream(self, window_assigner)
 
     def count_window(self, size: int, slide: int = 0):
         from weir.datastream.windowed_stream import WindowedStream
+
         return WindowedStream(self, _count_assigner(size, slide))
 
 
 def _count_assigner(size, slide):
     from weir.runtime.window import assigners
+
     if slide == 0:
         return assigners.CountTumblingWindowAssigner(size)
     return assigners.CountSlidingWindowAssigner(size, slide)
@@ -345,8 +390,10 @@ _gaps = module_gaps(__name__, "pyflink.datastream.data_stream", [])
 def __getattr__(name):  # PyFlink's module paths of classes defined beside their code
     if name == "WindowedStream":
         from weir.datastream.windowed_stream import WindowedStream
+
         return WindowedStream
     if name in ("ConnectedStreams", "BroadcastStream", "BroadcastConnectedStream"):
         from weir.datastream import connected_streams
+
         return getattr(connected_streams, name)
     return _gaps(name)

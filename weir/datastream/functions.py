@@ -5,8 +5,12 @@ from typing import Callable, Generic, List, Optional, TypeVar
 
 from weir.common.gaps import module_gaps
 from weir.common.watermark_strategy import TimestampAssigner  # noqa: F401
-from weir.runtime.context import (ProcessContext, RuntimeContext, TimeDomain,  # noqa: F401
-                                  TimerService)
+from weir.runtime.context import (
+    ProcessContext,
+    RuntimeContext,
+    TimeDomain,  # noqa: F401
+    TimerService,  # noqa: F401
+)
 from weir.runtime import broadcast
 from weir.runtime.interval_join import ProcessJoinContext
 from weir.runtime.window.contexts import ProcessWindowContext
@@ -197,8 +201,7 @@ class BroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[IN1, IN2, O
         pass
 
 
-class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction,
-                                    Generic[KEY, IN1, IN2, OUT]):
+class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, IN1, IN2, OUT]):
     """As BroadcastProcessFunction on a keyed stream: process_element's ctx also has
     timer_service() and get_current_key(); on_timer(timestamp, ctx) for its timers;
     process_broadcast_element's ctx also has apply_to_keyed_state(descriptor, function)."""
@@ -336,8 +339,12 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
 
 
 _context: ABCMeta
-for _context in (ProcessFunction.Context, KeyedProcessFunction.OnTimerContext,
-                 CoProcessFunction.Context, KeyedCoProcessFunction.OnTimerContext):
+for _context in (
+    ProcessFunction.Context,
+    KeyedProcessFunction.OnTimerContext,
+    CoProcessFunction.Context,
+    KeyedCoProcessFunction.OnTimerContext,
+):
     _context.register(ProcessContext)
 ProcessJoinFunction.Context.register(ProcessJoinContext)
 for _function in (BroadcastProcessFunction, KeyedBroadcastProcessFunction):
@@ -346,7 +353,6 @@ for _function in (BroadcastProcessFunction, KeyedBroadcastProcessFunction):
 KeyedBroadcastProcessFunction.OnTimerContext.register(broadcast.ReadOnlyContext)
 for _context in (ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
     _context.register(ProcessWindowContext)
-
 
 
 class AsyncFunction(Function, Generic[IN, OUT]):
@@ -392,26 +398,45 @@ class AsyncRetryStrategy(ABC, Generic[OUT]):
     @staticmethod
     def no_restart() -> "AsyncRetryStrategy":
         from weir.datastream import async_retry_strategies
+
         return async_retry_strategies.NO_RETRY_STRATEGY
 
     @staticmethod
-    def fixed_delay(max_attempts: int, backoff_time_millis: int,
-                    result_predicate: Optional[Callable[[List[OUT]], bool]],
-                    exception_predicate: Optional[Callable[[Exception], bool]]):
+    def fixed_delay(
+        max_attempts: int,
+        backoff_time_millis: int,
+        result_predicate: Optional[Callable[[List[OUT]], bool]],
+        exception_predicate: Optional[Callable[[Exception], bool]],
+    ):
         from weir.datastream.async_retry_strategies import FixedDelayRetryStrategy
-        return FixedDelayRetryStrategy(max_attempts, backoff_time_millis, result_predicate,
-                                       exception_predicate)
+
+        return FixedDelayRetryStrategy(
+            max_attempts, backoff_time_millis, result_predicate, exception_predicate
+        )
 
     @staticmethod
-    def exponential_backoff(max_attempts: int, initial_delay: int, max_retry_delay: int,
-                            multiplier: float,
-                            result_predicate: Optional[Callable[[List[OUT]], bool]],
-                            exception_predicate: Optional[Callable[[Exception], bool]]):
+    def exponential_backoff(
+        max_attempts: int,
+        initial_delay: int,
+        max_retry_delay: int,
+        multiplier: float,
+        result_predicate: Optional[Callable[[List[OUT]], bool]],
+        exception_predicate: Optional[Callable[[Exception], bool]],
+    ):
         from weir.datastream.async_retry_strategies import ExponentialBackoffDelayRetryStrategy
+
         return ExponentialBackoffDelayRetryStrategy(
-            max_attempts, initial_delay, max_retry_delay, multiplier, result_predicate,
-            exception_predicate)
+            max_attempts,
+            initial_delay,
+            max_retry_delay,
+            multiplier,
+            result_predicate,
+            exception_predicate,
+        )
 
 
-__getattr__ = module_gaps(__name__, "pyflink.datastream.functions", [
-    "AsyncFunctionDescriptor", "Partitioner", "SourceFunction"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.datastream.functions",
+    ["AsyncFunctionDescriptor", "Partitioner", "SourceFunction"],
+)

@@ -9,9 +9,14 @@ from typing import Callable, Optional
 
 
 class JobContext:
-    def __init__(self, job_id: str, checkpoint_dir: str, parallelism: Optional[int] = None,
-                 settings: Optional[dict] = None,
-                 on_submit: Optional[Callable[[object], None]] = None):
+    def __init__(
+        self,
+        job_id: str,
+        checkpoint_dir: str,
+        parallelism: Optional[int] = None,
+        settings: Optional[dict] = None,
+        on_submit: Optional[Callable[[object], None]] = None,
+    ):
         self.job_id = job_id
         self.checkpoint_dir = checkpoint_dir
         self.parallelism = parallelism

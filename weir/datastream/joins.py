@@ -24,12 +24,14 @@ from weir.runtime.adapters import resolve
 
 def _window_function(kind: str, function):
     from weir.datastream.functions import FlatJoinFunction
+
     if kind == "co_group":
         resolve(function, "co_group")
         return co_group.CoGroupWindow(function)
     resolve(function, "join")
-    return (co_group.FlatJoinWindow if isinstance(function, FlatJoinFunction)
-            else co_group.JoinWindow)(function)
+    return (
+        co_group.FlatJoinWindow if isinstance(function, FlatJoinFunction) else co_group.JoinWindow
+    )(function)
 
 
 class _Streams:
@@ -37,6 +39,7 @@ class _Streams:
 
     def __init__(self, first, second, kind: str):
         from weir.datastream.data_stream import DataStream
+
         if not isinstance(second, DataStream):
             raise TypeError(f"{kind}() expects a DataStream, got {type(second).__name__}")
         if first.get_execution_environment() is not second.get_execution_environment():
@@ -83,23 +86,30 @@ class WithWindow(WindowedStream):
 
     def __init__(self, streams: _Streams, key_selectors, window_assigner):
         first = streams._first.map(co_group.TagInput(co_group.FIRST)).name(
-            f"{streams._kind}: tag first")
+            f"{streams._kind}: tag first"
+        )
         second = streams._second.map(co_group.TagInput(co_group.SECOND)).name(
-            f"{streams._kind}: tag second")
-        super().__init__(first.key_by(co_group.TaggedKey(key_selectors[0])),
-                         window_assigner)
+            f"{streams._kind}: tag second"
+        )
+        super().__init__(first.key_by(co_group.TaggedKey(key_selectors[0])), window_assigner)
         self._inputs = (first._node_id, second._node_id)
         self._tagged_keys = tuple(co_group.TaggedKey(k).get_key for k in key_selectors)
         self._kind = streams._kind
 
     def _window_node(self, name, spec, output_type):
         return self._stream._env._graph.add(
-            g.KEYED, name.replace("Apply", self._kind), self._inputs, output_type,
-            key_selectors=self._tagged_keys, function=spec)
+            g.KEYED,
+            name.replace("Apply", self._kind),
+            self._inputs,
+            output_type,
+            key_selectors=self._tagged_keys,
+            function=spec,
+        )
 
     def side_output_late_data(self, output_tag):
-        raise NotImplementedError(f"{self._kind}(): late data has no side output "
-                                  "(as in Flink's window joins)")
+        raise NotImplementedError(
+            f"{self._kind}(): late data has no side output (as in Flink's window joins)"
+        )
 
     def apply(self, function, output_type=None):
         return super().apply(_window_function(self._kind, function), output_type)
@@ -115,10 +125,13 @@ class IntervalJoin:
 
     def __init__(self, first, second):
         from weir.datastream.data_stream import KeyedStream
+
         for stream in (first, second):
             if not isinstance(stream, KeyedStream):
-                raise TypeError("interval_join() joins two keyed streams (key_by both), got "
-                                f"{type(stream).__name__}")
+                raise TypeError(
+                    "interval_join() joins two keyed streams (key_by both), got "
+                    f"{type(stream).__name__}"
+                )
         if first.get_execution_environment() is not second.get_execution_environment():
             raise ValueError("interval_join() needs two streams of the same environment")
         self._first, self._second = first, second
@@ -129,8 +142,10 @@ class IntervalJoin:
         lower = to_millis(lower_bound, "lower bound")
         upper = to_millis(upper_bound, "upper bound")
         if lower > upper:
-            raise ValueError(f"interval join: the lower bound ({lower} ms) must not be above "
-                             f"the upper bound ({upper} ms)")
+            raise ValueError(
+                f"interval join: the lower bound ({lower} ms) must not be above "
+                f"the upper bound ({upper} ms)"
+            )
         return IntervalJoined(self._first, self._second, lower, upper)
 
 
@@ -168,13 +183,24 @@ class IntervalJoined:
         """process_element(left, right, ctx) returns (or yields) each pair's outputs;
         ctx has get_left_timestamp(), get_right_timestamp(), get_timestamp(), output()."""
         from weir.datastream.data_stream import DataStream
+
         resolve(process_join_function, "process_element")
         lower_inclusive, upper_inclusive = self._inclusive
-        spec = IntervalJoinSpec(self._lower, self._upper, process_join_function,
-                                lower_inclusive, upper_inclusive, self._late_tags)
+        spec = IntervalJoinSpec(
+            self._lower,
+            self._upper,
+            process_join_function,
+            lower_inclusive,
+            upper_inclusive,
+            self._late_tags,
+        )
         env = self._first.get_execution_environment()
         node = env._graph.add(
-            g.KEYED, "IntervalJoin", (self._first._node_id, self._second._node_id),
-            output_type, key_selectors=(self._first._key_selector, self._second._key_selector),
-            function=spec)
+            g.KEYED,
+            "IntervalJoin",
+            (self._first._node_id, self._second._node_id),
+            output_type,
+            key_selectors=(self._first._key_selector, self._second._key_selector),
+            function=spec,
+        )
         return DataStream(env, node.id)

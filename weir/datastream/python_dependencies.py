@@ -30,14 +30,17 @@ def note_jars(kind: str, paths) -> List[str]:
     if not all(isinstance(path, str) for path in paths):
         raise TypeError(f"{kind} takes paths as strings, got {paths!r}")
     if not _said_jars:
-        LOG.debug("%s(%s): weir's connectors and formats are Python; no jar is needed",
-                  kind, ", ".join(paths))
+        LOG.debug(
+            "%s(%s): weir's connectors and formats are Python; no jar is needed",
+            kind,
+            ", ".join(paths),
+        )
         _said_jars = True
     return paths
 
 
 def _existing(path: str, what: str) -> str:
-    local = path[len("file://"):] if path.startswith("file://") else path
+    local = path[len("file://") :] if path.startswith("file://") else path
     if not os.path.exists(local):
         raise FileNotFoundError(f"{what} {path} does not exist")
     return os.path.abspath(local)
@@ -60,8 +63,10 @@ class PythonDependencies:
         self.archives.append((_existing(path, "python archive"), target_dir))
 
     def set_requirements(self, path: str, cache_dir: Optional[str]) -> None:
-        self.requirements = (_existing(path, "requirements file"),
-                             None if cache_dir is None else _existing(cache_dir, "cache dir"))
+        self.requirements = (
+            _existing(path, "requirements file"),
+            None if cache_dir is None else _existing(cache_dir, "cache dir"),
+        )
         self._prepared = None
         self._installed = _NOT_YET
 
@@ -82,8 +87,9 @@ class PythonDependencies:
                 package = os.path.exists(os.path.join(path, "__init__.py"))
                 entries.append(os.path.dirname(path) if package else path)
             else:
-                entries.append(path if path.endswith((".zip", ".egg", ".whl"))
-                               else os.path.dirname(path))
+                entries.append(
+                    path if path.endswith((".zip", ".egg", ".whl")) else os.path.dirname(path)
+                )
         installed = self.installed_requirements()
         return entries + ([installed] if installed else [])
 
@@ -95,8 +101,7 @@ class PythonDependencies:
     def shipped_files(self) -> List[str]:
         """Files an engine ships for the workers' path (directories zipped, once)."""
         if self._prepared is None:
-            self._prepared = [_zipped(path) if os.path.isdir(path) else path
-                              for path in self.files]
+            self._prepared = [_zipped(path) if os.path.isdir(path) else path for path in self.files]
             installed = self.installed_requirements()
             if installed:
                 self._prepared.append(_zipped(installed, as_root=True))
@@ -121,15 +126,26 @@ class PythonDependencies:
             digest = hashlib.sha256(handle.read() + str(cache_dir).encode()).hexdigest()[:16]
         target = os.path.join(tempfile.gettempdir(), f"weir-requirements-{digest}")
         if not os.path.isdir(target):
-            command = [sys.executable, "-m", "pip", "install", "-q", "-r", path,
-                       "--target", target + ".partial"]
+            command = [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "-r",
+                path,
+                "--target",
+                target + ".partial",
+            ]
             if cache_dir:
                 command += ["--no-index", "--find-links", cache_dir]
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
-                raise RuntimeError(f"set_python_requirements: pip could not install "
-                                   f"{', '.join(missing)} from {path}: "
-                                   f"{done.stderr.strip().splitlines()[-1:]}")
+                raise RuntimeError(
+                    f"set_python_requirements: pip could not install "
+                    f"{', '.join(missing)} from {path}: "
+                    f"{done.stderr.strip().splitlines()[-1:]}"
+                )
             os.replace(target + ".partial", target)
         return target
 
@@ -161,8 +177,9 @@ def _zipped(directory: str, as_root: bool = False) -> str:
     (importable by it), any other directory's contents at the zip's root."""
     package = not as_root and os.path.exists(os.path.join(directory, "__init__.py"))
     base = os.path.dirname(directory) if package else directory
-    target = os.path.join(tempfile.mkdtemp(prefix="weir-pyfiles-"),
-                          os.path.basename(directory) + ".zip")
+    target = os.path.join(
+        tempfile.mkdtemp(prefix="weir-pyfiles-"), os.path.basename(directory) + ".zip"
+    )
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for root, dirs, names in os.walk(directory):
             dirs[:] = [d for d in dirs if d != "__pycache__"]

@@ -47,7 +47,8 @@ class RestartingJob(JobClient):
         while True:
             try:
                 status = self.current.wait(
-                    None if deadline is None else max(0.0, deadline - time.time()))
+                    None if deadline is None else max(0.0, deadline - time.time())
+                )
             except JobExecutionError as error:
                 if self._restart_after(error):
                     continue
@@ -63,8 +64,9 @@ class RestartingJob(JobClient):
         """Records the failure; runs the job again if the strategy says so."""
         now = int(time.time() * 1000)
         self.failures.append(now)
-        self.exceptions.append({"timestamp": now, "name": type(error).__name__,
-                                "message": str(error)})
+        self.exceptions.append(
+            {"timestamp": now, "name": type(error).__name__, "message": str(error)}
+        )
         delay = self.strategy.next_delay_ms(self.failures, now)
         if delay is None or self._canceled.is_set():
             return False

@@ -11,9 +11,12 @@ from weir.common.gaps import PyFlinkGaps
 from weir.common.configuration import Configuration
 from weir.common.execution_config import ExecutionConfig
 from weir.common.job import JobExecutionError
-from weir.common.restart_strategy import (FallbackRestartStrategyConfiguration,
-                                          NoRestartStrategyConfiguration,
-                                          RestartStrategyConfiguration, restart_strategy_of)
+from weir.common.restart_strategy import (
+    FallbackRestartStrategyConfiguration,
+    NoRestartStrategyConfiguration,
+    RestartStrategyConfiguration,
+    restart_strategy_of,
+)
 from weir.datastream.job_context import job_context
 from weir.datastream.python_dependencies import PythonDependencies, note_jars
 from weir.datastream.restarts import RestartingJob
@@ -60,17 +63,30 @@ class CheckpointConfig:
 
 class StreamExecutionEnvironment(PyFlinkGaps):
     _pyflink_class = "StreamExecutionEnvironment"
-    _pyflink_gaps = frozenset([
-        "add_source", "create_input", "disable_operator_chaining",
-        "enable_changelog_state_backend", "get_buffer_timeout",
-        "get_checkpointing_consistency_mode", "get_checkpointing_mode",
-        "get_default_local_parallelism", "get_default_savepoint_directory",
-        "get_execution_plan", "is_chaining_enabled",
-        "is_chaining_of_operators_with_different_max_parallelism_enabled",
-        "is_changelog_state_backend_enabled", "is_force_unaligned_checkpoints",
-        "is_unaligned_checkpoints_enabled", "register_cached_file",
-        "register_slot_sharing_group", "set_buffer_timeout", "set_default_local_parallelism",
-        "set_default_savepoint_directory"])
+    _pyflink_gaps = frozenset(
+        [
+            "add_source",
+            "create_input",
+            "disable_operator_chaining",
+            "enable_changelog_state_backend",
+            "get_buffer_timeout",
+            "get_checkpointing_consistency_mode",
+            "get_checkpointing_mode",
+            "get_default_local_parallelism",
+            "get_default_savepoint_directory",
+            "get_execution_plan",
+            "is_chaining_enabled",
+            "is_chaining_of_operators_with_different_max_parallelism_enabled",
+            "is_changelog_state_backend_enabled",
+            "is_force_unaligned_checkpoints",
+            "is_unaligned_checkpoints_enabled",
+            "register_cached_file",
+            "register_slot_sharing_group",
+            "set_buffer_timeout",
+            "set_default_local_parallelism",
+            "set_default_savepoint_directory",
+        ]
+    )
 
     def __init__(self, configuration=None):
         self._graph = g.JobGraph()
@@ -104,8 +120,11 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         if context.parallelism is not None:
             self.parallelism = context.parallelism
         if context.settings:
-            self.configuration = Configuration(self.configuration) \
-                if self.configuration is not None else Configuration()
+            self.configuration = (
+                Configuration(self.configuration)
+                if self.configuration is not None
+                else Configuration()
+            )
             for key, value in context.settings.items():
                 if self.configuration.get_string(key) is None:
                     self.configuration.set_string(key, value)
@@ -118,8 +137,9 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         """Takes `configuration`'s settings (over the ones the environment has): those
         weir reads (savepoints, restart strategies, parallelism.default,
         pipeline.max-parallelism, python.executable, python.files) and any other, kept."""
-        merged = Configuration(self.configuration) if self.configuration is not None \
-            else Configuration()
+        merged = (
+            Configuration(self.configuration) if self.configuration is not None else Configuration()
+        )
         merged.add_all(configuration)
         self.configuration = merged
         self._apply_configuration(configuration)
@@ -166,12 +186,12 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         """An archive extracted for the workers (Spark: addArchive, as `target_dir`)."""
         self.python_dependencies.add_archive(archive_path, target_dir)
 
-    def set_python_requirements(self, requirements_file_path: str,
-                                requirements_cache_dir: Optional[str] = None) -> None:
+    def set_python_requirements(
+        self, requirements_file_path: str, requirements_cache_dir: Optional[str] = None
+    ) -> None:
         """Packages the functions need: those the interpreter lacks are installed with pip
         into a directory of their own and shipped (offline from the cache directory)."""
-        self.python_dependencies.set_requirements(requirements_file_path,
-                                                  requirements_cache_dir)
+        self.python_dependencies.set_requirements(requirements_file_path, requirements_cache_dir)
 
     def set_python_executable(self, python_exec: str) -> None:
         """The interpreter of the engine's Python workers (Spark: PYSPARK_PYTHON)."""
@@ -205,8 +225,9 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         at -infinity until the end of the input, so nothing is late and every timer fires
         at the end, as in Flink's batch execution."""
         if self.runtime_mode == RuntimeExecutionMode.AUTOMATIC:
-            return all(n.param("reader").bounded for n in self._graph.nodes.values()
-                       if n.kind == g.SOURCE)
+            return all(
+                n.param("reader").bounded for n in self._graph.nodes.values() if n.kind == g.SOURCE
+            )
         return self.runtime_mode == RuntimeExecutionMode.BATCH
 
     def enable_checkpointing(self, interval: int, mode=None):
@@ -236,8 +257,10 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         if name not in EXECUTORS:
             raise ValueError(f"unknown executor '{name}', expected one of {sorted(EXECUTORS)}")
         if clock is not None and (name != "local" or not callable(clock)):
-            raise ValueError("set_executor(): a clock is a callable giving milliseconds, "
-                             "and only the 'local' executor runs on one")
+            raise ValueError(
+                "set_executor(): a clock is a callable giving milliseconds, "
+                "and only the 'local' executor runs on one"
+            )
         self.executor, self.executor_clock = name, clock
         return self
 
@@ -257,18 +280,23 @@ class StreamExecutionEnvironment(PyFlinkGaps):
     def from_collection(self, collection, type_info=None) -> DataStream:
         values = list(collection)
         if type_info is not None:  # as PyFlink: the declared type's values (Rows, floats)
-            values = [type_info.convert(value, f"collection[{index}]")
-                      for index, value in enumerate(values)]
+            values = [
+                type_info.convert(value, f"collection[{index}]")
+                for index, value in enumerate(values)
+            ]
         return self._source(CollectionReader(values), "Collection Source", type_info)
 
-    def from_source(self, source, watermark_strategy, source_name: str,
-                    type_info=None) -> DataStream:
+    def from_source(
+        self, source, watermark_strategy, source_name: str, type_info=None
+    ) -> DataStream:
         reader = source.create_reader() if hasattr(source, "create_reader") else source
-        return self._source(reader, source_name, type_info or getattr(source, "type_info", None),
-                            watermark_strategy)
+        return self._source(
+            reader, source_name, type_info or getattr(source, "type_info", None), watermark_strategy
+        )
 
-    def from_spark(self, dataframe, watermark_strategy=None,
-                   source_name: str = "Spark Source") -> DataStream:
+    def from_spark(
+        self, dataframe, watermark_strategy=None, source_name: str = "Spark Source"
+    ) -> DataStream:
         """A stream of `weir.common.Row`s of a Spark DataFrame (weir's addition): field
         names and a declared row type from its columns. A streaming DataFrame (files,
         `rate`, a table, Kafka) joins the job's streaming query, its offsets in the job's
@@ -297,15 +325,18 @@ class StreamExecutionEnvironment(PyFlinkGaps):
     def execute_async(self, job_name: Optional[str] = None):
         sinks = self._pending_sinks()
         if self.is_batch_mode() and not all(
-                n.param("reader").bounded for n in self._graph.upstream_of(sinks)
-                if n.kind == "source"):
-            raise ValueError("BATCH mode needs bounded sources; an unbounded source "
-                             "(e.g. a monitoring FileSource) only runs in STREAMING mode")
+            n.param("reader").bounded for n in self._graph.upstream_of(sinks) if n.kind == "source"
+        ):
+            raise ValueError(
+                "BATCH mode needs bounded sources; an unbounded source "
+                "(e.g. a monitoring FileSource) only runs in STREAMING mode"
+            )
         if not sinks and not self._executed_sinks:
             sinks = self._discarding_leaves()
         if not sinks:
-            raise RuntimeError("no sinks defined: add print(), sink_to() or add_sink() "
-                               "before execute()")
+            raise RuntimeError(
+                "no sinks defined: add print(), sink_to() or add_sink() before execute()"
+            )
         self.python_dependencies.apply_to_driver()
         executor = importlib.import_module(EXECUTORS[self.executor])
         graph, name = self._graph, job_name or "weir job"
@@ -313,8 +344,9 @@ class StreamExecutionEnvironment(PyFlinkGaps):
         if strategy is None:
             client = executor.submit(self, graph, sinks, name)
         else:
-            client = RestartingJob(self, lambda: executor.submit(self, graph, sinks, name),
-                                   strategy)
+            client = RestartingJob(
+                self, lambda: executor.submit(self, graph, sinks, name), strategy
+            )
         self._executed_sinks.update(n.id for n in sinks)
         context = job_context()
         if context is not None and context.on_submit is not None:

@@ -23,8 +23,10 @@ def _window_function(function, keyed: bool):
         return c.ProcessWindow(function) if keyed else c.ProcessAllWindow(function)
     if callable(getattr(function, "apply", None)) or callable(function):
         return c.ApplyWindow(function) if keyed else c.ApplyAllWindow(function)
-    raise TypeError("window_function must be a ProcessWindowFunction or a WindowFunction, got "
-                    f"{type(function).__name__}")
+    raise TypeError(
+        "window_function must be a ProcessWindowFunction or a WindowFunction, got "
+        f"{type(function).__name__}"
+    )
 
 
 class WindowedStream:
@@ -34,8 +36,9 @@ class WindowedStream:
 
     def __init__(self, keyed_stream, window_assigner):
         if not isinstance(window_assigner, WindowAssigner):
-            raise TypeError(f"window() expects a WindowAssigner, got "
-                            f"{type(window_assigner).__name__}")
+            raise TypeError(
+                f"window() expects a WindowAssigner, got {type(window_assigner).__name__}"
+            )
         self._stream = keyed_stream
         self._assigner = window_assigner
         self._trigger = None
@@ -57,8 +60,10 @@ class WindowedStream:
         if not isinstance(trigger, Trigger):
             raise TypeError(f"trigger() expects a Trigger, got {type(trigger).__name__}")
         if self._merging() and not trigger.can_merge():
-            raise ValueError(f"a merging window assigner ({self._assigner!r}) cannot be used "
-                             f"with a trigger that does not support merging ({trigger!r})")
+            raise ValueError(
+                f"a merging window assigner ({self._assigner!r}) cannot be used "
+                f"with a trigger that does not support merging ({trigger!r})"
+            )
         self._trigger = trigger
         return self
 
@@ -88,17 +93,31 @@ class WindowedStream:
         stream = self._stream
         trigger = self._trigger or self._assigner.get_default_trigger(stream._env)
         spec = WindowSpec(
-            self._assigner, trigger, contents, window_function, self._evictor,
-            self._allowed_lateness, self._late_tag.tag_id if self._late_tag else None)
-        node = self._window_node(f"Window({self._assigner!r}, {trigger!r}, {name})", spec,
-                                 output_type)
+            self._assigner,
+            trigger,
+            contents,
+            window_function,
+            self._evictor,
+            self._allowed_lateness,
+            self._late_tag.tag_id if self._late_tag else None,
+        )
+        node = self._window_node(
+            f"Window({self._assigner!r}, {trigger!r}, {name})", spec, output_type
+        )
         from weir.datastream.data_stream import DataStream
+
         return DataStream(stream._env, node.id)
 
     def _window_node(self, name, spec, output_type):
         stream = self._stream
-        return stream._env._graph.add(g.KEYED, name, (stream._node_id,), output_type,
-                                      key_selector=stream._key_selector, function=spec)
+        return stream._env._graph.add(
+            g.KEYED,
+            name,
+            (stream._node_id,),
+            output_type,
+            key_selector=stream._key_selector,
+            function=spec,
+        )
 
     def reduce(self, reduce_function, window_function=None, output_type=None):
         reduce = getattr(reduce_function, "reduce", reduce_function)
@@ -106,32 +125,39 @@ class WindowedStream:
             raise TypeError("reduce() expects a ReduceFunction or a callable(a, b)")
         if window_function is None and output_type is None:
             output_type = self._stream._node.output_type
-        return self._build(c.ReduceContents(reduce_function),
-                           _window_function(window_function, self._keyed), output_type,
-                           "Reduce")
+        return self._build(
+            c.ReduceContents(reduce_function),
+            _window_function(window_function, self._keyed),
+            output_type,
+            "Reduce",
+        )
 
-    def aggregate(self, aggregate_function, window_function=None, accumulator_type=None,
-                  output_type=None):
+    def aggregate(
+        self, aggregate_function, window_function=None, accumulator_type=None, output_type=None
+    ):
         for method in ("create_accumulator", "add", "get_result"):
             if not callable(getattr(aggregate_function, method, None)):
                 raise TypeError(f"aggregate() expects an AggregateFunction (missing {method})")
-        return self._build(c.AggregateContents(aggregate_function),
-                           _window_function(window_function, self._keyed), output_type,
-                           "Aggregate")
+        return self._build(
+            c.AggregateContents(aggregate_function),
+            _window_function(window_function, self._keyed),
+            output_type,
+            "Aggregate",
+        )
 
     def apply(self, window_function, output_type=None):
         method = getattr(window_function, "apply", window_function)
         if not callable(method):
             raise TypeError("apply() expects a WindowFunction")
-        wrapped = c.ApplyWindow(window_function) if self._keyed else c.ApplyAllWindow(
-            window_function)
+        wrapped = (
+            c.ApplyWindow(window_function) if self._keyed else c.ApplyAllWindow(window_function)
+        )
         return self._build(c.ListContents(), wrapped, output_type, "Apply")
 
     def process(self, process_window_function, output_type=None):
         if not callable(getattr(process_window_function, "process", None)):
             raise TypeError("process() expects a ProcessWindowFunction")
-        wrapped = (c.ProcessWindow if self._keyed else c.ProcessAllWindow)(
-            process_window_function)
+        wrapped = (c.ProcessWindow if self._keyed else c.ProcessAllWindow)(process_window_function)
         return self._build(c.ListContents(), wrapped, output_type, "Process")
 
     # -- built-in aggregations (Flink's Java WindowedStream) ---------------------------

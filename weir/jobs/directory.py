@@ -56,9 +56,16 @@ class JobRecord:
     def create(cls, name: str, program: str, args: list, **settings) -> "JobRecord":
         record = cls(new_job_id())
         os.makedirs(os.path.join(record.directory, "control"))
-        record.write(job_id=record.job_id, name=name, program=os.path.abspath(program),
-                     args=list(args), status=JobStatus.CREATED.value, runs=0,
-                     created=int(time.time() * 1000), **settings)
+        record.write(
+            job_id=record.job_id,
+            name=name,
+            program=os.path.abspath(program),
+            args=list(args),
+            status=JobStatus.CREATED.value,
+            runs=0,
+            created=int(time.time() * 1000),
+            **settings,
+        )
         return record
 
     @classmethod
@@ -73,8 +80,11 @@ class JobRecord:
         root = jobs_root()
         if not os.path.isdir(root):
             return []
-        return [cls(name) for name in sorted(os.listdir(root))
-                if os.path.exists(os.path.join(root, name, "job.json"))]
+        return [
+            cls(name)
+            for name in sorted(os.listdir(root))
+            if os.path.exists(os.path.join(root, name, "job.json"))
+        ]
 
     @property
     def path(self) -> str:
@@ -129,8 +139,10 @@ class JobRecord:
     def send(self, action: str, **arguments) -> str:
         """Asks the job's process for `action`; returns the request's name."""
         name = f"{int(time.time() * 1000)}-{uuid.uuid4().hex[:8]}"
-        atomic_write(os.path.join(self.directory, "control", name),
-                     json.dumps({"action": action, **arguments}).encode())
+        atomic_write(
+            os.path.join(self.directory, "control", name),
+            json.dumps({"action": action, **arguments}).encode(),
+        )
         return name
 
     def answer_of(self, name: str):

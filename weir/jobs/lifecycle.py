@@ -25,13 +25,15 @@ def start_detached(record: JobRecord) -> int:
     with open(record.log, "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "weir.jobs.detached", record.job_id],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-            env=dict(os.environ, PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON",
-                                                                  sys.executable)))
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            env=dict(os.environ, PYSPARK_PYTHON=os.environ.get("PYSPARK_PYTHON", sys.executable)),
+        )
     record.write(pid=process.pid)
     # Reaped once it ends, so that a long-lived starter (`weir server`) leaves no zombie
-    threading.Thread(target=process.wait, daemon=True,
-                     name=f"weir-reap-{process.pid}").start()
+    threading.Thread(target=process.wait, daemon=True, name=f"weir-reap-{process.pid}").start()
     return process.pid
 
 
@@ -51,8 +53,7 @@ def cancel(record: JobRecord) -> None:
     status = record.status()
     if status == JobStatus.CREATED.value and record.read().get("pid"):
         _end_process(record)
-        record.write(status=JobStatus.CANCELED.value, ended=int(time.time() * 1000),
-                     failure=None)
+        record.write(status=JobStatus.CANCELED.value, ended=int(time.time() * 1000), failure=None)
         return
     if status != JobStatus.RUNNING.value:
         raise LifecycleError(f"Job {record.job_id} is {status}, not RUNNING")
@@ -105,7 +106,8 @@ def check_parallelism(parallelism, max_parallelism) -> int:
     if not 1 <= parallelism <= max_parallelism:
         raise InvalidParallelism(
             f"parallelism must be in 1..{max_parallelism} (the job's max parallelism: its "
-            f"keyed state is split into {max_parallelism} key groups), got {parallelism}")
+            f"keyed state is split into {max_parallelism} key groups), got {parallelism}"
+        )
     return parallelism
 
 
@@ -113,8 +115,10 @@ def max_parallelism_of(record: JobRecord) -> int:
     """The running job's max parallelism, as its process reports it."""
     reported = record.snapshot().get("max_parallelism")
     if not isinstance(reported, int):
-        raise LifecycleError(f"Job {record.job_id} has not reported its max parallelism yet; "
-                             "try again once it has run a micro-batch")
+        raise LifecycleError(
+            f"Job {record.job_id} has not reported its max parallelism yet; "
+            "try again once it has run a micro-batch"
+        )
     return reported
 
 
@@ -136,18 +140,25 @@ def rescale(record: JobRecord, parallelism: int) -> str:
     if back is None:
         raise LifecycleError(
             f"Job {record.job_id} could not run at parallelism {parallelism} ({failure}); it "
-            f"runs again at its old parallelism from savepoint {path}")
+            f"runs again at its old parallelism from savepoint {path}"
+        )
     raise LifecycleError(
         f"Job {record.job_id} could not run at parallelism {parallelism} ({failure}) nor "
         f"again at its old parallelism ({back}); its state is in savepoint {path}: "
-        f"`weir run -s {path}` restores it")
+        f"`weir run -s {path}` restores it"
+    )
 
 
 def _restart(record: JobRecord, parallelism, savepoint: str):
     """Runs the job again from `savepoint` at `parallelism`; None once it has committed a
     micro-batch (or ended FINISHED), else why it did not."""
-    record.write(parallelism=parallelism, savepoint=savepoint, allow_non_restored=False,
-                 status=JobStatus.CREATED.value, pid=None)
+    record.write(
+        parallelism=parallelism,
+        savepoint=savepoint,
+        allow_non_restored=False,
+        status=JobStatus.CREATED.value,
+        pid=None,
+    )
     started = time.time()
     start_detached(record)
     deadline = started + START_TIMEOUT_S
@@ -158,8 +169,11 @@ def _restart(record: JobRecord, parallelism, savepoint: str):
         if info["status"] in TERMINAL:
             return f"it ended {info['status']}: {info.get('failure') or 'see its log'}"
         snapshot = record.snapshot()
-        if (info["status"] == JobStatus.RUNNING.value and snapshot.get("batches", 0) >= 1
-                and snapshot.get("time", 0) >= started * 1000):
+        if (
+            info["status"] == JobStatus.RUNNING.value
+            and snapshot.get("batches", 0) >= 1
+            and snapshot.get("time", 0) >= started * 1000
+        ):
             return None
         time.sleep(0.2)
     _kill(record)

@@ -13,8 +13,7 @@ def query_state(job_id: str, uid: str, state_name: str, key, timeout_s: float = 
     """The value of `key`'s keyed state `state_name` in operator `uid` of running job
     `job_id`, as of its last committed micro-batch."""
     record = running(job_id)
-    answer = record.request("query_state", timeout_s=timeout_s, uid=uid, state=state_name,
-                            key=key)
+    answer = record.request("query_state", timeout_s=timeout_s, uid=uid, state=state_name, key=key)
     if answer.get("missing"):
         raise StateNotFound(answer["error"])
     if "error" in answer:

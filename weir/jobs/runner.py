@@ -35,16 +35,21 @@ class Rates:
         self.samples: collections.deque = collections.deque()  # (time in s, {metric: count})
 
     def update(self, now: float, metrics: dict) -> dict:
-        counted = {name: count for name, count in metrics.items()
-                   if name.endswith(RATED) and not is_breakdown(name)}
+        counted = {
+            name: count
+            for name, count in metrics.items()
+            if name.endswith(RATED) and not is_breakdown(name)
+        }
         self.samples.append((now, counted))
         while len(self.samples) > 2 and now - self.samples[1][0] >= RATE_WINDOW_S:
             self.samples.popleft()
         then, before = self.samples[0]
         if now - then <= 0:
             return {}
-        return {name: round((count - before.get(name, 0)) / (now - then), 3)
-                for name, count in counted.items()}
+        return {
+            name: round((count - before.get(name, 0)) / (now - then), 3)
+            for name, count in counted.items()
+        }
 
 
 class Control:
@@ -61,8 +66,10 @@ class Control:
 
     def submitted(self, client) -> None:
         self.client = client
-        self.record.write(status=JobStatus.RUNNING.value,
-                          name=getattr(client, "job_name", None) or self.record.read()["name"])
+        self.record.write(
+            status=JobStatus.RUNNING.value,
+            name=getattr(client, "job_name", None) or self.record.read()["name"],
+        )
 
     def serve(self) -> None:
         reported = 0.0
@@ -89,8 +96,9 @@ class Control:
                     self.progress.flush()
             restarts = getattr(self.client, "restarts", 0)
             if restarts != self.record.read().get("restarts", 0):
-                self.record.write(restarts=restarts,
-                                  exceptions=list(getattr(self.client, "exceptions", [])))
+                self.record.write(
+                    restarts=restarts, exceptions=list(getattr(self.client, "exceptions", []))
+                )
         except Exception as error:  # a report never stops the job
             print(f"weir: could not report the job's state: {error}", file=sys.stderr)
 
@@ -102,8 +110,7 @@ class Control:
                 self.client.cancel()
                 return {"status": JobStatus.CANCELED.value}
             if action == "stop":
-                path = self.client.stop_with_savepoint(bool(request.get("drain")),
-                                                       target).result()
+                path = self.client.stop_with_savepoint(bool(request.get("drain")), target).result()
                 self.record.write(last_savepoint=path)
                 return {"path": path}
             if action == "savepoint":
@@ -111,8 +118,7 @@ class Control:
                 self.record.write(last_savepoint=path)
                 return {"path": path}
             if action == "query_state":
-                value = self.client.query_state(request["uid"], request["state"],
-                                                request["key"])
+                value = self.client.query_state(request["uid"], request["state"], request["key"])
                 return {"value": json.loads(json.dumps(value, default=str))}
             return {"error": f"unknown request {action!r}"}
         except AttributeError:
@@ -132,14 +138,18 @@ def progress_line(snapshot: dict) -> str:
     """A running job in one line: micro-batches, records in and out, the watermark."""
     metrics = snapshot.get("metrics", {})
     nodes = (snapshot.get("plan") or {}).get("nodes", [])
-    read = sum(metrics.get(f"{n['id']}.numRecordsOut", 0) for n in nodes
-               if n["operator"] == "source")
-    written = sum(metrics.get(f"{n['id']}.numRecordsIn", 0) for n in nodes
-                  if n["operator"] == "sink")
+    read = sum(
+        metrics.get(f"{n['id']}.numRecordsOut", 0) for n in nodes if n["operator"] == "source"
+    )
+    written = sum(
+        metrics.get(f"{n['id']}.numRecordsIn", 0) for n in nodes if n["operator"] == "sink"
+    )
     history = snapshot.get("history") or [{}]
     watermark = history[-1].get("watermark") or "-"
-    return (f"weir: {snapshot.get('batches', 0)} micro-batches, {read:,} records in, "
-            f"{written:,} out, watermark {watermark}")
+    return (
+        f"weir: {snapshot.get('batches', 0)} micro-batches, {read:,} records in, "
+        f"{written:,} out, watermark {watermark}"
+    )
 
 
 def _settings(info: dict) -> dict:
@@ -156,11 +166,24 @@ def run_job(record: JobRecord, progress=None) -> int:
     a terminal for a progress line)."""
     info = record.read()
     run = info.get("runs", 0) + 1
-    record.write(pid=os.getpid(), status=JobStatus.CREATED.value, runs=run,
-                 started=int(time.time() * 1000), ended=None, failure=None)
+    record.write(
+        pid=os.getpid(),
+        status=JobStatus.CREATED.value,
+        runs=run,
+        started=int(time.time() * 1000),
+        ended=None,
+        failure=None,
+    )
     control = Control(record, progress)
-    set_job_context(JobContext(record.job_id, record.checkpoint_dir(run),
-                               info.get("parallelism"), _settings(info), control.submitted))
+    set_job_context(
+        JobContext(
+            record.job_id,
+            record.checkpoint_dir(run),
+            info.get("parallelism"),
+            _settings(info),
+            control.submitted,
+        )
+    )
     threading.Thread(target=control.serve, daemon=True, name="weir-control").start()
     program = info["program"]
     sys.argv = [program, *info["args"]]
@@ -184,10 +207,20 @@ def run_job(record: JobRecord, progress=None) -> int:
         status = JobStatus.FAILED.value if failure or code else control.final_status()
         exceptions = list(getattr(control.client, "exceptions", []))
         if failure and not exceptions:
-            exceptions.append({"timestamp": int(time.time() * 1000),
-                               "name": failure.split(":")[0], "message": failure})
-        record.write(status=status, ended=int(time.time() * 1000), failure=failure,
-                     exit_code=code, exceptions=exceptions)
+            exceptions.append(
+                {
+                    "timestamp": int(time.time() * 1000),
+                    "name": failure.split(":")[0],
+                    "message": failure,
+                }
+            )
+        record.write(
+            status=status,
+            ended=int(time.time() * 1000),
+            failure=failure,
+            exit_code=code,
+            exceptions=exceptions,
+        )
     return code
 
 

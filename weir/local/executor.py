@@ -23,8 +23,13 @@ from weir.runtime.metrics import MetricsLog
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.sources import END_SPLIT
 from weir.runtime.state.backend import MemoryPageStore
-from weir.runtime.wire import (TIMER_SUMMARY_PAGE, Channel, Control, KeyGroupInput,
-                               engine_watermark_to_flink)
+from weir.runtime.wire import (
+    TIMER_SUMMARY_PAGE,
+    Channel,
+    Control,
+    KeyGroupInput,
+    engine_watermark_to_flink,
+)
 from weir.task.job_outputs import JobOutputs, job_result
 from weir.task.keyed_runner import KeyedRunner
 from weir.task.source_runner import SourceRunner, chunks_of
@@ -66,7 +71,8 @@ class LocalJob(JobClient):
         self.job_id = env.job_id or uuid.uuid4().hex
         self.job_name = job_name
         self.plan = compile_plan(graph.upstream_of(sinks), env).for_run(
-            sink_job_id=uuid.uuid4().hex[:16])  # never restored: every run is new
+            sink_job_id=uuid.uuid4().hex[:16]
+        )  # never restored: every run is new
         self.status = JobStatus.CREATED
         self.batches = 0
         self.rounds = 0  # times the job has looked at its sources and timers (a micro-batch or not)
@@ -74,9 +80,14 @@ class LocalJob(JobClient):
         self.idle_announcements = {}  # watermark group index -> timestamp, for the next batch
         self.control = ControlPlane(self.plan, clock)
         self.metrics = MetricsLog()
-        self.outputs = JobOutputs(self.plan, self.metrics, OperatorStateLog(
-            parallelism=self.plan.parallelism),  # a job in one process is never restored
-            self.control)
+        self.outputs = JobOutputs(
+            self.plan,
+            self.metrics,
+            OperatorStateLog(
+                parallelism=self.plan.parallelism
+            ),  # a job in one process is never restored
+            self.control,
+        )
         self.started = time.time()
         self.failure = None  # what ended the run, if it failed
         self._cancel = threading.Event()  # asked to stop
@@ -87,8 +98,9 @@ class LocalJob(JobClient):
         """Runs the job on a thread of its own, as a cluster runs a submitted job: the client
         returns at once, and can wait for the job or cancel it. The thread is not a
         daemon: a script that ends first still lets its job end (or be cancelled)."""
-        self._thread = threading.Thread(target=self._run_to_end,
-                                        name=f"weir-local-{self.job_id[:8]}")
+        self._thread = threading.Thread(
+            target=self._run_to_end, name=f"weir-local-{self.job_id[:8]}"
+        )
         self.status = JobStatus.RUNNING
         self._thread.start()
         return self
@@ -110,8 +122,11 @@ class LocalJob(JobClient):
         self.sources = [_Source(task, plan, group_of[task.uid]) for task in plan.sources]
         marks = self.control.split_marks
         for source in self.sources:  # (weir.runtime.split_watermarks)
-            source.reader.announced_marks = partial(self.control.marks_of, source.task.uid) \
-                if marks is not None and source.task.uid in marks.idleness else None
+            source.reader.announced_marks = (
+                partial(self.control.marks_of, source.task.uid)
+                if marks is not None and source.task.uid in marks.idleness
+                else None
+            )
         self.stores = defaultdict(MemoryPageStore)  # (operator uid, key group) -> pages
         self.runners = {}
         for task in plan.keyed:
@@ -161,11 +176,13 @@ class LocalJob(JobClient):
         """Runs a micro-batch; returns the numbers of the sources that ended in it."""
         watermark = self.control.job_watermark()
         self.control.advance_own_watermarks()
-        clocks = [c for c in (s.clock() for s, new in zip(self.sources, polled) if new)
-                  if c is not None]
+        clocks = [
+            c for c in (s.clock() for s, new in zip(self.sources, polled) if new) if c is not None
+        ]
         self.scripted_time = max(clocks) if clocks else self.scripted_time
-        processing_time = self.scripted_time if self.scripted_time is not None \
-            else self.control.clock()
+        processing_time = (
+            self.scripted_time if self.scripted_time is not None else self.control.clock()
+        )
         with paused_gc():  # as Spark's tasks do (weir.runtime.gc_pause)
             rows = []
             for source, new in zip(self.sources, polled):
@@ -199,14 +216,19 @@ class LocalJob(JobClient):
             polled = [s.poll() for s in self.sources]
             if any(polled):
                 finished |= self._run_batch(batch_id, polled)
-            elif self.idle_announcements or (self.runners and (
+            elif self.idle_announcements or (
+                self.runners
+                and (
                     self.control.job_watermark() > last_watermark
-                    or self.control.advance_own_watermarks())):
+                    or self.control.advance_own_watermarks()
+                )
+            ):
                 finished |= self._run_batch(batch_id, polled)
             elif self._processing_timer_due():
                 finished |= self._run_batch(batch_id, polled)  # runs every timer's group
-            elif all(s.reader.bounded and not getattr(s.reader, "may_pause", False)
-                     for s in self.sources):
+            elif all(
+                s.reader.bounded and not getattr(s.reader, "may_pause", False) for s in self.sources
+            ):
                 break
             else:
                 time.sleep(0.05)
@@ -251,8 +273,14 @@ class LocalJob(JobClient):
 
     def get_job_execution_result(self):
         self.wait()
-        return job_result(self.job_id, self.job_name, int((time.time() - self.started) * 1000),
-                          self.batches, self.plan, self.metrics)
+        return job_result(
+            self.job_id,
+            self.job_name,
+            int((time.time() - self.started) * 1000),
+            self.batches,
+            self.plan,
+            self.metrics,
+        )
 
 
 def submit(env, graph, sinks, job_name):

@@ -6,19 +6,28 @@ from typing import Any, Dict, List
 from weir.plan import graph as g
 
 
-def describe_plan(nodes: List[g.Node], job_id: str, job_name: str, parallelism: int
-                  ) -> Dict[str, Any]:
+def describe_plan(
+    nodes: List[g.Node], job_id: str, job_name: str, parallelism: int
+) -> Dict[str, Any]:
     uids = g.assign_uids(nodes)
     described = []
     for node in nodes:
-        described.append({
-            "id": uids[node.id],
-            "parallelism": node.parallelism or parallelism,
-            "operator": node.kind,
-            "description": node.name,
-            "inputs": [{"num": index, "id": uids[source],
-                        "ship_strategy": "HASH" if node.kind in (g.KEYED, g.TWO_INPUT)
-                        else "FORWARD"}
-                       for index, source in enumerate(node.inputs)],
-        })
+        described.append(
+            {
+                "id": uids[node.id],
+                "parallelism": node.parallelism or parallelism,
+                "operator": node.kind,
+                "description": node.name,
+                "inputs": [
+                    {
+                        "num": index,
+                        "id": uids[source],
+                        "ship_strategy": "HASH"
+                        if node.kind in (g.KEYED, g.TWO_INPUT)
+                        else "FORWARD",
+                    }
+                    for index, source in enumerate(node.inputs)
+                ],
+            }
+        )
     return {"jid": job_id, "name": job_name, "type": "STREAMING", "nodes": described}

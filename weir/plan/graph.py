@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 SOURCE = "source"
-STATELESS = "stateless"        # params: step (map | flat_map | filter | process | timestamps)
-WATERMARK = "watermark"        # params: strategy
-KEYED = "keyed"                # params: key_selector, function (KeyedProcessFunction-shaped)
-TWO_INPUT = "two_input"      # params: step (map | flat_map | process), function (Co*Function)
+STATELESS = "stateless"  # params: step (map | flat_map | filter | process | timestamps)
+WATERMARK = "watermark"  # params: strategy
+KEYED = "keyed"  # params: key_selector, function (KeyedProcessFunction-shaped)
+TWO_INPUT = "two_input"  # params: step (map | flat_map | process), function (Co*Function)
 UNION = "union"
-SIDE_OUTPUT = "side_output"    # params: tag_id
-SINK = "sink"                  # params: sink
+SIDE_OUTPUT = "side_output"  # params: tag_id
+SINK = "sink"  # params: sink
 
 KINDS = (SOURCE, STATELESS, WATERMARK, KEYED, TWO_INPUT, UNION, SIDE_OUTPUT, SINK)
 
@@ -45,8 +45,14 @@ class JobGraph:
         self.nodes: Dict[int, Node] = {}
         self._next_id = 0
 
-    def add(self, kind: str, name: str, inputs: Iterable[int] = (), output_type: object = None,
-            **params: Any) -> Node:
+    def add(
+        self,
+        kind: str,
+        name: str,
+        inputs: Iterable[int] = (),
+        output_type: object = None,
+        **params: Any,
+    ) -> Node:
         if kind not in KINDS:
             raise ValueError(f"unknown node kind '{kind}'")
         node = Node(self._next_id, kind, name, tuple(inputs), params, output_type=output_type)
@@ -75,7 +81,6 @@ class JobGraph:
                 needed.add(node_id)
                 stack.extend(self.nodes[node_id].inputs)
         return [self.nodes[i] for i in sorted(needed)]
-
 
 
 def assign_uids(nodes: List[Node]) -> Dict[int, str]:

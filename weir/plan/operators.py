@@ -27,14 +27,19 @@ class _Convert:
         try:
             return self.type_info.convert(value)
         except TypeError as exc:
-            raise TypeError(f"operator '{self.operator}' produced a record that does not match "
-                            f"its declared output type {self.type_info!r}: {exc}") from None
+            raise TypeError(
+                f"operator '{self.operator}' produced a record that does not match "
+                f"its declared output type {self.type_info!r}: {exc}"
+            ) from None
 
 
 def _converts(node: Node) -> bool:
     type_info = node.output_type
-    return type_info is not None and type(type_info).__name__ != "PickledBytesTypeInfo" and (
-        hasattr(type_info, "convert"))
+    return (
+        type_info is not None
+        and type(type_info).__name__ != "PickledBytesTypeInfo"
+        and (hasattr(type_info, "convert"))
+    )
 
 
 def build_chain(nodes: List[Node], uids: Mapping[int, str]) -> StatelessChain:
@@ -49,6 +54,7 @@ def build_chain(nodes: List[Node], uids: Mapping[int, str]) -> StatelessChain:
 def _step(kind: str, function: Any, name: str) -> ChainStep:
     if kind == "async":  # asyncio is imported by the jobs that use it only
         from weir.runtime.async_io import AsyncWaitStep
+
         return AsyncWaitStep(function, name)
     return Step(kind, function, name)
 
@@ -66,13 +72,19 @@ def build_two_input_chain(node: Node, uid: str) -> TwoInputChain:
     function's method for that input."""
     function = copy.deepcopy(node.param("function"))
     kind = node.param("step")
-    return TwoInputChain(function, uid, [
-        StatelessChain(_steps(node, kind, getattr(function, method), uid), uid)
-        for method in TWO_INPUT_METHODS[kind]])
+    return TwoInputChain(
+        function,
+        uid,
+        [
+            StatelessChain(_steps(node, kind, getattr(function, method), uid), uid)
+            for method in TWO_INPUT_METHODS[kind]
+        ],
+    )
 
 
-def build_keyed_operator(node: Node, uid: str, backend: KeyedStateBackend, plan: PhysicalPlan,
-                         subtask_index: int = 0) -> KeyedStreamOperator:
+def build_keyed_operator(
+    node: Node, uid: str, backend: KeyedStateBackend, plan: PhysicalPlan, subtask_index: int = 0
+) -> KeyedStreamOperator:
     """The operator of a keyed node of `plan`; in BATCH mode a rolling reduce emits only
     each key's final result and timers fire only at the end of the input, and a non-keyed
     operator with instances learns the run it belongs to and what it restores."""
@@ -80,11 +92,12 @@ def build_keyed_operator(node: Node, uid: str, backend: KeyedStateBackend, plan:
     if plan.batch and type(function) is KeyedReduce:
         function = FinalReduce(function)
     if type(function) is InstanceSpec:
-        function = dataclasses.replace(function, run_id=plan.run_id,
-                                       restored=plan.restored.get(uid),
-                                       restoring=plan.restoring)
-    operator = create_keyed_operator(function, backend, uid, subtask_index,
-                                     plan.parallelism, plan.job_parameters)
+        function = dataclasses.replace(
+            function, run_id=plan.run_id, restored=plan.restored.get(uid), restoring=plan.restoring
+        )
+    operator = create_keyed_operator(
+        function, backend, uid, subtask_index, plan.parallelism, plan.job_parameters
+    )
     operator.batch_execution = plan.batch
     return operator
 

@@ -22,8 +22,7 @@ it (docs/architecture.md, "The control plane").
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import (TYPE_CHECKING, Any, Dict, List, Optional, Protocol, Sequence, Set,
-                    Tuple, cast)
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Protocol, Sequence, Set, Tuple, cast
 
 from weir.plan import graph as g
 from weir.runtime.broadcast import AllKeyGroups
@@ -42,6 +41,7 @@ class Edge:
     """The records of one output (`tag`: None for the main output) of `source`: the task's
     own operator (None) or one of its fused hops (an index), read by its consumer as input
     number `input` (a two-input operator's first or second)."""
+
     source: Optional[int]
     tag: Optional[str] = None
     input: int = 0
@@ -50,16 +50,18 @@ class Edge:
 @dataclass
 class Target:
     """Where records leave a task: a keyed operator's input or a sink."""
+
     uid: str
     input: int = 0
     key_selector: Any = None  # None for sinks (a key selector, AllKeyGroups, InstancePartitioning)
-    stage: int = 0               # the stage that consumes it; sinks: after the last stage
-    side: Optional[str] = None   # the input's name in errors, for operators of two inputs
+    stage: int = 0  # the stage that consumes it; sinks: after the last stage
+    side: Optional[str] = None  # the input's name in errors, for operators of two inputs
 
 
 @dataclass
 class Hop:
     """A fused stateless node and the edges it reads (a union reads several)."""
+
     node: g.Node
     uid: str
     inputs: List[Edge]
@@ -68,6 +70,7 @@ class Hop:
 @dataclass
 class Fused:
     """The stateless nodes a task runs behind its operator, and where their records go."""
+
     hops: List[Hop] = field(default_factory=list)
     targets: List[Tuple[Edge, Target]] = field(default_factory=list)
 
@@ -78,8 +81,8 @@ class SourceTask:
     uid: str
     fused: Fused
     watermark: Optional[int] = None  # the watermark node its records reach
-    index: int = 0                   # its number among the plan's sources
-    ends: Tuple[str, ...] = ()       # uids of the keyed operators downstream of it
+    index: int = 0  # its number among the plan's sources
+    ends: Tuple[str, ...] = ()  # uids of the keyed operators downstream of it
 
 
 @dataclass
@@ -97,13 +100,13 @@ class KeyedTask:
 
 @dataclass
 class WatermarkGroup:
-    sources: List[str]       # source uids
-    delay_ms: int            # the watermark trails the largest timestamp by this
-    data_watermarks: bool    # whether records' timestamps move it (else only controls)
+    sources: List[str]  # source uids
+    delay_ms: int  # the watermark trails the largest timestamp by this
+    data_watermarks: bool  # whether records' timestamps move it (else only controls)
     idleness_ms: Optional[int] = None  # idle after this long without records (processing
-                                       # time): weir.control.idleness
+    # time): weir.control.idleness
     holds: bool = True  # whether it can hold a watermark back (else only its end moves it,
-                        # to +infinity: it has no timestamp before)
+    # to +infinity: it has no timestamp before)
 
     @property
     def name(self) -> str:
@@ -113,8 +116,15 @@ class WatermarkGroup:
 
 # What one run of a plan decides, set by `PhysicalPlan.for_run` (a compiled plan never
 # changes: an executor runs the plan for its run, a copy with these)
-RUN_FIELDS = ("run_id", "sink_job_id", "restored", "restoring", "start_offsets",
-              "savepoint_files", "forward_prints")
+RUN_FIELDS = (
+    "run_id",
+    "sink_job_id",
+    "restored",
+    "restoring",
+    "start_offsets",
+    "savepoint_files",
+    "forward_prints",
+)
 
 
 @dataclass(frozen=True)
@@ -128,7 +138,7 @@ class PhysicalPlan:
     job_parameters: Dict[str, str]
     ticked: List[str]  # uids of keyed operators whose every key group runs in every batch
     batch: bool = False  # BATCH mode: rolling aggregations emit only final results
-    run_id: str = ""     # the executor's run of the job (a restore starts a new run)
+    run_id: str = ""  # the executor's run of the job (a restore starts a new run)
     # the job's identity for sinks' replay markers: the same in every run restored from
     # one checkpoint, new for a job started afresh (see connectors.sink_base)
     sink_job_id: str = ""
@@ -149,8 +159,10 @@ class PhysicalPlan:
         what it restores and where its sources start, where its tasks' prints go)."""
         unknown = sorted(set(facts) - set(RUN_FIELDS))
         if unknown:
-            raise TypeError(f"{', '.join(unknown)}: not what a run decides (a compiled "
-                            f"plan is frozen; a run sets {', '.join(RUN_FIELDS)})")
+            raise TypeError(
+                f"{', '.join(unknown)}: not what a run decides (a compiled "
+                f"plan is frozen; a run sets {', '.join(RUN_FIELDS)})"
+            )
         return dataclasses.replace(self, **facts)
 
     @property
@@ -176,10 +188,13 @@ class PhysicalPlan:
         if self.batch:
             return {}
         group_of = {uid: group for group in self.watermark_groups for uid in group.sources}
-        return {task.uid: group_of[task.uid].idleness_ms for task in self.sources
-                if getattr(task.node.param("reader"), "partitioned", False)
-                and task.watermark is not None
-                and group_of[task.uid].data_watermarks}
+        return {
+            task.uid: group_of[task.uid].idleness_ms
+            for task in self.sources
+            if getattr(task.node.param("reader"), "partitioned", False)
+            and task.watermark is not None
+            and group_of[task.uid].data_watermarks
+        }
 
     @property
     def processing_time_operators(self) -> List[str]:
@@ -192,14 +207,16 @@ class PhysicalPlan:
         count = max((task.stage for task in self.keyed), default=0)
         return [[t for t in self.keyed if t.stage == s] for s in range(1, count + 1)]
 
-    def subset(self, sources: Sequence[SourceTask] = (),
-               keyed: Sequence[KeyedTask] = ()) -> "PhysicalPlan":
+    def subset(
+        self, sources: Sequence[SourceTask] = (), keyed: Sequence[KeyedTask] = ()
+    ) -> "PhysicalPlan":
         """This plan with only the given tasks (and only the operator state they restore):
         what one Spark operator needs shipped."""
         uids = {task.uid for task in keyed}
         restored = {uid: states for uid, states in self.restored.items() if uid in uids}
-        return dataclasses.replace(self, sources=list(sources), keyed=list(keyed),
-                                   restored=restored)
+        return dataclasses.replace(
+            self, sources=list(sources), keyed=list(keyed), restored=restored
+        )
 
 
 def _wakes(node: g.Node) -> bool:
@@ -226,8 +243,11 @@ class _Planner:
         fused = Fused()
         hop_of: Dict[int, Optional[int]] = {producer.id: None}
         for node in self._reachable(producer.id):
-            edges = [self._edge(hop_of, upstream, node, label)
-                     for label, upstream in enumerate(node.inputs) if upstream in hop_of]
+            edges = [
+                self._edge(hop_of, upstream, node, label)
+                for label, upstream in enumerate(node.inputs)
+                if upstream in hop_of
+            ]
             hop_of[node.id] = len(fused.hops)
             fused.hops.append(Hop(node, self.uids[node.id], edges))
         for node_id in hop_of:
@@ -236,12 +256,17 @@ class _Planner:
                     continue
                 for label, upstream in enumerate(consumer.inputs):
                     if upstream == node_id:
-                        fused.targets.append((self._edge(hop_of, node_id, consumer, label),
-                                              self._target(consumer, label)))
+                        fused.targets.append(
+                            (
+                                self._edge(hop_of, node_id, consumer, label),
+                                self._target(consumer, label),
+                            )
+                        )
         return fused
 
-    def _edge(self, hop_of: Dict[int, Optional[int]], upstream_id: int, consumer: g.Node,
-              label: int) -> Edge:
+    def _edge(
+        self, hop_of: Dict[int, Optional[int]], upstream_id: int, consumer: g.Node, label: int
+    ) -> Edge:
         tag = consumer.param("tag_id") if consumer.kind == g.SIDE_OUTPUT else None
         return Edge(hop_of[upstream_id], tag, label)
 
@@ -250,8 +275,13 @@ class _Planner:
         if consumer.kind == g.SINK:
             return Target(uid)
         selectors = _key_selectors(consumer)
-        side = None if len(selectors) == 1 else "broadcast" if isinstance(
-            selectors[label], AllKeyGroups) else INPUT_NAMES[label]
+        side = (
+            None
+            if len(selectors) == 1
+            else "broadcast"
+            if isinstance(selectors[label], AllKeyGroups)
+            else INPUT_NAMES[label]
+        )
         return Target(uid, label, selectors[label], side=side)
 
     def _reachable(self, start: int) -> List[g.Node]:
@@ -307,7 +337,8 @@ class _Planner:
             raise NotImplementedError(
                 f"'{task_uid}': records of one source reach its consumers under "
                 f"{len(marks)} different watermark strategies; weir supports one watermark "
-                "strategy per source for now (Spark keeps one watermark per query)")
+                "strategy per source for now (Spark keeps one watermark per query)"
+            )
         return marks.pop() if marks else None
 
 
@@ -349,26 +380,37 @@ def compile_plan(nodes: List[g.Node], env: _Environment) -> PhysicalPlan:
             f"the job's parallelism {env.parallelism} is larger than its max parallelism "
             f"{env.max_parallelism}: keyed state is split into max-parallelism key groups, "
             "so no more subtasks than that can own them (lower the parallelism, or raise "
-            "set_max_parallelism before the job first runs)")
+            "set_max_parallelism before the job first runs)"
+        )
     planner = _Planner(nodes)
     sources: List[SourceTask] = []
     keyed: List[KeyedTask] = []
     for node in nodes:
         # (None for the other nodes, which do not use it)
-        fused = cast(Fused, None if node.kind not in (g.SOURCE, g.KEYED)
-                     else planner.fused(node))
+        fused = cast(Fused, None if node.kind not in (g.SOURCE, g.KEYED) else planner.fused(node))
         uid = planner.uids[node.id]
         if node.kind == g.SOURCE:
-            sources.append(SourceTask(node, uid, fused, planner.watermark_of(uid, fused),
-                                      len(sources)))
+            sources.append(
+                SourceTask(node, uid, fused, planner.watermark_of(uid, fused), len(sources))
+            )
         elif node.kind == g.KEYED:
             if planner.watermark_of(uid, fused) is not None:
                 raise NotImplementedError(
                     f"'{uid}': assign_timestamps_and_watermarks after a keyed operator is not "
-                    "supported yet; assign timestamps and watermarks before the first key_by")
-            keyed.append(KeyedTask(node, uid, len(keyed), planner.stage(node),
-                                   _key_selectors(node), fused, _wakes(node),
-                                   planner.sources_of(node)))
+                    "supported yet; assign timestamps and watermarks before the first key_by"
+                )
+            keyed.append(
+                KeyedTask(
+                    node,
+                    uid,
+                    len(keyed),
+                    planner.stage(node),
+                    _key_selectors(node),
+                    fused,
+                    _wakes(node),
+                    planner.sources_of(node),
+                )
+            )
     _number_sources(sources, keyed)
     # A scripted source (TestStream) drives the clock of every keyed operator.
     scripted = any(hasattr(s.node.param("reader"), "processing_time") for s in sources)
@@ -380,18 +422,26 @@ def compile_plan(nodes: List[g.Node], env: _Environment) -> PhysicalPlan:
     groups = _watermark_groups(sources, planner, env.is_batch_mode())
     _name_groups(sources, keyed, groups)
     return PhysicalPlan(
-        sources, keyed, {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
-        groups, env.max_parallelism, env.parallelism, dict(env.job_parameters),
-        [t.uid for t in keyed if t.wakes or scripted], env.is_batch_mode(), scripted=scripted)
+        sources,
+        keyed,
+        {planner.uids[n.id]: n for n in nodes if n.kind == g.SINK},
+        groups,
+        env.max_parallelism,
+        env.parallelism,
+        dict(env.job_parameters),
+        [t.uid for t in keyed if t.wakes or scripted],
+        env.is_batch_mode(),
+        scripted=scripted,
+    )
 
 
-def _name_groups(sources: List[SourceTask], keyed: List[KeyedTask],
-                 groups: List["WatermarkGroup"]) -> None:
+def _name_groups(
+    sources: List[SourceTask], keyed: List[KeyedTask], groups: List["WatermarkGroup"]
+) -> None:
     """Keyed tasks name the watermark groups of their upstream sources by index."""
     index_of = {uid: index for index, group in enumerate(groups) for uid in group.sources}
     for task in keyed:
-        task.watermark_groups = frozenset(index_of[sources[number].uid]
-                                          for number in task.sources)
+        task.watermark_groups = frozenset(index_of[sources[number].uid] for number in task.sources)
 
 
 def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:
@@ -404,8 +454,9 @@ def _number_sources(sources: List[SourceTask], keyed: List[KeyedTask]) -> None:
         source.ends = tuple(t.uid for t in keyed if source.index in t.sources)
 
 
-def _watermark_groups(sources: List[SourceTask], planner: _Planner, batch_mode: bool
-                      ) -> List[WatermarkGroup]:
+def _watermark_groups(
+    sources: List[SourceTask], planner: _Planner, batch_mode: bool
+) -> List[WatermarkGroup]:
     by_mark: Dict[int, List[str]] = {}  # watermark assigner -> its sources' uids
     groups: List[WatermarkGroup] = []
     for source in sources:
@@ -417,6 +468,13 @@ def _watermark_groups(sources: List[SourceTask], planner: _Planner, batch_mode: 
     for mark, uids in by_mark.items():
         strategy = planner.by_id[mark].param("strategy")
         data = strategy.emits_watermarks and not batch_mode
-        groups.append(WatermarkGroup(uids, _watermark_delay(strategy), data,
-                                     strategy.idleness_ms if data else None, holds=data))
+        groups.append(
+            WatermarkGroup(
+                uids,
+                _watermark_delay(strategy),
+                data,
+                strategy.idleness_ms if data else None,
+                holds=data,
+            )
+        )
     return groups

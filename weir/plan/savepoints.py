@@ -40,12 +40,12 @@ def restore_settings(env: _Environment) -> Optional[Tuple[str, bool]]:
 
 def plan_uids(plan: PhysicalPlan) -> Set[str]:
     """The uids of the job's operators that may hold state."""
-    return ({task.uid for task in plan.sources} | {task.uid for task in plan.keyed}
-            | set(plan.sinks))
+    return {task.uid for task in plan.sources} | {task.uid for task in plan.keyed} | set(plan.sinks)
 
 
-def apply_savepoint(plan: PhysicalPlan, savepoint: Savepoint, allow_non_restored: bool
-                    ) -> Tuple[PhysicalPlan, Optional[Dict[str, Any]]]:
+def apply_savepoint(
+    plan: PhysicalPlan, savepoint: Savepoint, allow_non_restored: bool
+) -> Tuple[PhysicalPlan, Optional[Dict[str, Any]]]:
     """(`plan` for a run that starts from `savepoint`: its sources at their positions,
     its keyed operators with their state (`savepoint_files`); the operator state to
     restore, what weir.runtime.state.operator_state.OperatorStateLog takes)."""
@@ -54,28 +54,36 @@ def apply_savepoint(plan: PhysicalPlan, savepoint: Savepoint, allow_non_restored
             f"savepoint {savepoint.path} was taken with max parallelism "
             f"{savepoint.max_parallelism}; the job has max parallelism {plan.max_parallelism}"
             f": keyed state is split into max-parallelism key groups "
-            f"(set_max_parallelism({savepoint.max_parallelism}) to restore it)")
+            f"(set_max_parallelism({savepoint.max_parallelism}) to restore it)"
+        )
     unclaimed = sorted(savepoint.uids - plan_uids(plan))
     if unclaimed and not allow_non_restored:
         raise SavepointError(
             f"savepoint {savepoint.path} holds state of operators the job does not have: "
             f"{', '.join(unclaimed)}. Give them back their uid(...), or allow non-restored "
-            f"state ('{IGNORE_UNCLAIMED}': true, or --allow-non-restored-state) to drop it")
+            f"state ('{IGNORE_UNCLAIMED}': true, or --allow-non-restored-state) to drop it"
+        )
     _warn_generated_uids(plan)
     uids = plan_uids(plan)
     # A source that had ended ends again at once: its end of input (a +infinity watermark
     # for its group) reaches its consumers in the restored run too.
     plan = plan.for_run(
-        start_offsets={uid: {**offset, "end": 0} if offset.get("end") else offset
-                       for uid, offset in savepoint.sources.items() if uid in uids},
-        savepoint_files={uid: path for uid, path in savepoint.files_of(KEYED).items()
-                         if uid in uids},
-        restoring=True)
-    snapshots = {(uid, index): (count, pickle.loads(blob))
-                 for (uid, index), (count, blob) in savepoint.operator_states().items()
-                 if uid in uids}
-    restore = {"parallelism": savepoint.parallelism, "snapshots": snapshots} if snapshots \
-        else None
+        start_offsets={
+            uid: {**offset, "end": 0} if offset.get("end") else offset
+            for uid, offset in savepoint.sources.items()
+            if uid in uids
+        },
+        savepoint_files={
+            uid: path for uid, path in savepoint.files_of(KEYED).items() if uid in uids
+        },
+        restoring=True,
+    )
+    snapshots = {
+        (uid, index): (count, pickle.loads(blob))
+        for (uid, index), (count, blob) in savepoint.operator_states().items()
+        if uid in uids
+    }
+    restore = {"parallelism": savepoint.parallelism, "snapshots": snapshots} if snapshots else None
     return plan, restore
 
 
@@ -85,4 +93,6 @@ def _warn_generated_uids(plan: PhysicalPlan) -> None:
         warnings.warn(
             f"operators without uid(...) restored by their generated uids "
             f"({', '.join(generated)}): these change when the job's shape changes; give "
-            "stateful operators a uid(...) to upgrade their code safely", stacklevel=3)
+            "stateful operators a uid(...) to upgrade their code safely",
+            stacklevel=3,
+        )

@@ -25,8 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from weir.jobs.directory import JobNotFound, JobRecord
 from weir.common.job import JobStatus
 from weir.jobs.lifecycle import cancel as cancel_job
-from weir.jobs.lifecycle import (InvalidParallelism, LifecycleError, check_parallelism,
-                                 max_parallelism_of, rescale, running)
+from weir.jobs.lifecycle import (
+    InvalidParallelism,
+    LifecycleError,
+    check_parallelism,
+    max_parallelism_of,
+    rescale,
+    running,
+)
 from weir.jobs.queryable import StateNotFound, query_state
 from weir.rest import operators, prometheus, views
 
@@ -64,26 +70,38 @@ class Rescalings:
             try:
                 self.known[trigger] = ("COMPLETED", {"location": rescale(record, parallelism)})
             except Exception as error:  # told through the trigger's status
-                self.known[trigger] = ("COMPLETED", {"failure-cause": {
-                    "class": type(error).__name__, "stack-trace": str(error)}})
+                self.known[trigger] = (
+                    "COMPLETED",
+                    {"failure-cause": {"class": type(error).__name__, "stack-trace": str(error)}},
+                )
+
         threading.Thread(target=run, daemon=True, name=f"weir-rescale-{trigger[:8]}").start()
         return trigger
 
 
 def create_app(token: Optional[str] = None) -> FastAPI:
-    app = FastAPI(title="weir REST API", version=views.VERSION,
-                  description="Flink's REST API for weir's jobs")
+    app = FastAPI(
+        title="weir REST API", version=views.VERSION, description="Flink's REST API for weir's jobs"
+    )
     rescalings = Rescalings()
 
     @app.middleware("http")
     async def authorise(request: Request, call_next):
         public = request.url.path == PUBLIC[0] or request.url.path.startswith(PUBLIC[1])
-        if token is not None and not public \
-                and request.headers.get("authorization") != f"Bearer {token}":
-            LOG.warning("refused %s %s from %s: no valid token", request.method,
-                        request.url.path, request.client.host if request.client else "?")
-            return _errors(401, "Unauthorized: a valid 'Authorization: Bearer <token>' "
-                                "header is required")
+        if (
+            token is not None
+            and not public
+            and request.headers.get("authorization") != f"Bearer {token}"
+        ):
+            LOG.warning(
+                "refused %s %s from %s: no valid token",
+                request.method,
+                request.url.path,
+                request.client.host if request.client else "?",
+            )
+            return _errors(
+                401, "Unauthorized: a valid 'Authorization: Bearer <token>' header is required"
+            )
         return await call_next(request)
 
     @app.exception_handler(JobNotFound)
@@ -107,8 +125,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request, error):
-        return _errors(400, *(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                              for e in error.errors()))
+        return _errors(
+            400, *(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        )
 
     @app.get("/overview")
     def overview():
@@ -139,8 +158,11 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.post("/jobs/{job_id}/stop", status_code=202)
     def stop(job_id: str, body: StopRequest):
-        return {"request-id": _ask(running(job_id), "stop", target=body.targetDirectory,
-                                   drain=body.drain)}
+        return {
+            "request-id": _ask(
+                running(job_id), "stop", target=body.targetDirectory, drain=body.drain
+            )
+        }
 
     @app.post("/jobs/{job_id}/savepoints", status_code=202)
     def trigger_savepoint(job_id: str, body: SavepointRequest):
@@ -153,8 +175,12 @@ def create_app(token: Optional[str] = None) -> FastAPI:
         if answer is None:
             return {"status": {"id": "IN_PROGRESS"}}
         if "error" in answer:
-            return {"status": {"id": "COMPLETED"}, "operation": {"failure-cause": {
-                "class": "SavepointError", "stack-trace": answer["error"]}}}
+            return {
+                "status": {"id": "COMPLETED"},
+                "operation": {
+                    "failure-cause": {"class": "SavepointError", "stack-trace": answer["error"]}
+                },
+            }
         return {"status": {"id": "COMPLETED"}, "operation": {"location": answer["path"]}}
 
     @app.patch("/jobs/{job_id}/rescaling", status_code=202)
@@ -188,8 +214,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
         values = views.job_metrics(JobRecord.find(job_id))
         if get is None:
             return [{"id": name} for name in sorted(values)]
-        return [{"id": name, "value": str(values[name])} for name in get.split(",")
-                if name in values]
+        return [
+            {"id": name, "value": str(values[name])} for name in get.split(",") if name in values
+        ]
 
     @app.get("/jobs/{job_id}/state/{uid}/{state}")
     def state(job_id: str, uid: str, state: str, key: str, key_type: str = "str"):
@@ -211,8 +238,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
         values = operators.vertex_metrics(JobRecord.find(job_id), vertex_id)
         if get is None:
             return [{"id": name} for name in sorted(values)]
-        return [{"id": name, "value": str(values[name])} for name in get.split(",")
-                if name in values]
+        return [
+            {"id": name, "value": str(values[name])} for name in get.split(",") if name in values
+        ]
 
     @app.get("/jobs/{job_id}/vertices/{vertex_id}/watermarks")
     def vertex_watermarks(job_id: str, vertex_id: str):
@@ -237,8 +265,9 @@ def create_app(token: Optional[str] = None) -> FastAPI:
 
     @app.get("/metrics", response_class=PlainTextResponse)
     def prometheus_metrics():
-        return PlainTextResponse(prometheus.exposition(JobRecord.all()),
-                                 media_type=prometheus.CONTENT_TYPE)
+        return PlainTextResponse(
+            prometheus.exposition(JobRecord.all()), media_type=prometheus.CONTENT_TYPE
+        )
 
     return app
 

@@ -57,8 +57,8 @@ def behind_watermarks(snapshot: dict) -> set:
         changed = False
         for node in nodes:
             if node["id"] not in found and any(
-                    i["id"] in found or _kind(nodes, i["id"]) == WATERMARK_NODE
-                    for i in node["inputs"]):
+                i["id"] in found or _kind(nodes, i["id"]) == WATERMARK_NODE for i in node["inputs"]
+            ):
                 found.add(node["id"])
                 changed = True
     return found
@@ -75,7 +75,7 @@ def current_watermark(snapshot: dict):
 
 def _flinks_id(name: str) -> str:
     """A metric's id as Flink's REST API gives it: '<subtask>.<name>' for one subtask's."""
-    return name[len(SUBTASK) + 1:] if name.startswith(SUBTASK + ".") else name
+    return name[len(SUBTASK) + 1 :] if name.startswith(SUBTASK + ".") else name
 
 
 def vertex_metrics(record: JobRecord, uid: str) -> dict:
@@ -86,9 +86,11 @@ def vertex_metrics(record: JobRecord, uid: str) -> dict:
     snapshot = record.snapshot()
     node = vertex(snapshot, record.job_id, uid)
     prefix = uid + "."
-    values = {_flinks_id(name[len(prefix):]): count
-              for name, count in snapshot.get("metrics", {}).items()
-              if name.startswith(prefix) and not name[len(prefix):].startswith(KEY_GROUP)}
+    values = {
+        _flinks_id(name[len(prefix) :]): count
+        for name, count in snapshot.get("metrics", {}).items()
+        if name.startswith(prefix) and not name[len(prefix) :].startswith(KEY_GROUP)
+    }
     counted = COUNTED.get(node["operator"], COUNTERS)
     for name in counted:
         values.setdefault(name, 0)
@@ -109,8 +111,10 @@ def vertex_watermarks(record: JobRecord, uid: str) -> list:
     if uid not in behind_watermarks(snapshot):
         return []
     watermark = current_watermark(snapshot)
-    return [{"id": f"{index}.currentInputWatermark", "value": str(watermark)}
-            for index in range(node["parallelism"])]
+    return [
+        {"id": f"{index}.currentInputWatermark", "value": str(watermark)}
+        for index in range(node["parallelism"])
+    ]
 
 
 def key_groups(record: JobRecord, uid: str) -> dict:
@@ -125,23 +129,38 @@ def key_groups(record: JobRecord, uid: str) -> dict:
     found: dict = {}
     for name, value in snapshot.get("metrics", {}).items():
         if name.startswith(prefix):
-            group, _, metric = name[len(prefix):].partition(".")
+            group, _, metric = name[len(prefix) :].partition(".")
             if metric in PER_KEY_GROUP:
                 found.setdefault(int(group), {})[metric] = value
-    groups = [{"keyGroup": group, "subtask": operator_index(group, maximum, parallelism),
-               **{metric: found[group].get(metric, 0) for metric in PER_KEY_GROUP}}
-              for group in sorted(found)]
-    subtasks = [_subtask(index, [g for g in groups if g["subtask"] == index])
-                for index in range(parallelism)]
-    return {"id": uid, "maxParallelism": maximum, "parallelism": parallelism,
-            "keyed": node["operator"] in ("keyed", "two_input"),
-            "stateSize": sum(g["stateSize"] for g in groups),
-            "keyGroups": groups, "subtasks": subtasks}
+    groups = [
+        {
+            "keyGroup": group,
+            "subtask": operator_index(group, maximum, parallelism),
+            **{metric: found[group].get(metric, 0) for metric in PER_KEY_GROUP},
+        }
+        for group in sorted(found)
+    ]
+    subtasks = [
+        _subtask(index, [g for g in groups if g["subtask"] == index])
+        for index in range(parallelism)
+    ]
+    return {
+        "id": uid,
+        "maxParallelism": maximum,
+        "parallelism": parallelism,
+        "keyed": node["operator"] in ("keyed", "two_input"),
+        "stateSize": sum(g["stateSize"] for g in groups),
+        "keyGroups": groups,
+        "subtasks": subtasks,
+    }
 
 
 def _subtask(index: int, groups: list) -> dict:
-    return {"subtask": index, "keyGroups": len(groups),
-            **{metric: sum(g[metric] for g in groups) for metric in PER_KEY_GROUP}}
+    return {
+        "subtask": index,
+        "keyGroups": len(groups),
+        **{metric: sum(g[metric] for g in groups) for metric in PER_KEY_GROUP},
+    }
 
 
 def batches(record: JobRecord, limit=None) -> dict:
@@ -153,14 +172,19 @@ def batches(record: JobRecord, limit=None) -> dict:
     for batch in history[-limit:] if limit else history:
         end = iso_to_millis(batch.get("timestamp"))
         watermark = watermark_millis(batch.get("watermark"))
-        entries.append({
-            "id": batch["id"], "timestamp": end, "duration": batch.get("duration", 0),
-            "numInputRows": batch.get("numInputRows", 0),
-            "inputRowsPerSecond": batch.get("inputRowsPerSecond", 0.0),
-            "processedRowsPerSecond": batch.get("processedRowsPerSecond", 0.0),
-            "watermark": watermark,
-            "watermarkLag": None if watermark is None or end is None else end - watermark,
-            "stateSize": batch.get("size")})
+        entries.append(
+            {
+                "id": batch["id"],
+                "timestamp": end,
+                "duration": batch.get("duration", 0),
+                "numInputRows": batch.get("numInputRows", 0),
+                "inputRowsPerSecond": batch.get("inputRowsPerSecond", 0.0),
+                "processedRowsPerSecond": batch.get("processedRowsPerSecond", 0.0),
+                "watermark": watermark,
+                "watermarkLag": None if watermark is None or end is None else end - watermark,
+                "stateSize": batch.get("size"),
+            }
+        )
     return {"batches": entries, "durations": duration_tail([e["duration"] for e in entries])}
 
 
@@ -171,5 +195,10 @@ def duration_tail(durations: list) -> dict:
         return {"p50": None, "p90": None, "p99": None, "max": None, "overTwiceMedian": 0}
     ordered = sorted(durations)
     at = [ordered[min(len(ordered) - 1, int(len(ordered) * q))] for q in (0.5, 0.9, 0.99)]
-    return {"p50": at[0], "p90": at[1], "p99": at[2], "max": ordered[-1],
-            "overTwiceMedian": sum(d > 2 * at[0] for d in durations)}
+    return {
+        "p50": at[0],
+        "p90": at[1],
+        "p99": at[2],
+        "max": ordered[-1],
+        "overTwiceMedian": sum(d > 2 * at[0] for d in durations),
+    }

@@ -19,8 +19,13 @@ JOB = "flink_jobmanager_job_"
 OPERATOR = "flink_taskmanager_job_task_operator_"
 OPERATOR_LABELS = ["job_id", "job_name", "operator_id", "operator_name"]
 SUBTASK_LABELS = OPERATOR_LABELS + ["subtask_index"]
-JOB_LEVEL = ("uptime", "numRestarts", "lastCheckpointDuration", "lastCheckpointSize",
-             "totalNumberOfCheckpoints")
+JOB_LEVEL = (
+    "uptime",
+    "numRestarts",
+    "lastCheckpointDuration",
+    "lastCheckpointSize",
+    "totalNumberOfCheckpoints",
+)
 
 
 class _JobsCollector:
@@ -44,17 +49,18 @@ class _JobsCollector:
             for name in JOB_LEVEL:
                 family(JOB + name, ["job_id", "job_name"]).add_metric(job, metrics[name])
             series = [(*_operator_metric(key, names), value) for key, value in metrics.items()]
-            per_subtask = {(uid, name) for uid, name, subtask, _ in series
-                           if subtask is not None}
+            per_subtask = {(uid, name) for uid, name, subtask, _ in series if subtask is not None}
             for uid, name, subtask, value in series:
                 if uid is None or not isinstance(value, (int, float)):
                     continue
                 if subtask is not None:
                     family(OPERATOR + name, SUBTASK_LABELS).add_metric(
-                        job + [uid, names[uid], subtask], value)
+                        job + [uid, names[uid], subtask], value
+                    )
                 elif (uid, name) not in per_subtask:  # (Flink's: per subtask where counted)
                     family(OPERATOR + name, OPERATOR_LABELS).add_metric(
-                        job + [uid, names[uid]], value)
+                        job + [uid, names[uid]], value
+                    )
         return list(families.values())
 
 
@@ -66,9 +72,9 @@ def _operator_metric(key: str, names: dict):
         return None, None, None
     for uid in sorted(names, key=len, reverse=True):
         if key.startswith(uid + "."):
-            name, subtask = key[len(uid) + 1:], None
+            name, subtask = key[len(uid) + 1 :], None
             if name.startswith(SUBTASK + "."):
-                subtask, _, name = name[len(SUBTASK) + 1:].partition(".")
+                subtask, _, name = name[len(SUBTASK) + 1 :].partition(".")
             return uid, re.sub(r"[^a-zA-Z0-9_:]", "_", name), subtask
     return None, None, None
 

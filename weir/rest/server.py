@@ -31,14 +31,18 @@ def serving(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> bool:
         return False
 
 
-def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, token=None,
-          what: str = "REST API") -> None:
+def serve(
+    host: str = "127.0.0.1", port: int = DEFAULT_PORT, token=None, what: str = "REST API"
+) -> None:
     import uvicorn
     from weir.rest.app import create_app
+
     token = token or os.environ.get(TOKEN) or None
     if host not in LOOPBACK and not token:
-        raise ServerError(f"the REST API bound to {host} needs a token: pass --token, or "
-                          f"set {TOKEN} (clients then send 'Authorization: Bearer <token>')")
+        raise ServerError(
+            f"the REST API bound to {host} needs a token: pass --token, or "
+            f"set {TOKEN} (clients then send 'Authorization: Bearer <token>')"
+        )
     listening = _bind(host, port)
     address = dashboard_url(host, port) if what == "dashboard" else f"http://{host}:{port}"
     print(f"weir {what} on {address} (jobs in {_jobs_root()})", flush=True)
@@ -56,13 +60,15 @@ def _bind(host: str, port: int) -> socket.socket:
         listening.bind((host, port))
     except OSError as error:
         listening.close()
-        raise ServerError(f"cannot serve on {host}:{port}: {error.strerror or error} (is "
-                          "another `weir server` or dashboard running there? pass --port)") \
-            from error
+        raise ServerError(
+            f"cannot serve on {host}:{port}: {error.strerror or error} (is "
+            "another `weir server` or dashboard running there? pass --port)"
+        ) from error
     listening.listen(2048)
     return listening
 
 
 def _jobs_root() -> str:
     from weir.jobs.directory import jobs_root
+
     return jobs_root()

@@ -23,8 +23,10 @@ def resolve(function: Any, method_name: str) -> Callable[..., Any]:
         return method  # type: ignore[no-any-return]  # (callable: checked)
     if callable(function):
         return function  # type: ignore[no-any-return]  # (callable: checked)
-    raise TypeError(f"expected a callable or an object with a '{method_name}' method, "
-                    f"got {type(function).__name__}")
+    raise TypeError(
+        f"expected a callable or an object with a '{method_name}' method, "
+        f"got {type(function).__name__}"
+    )
 
 
 class _Wrapper:
@@ -73,6 +75,7 @@ class KeyedFilter(_KeyedAdapter):
 
 class KeyedReduce(_KeyedAdapter):
     """Rolling reduce: emits the running reduction of each key, as Flink's reduce."""
+
     method_name = "reduce"
 
     def __init__(self, function: Any) -> None:
@@ -135,7 +138,6 @@ class KeyedCoProcess(_Wrapper):
         self.process_element2 = function.process_element2
         if hasattr(function, "on_timer"):
             self.on_timer = function.on_timer
-
 
 
 class _OneInput:

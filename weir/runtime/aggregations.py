@@ -31,8 +31,10 @@ def _get(value: Any, field: Field) -> Any:
             return value[field]
         if isinstance(value, dict):
             return value[field]
-        raise TypeError(f"cannot aggregate field '{field}' of a {type(value).__name__}; "
-                        "name fields on Row values or use a position")
+        raise TypeError(
+            f"cannot aggregate field '{field}' of a {type(value).__name__}; "
+            "name fields on Row values or use a position"
+        )
     if isinstance(value, (int, float)) and field == 0:
         return value
     return value[field]
@@ -94,8 +96,13 @@ class MaxByReducer(_Reducer):
         return accumulated if _get(accumulated, self.field) >= _get(value, self.field) else value
 
 
-REDUCERS = {"sum": SumReducer, "min": MinReducer, "max": MaxReducer, "min_by": MinByReducer,
-            "max_by": MaxByReducer}
+REDUCERS = {
+    "sum": SumReducer,
+    "min": MinReducer,
+    "max": MaxReducer,
+    "min_by": MinByReducer,
+    "max_by": MaxByReducer,
+}
 
 
 def rolling_reducer(kind: str, field: Field) -> _Reducer:
@@ -104,11 +111,14 @@ def rolling_reducer(kind: str, field: Field) -> _Reducer:
 
 # -- aggregate functions (create_accumulator / add / get_result / merge) ------------------
 
+
 class _FieldAggregate:
     def __init__(self, field: Field = None) -> None:
         if isinstance(field, bool) or not (field is None or isinstance(field, (int, str))):
-            raise TypeError(f"{type(self).__name__}() takes a field position (int), a field "
-                            f"name (str) or None for the element itself, got {field!r}")
+            raise TypeError(
+                f"{type(self).__name__}() takes a field position (int), a field "
+                f"name (str) or None for the element itself, got {field!r}"
+            )
         self.field = field
 
     def __repr__(self) -> str:

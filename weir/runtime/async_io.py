@@ -17,8 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
-from typing import (
-    TYPE_CHECKING, Any, Callable, Deque, Iterator, List, Optional, Tuple, cast)
+from typing import TYPE_CHECKING, Any, Callable, Deque, Iterator, List, Optional, Tuple, cast
 
 from weir.runtime.errors import MARKER, UserFunctionError, wrap_user_error
 
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
 
         def get_backoff_time_millis(self, current_attempts: int) -> int: ...
 
+
 ORDERED, UNORDERED = "ordered", "unordered"
 
 
@@ -51,8 +51,14 @@ class AsyncWaitSpec:
     """What AsyncDataStream builds: the function, its timeout in milliseconds (0: none),
     capacity (requests in flight), retry strategy and output mode."""
 
-    def __init__(self, function: Any, timeout_ms: int, capacity: int,
-                 retry_strategy: _RetryStrategy, output_mode: str) -> None:
+    def __init__(
+        self,
+        function: Any,
+        timeout_ms: int,
+        capacity: int,
+        retry_strategy: _RetryStrategy,
+        output_mode: str,
+    ) -> None:
         if output_mode not in (ORDERED, UNORDERED):
             raise ValueError(f"unknown async output mode '{output_mode}'")
         self.function = function
@@ -71,11 +77,13 @@ class _Retry:
         self.on_result = predicate.result_predicate() if predicate else None
         self.on_error = predicate.exception_predicate() if predicate else None
 
-    def delay_after(self, attempt: int, result: Any, error: Optional[BaseException]
-                    ) -> Optional[float]:
+    def delay_after(
+        self, attempt: int, result: Any, error: Optional[BaseException]
+    ) -> Optional[float]:
         """Seconds to wait before the next attempt, or None for no retry."""
-        wanted = ((result is not None and self.on_result is not None and self.on_result(result))
-                  or (error is not None and self.on_error is not None and self.on_error(error)))
+        wanted = (result is not None and self.on_result is not None and self.on_result(result)) or (
+            error is not None and self.on_error is not None and self.on_error(error)
+        )
         if not wanted or not self.strategy.can_retry(attempt):
             return None
         return max(0, self.strategy.get_backoff_time_millis(attempt)) / 1000
@@ -88,8 +96,10 @@ def _same(value: Any) -> Any:
 def _checked(result: Any, function: Any) -> List[Any]:
     if result is None or isinstance(result, (str, bytes)) or not hasattr(result, "__iter__"):
         what = "None" if result is None else type(result).__name__
-        raise TypeError(f"async_invoke and timeout of {type(function).__name__} must return "
-                        f"a collection of results (a list, even for one result), got {what}")
+        raise TypeError(
+            f"async_invoke and timeout of {type(function).__name__} must return "
+            f"a collection of results (a list, even for one result), got {what}"
+        )
     return list(result)
 
 
@@ -175,8 +185,9 @@ class AsyncWaitStep:
         if self.loop is not None and not self.loop.is_closed():
             self.loop.close()
 
-    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-            ) -> Tuple[List[Any], List[Any]]:
+    def run(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         if not values:
             return [], []
         assert self.loop is not None  # (opened)
@@ -184,9 +195,11 @@ class AsyncWaitStep:
         if batch.error is not None:
             raise wrap_user_error(batch.error, self.name, batch.failed_in) from batch.error
         if len(batch.completed) != len(values):  # never lose a record silently
-            raise UserFunctionError(f"{MARKER}: operator '{self.name}': "
-                                    f"{len(values) - len(batch.completed)} async requests "
-                                    "ended without results")
+            raise UserFunctionError(
+                f"{MARKER}: operator '{self.name}': "
+                f"{len(values) - len(batch.completed)} async requests "
+                "ended without results"
+            )
         order = batch.completed if self.spec.output_mode == UNORDERED else range(len(values))
         out_values: List[Any]
         out_stamps: List[Any]
@@ -209,8 +222,7 @@ class AsyncWaitStep:
         batch.close()
         return batch
 
-    async def _work(self, records: Iterator[Tuple[int, Any]], batch: _Batch, slot: _Slot
-                    ) -> None:
+    async def _work(self, records: Iterator[Tuple[int, Any]], batch: _Batch, slot: _Slot) -> None:
         """Takes the next record until there is none (or the batch failed). A record whose
         deadline passed gets timeout()'s results however its request ended (cancelled,
         raised or returned); a cancellation weir did not ask for is the request's error."""
@@ -225,11 +237,12 @@ class AsyncWaitStep:
             if watched:
                 batch.watch(slot)
             try:
-                result, error = await (self._attempts(value, slot) if retries
-                                       else invoke(value)), None
+                result, error = (
+                    await (self._attempts(value, slot) if retries else invoke(value)),
+                    None,
+                )
             except asyncio.CancelledError as exc:
-                if batch.error is not None or (slot.expired != slot.serial
-                                               and task.cancelling()):
+                if batch.error is not None or (slot.expired != slot.serial and task.cancelling()):
                     raise
                 result, error = None, exc
             except Exception as exc:
@@ -252,8 +265,9 @@ class AsyncWaitStep:
             if not done:
                 return
 
-    def _complete(self, batch: _Batch, index: int, results: Callable[[], Any], function: Any
-                  ) -> bool:
+    def _complete(
+        self, batch: _Batch, index: int, results: Callable[[], Any], function: Any
+    ) -> bool:
         """Completes record `index` with what `results()` gives (checked to be a
         collection), or fails the batch naming user `function`; False once it failed."""
         try:
@@ -274,8 +288,9 @@ class AsyncWaitStep:
                 result, error = await invoke(value), None
             except Exception as exc:
                 result, error = None, exc
-            delay = None if slot.expired == serial else self._retry.delay_after(
-                attempt, result, error)
+            delay = (
+                None if slot.expired == serial else self._retry.delay_after(attempt, result, error)
+            )
             if delay is None:
                 break
             await asyncio.sleep(delay)

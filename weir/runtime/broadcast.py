@@ -17,7 +17,16 @@ range), so a job emits what Flink emits at the same parallelism.
 from __future__ import annotations
 
 from typing import (
-    TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NoReturn, Optional, Sequence)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    NoReturn,
+    Optional,
+    Sequence,
+)
 
 from weir.runtime.context import ProcessContext, TimerService
 from weir.runtime.key_groups import first_key_group, operator_index
@@ -116,18 +125,19 @@ class BroadcastState(ReadOnlyBroadcastState):
 class _BroadcastStates:
     """The broadcast states of one key group (its reserved page)."""
 
-    def __init__(self, operator: BroadcastProcessOperator, key_group: int, writable: bool
-                 ) -> None:
+    def __init__(self, operator: BroadcastProcessOperator, key_group: int, writable: bool) -> None:
         self.pages = operator.backend.key_group_pages(key_group)
         self.names = operator.spec.state_names
-        self.kind: type[ReadOnlyBroadcastState] = (BroadcastState if writable
-                                                   else ReadOnlyBroadcastState)
+        self.kind: type[ReadOnlyBroadcastState] = (
+            BroadcastState if writable else ReadOnlyBroadcastState
+        )
 
     def get(self, descriptor: StateDescriptor) -> ReadOnlyBroadcastState:
         if descriptor.name not in self.names:
             raise ValueError(
                 f"broadcast state '{descriptor.name}' was not declared: pass its "
-                f"MapStateDescriptor to broadcast(...) (declared: {list(self.names)})")
+                f"MapStateDescriptor to broadcast(...) (declared: {list(self.names)})"
+            )
         page = self.pages.page(BROADCAST_PAGE)
         entries = page.get(descriptor.name)
         if entries is None:
@@ -169,18 +179,22 @@ class BroadcastContext(ReadOnlyContext):
     def get_broadcast_state(self, state_descriptor: StateDescriptor) -> BroadcastState:
         assert self.key_group is not None  # (in process_broadcast_element)
         return _BroadcastStates(  # type: ignore[return-value]  # (writable: a BroadcastState)
-            self._operator, self.key_group, True).get(state_descriptor)
+            self._operator, self.key_group, True
+        ).get(state_descriptor)
 
-    def apply_to_keyed_state(self, state_descriptor: StateDescriptor,
-                             function: Callable[[Any, KeyedState], Any]) -> None:
+    def apply_to_keyed_state(
+        self, state_descriptor: StateDescriptor, function: Callable[[Any, KeyedState], Any]
+    ) -> None:
         """function(key, state) for every key of this instance with `state_descriptor`'s
         state (Flink's KeyedBroadcastProcessFunction.Context.applyToKeyedState)."""
         assert self.key_group is not None  # (in process_broadcast_element)
         self._operator.apply_to_keyed_state(self.key_group, state_descriptor, function)
 
     def timer_service(self) -> NoReturn:
-        raise RuntimeError("process_broadcast_element has no timer service: a broadcast "
-                           "element belongs to no key (register timers in process_element)")
+        raise RuntimeError(
+            "process_broadcast_element has no timer service: a broadcast "
+            "element belongs to no key (register timers in process_element)"
+        )
 
 
 def _discard(tag_id: Optional[str], value: Any, timestamp: Optional[int]) -> None:
@@ -191,19 +205,25 @@ class BroadcastProcessOperator(KeyedProcessOperator):
     """A (Keyed)BroadcastProcessFunction: process_element(value, ctx) for the first
     input's records, process_broadcast_element(value, ctx) for the broadcast input's."""
 
-    def __init__(self, spec: BroadcastSpec, backend: KeyedStateBackend, name: str,
-                 subtask_index: int = 0, parallelism: int = 1,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
-        super().__init__(spec.function, backend, name, subtask_index, parallelism,
-                         job_parameters)
+    def __init__(
+        self,
+        spec: BroadcastSpec,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        super().__init__(spec.function, backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.parallelism = parallelism
         self.ctx = ReadOnlyContext(self)
         self.broadcast_ctx = BroadcastContext(self)
         self._process_broadcast = spec.function.process_broadcast_element
 
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         if input_label != BROADCAST_INPUT:
             super().process_element(key, value, timestamp, emit)
             return
@@ -214,15 +234,22 @@ class BroadcastProcessOperator(KeyedProcessOperator):
         self._output_ts = timestamp
         self._collect(self._process_broadcast, value, ctx)
 
-    def process_labelled(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                         inputs: Sequence[int], keys: Sequence[Any], emit: Emit) -> None:
+    def process_labelled(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        inputs: Sequence[int],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         """The broadcast input's records first, then the others, each in order."""
         broadcast = [i for i, label in enumerate(inputs) if label == BROADCAST_INPUT]
         if len(broadcast) < len(inputs):
             order = broadcast + [i for i, label in enumerate(inputs) if label != BROADCAST_INPUT]
             # (each column reordered: of its own type)
-            values, stamps, inputs, keys = ([column[i] for i in order]  # type: ignore[assignment]
-                                            for column in (values, stamps, inputs, keys))
+            values, stamps, inputs, keys = (  # type: ignore[assignment]
+                [column[i] for i in order] for column in (values, stamps, inputs, keys)
+            )
         super().process_labelled(values, stamps, inputs, keys, emit)
 
     def _keeps_outputs(self, key_group: int) -> bool:
@@ -231,8 +258,12 @@ class BroadcastProcessOperator(KeyedProcessOperator):
         index = operator_index(key_group, maxp, parallelism)
         return key_group == first_key_group(index, maxp, parallelism)
 
-    def apply_to_keyed_state(self, key_group: int, descriptor: StateDescriptor,
-                             function: Callable[[Any, KeyedState], Any]) -> None:
+    def apply_to_keyed_state(
+        self,
+        key_group: int,
+        descriptor: StateDescriptor,
+        function: Callable[[Any, KeyedState], Any],
+    ) -> None:
         backend = self.backend
         pages = backend.key_group_pages(key_group)
         state = self.runtime_context._state(descriptor, descriptor.kind)

@@ -32,8 +32,13 @@ class Step:
     filter and timestamp assignment then loop in C (map, compress) and build no
     (value, timestamp) pair per record."""
 
-    METHODS = {"map": "map", "flat_map": "flat_map", "filter": "filter",
-               "process": "process_element", "timestamps": "extract_timestamp"}
+    METHODS = {
+        "map": "map",
+        "flat_map": "flat_map",
+        "filter": "filter",
+        "process": "process_element",
+        "timestamps": "extract_timestamp",
+    }
 
     def __init__(self, kind: str, function: Any, name: str) -> None:
         if kind not in self.METHODS:
@@ -52,22 +57,26 @@ class Step:
         if self.kind != "timestamps" and hasattr(self.function, "close"):
             self.function.close()
 
-    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-            ) -> Tuple[List[Any], List[Any]]:
+    def run(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         try:  # (a _<kind> method below)
             return getattr(self, "_" + self.kind)(  # type: ignore[no-any-return]
-                values, stamps, side)
+                values, stamps, side
+            )
         except UserFunctionError:
             raise
         except Exception as exc:
             raise wrap_user_error(exc, self.name, self.call) from exc
 
-    def _map(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-             ) -> Tuple[List[Any], List[Any]]:
+    def _map(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         return list(map(self.call, values)), stamps
 
-    def _flat_map(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-                  ) -> Tuple[List[Any], List[Any]]:
+    def _flat_map(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         call = self.call
         out_values: List[Any]
         out_stamps: List[Any]
@@ -80,21 +89,24 @@ class Step:
                 out_stamps += [ts] * len(produced)
         return out_values, out_stamps
 
-    def _filter(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-                ) -> Tuple[List[Any], List[Any]]:
+    def _filter(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         keep = list(map(self.call, values))
         return list(compress(values, keep)), list(compress(stamps, keep))
 
-    def _timestamps(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-                    ) -> Tuple[List[Any], List[Any]]:
+    def _timestamps(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         batch = getattr(self.function, "assign_timestamps", None)  # a WatermarkStrategy
         if batch is not None:
             return values, batch(values, stamps)
         call = self.call
         return values, [int(call(value, ts)) for value, ts in zip(values, stamps)]
 
-    def _process(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-                 ) -> Tuple[List[Any], List[Any]]:
+    def _process(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]:
         call = self.call
         clock = OperatorClock()
         clock.processing_time = int(time.time() * 1000)
@@ -127,8 +139,9 @@ class ChainStep(Protocol):
 
     def close(self) -> None: ...
 
-    def run(self, values: List[Any], stamps: List[Any], side: List[SideItem]
-            ) -> Tuple[List[Any], List[Any]]: ...
+    def run(
+        self, values: List[Any], stamps: List[Any], side: List[SideItem]
+    ) -> Tuple[List[Any], List[Any]]: ...
 
 
 class StatelessChain:
@@ -136,11 +149,18 @@ class StatelessChain:
         self.steps = list(steps)
         self.task_name = task_name
 
-    def open(self, subtask_index: int = 0, parallelism: int = 1,
-             job_parameters: Optional[Mapping[str, str]] = None) -> None:
-        self.contexts = [RuntimeContext(step.name, None, subtask_index, parallelism,
-                                        job_parameters=job_parameters)
-                         for step in self.steps]
+    def open(
+        self,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        self.contexts = [
+            RuntimeContext(
+                step.name, None, subtask_index, parallelism, job_parameters=job_parameters
+            )
+            for step in self.steps
+        ]
         for step, context in zip(self.steps, self.contexts):
             step.open(context)
 
@@ -160,8 +180,9 @@ class StatelessChain:
         values, stamps, side = self.run_columns(*columns_of(items))
         return list(zip(values, stamps)), side
 
-    def run_columns(self, values: List[Any], stamps: List[Any]
-                    ) -> Tuple[List[Any], List[Any], List[SideItem]]:
+    def run_columns(
+        self, values: List[Any], stamps: List[Any]
+    ) -> Tuple[List[Any], List[Any], List[SideItem]]:
         """`run` over values and their timestamps as parallel lists: the main outputs'
         values and timestamps, and the side outputs."""
         side: List[SideItem] = []
@@ -171,8 +192,11 @@ class StatelessChain:
 
 
 # The methods of a two-input function, per input, by step kind.
-TWO_INPUT_METHODS = {"map": ("map1", "map2"), "flat_map": ("flat_map1", "flat_map2"),
-                     "process": ("process_element1", "process_element2")}
+TWO_INPUT_METHODS = {
+    "map": ("map1", "map2"),
+    "flat_map": ("flat_map1", "flat_map2"),
+    "process": ("process_element1", "process_element2"),
+}
 
 
 class TwoInputChain:
@@ -186,10 +210,15 @@ class TwoInputChain:
         self.name = name
         self.inputs = tuple(inputs)
 
-    def open(self, subtask_index: int = 0, parallelism: int = 1,
-             job_parameters: Optional[Mapping[str, str]] = None) -> None:
-        self.context = RuntimeContext(self.name, None, subtask_index, parallelism,
-                                      job_parameters=job_parameters)
+    def open(
+        self,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        self.context = RuntimeContext(
+            self.name, None, subtask_index, parallelism, job_parameters=job_parameters
+        )
         if hasattr(self.function, "open"):
             self.function.open(self.context)
         for chain in self.inputs:
@@ -203,7 +232,8 @@ class TwoInputChain:
         if hasattr(self.function, "close"):
             self.function.close()
 
-    def run_input(self, input_label: int, values: List[Any], stamps: List[Any]
-                  ) -> Tuple[List[Any], List[Any], List[SideItem]]:
+    def run_input(
+        self, input_label: int, values: List[Any], stamps: List[Any]
+    ) -> Tuple[List[Any], List[Any], List[SideItem]]:
         """`run_columns` of the records of input `input_label`."""
         return self.inputs[input_label].run_columns(values, stamps)

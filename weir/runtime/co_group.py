@@ -62,8 +62,7 @@ class JoinWindow(CoGroupWindow):
 
     method_name = "join"
 
-    def apply(self, key: Any, window: Window, elements: Iterable[Tuple[int, Any]]
-              ) -> list[Any]:
+    def apply(self, key: Any, window: Window, elements: Iterable[Tuple[int, Any]]) -> list[Any]:
         first, second = _split(elements)
         call = self.call
         return [call(left, right) for left in first for right in second]
@@ -73,8 +72,7 @@ class FlatJoinWindow(JoinWindow):
     """As JoinWindow, with join(first, second) returning (or yielding) any number of
     outputs per pair."""
 
-    def apply(self, key: Any, window: Window, elements: Iterable[Tuple[int, Any]]
-              ) -> list[Any]:
+    def apply(self, key: Any, window: Window, elements: Iterable[Tuple[int, Any]]) -> list[Any]:
         first, second = _split(elements)
         call = self.call
         out: list[Any] = []

@@ -33,9 +33,15 @@ class OperatorClock:
 class RuntimeContext(KeyedStateStore):
     """PyFlink's RuntimeContext: task facts and, on keyed streams, keyed state."""
 
-    def __init__(self, task_name: str, backend: Optional[KeyedStateBackend] = None,
-                 subtask_index: int = 0, parallelism: int = 1, max_parallelism: int = 128,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        task_name: str,
+        backend: Optional[KeyedStateBackend] = None,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        max_parallelism: int = 128,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         self._task_name = task_name
         self._backend = backend
         self._subtask_index = subtask_index
@@ -65,14 +71,15 @@ class RuntimeContext(KeyedStateStore):
     def get_metrics_group(self) -> MetricGroup:
         return self._metrics
 
-    def get_job_parameter(self, key: str, default_value: Optional[str] = None
-                          ) -> Optional[str]:
+    def get_job_parameter(self, key: str, default_value: Optional[str] = None) -> Optional[str]:
         return self._job_parameters.get(key, default_value)
 
     def _state(self, descriptor: StateDescriptor, kind: str) -> KeyedState:
         if self._backend is None:
-            raise RuntimeError(f"operator '{self._task_name}': keyed state is only available "
-                               "on a keyed stream (use key_by first)")
+            raise RuntimeError(
+                f"operator '{self._task_name}': keyed state is only available "
+                "on a keyed stream (use key_by first)"
+            )
         if kind == "value" and descriptor.kind in ("list", "map"):
             descriptor = as_value_descriptor(descriptor)  # (PyFlink's get_state)
         state = self._states.get(descriptor.name)
@@ -87,8 +94,9 @@ class TimerService:
     """ctx.timer_service(): the clocks, and timers of the current key (through `operator`,
     a keyed operator; None on a non-keyed stream)."""
 
-    def __init__(self, clock: OperatorClock,
-                 operator: Optional[KeyedStreamOperator] = None) -> None:
+    def __init__(
+        self, clock: OperatorClock, operator: Optional[KeyedStreamOperator] = None
+    ) -> None:
         self._clock = clock
         self._operator = operator
 
@@ -119,8 +127,12 @@ class TimerService:
 class ProcessContext:
     """The `ctx` of process_element (and, with `time_domain`, of on_timer)."""
 
-    def __init__(self, timer_service: TimerService, emit_side: Callable[[str, Any], None],
-                 stamp: Optional[Callable[[int], None]] = None) -> None:
+    def __init__(
+        self,
+        timer_service: TimerService,
+        emit_side: Callable[[str, Any], None],
+        stamp: Optional[Callable[[int], None]] = None,
+    ) -> None:
         self._timer_service = timer_service
         self._emit_side = emit_side
         self._stamp = stamp  # (sets the timestamp of what is emitted next)

@@ -80,7 +80,7 @@ def _traceback_ends(text: str) -> List[str]:
     for index, line in enumerate(lines):
         if not line.rstrip().endswith("Traceback (most recent call last):"):
             continue
-        for later in lines[index + 1:]:
+        for later in lines[index + 1 :]:
             if later and not later[0].isspace():
                 ends.append(later.strip()[:MAX_CAUSE])
                 break
@@ -90,6 +90,7 @@ def _traceback_ends(text: str) -> List[str]:
 def _keep(text: str) -> str:
     """Writes `text` to a file of its own in the temporary directory; returns its path."""
     import tempfile
+
     handle, path = tempfile.mkstemp(prefix="weir-failure-", suffix=".log")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
@@ -111,8 +112,9 @@ def call_user(operator: str, method: Callable[..., Any], *args: Any) -> Any:
         raise wrap_user_error(exc, operator, method) from exc
 
 
-def wrap_user_error(exc: BaseException, operator: str, function: Any,
-                    side: Optional[str] = None) -> UserFunctionError:
+def wrap_user_error(
+    exc: BaseException, operator: str, function: Any, side: Optional[str] = None
+) -> UserFunctionError:
     """The error of a user function of `operator` (on its `side` input, if named)."""
     frame = user_frame(exc)
     where = f"{frame.filename}:{frame.lineno}" if frame else "unknown location"

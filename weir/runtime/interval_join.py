@@ -34,9 +34,15 @@ class IntervalJoinSpec:
     """What an interval join node declares: the bounds (inclusive unless told otherwise),
     the ProcessJoinFunction and each input's late-data side output tag (or None)."""
 
-    def __init__(self, lower: int, upper: int, function: Any, lower_inclusive: bool = True,
-                 upper_inclusive: bool = True,
-                 late_tag_ids: Sequence[Optional[str]] = (None, None)) -> None:
+    def __init__(
+        self,
+        lower: int,
+        upper: int,
+        function: Any,
+        lower_inclusive: bool = True,
+        upper_inclusive: bool = True,
+        late_tag_ids: Sequence[Optional[str]] = (None, None),
+    ) -> None:
         self.lower = lower if lower_inclusive else lower + 1
         self.upper = upper if upper_inclusive else upper - 1
         self.function = function
@@ -67,9 +73,15 @@ class ProcessJoinContext:
 
 
 class IntervalJoinOperator(KeyedStreamOperator):
-    def __init__(self, spec: IntervalJoinSpec, backend: KeyedStateBackend, name: str,
-                 subtask_index: int = 0, parallelism: int = 1,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        spec: IntervalJoinSpec,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.function = spec.function
@@ -78,12 +90,15 @@ class IntervalJoinOperator(KeyedStreamOperator):
         self.late_dropped = self.runtime_context.get_metrics_group().counter(LATE_DROPPED)
 
     # -- records ---------------------------------------------------------------------
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         if timestamp is None:
-            raise ValueError(f"interval join '{self.name}': a record without a timestamp; "
-                             "the records of an interval join need event-time timestamps "
-                             "(assign_timestamps_and_watermarks)")
+            raise ValueError(
+                f"interval join '{self.name}': a record without a timestamp; "
+                "the records of an interval join need event-time timestamps "
+                "(assign_timestamps_and_watermarks)"
+            )
         self._emit = emit
         watermark = self.clock.watermark
         if watermark != MIN_WATERMARK and timestamp < watermark:

@@ -36,8 +36,11 @@ def _key_bytes(key: object) -> bytes:
         return key.encode("utf-8")
     if isinstance(key, bool) or not isinstance(key, int):
         return key if isinstance(key, bytes) else pickle.dumps(key, protocol=4)
-    return key.to_bytes(16, "little", signed=True) if _SMALL_INT_MIN <= key < _SMALL_INT_MAX \
+    return (
+        key.to_bytes(16, "little", signed=True)
+        if _SMALL_INT_MIN <= key < _SMALL_INT_MAX
         else pickle.dumps(key, protocol=4)
+    )
 
 
 class KeyGroupAssigner:
@@ -53,8 +56,7 @@ class KeyGroupAssigner:
         groups = list(map(self._groups.get, keys))
         if None in groups:
             learned = self._learn({key for key, group in zip(keys, groups) if group is None})
-            groups = [learned[key] if group is None else group
-                      for key, group in zip(keys, groups)]
+            groups = [learned[key] if group is None else group for key, group in zip(keys, groups)]
         return cast(List[int], groups)  # (no None left)
 
     def _learn(self, keys: Set[Hashable]) -> Dict[Hashable, int]:

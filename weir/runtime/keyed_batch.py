@@ -57,15 +57,23 @@ class KeyGroupOutput:
     def records(self) -> List[Tuple[int, object, object, object]]:
         """(phase, tag, value, timestamp) of every output, phase by phase and tag by tag
         (for tests)."""
-        return [(phase, tag, value, ts) for phase, by_tag in enumerate(self.phases)
-                for tag, (values, stamps) in by_tag.items()
-                for value, ts in zip(values, stamps)]
+        return [
+            (phase, tag, value, ts)
+            for phase, by_tag in enumerate(self.phases)
+            for tag, (values, stamps) in by_tag.items()
+            for value, ts in zip(values, stamps)
+        ]
 
 
-def process_key_group_batch(operator: KeyedStreamOperator, key_group: int,
-                            records: RecordColumns, watermark: int, processing_time: int,
-                            convert: Optional[Callable[[Any], Any]] = None,
-                            end_of_input: bool = False) -> KeyGroupOutput:
+def process_key_group_batch(
+    operator: KeyedStreamOperator,
+    key_group: int,
+    records: RecordColumns,
+    watermark: int,
+    processing_time: int,
+    convert: Optional[Callable[[Any], Any]] = None,
+    end_of_input: bool = False,
+) -> KeyGroupOutput:
     """`records`: the key group's records, with the keys they travelled with; `convert`
     converts main outputs to the operator's declared type; `end_of_input`: the key group's
     input ends with these records (Flink's +infinity watermark follows)."""
@@ -88,10 +96,12 @@ def process_key_group_batch(operator: KeyedStreamOperator, key_group: int,
         output.start_phase(AFTER_WATERMARK)
         if labelled:
             operator.process_labelled(  # type: ignore[call-arg]
-                *_columns(records, split, len(records)), emit)
+                *_columns(records, split, len(records)), emit
+            )
         else:
             operator.process_batch(  # type: ignore[call-arg]
-                *_columns(records, split, len(records)), emit)
+                *_columns(records, split, len(records)), emit
+            )
         if end_of_input:
             operator.end_input(emit)
     finally:
@@ -104,15 +114,19 @@ def _columns(records: RecordColumns, start: int, stop: int) -> Any:
     """records[start:stop] as the columns an operator takes: values, timestamps, input
     labels (an operator of several inputs) and keys; all of them without a copy. (A tuple
     of three or four lists: typed Any, as mypy cannot count a tuple passed with *.)"""
-    columns = (records.values, records.stamps, records.keys) if records.inputs is None \
+    columns = (
+        (records.values, records.stamps, records.keys)
+        if records.inputs is None
         else (records.values, records.stamps, records.inputs, records.keys)
+    )
     if start == 0 and stop == len(records):
         return columns
     return tuple(column[start:stop] for column in columns)
 
 
-def _process(operator: KeyedStreamOperator, values: List[Any], stamps: List[Any],
-             keys: List[Any], emit: Emit) -> None:
+def _process(
+    operator: KeyedStreamOperator, values: List[Any], stamps: List[Any], keys: List[Any], emit: Emit
+) -> None:
     """Records one by one (phase 0: few, produced by upstream timers)."""
     process = operator.process_element
     for value, timestamp, key in zip(values, stamps, keys):

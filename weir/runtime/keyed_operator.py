@@ -43,9 +43,14 @@ class KeyedStreamOperator(ABC):
     batch_execution = False
     _quiesced = False
 
-    def __init__(self, backend: KeyedStateBackend, name: str, subtask_index: int = 0,
-                 parallelism: int = 1, job_parameters: Optional[Mapping[str, str]] = None
-                 ) -> None:
+    def __init__(
+        self,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         self.backend = backend
         self.name = name
         self.clock = OperatorClock()
@@ -56,7 +61,8 @@ class KeyedStreamOperator(ABC):
         # (set by whatever processes records or fires timers, before it emits)
         self._emit: Emit = None  # type: ignore[assignment]
         self.runtime_context = RuntimeContext(
-            name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters)
+            name, backend, subtask_index, parallelism, backend.max_parallelism, job_parameters
+        )
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self) -> None:
@@ -89,20 +95,32 @@ class KeyedStreamOperator(ABC):
 
     # -- records ---------------------------------------------------------------------
     @abstractmethod
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         """One record of `key` (of input `input_label`); outputs go to `emit`."""
 
-    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                      keys: Sequence[Any], emit: Emit) -> None:
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         """A micro-batch's records of one input, in order: their values, timestamps and
         keys (parallel columns)."""
         process = self.process_element
         for value, timestamp, key in zip(values, stamps, keys):
             process(key, value, timestamp, emit)
 
-    def process_labelled(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                         inputs: Sequence[int], keys: Sequence[Any], emit: Emit) -> None:
+    def process_labelled(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        inputs: Sequence[int],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         """A micro-batch's records of several inputs, in order: their values, timestamps,
         input labels and keys (parallel columns)."""
         process = self.process_element
@@ -126,8 +144,7 @@ class KeyedStreamOperator(ABC):
         if self._quiesced:
             return
         key = self.backend.current_key
-        self.timers_of(self.backend.key_group_of(key)).register(
-            domain, timestamp, key, namespace)
+        self.timers_of(self.backend.key_group_of(key)).register(domain, timestamp, key, namespace)
 
     def delete_timer(self, domain: str, timestamp: int, namespace: Any = None) -> None:
         key = self.backend.current_key

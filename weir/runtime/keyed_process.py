@@ -33,22 +33,30 @@ def _process_methods(function: Any) -> Tuple[Callable[..., Any], ...]:
 
 
 class KeyedProcessOperator(KeyedStreamOperator):
-    def __init__(self, function: Any, backend: KeyedStateBackend, name: str,
-                 subtask_index: int = 0, parallelism: int = 1,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        function: Any,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.function = function
         self._output_ts: Optional[int] = None
-        self.ctx = ProcessContext(TimerService(self.clock, self), self._emit_side,
-                                  self._set_output_timestamp)
+        self.ctx = ProcessContext(
+            TimerService(self.clock, self), self._emit_side, self._set_output_timestamp
+        )
         self._processes = _process_methods(function)
         self._on_timer = getattr(function, "on_timer", None)
         self._finish_bundle = getattr(function, "finish_bundle", None)
         self.handles_timers = self._on_timer is not None
 
     # -- elements and timers ---------------------------------------------------------
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         """One record of input `input_label` (an operator of two inputs calls its
         function's process_element1 or process_element2, as Flink's)."""
         self.backend.set_current_key(key)
@@ -61,8 +69,13 @@ class KeyedProcessOperator(KeyedStreamOperator):
         if self._finish_bundle is not None:
             self._collect(self._finish_bundle, self.select_key, ctx)
 
-    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                      keys: Sequence[Any], emit: Emit) -> None:
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         """process_element for each record of one input (values, timestamps and keys as
         columns), in one loop (a keyed job's hottest path: one call level less per record)."""
         select, ctx, method = self.backend.set_current_key, self.ctx, self._processes[0]

@@ -92,11 +92,11 @@ class MetricGroup:
     """`runtime_context.get_metrics_group()`: metrics by name; `add_group` names a sub
     group ('<group>.<metric>', with `extra`: '<group>.<extra>.<metric>')."""
 
-    def __init__(self, prefix: str = "",
-                 metrics: Optional[Dict[str, _Metric]] = None) -> None:
+    def __init__(self, prefix: str = "", metrics: Optional[Dict[str, _Metric]] = None) -> None:
         self._prefix = prefix
         self._metrics: Dict[str, _Metric] = (
-            {} if metrics is None else metrics)  # shared with its sub groups
+            {} if metrics is None else metrics
+        )  # shared with its sub groups
 
     def add_group(self, name: str, extra: Optional[str] = None) -> "MetricGroup":
         scope = self._name(name) + ("" if extra is None else "." + _checked(extra))
@@ -163,8 +163,13 @@ def merge_report(reports: Dict[str, Report], name: str, report: Report) -> None:
 
 
 def _merged_distribution(one: Tuple[Any, ...], other: Tuple[Any, ...]) -> Tuple[Any, ...]:
-    return (DISTRIBUTION, one[1] + other[1], one[2] + other[2], min(one[3], other[3]),
-            max(one[4], other[4]))
+    return (
+        DISTRIBUTION,
+        one[1] + other[1],
+        one[2] + other[2],
+        min(one[3], other[3]),
+        max(one[4], other[4]),
+    )
 
 
 RECORDS_IN = "numRecordsIn"
@@ -200,8 +205,9 @@ def records_received(received: Dict[Tuple[str, int], int]) -> Dict[str, int]:
     return counts
 
 
-def task_io(uid: str, key_group: int, subtask: int, records_in: int,
-            records_out: int) -> Dict[str, int]:
+def task_io(
+    uid: str, key_group: int, subtask: int, records_in: int, records_out: int
+) -> Dict[str, int]:
     """What a keyed operator's task counts of one key group's micro-batch: the operator's
     records in and out (in all and per subtask) and the key group's records in (skew)."""
     counts = records_io(uid, subtask, records_in, records_out)
@@ -234,7 +240,7 @@ class MetricsLog:
     def record(self, batch_id: int, reports: Dict[str, Report]) -> None:
         self._batches[batch_id] = (self.clock(), dict(reports))
         if len(self._batches) > 2 * self.REPLAYABLE:
-            for old in sorted(self._batches)[:-self.REPLAYABLE]:
+            for old in sorted(self._batches)[: -self.REPLAYABLE]:
                 self._fold(*self._batches.pop(old))
 
     def _fold(self, at: float, reports: Dict[str, Report]) -> None:
@@ -244,18 +250,19 @@ class MetricsLog:
             else:
                 merge_report(self._folded, name, report)
         now = self.clock()  # (events older than any time span are of no rate any more)
-        self._meter_events = [event for event in self._meter_events
-                              if event[0] >= now - event[2]]
+        self._meter_events = [event for event in self._meter_events if event[0] >= now - event[2]]
 
     def totals(self) -> Dict[str, Any]:
         totals: Dict[str, Any] = dict(self._folded)
         meters: Dict[str, Tuple[int, int]] = {}
         now = self.clock()
         batches = [self._batches[batch_id] for batch_id in sorted(self._batches)]
-        events = self._meter_events + [(at, name, report[1], report[2])
-                                       for at, reports in batches
-                                       for name, report in reports.items()
-                                       if _is_meter(report)]
+        events = self._meter_events + [
+            (at, name, report[1], report[2])
+            for at, reports in batches
+            for name, report in reports.items()
+            if _is_meter(report)
+        ]
         for at, name, span, count in events:
             within = count if at >= now - span else 0
             meters[name] = (span, meters.get(name, (0, 0))[1] + within)
@@ -278,5 +285,10 @@ def _flattened(name: str, report: Tuple[Any, ...]) -> Dict[str, Any]:
     if report[0] == GAUGE:
         return {name: report[1]}
     _, count, total, low, high = report
-    return {f"{name}.count": count, f"{name}.sum": total, f"{name}.min": low,
-            f"{name}.max": high, f"{name}.mean": total / count}
+    return {
+        f"{name}.count": count,
+        f"{name}.sum": total,
+        f"{name}.min": low,
+        f"{name}.max": high,
+        f"{name}.mean": total / count,
+    }

@@ -20,9 +20,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from weir.runtime.chain import StatelessChain, Step
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.key_groups import operator_index
-from weir.runtime.state.operator_state import (FunctionInitializationContext,
-                                               FunctionSnapshotContext, OperatorStateStore,
-                                               Snapshot, is_checkpointed)
+from weir.runtime.state.operator_state import (
+    FunctionInitializationContext,
+    FunctionSnapshotContext,
+    OperatorStateStore,
+    Snapshot,
+    is_checkpointed,
+)
 from weir.runtime.wire import OPERATOR_STATE_PAGE, dumps, loads
 
 if TYPE_CHECKING:
@@ -69,8 +73,13 @@ class InstanceSpec:
 class _Instance:
     """One parallel instance: its chain, and its operator state if it keeps any."""
 
-    def __init__(self, chain: StatelessChain, function: Any,
-                 store: Optional[OperatorStateStore], checkpoints: int) -> None:
+    def __init__(
+        self,
+        chain: StatelessChain,
+        function: Any,
+        store: Optional[OperatorStateStore],
+        checkpoints: int,
+    ) -> None:
         self.chain = chain
         self.function = function
         self.store = store
@@ -82,9 +91,15 @@ class NonKeyedOperator(KeyedStreamOperator):
 
     handles_timers = False
 
-    def __init__(self, spec: InstanceSpec, backend: KeyedStateBackend, name: str,
-                 subtask_index: int = 0, parallelism: int = 1,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        spec: InstanceSpec,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.parallelism = parallelism
@@ -105,16 +120,24 @@ class NonKeyedOperator(KeyedStreamOperator):
         self._checked.clear()  # the next run of a key group may follow another process's
 
     # -- records ---------------------------------------------------------------------
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         self.process_batch([value], [timestamp], (None,), emit)
 
     def on_timer(self, domain: str, timestamp: int, key: Any, namespace: Any) -> None:
-        raise TypeError(f"operator '{self.name}' is not keyed and has no timers "
-                        "(handles_timers is False: none is ever due)")
+        raise TypeError(
+            f"operator '{self.name}' is not keyed and has no timers "
+            "(handles_timers is False: none is ever due)"
+        )
 
-    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                      keys: Sequence[Any], emit: Emit) -> None:
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         if not values:
             return
         instance = self._instance()
@@ -158,8 +181,7 @@ class NonKeyedOperator(KeyedStreamOperator):
             return _Instance(chain, function, None, 0)
         checkpoints, snapshot = self._restored(key_group, subtask)
         store = OperatorStateStore(snapshot)
-        context = FunctionInitializationContext(store, snapshot is not None or
-                                                self.spec.restoring)
+        context = FunctionInitializationContext(store, snapshot is not None or self.spec.restoring)
         self._call(function.initialize_state, context)
         return _Instance(chain, function, store, checkpoints)
 

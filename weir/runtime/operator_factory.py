@@ -15,14 +15,21 @@ from weir.runtime.window.spec import WindowSpec
 
 # the spec's type -> its operator's class
 _OPERATORS: Dict[type, Callable[..., KeyedStreamOperator]] = {
-    WindowSpec: WindowOperator, IntervalJoinSpec: IntervalJoinOperator,
-    BroadcastSpec: BroadcastProcessOperator, InstanceSpec: NonKeyedOperator}
+    WindowSpec: WindowOperator,
+    IntervalJoinSpec: IntervalJoinOperator,
+    BroadcastSpec: BroadcastProcessOperator,
+    InstanceSpec: NonKeyedOperator,
+}
 
 
-def create_keyed_operator(function: Any, backend: KeyedStateBackend, name: str,
-                          subtask_index: int = 0, parallelism: int = 1,
-                          job_parameters: Optional[Dict[str, str]] = None
-                          ) -> KeyedStreamOperator:
+def create_keyed_operator(
+    function: Any,
+    backend: KeyedStateBackend,
+    name: str,
+    subtask_index: int = 0,
+    parallelism: int = 1,
+    job_parameters: Optional[Dict[str, str]] = None,
+) -> KeyedStreamOperator:
     kind = _OPERATORS.get(type(function), KeyedProcessOperator)
     return kind(function, backend, name, subtask_index, parallelism, job_parameters)
 

@@ -37,8 +37,9 @@ def _code_keeping_its_file(code: types.CodeType) -> Tuple[Callable[..., Any], Tu
     """cloudpickle's reduction of a code object, with its file name kept (cloudpickle 3.1.3
     writes "<dynamic-code>" instead, and an error could no longer name the user's file)."""
     constructor, arguments = _CODE_REDUCE(code)
-    return constructor, tuple(code.co_filename if argument == "<dynamic-code>" else argument
-                              for argument in arguments)
+    return constructor, tuple(
+        code.co_filename if argument == "<dynamic-code>" else argument for argument in arguments
+    )
 
 
 _CODE_REDUCE = cloudpickle.Pickler._dispatch_table[types.CodeType]
@@ -51,9 +52,11 @@ class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]  # (cloudpickle: no t
 
     def __init__(self, file: BinaryIO, protocol: int) -> None:
         # (before the pickler's own __init__, which reads it)
-        self.dispatch_table = {**copyreg.dispatch_table,
-                               **cloudpickle.Pickler._dispatch_table,
-                               types.CodeType: _code_keeping_its_file}
+        self.dispatch_table = {
+            **copyreg.dispatch_table,
+            **cloudpickle.Pickler._dispatch_table,
+            types.CodeType: _code_keeping_its_file,
+        }
         super().__init__(file, protocol=protocol)
 
 

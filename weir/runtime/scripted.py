@@ -27,8 +27,7 @@ PROCESSING_TIME = "processing_time"
 class ScriptedReader(SourceReader):
     bounded = True
 
-    def __init__(self, steps: List[Tuple[str, Any]], initial_processing_time: int = 0
-                 ) -> None:
+    def __init__(self, steps: List[Tuple[str, Any]], initial_processing_time: int = 0) -> None:
         self.batches = self._plan(steps, initial_processing_time)
 
     @staticmethod

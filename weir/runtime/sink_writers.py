@@ -9,14 +9,27 @@ import sys
 import tempfile
 import time
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from weir.runtime.connectors.sink_base import commit_tasks, is_executor_side
 from weir.runtime.errors import call_user
 from weir.runtime.sinks import CollectSink, PrintSink, SinkFunctionSink
-from weir.runtime.state.operator_state import (FunctionInitializationContext,
-                                               FunctionSnapshotContext, OperatorStateStore,
-                                               is_checkpointed)
+from weir.runtime.state.operator_state import (
+    FunctionInitializationContext,
+    FunctionSnapshotContext,
+    OperatorStateStore,
+    is_checkpointed,
+)
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -59,9 +72,9 @@ class _SinkContext:
         return self.record_timestamp
 
 
-def _with_contexts(values: Iterable[Any], batch_id: int,
-                   timestamps: Optional[Iterable[Optional[int]]]
-                   ) -> Iterator[Tuple[Any, _SinkContext]]:
+def _with_contexts(
+    values: Iterable[Any], batch_id: int, timestamps: Optional[Iterable[Optional[int]]]
+) -> Iterator[Tuple[Any, _SinkContext]]:
     """(value, its context) pairs; one context, moved to each record's timestamp."""
     context = _SinkContext(batch_id)
     for value, timestamp in zip(values, timestamps or itertools.repeat(None)):
@@ -69,9 +82,13 @@ def _with_contexts(values: Iterable[Any], batch_id: int,
         yield value, context
 
 
-def write_batch(sink: object, values: List[Any], batch_id: int,
-                subtasks: Optional[Sequence[int]] = None,
-                timestamps: Optional[List[Optional[int]]] = None) -> None:
+def write_batch(
+    sink: object,
+    values: List[Any],
+    batch_id: int,
+    subtasks: Optional[Sequence[int]] = None,
+    timestamps: Optional[List[Optional[int]]] = None,
+) -> None:
     """Writes a micro-batch's records to `sink`; `subtasks` (at parallelism above 1) names
     the parallel instance that produced each record, for print()'s prefix; `timestamps`
     the records' timestamps (None: none has one)."""
@@ -106,22 +123,34 @@ class CheckpointedSink:
     instance per subtask, each getting the records its subtask produced, every instance
     snapshotted at the end of every micro-batch (weir's checkpoint)."""
 
-    def __init__(self, function: Any, uid: str, parallelism: int,
-                 restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None,
-                 restoring: bool = False) -> None:
+    def __init__(
+        self,
+        function: Any,
+        uid: str,
+        parallelism: int,
+        restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None,
+        restoring: bool = False,
+    ) -> None:
         self.uid = uid
         self.instances: List[_SinkInstance] = []
         for index in range(parallelism):
             checkpoints, snapshot = restored[index] if restored is not None else (0, None)
-            instance = _SinkInstance(copy.deepcopy(function), OperatorStateStore(snapshot),
-                                     checkpoints)
-            context = FunctionInitializationContext(instance.store,
-                                                    snapshot is not None or restoring)
+            instance = _SinkInstance(
+                copy.deepcopy(function), OperatorStateStore(snapshot), checkpoints
+            )
+            context = FunctionInitializationContext(
+                instance.store, snapshot is not None or restoring
+            )
             self._call(instance.function.initialize_state, context)
             self.instances.append(instance)
 
-    def write(self, values: List[Any], batch_id: int, subtasks: Optional[Sequence[int]] = None,
-              timestamps: Optional[List[Optional[int]]] = None) -> None:
+    def write(
+        self,
+        values: List[Any],
+        batch_id: int,
+        subtasks: Optional[Sequence[int]] = None,
+        timestamps: Optional[List[Optional[int]]] = None,
+    ) -> None:
         pairs = _with_contexts(values, batch_id, timestamps)
         for (value, context), subtask in zip(pairs, subtasks or [0] * len(values)):
             function = self.instances[subtask].function
@@ -151,8 +180,13 @@ class InProcessSink:
         self.uid = uid
         self.job = job
 
-    def write(self, values: List[Any], batch_id: int, subtasks: Optional[Sequence[int]] = None,
-              timestamps: Optional[List[Optional[int]]] = None) -> None:
+    def write(
+        self,
+        values: List[Any],
+        batch_id: int,
+        subtasks: Optional[Sequence[int]] = None,
+        timestamps: Optional[List[Optional[int]]] = None,
+    ) -> None:
         if not values:
             return
         writer = self.spec.batch_writer(self.uid, self.job, batch_id, 0)
@@ -165,8 +199,12 @@ class InProcessSink:
         commit_tasks(self.spec, batch_id, committables)
 
 
-def sink_writer(sink: Any, uid: str, plan: _SinkPlan,
-                restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None) -> object:
+def sink_writer(
+    sink: Any,
+    uid: str,
+    plan: _SinkPlan,
+    restored: Optional[Sequence[Tuple[int, Optional[Snapshot]]]] = None,
+) -> object:
     """What a job (its PhysicalPlan `plan`) writes `sink`'s records with: the sink itself,
     or for a sink function with operator state, its instances (`restored`: what each
     restores, or None), or for a sink its tasks write, one such task in this process."""

@@ -44,8 +44,8 @@ class DeadLetter:
 
     def as_row(self, source: str) -> Row:
         from weir.common.row import Row
-        return Row(source=source, position=self.position, reason=self.reason,
-                   record=self.record)
+
+        return Row(source=source, position=self.position, reason=self.reason, record=self.record)
 
 
 class SourceReader:
@@ -118,8 +118,7 @@ class SourceReader:
         _, lo, hi = split
         return self.read_columns(lo, hi, chunk)
 
-    def split_watermark(self, split: Any
-                        ) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
+    def split_watermark(self, split: Any) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
         """How a split of a partitioned reader reports its watermark: (its partition, the
         partition's mark so far, its floor), or for a split that only announces the
         source's watermark, (None, None, the watermark); None: as any source, its largest
@@ -131,8 +130,9 @@ class SourceReader:
         the consumer group). Replays never depend on it: they read the offset log."""
 
 
-def _untimed_columns(lo: int, hi: int, chunk: int,
-                     values_between: Callable[[int, int], List[Any]]) -> Iterator[Columns]:
+def _untimed_columns(
+    lo: int, hi: int, chunk: int, values_between: Callable[[int, int], List[Any]]
+) -> Iterator[Columns]:
     """read_columns of a reader whose records have no timestamps: `values_between(a, b)`
     gives the values of positions a..b-1."""
     for start in range(lo, hi, chunk):
@@ -141,8 +141,12 @@ def _untimed_columns(lo: int, hi: int, chunk: int,
 
 
 class CollectionReader(SourceReader):
-    def __init__(self, values: Iterable[Any], num_splits: int = 1,
-                 max_records_per_batch: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        values: Iterable[Any],
+        num_splits: int = 1,
+        max_records_per_batch: Optional[int] = None,
+    ) -> None:
         self.values = list(values)
         self.num_splits = num_splits
         self.max_records_per_batch = max_records_per_batch
@@ -167,9 +171,14 @@ class CollectionReader(SourceReader):
 class DataGeneratorReader(SourceReader):
     """Record i is generator(i); `count` None is unbounded; `rate` caps records per second."""
 
-    def __init__(self, generator: Callable[[int], Any], count: Optional[int] = None,
-                 records_per_second: Optional[float] = None, num_splits: int = 1,
-                 max_records_per_batch: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        generator: Callable[[int], Any],
+        count: Optional[int] = None,
+        records_per_second: Optional[float] = None,
+        num_splits: int = 1,
+        max_records_per_batch: Optional[int] = None,
+    ) -> None:
         self.generator = generator
         self.count = count
         self.bounded = count is not None
@@ -209,8 +218,9 @@ class DataGeneratorReader(SourceReader):
             yield generator(index), None
 
     def read_columns(self, lo: int, hi: int, chunk: int) -> Iterator[Columns]:
-        return _untimed_columns(lo, hi, chunk,
-                                lambda start, end: list(map(self.generator, range(start, end))))
+        return _untimed_columns(
+            lo, hi, chunk, lambda start, end: list(map(self.generator, range(start, end)))
+        )
 
 
 CSV_RECORDS = "csv-records"  # (lines, where a quoted field spans lines: one record)
@@ -231,14 +241,21 @@ class FileReader(SourceReader):
     rows_per_split = 262_144
     min_rows_per_split = 32_768
 
-    def __init__(self, path: str, fmt: str, monitor_interval_ms: Optional[int] = None,
-                 max_files_per_batch: Optional[int] = None,
-                 dead_letter_tag: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        fmt: str,
+        monitor_interval_ms: Optional[int] = None,
+        max_files_per_batch: Optional[int] = None,
+        dead_letter_tag: Optional[str] = None,
+    ) -> None:
         if fmt not in self.FORMATS:
             raise ValueError(f"unknown file format '{fmt}', expected one of {self.FORMATS}")
         if dead_letter_tag is not None and fmt != "json":
-            raise ValueError(f"a dead-letter output takes the JSON lines that are no JSON "
-                             f"object; a '{fmt}' file has no such records")
+            raise ValueError(
+                f"a dead-letter output takes the JSON lines that are no JSON "
+                f"object; a '{fmt}' file has no such records"
+            )
         self.path = path
         self.fmt = fmt
         self.dead_letter_tag = dead_letter_tag
@@ -272,8 +289,12 @@ class FileReader(SourceReader):
     def splits(self, start: Offset, end: Offset) -> List[Any]:
         self._files = self._list()
         splits = super().splits(start, end)
-        files = [file for split in splits if split != END_SPLIT
-                 for file in self._files[split[1]:split[2]]]
+        files = [
+            file
+            for split in splits
+            if split != END_SPLIT
+            for file in self._files[split[1] : split[2]]
+        ]
         return list(enumerate(self._parts(files))) + [s for s in splits if s == END_SPLIT]
 
     def _parts(self, files: List[str]) -> Iterator[List[str] | List[Tuple[str, int, int]]]:
@@ -297,8 +318,9 @@ class FileReader(SourceReader):
         while part := list(itertools.islice(values, chunk)):
             yield part, [None] * len(part)
 
-    def read_files(self, files: Iterable[str | Tuple[str, int, int]]
-                   ) -> Iterator[Tuple[object, Optional[int]]]:
+    def read_files(
+        self, files: Iterable[str | Tuple[str, int, int]]
+    ) -> Iterator[Tuple[object, Optional[int]]]:
         """(value, no timestamp yet) pairs of the files (or row ranges)."""
         return zip(self.file_values(files), itertools.repeat(None))
 
@@ -315,6 +337,7 @@ class FileReader(SourceReader):
 
 def _parquet_rows(path: str) -> int:
     import pyarrow.parquet as pq
+
     return pq.ParquetFile(path).metadata.num_rows  # type: ignore[no-any-return]  # (pyarrow)
 
 
@@ -322,8 +345,9 @@ class _ParquetColumn:
     """One column of a Parquet file (or of a row range of it), read from the file only when
     a row first reads the column: columns a job never reads are never read."""
 
-    def __init__(self, path: str, name: str, text: bool, row_range: Optional[RowRange] = None
-                 ) -> None:
+    def __init__(
+        self, path: str, name: str, text: bool, row_range: Optional[RowRange] = None
+    ) -> None:
         self.path = path
         self.name = name
         self.text = text
@@ -366,16 +390,17 @@ def _cached_column(path: str, name: str, text: bool) -> Any:  # (a pyarrow Chunk
 
 def _read_whole_column(path: str, name: str, text: bool) -> Any:  # (a pyarrow ChunkedArray)
     import pyarrow.parquet as pq
+
     # Text columns are read dictionary-encoded: each distinct string becomes one Python
     # str (6x faster than a str per value for columns of few distinct values).
-    return pq.read_table(path, columns=[name],
-                         read_dictionary=[name] if text else None).column(0)
+    return pq.read_table(path, columns=[name], read_dictionary=[name] if text else None).column(0)
 
 
 def _decoded(chunk: Any) -> List[Any]:  # (a pyarrow DictionaryArray or other array)
     """A dictionary-encoded chunk's values as Python objects, one object per distinct value."""
     import numpy as np
     import pyarrow as pa
+
     if not pa.types.is_dictionary(chunk.type) or chunk.null_count:
         return chunk.to_pylist()  # type: ignore[no-any-return]  # (pyarrow)
     dictionary = np.array(chunk.dictionary.to_pylist(), dtype=object)
@@ -384,35 +409,45 @@ def _decoded(chunk: Any) -> List[Any]:  # (a pyarrow DictionaryArray or other ar
 
 def _is_number(data_type: Any) -> bool:  # (a pyarrow DataType)
     import pyarrow as pa
-    return (pa.types.is_integer(data_type)  # type: ignore[no-any-return]  # (pyarrow)
-            or pa.types.is_float32(data_type) or pa.types.is_float64(data_type))
+
+    return (  # type: ignore[no-any-return]  # (pyarrow)
+        pa.types.is_integer(data_type)
+        or pa.types.is_float32(data_type)
+        or pa.types.is_float64(data_type)
+    )
 
 
 def _is_text(data_type: Any) -> bool:  # (a pyarrow DataType)
     import pyarrow as pa
-    return (pa.types.is_string(data_type)  # type: ignore[no-any-return]  # (pyarrow)
-            or pa.types.is_large_string(data_type))
+
+    return (  # type: ignore[no-any-return]  # (pyarrow)
+        pa.types.is_string(data_type) or pa.types.is_large_string(data_type)
+    )
 
 
 def _read_parquet(path: str, row_range: Optional[RowRange] = None) -> List[Row]:
     from weir.common.row import rows_of_columns, shared_field_names
     import pyarrow.parquet as pq
+
     file = pq.ParquetFile(path)
     schema = file.schema_arrow
     names = schema.names
     lo, hi = row_range if row_range is not None else (0, file.metadata.num_rows)
     fields = shared_field_names(names)
     if len(set(names)) == len(names) and not any("." in name for name in names):
-        columns = [_ParquetColumn(path, name, _is_text(schema.field(name).type), row_range)
-                   for name in names]
+        columns = [
+            _ParquetColumn(path, name, _is_text(schema.field(name).type), row_range)
+            for name in names
+        ]
     else:  # names a column selection could not tell apart: read the whole table
         table = pq.read_table(path).slice(lo, hi - lo)
         columns = table.columns
     return rows_of_columns(fields, columns, hi - lo)
 
 
-def read_file(path: str, fmt: str, row_range: Optional[RowRange] = None,
-              dead_letters: bool = False) -> Iterator[Any]:
+def read_file(
+    path: str, fmt: str, row_range: Optional[RowRange] = None, dead_letters: bool = False
+) -> Iterator[Any]:
     """The values of a file (of its row range, for Parquet); `dead_letters`: a JSON line
     that is no JSON object becomes a DeadLetter instead of failing."""
     if fmt == "parquet":
@@ -426,8 +461,7 @@ def _json_object(line: str, path: str, number: int) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{number}: not a JSON object: {exc}") from exc
     if not isinstance(value, dict):
-        raise ValueError(f"{path}:{number}: not a JSON object: a JSON "
-                         f"{type(value).__name__}")
+        raise ValueError(f"{path}:{number}: not a JSON object: a JSON {type(value).__name__}")
     return value
 
 
@@ -450,9 +484,11 @@ def _read_text_file(path: str, fmt: str, dead_letters: bool = False) -> Iterator
     is not UTF-8 is that line's failure (a dead letter where the source has a dead-letter
     output), named by file and line."""
     from weir.common.row import Row
+
     if fmt == "csv":
-        yield from (Row(**record) for record in csv.DictReader(
-            io.StringIO(_decoded_file(path), newline="")))
+        yield from (
+            Row(**record) for record in csv.DictReader(io.StringIO(_decoded_file(path), newline=""))
+        )
         return
     if fmt == CSV_RECORDS:
         yield from csv_records(io.StringIO(_decoded_file(path), newline=""))
@@ -475,8 +511,9 @@ def _decoded_line(raw: bytes, path: str, number: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}:{number}: not UTF-8: byte 0x{raw[exc.start]:02x} at "
-                         f"column {exc.start + 1}") from None
+        raise ValueError(
+            f"{path}:{number}: not UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+        ) from None
 
 
 def _decoded_file(path: str) -> str:

@@ -47,8 +47,11 @@ def merged(known: Optional[Marks], announced: Optional[Marks]) -> Marks:
     marks = dict(known["marks"])
     for key, largest in announced["marks"].items():
         marks[key] = max(largest, marks.get(key, largest))
-    return {"marks": marks, "idle": sorted(announced["idle"]),
-            "unseen_idle": announced["unseen_idle"]}
+    return {
+        "marks": marks,
+        "idle": sorted(announced["idle"]),
+        "unseen_idle": announced["unseen_idle"],
+    }
 
 
 def _idle(partitions: Iterable[str], marks: Marks) -> set[str]:
@@ -103,8 +106,11 @@ class SplitMarks:
         if timeout is None:
             return {"marks": dict(self.marks[uid]), "idle": [], "unseen_idle": False}
         idle = [key for key, at in self.active_at[uid].items() if now_ms - at >= timeout]
-        return {"marks": dict(self.marks[uid]), "idle": sorted(idle),
-                "unseen_idle": now_ms - self.started >= timeout}
+        return {
+            "marks": dict(self.marks[uid]),
+            "idle": sorted(idle),
+            "unseen_idle": now_ms - self.started >= timeout,
+        }
 
     def announcements(self, now_ms: int) -> Dict[str, Marks]:
         """{source uid: its announcement}."""

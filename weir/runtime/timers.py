@@ -96,8 +96,10 @@ class KeyGroupTimers:
         if self._queues is None:
             blob = self._store.load(TIMER_PAGE)
             event, processing = loads(blob) if blob is not None else ([], [])
-            self._queues = {EVENT_TIME: _TimerQueue(event),
-                            PROCESSING_TIME: _TimerQueue(processing)}
+            self._queues = {
+                EVENT_TIME: _TimerQueue(event),
+                PROCESSING_TIME: _TimerQueue(processing),
+            }
         return self._queues
 
     def register(self, domain: str, timestamp: int, key: Any, namespace: Any = None) -> None:
@@ -130,8 +132,10 @@ class KeyGroupTimers:
         if not self.dirty:
             return
         if self.count():
-            lists = tuple([timer for timer, _ in self.queues[d].entries()]
-                          for d in (EVENT_TIME, PROCESSING_TIME))
+            lists = tuple(
+                [timer for timer, _ in self.queues[d].entries()]
+                for d in (EVENT_TIME, PROCESSING_TIME)
+            )
             self._store.store(TIMER_PAGE, dumps(lists))
             summary = {d: q.peek() for d, q in self.queues.items() if q.peek() is not None}
             self._store.store(TIMER_SUMMARY_PAGE, dumps(summary))

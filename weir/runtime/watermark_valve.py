@@ -20,8 +20,12 @@ def holding(inputs: Iterable[Hashable], idle: Collection[Hashable] = ()) -> List
     return [name for name in inputs if name not in idle]
 
 
-def valve(marks: Mapping[Any, int], inputs: Optional[Iterable[Hashable]] = None,
-          idle: Collection[Hashable] = (), without_mark: str = IGNORED) -> Optional[int]:
+def valve(
+    marks: Mapping[Any, int],
+    inputs: Optional[Iterable[Hashable]] = None,
+    idle: Collection[Hashable] = (),
+    without_mark: str = IGNORED,
+) -> Optional[int]:
     """The watermark of `inputs` (all those `marks` has, by default) from their `marks`:
     the minimum over those that hold it; None where none holds it with a mark, or
     (`without_mark` WAITS) where one that holds it has no mark yet."""

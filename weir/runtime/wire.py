@@ -51,8 +51,17 @@ from enum import StrEnum
 from functools import partial
 from itertools import repeat
 from operator import is_not
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional, Sequence,
-                    Union, cast)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterable,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Union,
+    cast,
+)
 
 from weir.common.row import pack_rows
 from weir.runtime import pickling
@@ -60,6 +69,7 @@ from weir.runtime.errors import MARKER, UserFunctionError
 
 if TYPE_CHECKING:
     from weir.runtime.metrics import Report
+
 
 # -- rows ------------------------------------------------------------------------------
 class Channel(StrEnum):
@@ -169,8 +179,10 @@ AFTER_WATERMARK = 1
 
 
 def make_seq(phase: int, producer: int, counter: int) -> int:
-    return (phase << PHASE_SHIFT) | ((producer & PRODUCER_MASK) << PRODUCER_SHIFT) | (
-        counter & COUNTER_MASK
+    return (
+        (phase << PHASE_SHIFT)
+        | ((producer & PRODUCER_MASK) << PRODUCER_SHIFT)
+        | (counter & COUNTER_MASK)
     )
 
 
@@ -178,15 +190,15 @@ def make_seq(phase: int, producer: int, counter: int) -> int:
 # 1: timers (timestamp, key); windows kept a timer index in keyed state.
 # 2: timers (timestamp, key[, namespace]); window state in (window entry, window) slots.
 PAGE_FORMAT_VERSION = 2
-TIMER_PAGE = -1          # a key group's timers
-WAKE_PAGE = -2           # in a savepoint: when Spark's timer wakes the key group (weir.spark.host)
+TIMER_PAGE = -1  # a key group's timers
+WAKE_PAGE = -2  # in a savepoint: when Spark's timer wakes the key group (weir.spark.host)
 TIMER_SUMMARY_PAGE = -3  # each time domain's earliest timer
-CLOCK_PAGE = -4          # the last scripted processing time (TestStream) seen
-ENDED_PAGE = -5          # the upstream sources whose input has ended (until all have)
-BROADCAST_PAGE = -6      # the broadcast states of a broadcast process operator
+CLOCK_PAGE = -4  # the last scripted processing time (TestStream) seen
+ENDED_PAGE = -5  # the upstream sources whose input has ended (until all have)
+BROADCAST_PAGE = -6  # the broadcast states of a broadcast process operator
 OPERATOR_STATE_PAGE = -7  # a non-keyed instance's operator state (weir.runtime.non_keyed)
 OWN_WATERMARK_PAGE = -8  # the operator's own watermark announced last (weir.control.watermarks)
-TYPES_PAGE = -9          # the declared types of its keyed states (weir.runtime.state.evolution)
+TYPES_PAGE = -9  # the declared types of its keyed states (weir.runtime.state.evolution)
 
 
 def encode_pages(pages: dict[int, bytes]) -> bytes:
@@ -198,14 +210,20 @@ def decode_pages(blob: bytes) -> dict[int, bytes]:
     pages: dict[int, bytes]
     version, pages = pickle.loads(blob)
     if version != PAGE_FORMAT_VERSION:
-        raise ValueError(f"state was written with page format {version}; this weir reads "
-                         f"format {PAGE_FORMAT_VERSION}")
+        raise ValueError(
+            f"state was written with page format {version}; this weir reads "
+            f"format {PAGE_FORMAT_VERSION}"
+        )
     return pages
 
 
 # -- building rows ---------------------------------------------------------------------
-def _bundle(seq: int, values: list[Any], stamps: Optional[list[Optional[int]]],
-            keys: Optional[list[Any]] = None) -> tuple[bytes, Optional[int]]:
+def _bundle(
+    seq: int,
+    values: list[Any],
+    stamps: Optional[list[Optional[int]]],
+    keys: Optional[list[Any]] = None,
+) -> tuple[bytes, Optional[int]]:
     """A data row's payload and largest timestamp (`stamps` None: no record has one).
     Columns pickle ~3x faster than a (seq, value, timestamp) tuple per record; named
     rows of one kind go as columns too (weir.common.row.pack_rows)."""
@@ -223,8 +241,13 @@ class _Columns:
 
     __slots__ = ("seq", "values", "stamps", "keys")
 
-    def __init__(self, seq: int, values: list[Any], stamps: Optional[list[Optional[int]]],
-                 keys: Optional[list[Any]] = None) -> None:
+    def __init__(
+        self,
+        seq: int,
+        values: list[Any],
+        stamps: Optional[list[Optional[int]]],
+        keys: Optional[list[Any]] = None,
+    ) -> None:
         self.seq, self.values, self.stamps, self.keys = seq, values, stamps, keys
 
 
@@ -240,8 +263,9 @@ class _Pickled:
 # What a Bundler collects: (to, input, kg, control, payload); the payload a bundle's
 # records (_Columns, or _Pickled for many key groups) for data (control None), else a
 # control's (extra payload, ts).
-_Entry = tuple[str, int, int, Optional[Control], Union["_Columns", "_Pickled",
-                                                        tuple[Any, Optional[int]]]]
+_Entry = tuple[
+    str, int, int, Optional[Control], Union["_Columns", "_Pickled", tuple[Any, Optional[int]]]
+]
 
 
 class Bundler:
@@ -250,17 +274,32 @@ class Bundler:
     def __init__(self) -> None:
         self.done: list[_Entry] = []
 
-    def add_all(self, to: str, input_label: int, key_groups: Optional[Sequence[int]],
-                first_seq: int, values: list[Any], stamps: list[Optional[int]],
-                key_group: int = 0, keys: Optional[list[Any]] = None) -> None:
+    def add_all(
+        self,
+        to: str,
+        input_label: int,
+        key_groups: Optional[Sequence[int]],
+        first_seq: int,
+        values: list[Any],
+        stamps: list[Optional[int]],
+        key_group: int = 0,
+        keys: Optional[list[Any]] = None,
+    ) -> None:
         """Adds records for `to` (order keys from `first_seq` on, values and their
         timestamps), each to its key group (key_groups None: all to `key_group`; for a
         sink, the producing subtask); `keys`: each record's key, for a keyed input."""
         if key_groups is None:
             for start in range(0, len(values), MAX_BUNDLE_RECORDS):
                 end = start + MAX_BUNDLE_RECORDS
-                self.done.append((to, input_label, key_group, None, _Columns(
-                    first_seq + start, values[start:end], stamps[start:end])))
+                self.done.append(
+                    (
+                        to,
+                        input_label,
+                        key_group,
+                        None,
+                        _Columns(first_seq + start, values[start:end], stamps[start:end]),
+                    )
+                )
             return
         positions: defaultdict[int, list[int]] = defaultdict(list)
         for position, group in enumerate(key_groups):
@@ -268,24 +307,40 @@ class Bundler:
         value_at = values.__getitem__
         stamp_at = None if stamps.count(None) == len(stamps) else stamps.__getitem__
         key_at = None if keys is None else keys.__getitem__
-        self.done.extend((to, input_label, kg, None, _Columns(
-            first_seq + at[0], list(map(value_at, at)),
-            None if stamp_at is None else list(map(stamp_at, at)),
-            None if key_at is None else list(map(key_at, at))))
-            for kg, at in positions.items())
+        self.done.extend(
+            (
+                to,
+                input_label,
+                kg,
+                None,
+                _Columns(
+                    first_seq + at[0],
+                    list(map(value_at, at)),
+                    None if stamp_at is None else list(map(stamp_at, at)),
+                    None if key_at is None else list(map(key_at, at)),
+                ),
+            )
+            for kg, at in positions.items()
+        )
 
-    def add_to_every_key_group(self, to: str, input_label: int, key_groups: int,
-                               first_seq: int, values: list[Any],
-                               stamps: list[Optional[int]]) -> None:
+    def add_to_every_key_group(
+        self,
+        to: str,
+        input_label: int,
+        key_groups: int,
+        first_seq: int,
+        values: list[Any],
+        stamps: list[Optional[int]],
+    ) -> None:
         """Adds records for every key group of `to` (a broadcast input), pickled once."""
         for start in range(0, len(values), MAX_BUNDLE_RECORDS):
             end = min(start + MAX_BUNDLE_RECORDS, len(values))
-            pickled = _Pickled(*_bundle(first_seq + start, values[start:end],
-                                        stamps[start:end]))
+            pickled = _Pickled(*_bundle(first_seq + start, values[start:end], stamps[start:end]))
             self.done.extend((to, input_label, kg, None, pickled) for kg in range(key_groups))
 
-    def add_control(self, to: Channel, kind: Control, ts: Optional[int] = None,
-                    payload: Any = None) -> None:
+    def add_control(
+        self, to: Channel, kind: Control, ts: Optional[int] = None, payload: Any = None
+    ) -> None:
         self.done.append((to, 0, 0, kind, (payload, ts)))
 
     def add_ticks(self, uid: str, key_groups: int, clock: Optional[int] = None) -> None:
@@ -329,7 +384,8 @@ def _record_bundle(to: str, columns: _Columns) -> tuple[bytes, Optional[int]]:
     except pickling.NotSerializable as exc:
         raise UserFunctionError(
             f"{MARKER}: records for operator '{to}' cannot be serialized (record types: "
-            f"{pickling.describe_types(columns.values)}): {exc}") from None
+            f"{pickling.describe_types(columns.values)}): {exc}"
+        ) from None
 
 
 class RecordColumns:
@@ -340,8 +396,14 @@ class RecordColumns:
 
     __slots__ = ("values", "stamps", "keys", "inputs", "first_after_watermark")
 
-    def __init__(self, values: list[Any], stamps: list[Optional[int]], keys: list[Any],
-                 inputs: Optional[list[int]] = None, first_after_watermark: int = 0) -> None:
+    def __init__(
+        self,
+        values: list[Any],
+        stamps: list[Optional[int]],
+        keys: list[Any],
+        inputs: Optional[list[int]] = None,
+        first_after_watermark: int = 0,
+    ) -> None:
         self.values, self.stamps, self.keys, self.inputs = values, stamps, keys, inputs
         self.first_after_watermark = first_after_watermark
 
@@ -349,20 +411,27 @@ class RecordColumns:
         return len(self.values)
 
     @classmethod
-    def of(cls, records: Iterable[tuple[int, Any, Optional[int]]],
-           key_selector: Callable[[Any], Any]) -> "RecordColumns":
+    def of(
+        cls, records: Iterable[tuple[int, Any, Optional[int]]], key_selector: Callable[[Any], Any]
+    ) -> "RecordColumns":
         """From (seq, value, timestamp) records of one input in order, their keys selected
         by `key_selector` (for tests: an engine's records carry their keys)."""
         records = list(records)
         split = next((i for i, r in enumerate(records) if r[0] >> PHASE_SHIFT), len(records))
-        return cls([r[1] for r in records], [r[2] for r in records],
-                   [key_selector(r[1]) for r in records], None, split)
+        return cls(
+            [r[1] for r in records],
+            [r[2] for r in records],
+            [key_selector(r[1]) for r in records],
+            None,
+            split,
+        )
 
 
 # A data row's bundle read (seq, values, timestamps, keys: see _bundle), with the input
 # label of its row.
-_LabelledBundle = tuple[tuple[int, list[Any], Optional[list[Optional[int]]],
-                              Optional[list[Any]]], int]
+_LabelledBundle = tuple[
+    tuple[int, list[Any], Optional[list[Optional[int]]], Optional[list[Any]]], int
+]
 
 
 class KeyGroupInput:

@@ -62,8 +62,12 @@ class StageBatch:
         self.runners: Dict[str, KeyedRunner] = {}
 
     def __getstate__(self):
-        return {"plan_blob": self.plan_blob, "stage_uids": self.stage_uids, "plan": None,
-                "runners": {}}
+        return {
+            "plan_blob": self.plan_blob,
+            "stage_uids": self.stage_uids,
+            "plan": None,
+            "runners": {},
+        }
 
     def _runner(self, uid: str) -> KeyedRunner:
         if self.plan is None:
@@ -78,6 +82,7 @@ class StageBatch:
         """The partition's output batches; `batches` are sorted by (uid, key group)."""
         import pyarrow as pa
         import pyarrow.compute as pc
+
         freeze_long_lived()
         with paused_gc():
             stage_uids = pa.array(sorted(self.stage_uids), pa.string())
@@ -107,8 +112,9 @@ class StageBatch:
         batch = KeyGroupInput(rows, runner.labelled)
         assert self.plan is not None  # (loaded by _runner)
         with PrintCapture(self.plan.forward_prints) as printed:
-            out = runner.run(key_group, MemoryPageStore(), batch, MIN_WATERMARK,
-                             int(time.time() * 1000))
+            out = runner.run(
+                key_group, MemoryPageStore(), batch, MIN_WATERMARK, int(time.time() * 1000)
+            )
         runner.release()
         return to_batch(printed.rows() + out)
 
@@ -121,7 +127,8 @@ def query_frame(spark, plan: PhysicalPlan):
     partitions = stage_partitions(spark, plan)
     for stage in plan.stages:
         frame = _by_key_group_range(frame, stage, plan, partitions).mapInArrow(
-            StageBatch(plan.subset(keyed=stage)), STREAM_SCHEMA_DDL)
+            StageBatch(plan.subset(keyed=stage)), STREAM_SCHEMA_DDL
+        )
     return frame
 
 
@@ -138,10 +145,12 @@ def _by_key_group_range(frame, stage, plan, partitions: int):
     subtask, Flink's ranges), each sorted by (operator uid, key group); rows for later
     stages and sinks stay spread."""
     here = F.col("_to").isin([task.uid for task in stage])
-    partition = F.when(here, key_group_range(F.col("_kg"), plan.max_parallelism, partitions)) \
-        .otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(partitions)))
-    return frame.repartitionById(partitions, partition.cast("int")) \
-        .sortWithinPartitions("_to", "_kg")
+    partition = F.when(
+        here, key_group_range(F.col("_kg"), plan.max_parallelism, partitions)
+    ).otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), F.lit(partitions)))
+    return frame.repartitionById(partitions, partition.cast("int")).sortWithinPartitions(
+        "_to", "_kg"
+    )
 
 
 class BatchJob(JobClient):
@@ -151,7 +160,8 @@ class BatchJob(JobClient):
         self.spark = get_session(env)
         self.plan = compile_plan(graph.upstream_of(sinks), env).for_run(
             sink_job_id=uuid.uuid4().hex[:16],  # never restored: every run is new
-            forward_prints=is_local(self.spark))  # (weir.task.printing)
+            forward_prints=is_local(self.spark),
+        )  # (weir.task.printing)
         # (while the job is planned: weir.spark.prewarm)
         warm_python_workers(self.spark, keyed=False)
         self.metrics = MetricsLog()
@@ -172,12 +182,18 @@ class BatchJob(JobClient):
         except Exception as exc:  # a Spark or Python worker error: the job failed
             self.status = JobStatus.FAILED
             raise JobExecutionError(
-                f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
+                f"job '{self.job_name}' failed: {marked_message(str(exc))}"
+            ) from None
         finally:
             shutil.rmtree(snapshots, ignore_errors=True)
         rows = zip(*(column.to_pylist() for column in table.columns))
-        JobOutputs(self.plan, self.metrics, OperatorStateLog(),  # no restore
-                   ControlPlane(self.plan), frozenset(sinks)).write(rows, 0)
+        JobOutputs(
+            self.plan,
+            self.metrics,
+            OperatorStateLog(),  # no restore
+            ControlPlane(self.plan),
+            frozenset(sinks),
+        ).write(rows, 0)
         self.runtime_ms = int((time.time() - self.started) * 1000)
         self.status = JobStatus.FINISHED
         return self
@@ -196,5 +212,6 @@ class BatchJob(JobClient):
         return self.status
 
     def get_job_execution_result(self):
-        return job_result(self.job_id, self.job_name, self.runtime_ms, None, self.plan,
-                          self.metrics)
+        return job_result(
+            self.job_id, self.job_name, self.runtime_ms, None, self.plan, self.metrics
+        )

@@ -75,8 +75,9 @@ def java_binary():
 
 def archive_key(java: str, home: str, memory: str, java_options: str) -> str:
     """A digest of what an archive is valid for."""
-    options = " ".join(o for o in java_options.split()
-                       if not o.startswith(IGNORED_OPTIONS + _OWN_OPTIONS))
+    options = " ".join(
+        o for o in java_options.split() if not o.startswith(IGNORED_OPTIONS + _OWN_OPTIONS)
+    )
     libjvm = os.path.join(os.path.dirname(java), "..", "lib", "server", "libjvm.so")
     digest = hashlib.sha256()
     for part in (java, _stamp(java), _stamp(libjvm), home, *_jars(home), memory, options):
@@ -113,8 +114,9 @@ def for_embedded_jvm(conf: dict, home=None):
     options = conf.get(DRIVER_JAVA_OPTIONS[0], "")
     if directory is None or java is None or home is None or uses_own_sharing(options):
         return None
-    return ClassArchive(directory, archive_key(java, home, conf.get("spark.driver.memory", ""),
-                                               options))
+    return ClassArchive(
+        directory, archive_key(java, home, conf.get("spark.driver.memory", ""), options)
+    )
 
 
 class ClassArchive:
@@ -148,8 +150,10 @@ class ClassArchive:
 
     def being_recorded(self) -> bool:
         """Whether a live process holds the marker."""
-        return (process_alive(_marker_pid(self.marker))
-                and time.time() - _mtime(self.marker) < STALE_MARKER_S)
+        return (
+            process_alive(_marker_pid(self.marker))
+            and time.time() - _mtime(self.marker) < STALE_MARKER_S
+        )
 
     def claim(self) -> bool:
         """Whether this process may record the archive: no other is recording it."""
@@ -176,16 +180,25 @@ class ClassArchive:
         atexit.register(self._start_recorder, conf)
 
     def _start_recorder(self, conf: dict) -> None:
-        if (self.exists() or self.being_recorded()
-                or os.environ.get(SETTING, "").lower() == USE_ONLY):
+        if (
+            self.exists()
+            or self.being_recorded()
+            or os.environ.get(SETTING, "").lower() == USE_ONLY
+        ):
             return
         path = os.pathsep.join(filter(None, [_WEIR_ROOT, os.environ.get("PYTHONPATH")]))
         env = {**os.environ, RECORDING: json.dumps(conf), "PYTHONPATH": path}
         try:
-            subprocess.Popen([sys.executable, "-m", "weir", "warm-up", "--quiet"], env=env,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True,
-                             cwd=tempfile.gettempdir(), preexec_fn=lambda: os.nice(19))
+            subprocess.Popen(
+                [sys.executable, "-m", "weir", "warm-up", "--quiet"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=tempfile.gettempdir(),
+                preexec_fn=lambda: os.nice(19),
+            )
         except OSError:
             pass
 
@@ -220,9 +233,15 @@ class ClassArchive:
         _remove(self.path)
 
     def _prune(self) -> None:
-        archives = sorted((os.path.join(self.directory, name)
-                           for name in os.listdir(self.directory) if name.endswith(".jsa")),
-                          key=_mtime, reverse=True)
+        archives = sorted(
+            (
+                os.path.join(self.directory, name)
+                for name in os.listdir(self.directory)
+                if name.endswith(".jsa")
+            ),
+            key=_mtime,
+            reverse=True,
+        )
         for stale in archives[KEEP:]:
             _remove(stale)
 

@@ -7,9 +7,10 @@ ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvi
 # ~200 per 5-batch query (strace). The FileSystem-based manager writes the same files
 # (a temporary file, then a rename) without them: YSB's 1M-event query took ~1.0 s less,
 # on weir and on native Spark alike (5.48 -> 4.51 s and 3.15 -> 2.14 s, one session).
-CHECKPOINT_FILE_MANAGER = ("spark.sql.streaming.checkpointFileManagerClass",
-                           "org.apache.spark.sql.execution.streaming.checkpointing."
-                           "FileSystemBasedCheckpointFileManager")
+CHECKPOINT_FILE_MANAGER = (
+    "spark.sql.streaming.checkpointFileManagerClass",
+    "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
+)
 # RocksDB's changelog checkpointing: a state store commit writes the batch's changes to a
 # changelog file instead of a checkpoint of the whole store (flushed memtables, SST files
 # copied to the checkpoint directory), and snapshots are made in the background. Each Spark

@@ -26,12 +26,22 @@ from weir.spark.frame_sources import snapshot_batch_frames
 from weir.plan.describe import describe_plan
 from weir.plan.savepoints import apply_savepoint, restore_settings
 from weir.runtime.state.savepoint import dispose_savepoint, load_savepoint, saved_batch
-from weir.spark.restore import (check_max_parallelism, checkpoint_identity,
-                                last_committed_batch, load_operator_states, resumes_checkpoint,
-                                save_operator_states, state_layout)
+from weir.spark.restore import (
+    check_max_parallelism,
+    checkpoint_identity,
+    last_committed_batch,
+    load_operator_states,
+    resumes_checkpoint,
+    save_operator_states,
+    state_layout,
+)
 from weir.spark.progress import job_snapshot
-from weir.spark.savepoints import (check_savepointable, latest_keyed_value, prove_writable,
-                                   write_savepoint)
+from weir.spark.savepoints import (
+    check_savepointable,
+    latest_keyed_value,
+    prove_writable,
+    write_savepoint,
+)
 from weir.spark.prewarm import warm_python_workers
 from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
@@ -61,8 +71,10 @@ FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first 
 # PROXY_ERROR: this prefix, anything, an interruption's class name) whose matcher recurses
 # once per character: on the ~12,000 characters of the Py4JJavaError an interrupted
 # toArrow raises, it overflowed the stack and printed a thousand-line StackOverflowError.
-STOPPED_MID_BATCH = ("py4j.protocol.Py4JJavaError: An error occurred while calling the "
-                     "sinks: java.lang.InterruptedException (weir stopped the query)")
+STOPPED_MID_BATCH = (
+    "py4j.protocol.Py4JJavaError: An error occurred while calling the "
+    "sinks: java.lang.InterruptedException (weir stopped the query)"
+)
 # Queries start one at a time: a bounded job's start sets a session setting for its query
 # only, which a query another thread starts meanwhile must not read.
 _STARTING = threading.Lock()
@@ -88,34 +100,49 @@ class SparkJob(JobClient):
         self.checkpoint_dir = checkpoint or tempfile.mkdtemp(prefix="weir-checkpoint-")
         check_max_parallelism(self.checkpoint_dir, self.plan.max_parallelism)
         self.plan = self.plan.for_run(
-            restoring=last_committed_batch(self.checkpoint_dir) is not None)
+            restoring=last_committed_batch(self.checkpoint_dir) is not None
+        )
         states = OperatorStateLog(self._restored_operator_states(env), self.plan.parallelism)
         # a local run shows what functions print on its standard output (weir.task.printing)
         self.plan = self.plan.for_run(
-            run_id=self.job_id, forward_prints=is_local(self.spark),
-            sink_job_id=checkpoint_identity(self.checkpoint_dir), restored=states.restored)
+            run_id=self.job_id,
+            forward_prints=is_local(self.spark),
+            sink_job_id=checkpoint_identity(self.checkpoint_dir),
+            restored=states.restored,
+        )
         self.bounded = all(n.param("reader").bounded for n in self.nodes if n.kind == g.SOURCE)
         # A bounded job with a source that may have nothing new before its end cannot use
         # Spark's availableNow trigger (which ends at the first batch without data): it
         # runs on the usual trigger, and weir stops it once every input has ended.
         self.pausing = self.bounded and any(
-            getattr(n.param("reader"), "may_pause", False)
-            for n in self.nodes if n.kind == g.SOURCE)
+            getattr(n.param("reader"), "may_pause", False) for n in self.nodes if n.kind == g.SOURCE
+        )
         self.interval_ms = env.checkpoint_config.get_checkpoint_interval()
         self.env = env
         self.started = time.time()
         self.batches = 0
         self.metrics = MetricsLog()
         self.spark_sinks = spark_sinks(self.plan)  # written by Spark (weir.spark.frame_sinks)
-        self.task_sinks = {uid: sink for uid, sink in written_by_tasks(self.plan).items()
-                           if uid not in self.spark_sinks}
+        self.task_sinks = {
+            uid: sink
+            for uid, sink in written_by_tasks(self.plan).items()
+            if uid not in self.spark_sinks
+        }
         # An unbounded job ticks for due processing-time timers while no input comes (not
         # on a scripted clock: only its source's batches move it)
-        self.ticks = (not self.bounded and not self.plan.scripted
-                      and bool(self.plan.processing_time_operators))
+        self.ticks = (
+            not self.bounded
+            and not self.plan.scripted
+            and bool(self.plan.processing_time_operators)
+        )
         self.control = ControlPlane(self.plan, restoring=self.ticks and self.plan.restoring)
-        self.outputs = JobOutputs(self.plan, self.metrics, states, self.control,
-                                  frozenset(self.task_sinks) | frozenset(self.spark_sinks))
+        self.outputs = JobOutputs(
+            self.plan,
+            self.metrics,
+            states,
+            self.control,
+            frozenset(self.task_sinks) | frozenset(self.spark_sinks),
+        )
         self.outputs.run_in_tasks = tasks_of(self.spark)
         self._lock = threading.Lock()
         self._savepointing = threading.Lock()
@@ -149,14 +176,23 @@ class SparkJob(JobClient):
         if marks:  # (the offsets keep the marks an earlier run learnt)
             self._write_announcements(MARKS_FILE, {})
         self.layout = self._shard_layout()
-        frame = query_frame(self.spark, self.plan, (
-            self._idle_file(), os.path.join(self.checkpoint_dir, OWN_FILE),
-            os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
-            os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
-            self._hold_file()), self.layout)
-        writer = (frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
-                  .foreachBatch(self._write_batch)
-                  .option("checkpointLocation", self.checkpoint_dir))
+        frame = query_frame(
+            self.spark,
+            self.plan,
+            (
+                self._idle_file(),
+                os.path.join(self.checkpoint_dir, OWN_FILE),
+                os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
+                os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
+                self._hold_file(),
+            ),
+            self.layout,
+        )
+        writer = (
+            frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
+            .foreachBatch(self._write_batch)
+            .option("checkpointLocation", self.checkpoint_dir)
+        )
         if self.bounded and not self.pausing:
             writer = writer.trigger(availableNow=True)
         elif self.interval_ms:
@@ -164,8 +200,9 @@ class SparkJob(JobClient):
         self._writer = writer
         self.query = self._start(writer)
         if WatermarkGroupTracker.needed(self.plan.watermark_groups):
-            threading.Thread(target=self._watch_idleness, daemon=True,
-                             name=f"weir-idleness-{self.job_id[:8]}").start()
+            threading.Thread(
+                target=self._watch_idleness, daemon=True, name=f"weir-idleness-{self.job_id[:8]}"
+            ).start()
         return self
 
     def _start(self, writer):
@@ -206,8 +243,10 @@ class SparkJob(JobClient):
         else:
             with _STARTING:  # (not a value another job sets while it starts)
                 partitions = int(cast(str, self.spark.conf.get(SHUFFLE_PARTITIONS)))  # (Spark's)
-        return ShardLayout(self.plan.max_parallelism, state_layout(
-            self.checkpoint_dir, partitions, keyed=bool(self.plan.stages)))
+        return ShardLayout(
+            self.plan.max_parallelism,
+            state_layout(self.checkpoint_dir, partitions, keyed=bool(self.plan.stages)),
+        )
 
     def _write_batch(self, batch_frame, batch_id):
         try:
@@ -293,8 +332,7 @@ class SparkJob(JobClient):
     def query_state(self, uid: str, state_name: str, key):
         """The value of `key`'s keyed state `state_name` in operator `uid` as of the last
         committed micro-batch (Flink's queryable state); LookupError where it has none."""
-        return latest_keyed_value(self.spark, self.checkpoint_dir, self.plan, uid,
-                                  state_name, key)
+        return latest_keyed_value(self.spark, self.checkpoint_dir, self.plan, uid, state_name, key)
 
     def snapshot(self) -> dict:
         """The job's state now: status, micro-batches, metrics, plan (weir.spark.progress)."""
@@ -375,14 +413,22 @@ class SparkJob(JobClient):
     def _target(self, savepoint_directory):
         configuration = self.env.configuration
         target = savepoint_directory or next(
-            (configuration.get_string(key) for key in SAVEPOINT_DIRECTORY
-             if configuration is not None and configuration.get_string(key)), None)
+            (
+                configuration.get_string(key)
+                for key in SAVEPOINT_DIRECTORY
+                if configuration is not None and configuration.get_string(key)
+            ),
+            None,
+        )
         if not target:
-            raise ValueError("no savepoint directory: pass one, or configure "
-                             f"'{SAVEPOINT_DIRECTORY[0]}'")
+            raise ValueError(
+                f"no savepoint directory: pass one, or configure '{SAVEPOINT_DIRECTORY[0]}'"
+            )
         if self.query is None or not self.query.isActive:
-            raise ValueError(f"job {self.job_id} is {self.get_job_status().value}: only a "
-                             "running job takes a savepoint")
+            raise ValueError(
+                f"job {self.job_id} is {self.get_job_status().value}: only a "
+                "running job takes a savepoint"
+            )
         return target
 
     def _hold_file(self) -> str:
@@ -393,8 +439,11 @@ class SparkJob(JobClient):
         takes one once its first has committed."""
         deadline = time.time() + timeout_s
         assert self.query is not None  # (_target checked it)
-        while (last_committed_batch(self.checkpoint_dir) is None and self.query.isActive
-               and time.time() < deadline):
+        while (
+            last_committed_batch(self.checkpoint_dir) is None
+            and self.query.isActive
+            and time.time() < deadline
+        ):
             time.sleep(QUIET_S)
 
     def _await_drained(self) -> None:
@@ -413,8 +462,7 @@ class SparkJob(JobClient):
         before = None
         assert self.query is not None  # (_target checked it)
         while self.query.isActive:
-            now = (self.query.status["isTriggerActive"],
-                   last_committed_batch(self.checkpoint_dir))
+            now = (self.query.status["isTriggerActive"], last_committed_batch(self.checkpoint_dir))
             if not now[0] and now == before:
                 return
             before = now
@@ -426,7 +474,8 @@ class SparkJob(JobClient):
         except Exception as exc:  # StreamingQueryException: the job failed
             self._cleanup()
             raise JobExecutionError(
-                f"job '{self.job_name}' failed: {marked_message(str(exc))}") from None
+                f"job '{self.job_name}' failed: {marked_message(str(exc))}"
+            ) from None
         status = self.get_job_status()
         if status.is_globally_terminal_state():
             self._cleanup()
@@ -476,8 +525,14 @@ class SparkJob(JobClient):
 
     def get_job_execution_result(self):
         self.wait()
-        return job_result(self.job_id, self.job_name, int((time.time() - self.started) * 1000),
-                          self.batches, self.plan, self.metrics)
+        return job_result(
+            self.job_id,
+            self.job_name,
+            int((time.time() - self.started) * 1000),
+            self.batches,
+            self.plan,
+            self.metrics,
+        )
 
     def _cleanup(self):
         if self._temporary:
@@ -522,4 +577,3 @@ def _every_source_ended(progress: dict) -> bool:
         if not isinstance(offset, dict) or not offset.get("end"):
             return False
     return bool(sources)
-

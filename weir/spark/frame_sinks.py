@@ -26,8 +26,8 @@ from weir.control.idleness import WatermarkGroupTracker
 from weir.runtime.connectors.spark_interop import SparkFrameSink, SparkSink
 from weir.runtime.wire import bundle_values
 
-COMMITS_DIR = "_weir_commits"   # <path>/_weir_commits/<job>-<uid>-<batch>: batch written
-STAGING_DIR = "_weir_staging"   # <path>/_weir_staging/<job>-<uid>-<batch>: Spark's write
+COMMITS_DIR = "_weir_commits"  # <path>/_weir_commits/<job>-<uid>-<batch>: batch written
+STAGING_DIR = "_weir_staging"  # <path>/_weir_staging/<job>-<uid>-<batch>: Spark's write
 
 
 # -- records as columns -------------------------------------------------------------------
@@ -35,16 +35,25 @@ def spark_schema(record_type, what: str) -> StructType:
     """The columns of a stream's records: a row or tuple type's fields, else one column
     `value` of the type."""
     if record_type is None:
-        raise TypeError(f"{what} needs the stream's record type: declare it (output_type="
-                        "Types.ROW_NAMED([...], [...]) on the last operator)")
+        raise TypeError(
+            f"{what} needs the stream's record type: declare it (output_type="
+            "Types.ROW_NAMED([...], [...]) on the last operator)"
+        )
     if hasattr(record_type, "get_field_types"):
-        names = (record_type.get_field_names() if hasattr(record_type, "get_field_names")
-                 else [f"f{i}" for i in range(record_type.get_arity())])
+        names = (
+            record_type.get_field_names()
+            if hasattr(record_type, "get_field_names")
+            else [f"f{i}" for i in range(record_type.get_arity())]
+        )
         types = record_type.get_field_types()
     else:
         names, types = ["value"], [record_type]
-    return StructType([StructField(name, from_arrow_type(t.to_arrow_type()), True)
-                       for name, t in zip(names, types)])
+    return StructType(
+        [
+            StructField(name, from_arrow_type(t.to_arrow_type()), True)
+            for name, t in zip(names, types)
+        ]
+    )
 
 
 class RecordDecoder:
@@ -56,10 +65,12 @@ class RecordDecoder:
 
     def __call__(self, batches):
         import pyarrow as pa
+
         names = self.arrow_schema.names
         for batch in batches:
-            values = [value for blob in batch.column("_b").to_pylist()
-                      for value in bundle_values(blob)]
+            values = [
+                value for blob in batch.column("_b").to_pylist() for value in bundle_values(blob)
+            ]
             if values:
                 rows = [self._as_dict(value, names) for value in values]
                 yield pa.RecordBatch.from_pylist(rows, schema=self.arrow_schema)
@@ -76,8 +87,11 @@ def records_frame(frame, uid: str, record_type, what: str):
     """The records of sink `uid` among `frame`'s rows (columns _to, _b) as columns."""
     schema = spark_schema(record_type, what)
     single = not hasattr(record_type, "get_field_types")
-    return (frame.filter(F.col("_to") == F.lit(uid)).select("_b")
-            .mapInArrow(RecordDecoder(schema, single), schema))
+    return (
+        frame.filter(F.col("_to") == F.lit(uid))
+        .select("_b")
+        .mapInArrow(RecordDecoder(schema, single), schema)
+    )
 
 
 # -- stream.to_spark() ------------------------------------------------------------------
@@ -91,14 +105,16 @@ def to_spark(stream):
     from weir.spark.session import get_session
     from weir.spark.shipping import ship_user_modules
     from weir.spark.translate import query_frame
+
     env = stream.get_execution_environment()
     if env.executor != "spark" or env.is_batch_mode():
-        raise RuntimeError("to_spark() builds a Spark streaming query: it needs the 'spark' "
-                           "executor and STREAMING mode")
+        raise RuntimeError(
+            "to_spark() builds a Spark streaming query: it needs the 'spark' "
+            "executor and STREAMING mode"
+        )
     record_type = stream.get_type()
     spark_schema(record_type, "to_spark()")
-    node = env._graph.add(g.SINK, "ToSpark", (stream._node_id,),
-                          sink=SparkFrameSink(record_type))
+    node = env._graph.add(g.SINK, "ToSpark", (stream._node_id,), sink=SparkFrameSink(record_type))
     env._executed_sinks.add(node.id)  # env.execute() runs the other sinks, not this one
     plan = compile_plan(env._graph.upstream_of([node]), env)
     _check_driverless(plan)
@@ -116,18 +132,23 @@ def _check_driverless(plan) -> None:
         raise NotImplementedError(
             "to_spark(): this job's watermarks need weir's driver (idle sources, or "
             "operators that some source's watermark does not reach); use sink_to(SparkSink"
-            "(...)) or env.execute()")
+            "(...)) or env.execute()"
+        )
     if any(task.node.params.get("uid_prefix") == "non_keyed" for task in plan.keyed):
         raise NotImplementedError(
             "to_spark(): operators with operator state or broadcast inputs keep their "
-            "snapshots through weir's driver; use sink_to(SparkSink(...)) or env.execute()")
+            "snapshots through weir's driver; use sink_to(SparkSink(...)) or env.execute()"
+        )
 
 
 # -- SparkSink --------------------------------------------------------------------------
 def spark_sinks(plan) -> dict:
     """{uid: SparkSink} of the plan's sinks that Spark writes."""
-    return {uid: node.param("sink") for uid, node in plan.sinks.items()
-            if isinstance(node.param("sink"), SparkSink)}
+    return {
+        uid: node.param("sink")
+        for uid, node in plan.sinks.items()
+        if isinstance(node.param("sink"), SparkSink)
+    }
 
 
 @contextlib.contextmanager
@@ -142,8 +163,9 @@ def written(frame, sinks: dict, batch_id: int, job: str):
         for uid, sink in sinks.items():
             if frame.filter(F.col("_to") == F.lit(uid)).isEmpty():
                 continue  # no write job, no empty files for a batch without its records
-            write_batch(records_frame(frame, uid, sink.record_type, "SparkSink"), sink,
-                        uid, batch_id, job)
+            write_batch(
+                records_frame(frame, uid, sink.record_type, "SparkSink"), sink, uid, batch_id, job
+            )
         yield frame.filter(~F.col("_to").isin(list(sinks)))
     finally:
         frame.unpersist()
@@ -156,8 +178,14 @@ def write_batch(records, sink: SparkSink, uid: str, batch_id: int, job: str) -> 
         writer = writer if sink.format == "table" else writer.format(sink.format)
         writer.options(**sink.options).saveAsTable(sink.table_name)
     elif sink.format == "delta":
-        (records.write.format("delta").options(**sink.options).mode(sink.mode)
-         .option("txnAppId", f"weir-{job}-{uid}").option("txnVersion", str(batch_id)).save())
+        (
+            records.write.format("delta")
+            .options(**sink.options)
+            .mode(sink.mode)
+            .option("txnAppId", f"weir-{job}-{uid}")
+            .option("txnVersion", str(batch_id))
+            .save()
+        )
     elif sink.exactly_once:
         FileBatchCommit(sink, uid, batch_id, job).write(records)
     else:
@@ -197,8 +225,9 @@ class FileBatchCommit:
         if os.path.exists(self._marker):
             return False
         options = {k: v for k, v in self.sink.options.items() if k != "path"}
-        records.write.format(self.sink.format).options(**options).mode("overwrite") \
-            .save(self._staging)
+        records.write.format(self.sink.format).options(**options).mode("overwrite").save(
+            self._staging
+        )
         return True
 
     def commit(self) -> None:
@@ -207,8 +236,7 @@ class FileBatchCommit:
         self._remove_earlier_attempt()
         for name in sorted(os.listdir(staging)):
             if not name.startswith((".", "_")):
-                os.replace(os.path.join(staging, name),
-                           os.path.join(self.path, self.prefix + name))
+                os.replace(os.path.join(staging, name), os.path.join(self.path, self.prefix + name))
         os.makedirs(os.path.dirname(self._marker), exist_ok=True)
         with open(self._marker, "w", encoding="ascii"):
             pass

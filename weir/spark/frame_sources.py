@@ -31,18 +31,28 @@ from weir.spark.source import SOURCES, decode, encode
 
 SNAPSHOTS = "weir-frames"  # the checkpoint's directory of batch DataFrames' snapshots
 
-_ATOMIC = {T.StringType: Types.STRING, T.ByteType: Types.BYTE, T.ShortType: Types.SHORT,
-           T.IntegerType: Types.INT, T.LongType: Types.LONG, T.FloatType: Types.FLOAT,
-           T.DoubleType: Types.DOUBLE, T.BooleanType: Types.BOOLEAN,
-           T.DecimalType: Types.BIG_DEC, T.DateType: Types.SQL_DATE,
-           T.TimestampType: Types.SQL_TIMESTAMP, T.TimestampNTZType: Types.SQL_TIMESTAMP}
+_ATOMIC = {
+    T.StringType: Types.STRING,
+    T.ByteType: Types.BYTE,
+    T.ShortType: Types.SHORT,
+    T.IntegerType: Types.INT,
+    T.LongType: Types.LONG,
+    T.FloatType: Types.FLOAT,
+    T.DoubleType: Types.DOUBLE,
+    T.BooleanType: Types.BOOLEAN,
+    T.DecimalType: Types.BIG_DEC,
+    T.DateType: Types.SQL_DATE,
+    T.TimestampType: Types.SQL_TIMESTAMP,
+    T.TimestampNTZType: Types.SQL_TIMESTAMP,
+}
 
 
 def type_of(data_type):
     """The weir type of a Spark column type (PICKLED_BYTE_ARRAY where none fits)."""
     if isinstance(data_type, T.StructType):
-        return Types.ROW_NAMED([f.name for f in data_type.fields],
-                               [type_of(f.dataType) for f in data_type.fields])
+        return Types.ROW_NAMED(
+            [f.name for f in data_type.fields], [type_of(f.dataType) for f in data_type.fields]
+        )
     if isinstance(data_type, T.ArrayType):
         return Types.LIST(type_of(data_type.elementType))
     if isinstance(data_type, T.MapType):
@@ -65,8 +75,9 @@ def frame_source(env, frame):
     check_session(frame, env.spark_session)
     columns = frame.columns
     if len(set(columns)) != len(columns):
-        raise ValueError(f"from_spark(): the DataFrame's column names must be unique, "
-                         f"got {columns}")
+        raise ValueError(
+            f"from_spark(): the DataFrame's column names must be unique, got {columns}"
+        )
     reader = SparkFrameReader(frame, frame.isStreaming, columns)
     return reader, type_of(frame.schema)
 
@@ -75,8 +86,10 @@ def check_session(frame, spark) -> None:
     """A DataFrame joins a job's query only on the job's own SparkSession."""
     own = frame.sparkSession
     if own is not spark and not own._jsparkSession.equals(spark._jsparkSession):
-        raise ValueError("from_spark(): the DataFrame belongs to another SparkSession than "
-                         "the job's (env.set_spark_session); create it on the job's session")
+        raise ValueError(
+            "from_spark(): the DataFrame belongs to another SparkSession than "
+            "the job's (env.set_spark_session); create it on the job's session"
+        )
 
 
 def is_frame_source(task) -> bool:
@@ -97,18 +110,24 @@ def check_announcements(plan, carrier, own_source, due_source) -> None:
         raise NotImplementedError(
             "a job whose sources are all streaming DataFrames (from_spark) cannot have "
             "processing-time timers in an unbounded job or operators that some watermark "
-            "reaches not; add a weir source, or use event time")
+            "reaches not; add a weir source, or use event time"
+        )
 
 
 def read_frame(spark, task, settings, data_watermarks: bool, idle_source=None):
     """The wire rows of a streaming DataFrame source (task: its SourceTask)."""
     reader = task.node.param("reader")
     if idle_source is not None:
-        raise NotImplementedError(f"'{task.uid}': a watermark strategy with idleness on a "
-                                  "from_spark() source is not supported yet")
+        raise NotImplementedError(
+            f"'{task.uid}': a watermark strategy with idleness on a "
+            "from_spark() source is not supported yet"
+        )
     check_session(reader.frame, spark)
-    encoder = FrameEncoder(encode((task, settings, data_watermarks)),
-                           (settings.run_id or uuid.uuid4().hex, task.uid), reader.columns)
+    encoder = FrameEncoder(
+        encode((task, settings, data_watermarks)),
+        (settings.run_id or uuid.uuid4().hex, task.uid),
+        reader.columns,
+    )
     return reader.frame.mapInArrow(encoder, STREAM_SCHEMA_DDL)
 
 
@@ -129,8 +148,11 @@ class FrameEncoder:
         partition = context.partitionId()
         runner = SOURCES.get(*self.run_key, lambda: SourceRunner(*decode(self.encoded_task)))
         fields = shared_field_names(self.columns)
-        chunks = ((rows_of_columns(fields, batch.columns, batch.num_rows),
-                   [None] * batch.num_rows) for batch in batches if batch.num_rows)
+        chunks = (
+            (rows_of_columns(fields, batch.columns, batch.num_rows), [None] * batch.num_rows)
+            for batch in batches
+            if batch.num_rows
+        )
         try:
             for rows in runner.read((partition, 0, 0), partition == 0, chunks):
                 if rows:
@@ -148,8 +170,10 @@ def snapshot_batch_frames(spark, plan, directory: str) -> None:
         if not isinstance(reader, SparkFrameReader) or reader.streaming:
             continue
         if reader.frame is None:
-            raise RuntimeError(f"'{task.uid}': the DataFrame of this from_spark() source is "
-                               "gone (a pickled job); build the job again")
+            raise RuntimeError(
+                f"'{task.uid}': the DataFrame of this from_spark() source is "
+                "gone (a pickled job); build the job again"
+            )
         check_session(reader.frame, spark)
         path = _snapshot(reader.frame, os.path.join(directory, SNAPSHOTS, task.uid))
         params = {**task.node.params, "reader": FileReader(path, "parquet")}
@@ -170,4 +194,3 @@ def _snapshot(frame, path: str) -> str:
         os.utime(os.path.join(staging, name), ns=(now, now))
     os.replace(staging, path)
     return path
-

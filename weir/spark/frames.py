@@ -20,13 +20,23 @@ def arrow_schema():
     process that Spark starts to plan a keyed operator's state imports this module, and
     needs no pyarrow."""
     import pyarrow as pa
-    return pa.schema([("_to", pa.string()), ("_in", pa.int32()), ("_kg", pa.int32()),
-                      ("_ctl", pa.string()), ("_b", pa.binary()), ("_ts", pa.int64())])
+
+    return pa.schema(
+        [
+            ("_to", pa.string()),
+            ("_in", pa.int32()),
+            ("_kg", pa.int32()),
+            ("_ctl", pa.string()),
+            ("_b", pa.binary()),
+            ("_ts", pa.int64()),
+        ]
+    )
 
 
 def to_batch(rows):
     """Wire rows as one Arrow record batch."""
     import pyarrow as pa
+
     columns = list(zip(*rows)) if rows else [()] * len(COLUMNS)
     schema = arrow_schema()
     arrays = [pa.array(column, field.type) for column, field in zip(columns, schema)]

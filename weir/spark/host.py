@@ -22,9 +22,17 @@ from weir.runtime.pickling import dumps_by_value
 from weir.runtime.gc_pause import freeze_long_lived, paused_gc
 from weir.runtime.metrics import key_group_state_size
 from weir.runtime.state.page_store import PageStore
-from weir.runtime.wire import (CLOCK_PAGE, END_OF_INPUT_THRESHOLD, OWN_WATERMARK_PAGE,
-                               WAKE_PAGE, Bundler, KeyGroupInput, decode_pages, encode_pages,
-                               engine_watermark_to_flink)
+from weir.runtime.wire import (
+    CLOCK_PAGE,
+    END_OF_INPUT_THRESHOLD,
+    OWN_WATERMARK_PAGE,
+    WAKE_PAGE,
+    Bundler,
+    KeyGroupInput,
+    decode_pages,
+    encode_pages,
+    engine_watermark_to_flink,
+)
 from weir.spark.frames import STREAM_COLUMNS
 
 KEY_GROUP = StructType([StructField("kg", IntegerType())])
@@ -164,6 +172,7 @@ class StageHost(StatefulProcessor):
         # Imported here, not at the top: Spark's driver-side process that calls `init`
         # imports this module too, and starts ~70 ms sooner without the operators' code.
         from weir.task.keyed_runner import KeyedRunner
+
         if self.plan is None:  # a task's first operator
             freeze_long_lived()  # here, not in init: the driver-side planner calls init
             self.plan = pickle.loads(self.plan_blob)
@@ -183,8 +192,13 @@ class StageHost(StatefulProcessor):
             out = []
             with PrintCapture(runner.plan.forward_prints) as printed:
                 for key_group, group_rows in sorted(by_key_group.items()):
-                    out += self._run(uid, runner, key_group,
-                                     KeyGroupInput(group_rows, runner.labelled), timerValues)
+                    out += self._run(
+                        uid,
+                        runner,
+                        key_group,
+                        KeyGroupInput(group_rows, runner.labelled),
+                        timerValues,
+                    )
             self.wakes.finish()
             return out + [OutputRow(*row) for row in printed.rows()]
 
@@ -192,8 +206,11 @@ class StageHost(StatefulProcessor):
         """A page of a key group's state in a job restored from a savepoint (Spark hands
         each row once, in the new query's first batch); the page of its Spark timer
         (weir.spark.savepoints) becomes its wake time again."""
-        key_group, page, data = (initialState["key_group"], initialState["page"],
-                                 initialState["data"])
+        key_group, page, data = (
+            initialState["key_group"],
+            initialState["page"],
+            initialState["data"],
+        )
         if page == WAKE_PAGE:
             self.wakes.begin()
             self.wakes.set(key_group, int(data))
@@ -214,9 +231,13 @@ class StageHost(StatefulProcessor):
             # (runner is None only where nothing is due)
             with PrintCapture(bool(due) and runner.plan.forward_prints) as printed:  # type: ignore[union-attr]
                 for key_group in due:
-                    out += self._run(key[0], runner, key_group,
-                                     KeyGroupInput((), runner.labelled),  # type: ignore[union-attr]
-                                     timerValues)
+                    out += self._run(
+                        key[0],
+                        runner,
+                        key_group,
+                        KeyGroupInput((), runner.labelled),  # type: ignore[union-attr]
+                        timerValues,
+                    )
             self.wakes.finish(expiring)
             return out + [OutputRow(*row) for row in printed.rows()]
 
@@ -239,14 +260,19 @@ class StageHost(StatefulProcessor):
         self.store.reset(key_group)
         try:
             spark_watermark = timer_values.getCurrentWatermarkInMs()
-            watermark = self._own_watermark(batch.own_watermark) if runner.own_watermark \
+            watermark = (
+                self._own_watermark(batch.own_watermark)
+                if runner.own_watermark
                 else spark_watermark
+            )
             processing_time = self._processing_time(timer_values, batch.clock)
-            rows = runner.run(key_group, self.store, batch,
-                              engine_watermark_to_flink(watermark), processing_time)
+            rows = runner.run(
+                key_group, self.store, batch, engine_watermark_to_flink(watermark), processing_time
+            )
             # (never at or below Spark's watermark: an own watermark's moves wake the group)
-            self._schedule_wake(key_group, runner.earliest_event_timer(key_group),
-                                max(watermark, spark_watermark))
+            self._schedule_wake(
+                key_group, runner.earliest_event_timer(key_group), max(watermark, spark_watermark)
+            )
             runner.release()
         except BaseException:
             RUNNERS.drop(self.run_id, uid)
@@ -272,8 +298,12 @@ class StageHost(StatefulProcessor):
         """The key group's wake time: its earliest weir event-time timer (none without
         one), never at or below the watermark it ran at."""
         # Timers beyond the end-of-input time still fire at the end (+infinity watermark).
-        self.wakes.set(key_group, None if earliest is None else
-                       min(max(earliest, engine_watermark + 1), END_OF_INPUT_THRESHOLD))
+        self.wakes.set(
+            key_group,
+            None
+            if earliest is None
+            else min(max(earliest, engine_watermark + 1), END_OF_INPUT_THRESHOLD),
+        )
 
     def close(self):
         """The task's end: its operators stay with the worker process for later tasks."""

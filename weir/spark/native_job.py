@@ -40,6 +40,7 @@ class NativeWrite:
     """One insert: its sink's name, the JSON files it reads with their schemas (Spark
     DDL), its output's query text over the sources' views (`sql(views)`), and the
     SparkSink to write."""
+
     uid: str
     sources: List[Tuple[str, str]]
     sql: Callable
@@ -99,8 +100,7 @@ def _malformed(error) -> bool:
 def collect_rows(spark, sources, sql) -> Optional[list]:
     """The rows (tuples) of the query text `sql(views)` over the JSON lines of `sources`
     ([(path, schema)]), or None where a line needs Flink's json reading."""
-    frame = query_frame(spark, [json_source(spark, path, schema)
-                                for path, schema in sources], sql)
+    frame = query_frame(spark, [json_source(spark, path, schema) for path, schema in sources], sql)
     try:
         table = frame.toArrow()
     except Exception as error:  # noqa: BLE001 (one kind is the fallback's)
@@ -113,8 +113,14 @@ def collect_rows(spark, sources, sql) -> Optional[list]:
 class NativeJob(JobClient):
     """The writes of one job (all or none committed), run in a thread."""
 
-    def __init__(self, spark, writes: List[NativeWrite], job_name: str, identity: str,
-                 fallback: Callable[[], JobClient]):
+    def __init__(
+        self,
+        spark,
+        writes: List[NativeWrite],
+        job_name: str,
+        identity: str,
+        fallback: Callable[[], JobClient],
+    ):
         self.spark, self.writes, self.job_name = spark, writes, job_name
         self.identity, self.fallback = identity, fallback
         self.job_id = uuid.uuid4().hex
@@ -127,8 +133,9 @@ class NativeJob(JobClient):
 
     def start(self) -> "NativeJob":
         self.status = JobStatus.RUNNING
-        threading.Thread(target=self._run, daemon=True,
-                         name=f"weir-native-{self.job_id[:8]}").start()
+        threading.Thread(
+            target=self._run, daemon=True, name=f"weir-native-{self.job_id[:8]}"
+        ).start()
         return self
 
     def _run(self) -> None:
@@ -139,13 +146,15 @@ class NativeJob(JobClient):
                 self.delegate = self.fallback()
             else:
                 runtime = int((time.time() - self.started) * 1000)
-                self.result = JobExecutionResult(self.job_id, runtime, None, {},
-                                                 self.job_name, counts)
+                self.result = JobExecutionResult(
+                    self.job_id, runtime, None, {}, self.job_name, counts
+                )
                 self.status = JobStatus.FINISHED
         except BaseException as error:  # noqa: BLE001 (the job's failure, for its waiter)
             self.error = error
-            self.status = JobStatus.CANCELED if self.status == JobStatus.CANCELED \
-                else JobStatus.FAILED
+            self.status = (
+                JobStatus.CANCELED if self.status == JobStatus.CANCELED else JobStatus.FAILED
+            )
         finally:
             self._done.set()
 
@@ -172,8 +181,10 @@ class NativeJob(JobClient):
     def _write(self, write: NativeWrite, staged: list) -> dict:
         sources_seen = [Observation() for _ in write.sources]
         output_seen = Observation()
-        frames = [json_source(self.spark, path, schema, seen)
-                  for (path, schema), seen in zip(write.sources, sources_seen)]
+        frames = [
+            json_source(self.spark, path, schema, seen)
+            for (path, schema), seen in zip(write.sources, sources_seen)
+        ]
         output = query_frame(self.spark, frames, write.sql)
         output = output.observe(output_seen, F.count(F.lit(1)).alias("written"))
         sink = write.sink
@@ -188,8 +199,10 @@ class NativeJob(JobClient):
                 commit.discard()
                 raise
             staged.append(commit)
-        return {"read": sum(_observed(seen, "read") for seen in sources_seen),
-                "written": _observed(output_seen, "written")}
+        return {
+            "read": sum(_observed(seen, "read") for seen in sources_seen),
+            "written": _observed(output_seen, "written"),
+        }
 
     # -- the client -------------------------------------------------------------------
     def get_job_id(self) -> str:
@@ -219,8 +232,9 @@ class NativeJob(JobClient):
         if self.delegate is not None:
             return self.delegate.get_job_execution_result()
         if self.error is not None:
-            raise JobExecutionError(f"job '{self.job_name}' failed: "
-                                    f"{_message(self.error)}") from self.error
+            raise JobExecutionError(
+                f"job '{self.job_name}' failed: {_message(self.error)}"
+            ) from self.error
         assert self.result is not None  # (set where the job ends without an error)
         return self.result
 
@@ -231,9 +245,11 @@ class NativeJob(JobClient):
         raise NotImplementedError(_NO_SAVEPOINTS)
 
 
-_NO_SAVEPOINTS = ("this job runs as one Spark SQL batch job (a bounded file input, no "
-                  "state: see docs/table.md, 'What runs where'), which has no savepoints; "
-                  "it reads its input whole and commits its output once")
+_NO_SAVEPOINTS = (
+    "this job runs as one Spark SQL batch job (a bounded file input, no "
+    "state: see docs/table.md, 'What runs where'), which has no savepoints; "
+    "it reads its input whole and commits its output once"
+)
 
 
 def _message(error) -> str:

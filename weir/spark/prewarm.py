@@ -48,8 +48,7 @@ def _warm(spark, keyed: bool) -> None:
         rows = spark.range(SLOTS, numPartitions=SLOTS)
         rows.mapInArrow(_batches, "id long").collect()
         if keyed:
-            rows.groupBy("id").transformWithState(_Nothing(), "id long", "Append",
-                                                  "None").collect()
+            rows.groupBy("id").transformWithState(_Nothing(), "id long", "Append", "None").collect()
     except BaseException:  # (the session stopped meanwhile, or workers cannot start)
         pass
 
@@ -64,5 +63,6 @@ def warm_python_workers(spark, keyed: bool) -> None:
         if id(spark) in _warmed:
             return
         _warmed.add(id(spark))
-    threading.Thread(target=_warm, args=(spark, keyed), daemon=True,
-                     name="weir-python-workers").start()
+    threading.Thread(
+        target=_warm, args=(spark, keyed), daemon=True, name="weir-python-workers"
+    ).start()

@@ -13,8 +13,9 @@ def _checkpoint_size(checkpoint_dir: str, batch_id: int) -> int:
     total, version = 0, f"{batch_id + 1}."
     state = os.path.join(checkpoint_dir, "state")
     for root, _, files in os.walk(state):
-        total += sum(os.path.getsize(os.path.join(root, name)) for name in files
-                     if name.startswith(version))
+        total += sum(
+            os.path.getsize(os.path.join(root, name)) for name in files if name.startswith(version)
+        )
     return total
 
 
@@ -23,14 +24,17 @@ def batch_history(query, checkpoint_dir: str) -> list:
     history = []
     for progress in (query.recentProgress or [])[-HISTORY:]:
         durations = progress.get("durationMs") or {}
-        history.append({
-            "id": progress["batchId"], "timestamp": progress.get("timestamp"),
-            "duration": durations.get("triggerExecution", 0),
-            "numInputRows": progress.get("numInputRows", 0),
-            "inputRowsPerSecond": progress.get("inputRowsPerSecond") or 0.0,
-            "processedRowsPerSecond": progress.get("processedRowsPerSecond") or 0.0,
-            "watermark": (progress.get("eventTime") or {}).get("watermark"),
-        })
+        history.append(
+            {
+                "id": progress["batchId"],
+                "timestamp": progress.get("timestamp"),
+                "duration": durations.get("triggerExecution", 0),
+                "numInputRows": progress.get("numInputRows", 0),
+                "inputRowsPerSecond": progress.get("inputRowsPerSecond") or 0.0,
+                "processedRowsPerSecond": progress.get("processedRowsPerSecond") or 0.0,
+                "watermark": (progress.get("eventTime") or {}).get("watermark"),
+            }
+        )
     if history:
         history[-1]["size"] = _checkpoint_size(checkpoint_dir, history[-1]["id"])
     return history

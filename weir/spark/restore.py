@@ -60,7 +60,8 @@ def check_max_parallelism(checkpoint_dir: str, max_parallelism: int) -> None:
             f"the checkpoint in {checkpoint_dir} was written with max parallelism {written} "
             f"and cannot be restored with max parallelism {max_parallelism}: keyed state is "
             f"split into max-parallelism key groups (set_max_parallelism({written}) to "
-            "restore it, or start from a new checkpoint directory)")
+            "restore it, or start from a new checkpoint directory)"
+        )
 
 
 def state_layout(checkpoint_dir: str, partitions: int, keyed: bool = True) -> int:
@@ -77,7 +78,8 @@ def state_layout(checkpoint_dir: str, partitions: int, keyed: bool = True) -> in
             f"the checkpoint in {checkpoint_dir} was written by an earlier weir, which kept "
             "keyed state in one Spark group per key group; this weir groups it by shard and "
             "cannot resume it: take a savepoint with the earlier weir and start this job "
-            "from it in a new checkpoint directory, or start from a new checkpoint directory")
+            "from it in a new checkpoint directory, or start from a new checkpoint directory"
+        )
     partitions = _offset_log_partitions(checkpoint_dir) or partitions
     _update_job_file(checkpoint_dir, state_layout=SHARDED, shuffle_partitions=partitions)
     return partitions
@@ -109,7 +111,8 @@ def resumes_checkpoint(checkpoint_dir: str, savepoint: str) -> bool:
     raise ValueError(
         f"the job is to start from savepoint {savepoint}, but its checkpoint directory "
         f"{checkpoint_dir} already holds another run's micro-batches: a savepoint restores "
-        "into a new checkpoint (point the checkpoint storage at an empty directory)")
+        "into a new checkpoint (point the checkpoint storage at an empty directory)"
+    )
 
 
 def _job_file(checkpoint_dir: str) -> dict:
@@ -121,8 +124,10 @@ def _job_file(checkpoint_dir: str) -> dict:
 
 
 def _update_job_file(checkpoint_dir: str, **values) -> None:
-    atomic_write(os.path.join(checkpoint_dir, JOB_FILE),
-                 json.dumps({**_job_file(checkpoint_dir), **values}).encode())
+    atomic_write(
+        os.path.join(checkpoint_dir, JOB_FILE),
+        json.dumps({**_job_file(checkpoint_dir), **values}).encode(),
+    )
 
 
 def load_operator_states(checkpoint_dir: str, batch_id=None):
@@ -141,5 +146,5 @@ def save_operator_states(checkpoint_dir: str, batch_id: int, latest: dict) -> No
     """Keeps `latest` as of `batch_id`, and the newest files before it only."""
     directory = os.path.join(checkpoint_dir, DIRECTORY)
     atomic_write(os.path.join(directory, str(batch_id)), pickling.dumps(latest))
-    for old in [b for b in _batch_ids(directory) if b < batch_id][:-(KEEP - 1) or None]:
+    for old in [b for b in _batch_ids(directory) if b < batch_id][: -(KEEP - 1) or None]:
         os.remove(os.path.join(directory, str(old)))

@@ -35,7 +35,8 @@ def check_savepointable(plan) -> None:
         raise SavepointError(
             f"a job reading a Spark DataFrame (from_spark: {', '.join(frames)}) cannot take "
             "a savepoint yet: the DataFrame's source keeps its positions in Spark's "
-            "checkpoint only")
+            "checkpoint only"
+        )
 
 
 def prove_writable(target_directory: str) -> None:
@@ -48,8 +49,10 @@ def prove_writable(target_directory: str) -> None:
             handle.write(b"weir")
         os.remove(probe)
     except OSError as error:
-        raise SavepointError(f"cannot write a savepoint to {target_directory}: "
-                             f"{error.strerror or error}; the job was left as it was") from None
+        raise SavepointError(
+            f"cannot write a savepoint to {target_directory}: "
+            f"{error.strerror or error}; the job was left as it was"
+        ) from None
 
 
 def write_savepoint(spark, job, target_directory: str) -> str:
@@ -60,8 +63,10 @@ def write_savepoint(spark, job, target_directory: str) -> str:
     checkpoint = job.checkpoint_dir
     batch = last_committed_batch(checkpoint)
     if batch is None:
-        raise SavepointError(f"job {job.job_id} has not completed a micro-batch yet: there is "
-                             "no state to save; try again once it has")
+        raise SavepointError(
+            f"job {job.job_id} has not completed a micro-batch yet: there is "
+            "no state to save; try again once it has"
+        )
     path = savepoint_path(target_directory, job.job_id)
     try:
         return _write(spark, job, SavepointWriter(path), batch)
@@ -81,8 +86,14 @@ def _write(spark, job, writer: SavepointWriter, batch: int) -> str:
     for uid, instances in sorted(by_uid.items()):
         writer.write_operator_state(uid, sorted(instances))
     parallelism = saved["parallelism"] if saved else job.plan.parallelism
-    return writer.finish(job.job_name, job.job_id, batch, job.plan.max_parallelism,
-                         parallelism, source_positions(checkpoint, batch, job.plan))
+    return writer.finish(
+        job.job_name,
+        job.job_id,
+        batch,
+        job.plan.max_parallelism,
+        parallelism,
+        source_positions(checkpoint, batch, job.plan),
+    )
 
 
 def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
@@ -93,13 +104,15 @@ def keyed_pages(spark, checkpoint: str, batch: int) -> dict:
         table = _pages(spark, checkpoint, operator, batch).toArrow()
         for uid, key_group, blob in zip(*(column.to_pylist() for column in table.columns)):
             rows = pages.setdefault(uid, [])
-            rows.extend((key_group, page, data)
-                        for page, data in sorted(decode_pages(blob).items()))
+            rows.extend(
+                (key_group, page, data) for page, data in sorted(decode_pages(blob).items())
+            )
         table = _wakes(spark, checkpoint, operator, batch).toArrow()
         for uid, blob in zip(*(column.to_pylist() for column in table.columns)):
             pages.setdefault(uid, []).extend(
                 (key_group, WAKE_PAGE, str(at).encode())
-                for key_group, at in sorted(decode_wakes(blob).items()))
+                for key_group, at in sorted(decode_wakes(blob).items())
+            )
     return {uid: sorted(rows) for uid, rows in pages.items()}
 
 
@@ -116,9 +129,12 @@ def latest_keyed_value(spark, checkpoint: str, plan, uid: str, state_name: str, 
     key_group = key_hash % plan.max_parallelism
     page_id = (key_hash // plan.max_parallelism) % DEFAULT_PAGES_PER_KEY_GROUP
     for operator in _operators(spark, checkpoint):
-        rows = (_pages(spark, checkpoint, operator, batch)
-                .where((F.col("uid") == uid) & (F.col("key_group") == key_group))
-                .select("pages").collect())
+        rows = (
+            _pages(spark, checkpoint, operator, batch)
+            .where((F.col("uid") == uid) & (F.col("key_group") == key_group))
+            .select("pages")
+            .collect()
+        )
         if rows:
             page = decode_pages(rows[0][0]).get(page_id)
             entry = {} if page is None else loads(page).get(key, {})
@@ -130,28 +146,37 @@ def latest_keyed_value(spark, checkpoint: str, plan, uid: str, state_name: str, 
 
 def _operators(spark, checkpoint: str) -> list:
     """The ids of the query's stateful operators (Spark's state-metadata)."""
-    return [row.operatorId for row in
-            spark.read.format("state-metadata").load(checkpoint).collect()]
+    return [
+        row.operatorId for row in spark.read.format("state-metadata").load(checkpoint).collect()
+    ]
 
 
 def _state(spark, checkpoint: str, operator: int, batch: int, name: str):
-    return (spark.read.format("statestore").option("operatorId", operator)
-            .option("stateVarName", name).option("batchId", batch).load(checkpoint))
+    return (
+        spark.read.format("statestore")
+        .option("operatorId", operator)
+        .option("stateVarName", name)
+        .option("batchId", batch)
+        .load(checkpoint)
+    )
 
 
 def _pages(spark, checkpoint: str, operator: int, batch: int):
     """The (uid, key_group, pages) rows of one stateful operator at micro-batch `batch`:
     the entries of each shard's map of key groups' pages."""
     return _state(spark, checkpoint, operator, batch, PAGES).select(
-        F.col("key._g").alias("uid"), F.col("user_map_key.kg").alias("key_group"),
-        F.col("user_map_value.pages").alias("pages"))
+        F.col("key._g").alias("uid"),
+        F.col("user_map_key.kg").alias("key_group"),
+        F.col("user_map_value.pages").alias("pages"),
+    )
 
 
 def _wakes(spark, checkpoint: str, operator: int, batch: int):
     """The (uid, wakes) rows of one stateful operator: each shard's key groups' wake
     times (weir.spark.host)."""
     return _state(spark, checkpoint, operator, batch, WAKES).select(
-        F.col("key._g").alias("uid"), F.col("value.wakes").alias("wakes"))
+        F.col("key._g").alias("uid"), F.col("value.wakes").alias("wakes")
+    )
 
 
 def source_positions(checkpoint: str, batch: int, plan) -> dict:
@@ -168,7 +193,8 @@ def source_positions(checkpoint: str, batch: int, plan) -> dict:
         raise SavepointError(
             f"the offsets of micro-batch {batch} in {checkpoint} name no position for "
             f"{', '.join(missing)} (a checkpoint an earlier weir wrote): let the job run "
-            "one more micro-batch and take the savepoint again")
+            "one more micro-batch and take the savepoint again"
+        )
     return positions
 
 
@@ -176,13 +202,11 @@ def initial_state(spark, stage, plan, layout):
     """The grouped frame of the savepoint's keyed state of `stage`'s operators (None: the
     stage restores none): one row per (operator uid, key group, page), grouped as the
     stage's input is (weir.spark.shards)."""
-    paths = [plan.savepoint_files[task.uid] for task in stage
-             if task.uid in plan.savepoint_files]
+    paths = [plan.savepoint_files[task.uid] for task in stage if task.uid in plan.savepoint_files]
     if not paths:
         return None
     frame = spark.read.parquet(*paths).select(
-        F.col("uid").alias("_g"), F.col("key_group").cast("int").alias("key_group"),
-        "page", "data")
-    number = layout.number_column(F.col("_g"), F.col("key_group"),
-                                  [task.uid for task in stage])
+        F.col("uid").alias("_g"), F.col("key_group").cast("int").alias("key_group"), "page", "data"
+    )
+    number = layout.number_column(F.col("_g"), F.col("key_group"), [task.uid for task in stage])
     return frame.withColumn("_gk", number).groupBy("_g", "_gk")

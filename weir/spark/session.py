@@ -12,8 +12,14 @@ from pyspark.sql import SparkSession
 
 from weir.spark import class_archive
 from weir.spark.conf import (  # noqa: F401 (the names jobs and benches import from here)
-    CHANGELOG_CHECKPOINTING, CHECKPOINT_FILE_MANAGER, DEFAULTS, DRIVER_JAVA_OPTIONS, ROCKSDB,
-    SQL_COMPILERS, embedded_conf)
+    CHANGELOG_CHECKPOINTING,
+    CHECKPOINT_FILE_MANAGER,
+    DEFAULTS,
+    DRIVER_JAVA_OPTIONS,
+    ROCKSDB,
+    SQL_COMPILERS,
+    embedded_conf,
+)
 from weir.spark import source as spark_source
 from weir.spark.spark_home import home_without_zips, spark_home
 
@@ -43,8 +49,7 @@ def _launch_quiet_jvm(conf: dict) -> None:
     home = home_without_zips()  # (None: pyspark's home as it is)
     archive = class_archive.for_embedded_jvm(conf, home or spark_home())
     option = archive.java_option() if archive is not None else None
-    records = (archive is not None and option is None and recording is not None
-               and archive.claim())
+    records = archive is not None and option is None and recording is not None and archive.claim()
     if records:
         option = archive.recording_option()
     try:
@@ -73,8 +78,10 @@ def _launch(conf: dict, target, home):
     if home is not None:
         os.environ["SPARK_HOME"] = home
     try:
-        return launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
-                              popen_kwargs={"stdout": target, "stderr": target})
+        return launch_gateway(
+            SparkConf(loadDefaults=False).setAll(list(conf.items())),
+            popen_kwargs={"stdout": target, "stderr": target},
+        )
     finally:
         if home is not None:
             os.environ.pop("SPARK_HOME", None)
@@ -108,8 +115,12 @@ def get_session(env, sql_job: bool = False) -> SparkSession:
         spark = env.spark_session
     else:
         if sql_job and SparkContext._active_spark_context is None:
-            env.spark_conf = {**env.spark_conf, DRIVER_JAVA_OPTIONS[0]: " ".join(filter(
-                None, [SQL_COMPILERS, env.spark_conf.get(DRIVER_JAVA_OPTIONS[0])]))}
+            env.spark_conf = {
+                **env.spark_conf,
+                DRIVER_JAVA_OPTIONS[0]: " ".join(
+                    filter(None, [SQL_COMPILERS, env.spark_conf.get(DRIVER_JAVA_OPTIONS[0])])
+                ),
+            }
         python = getattr(getattr(env, "python_dependencies", None), "executable", None)
         if python:  # (set_python_executable: the workers' interpreter)
             os.environ["PYSPARK_PYTHON"] = python
@@ -147,20 +158,31 @@ def worker_python_error(spark, error: BaseException):
     if "No module named" not in str(error):
         return None
     python = spark.sparkContext.pythonExec
-    check = ("import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] "
-             "if importlib.util.find_spec(n) is None))")
+    check = (
+        "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] "
+        "if importlib.util.find_spec(n) is None))"
+    )
     try:
-        done = subprocess.run([python, "-c", check, *WORKER_NEEDS], capture_output=True,
-                              text=True, timeout=60, cwd=tempfile.gettempdir())
+        done = subprocess.run(
+            [python, "-c", check, *WORKER_NEEDS],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tempfile.gettempdir(),
+        )
     except OSError as cannot:
-        return (f"Spark's Python workers' interpreter {python} (PYSPARK_PYTHON) cannot be "
-                f"started: {cannot.strerror or cannot}")
+        return (
+            f"Spark's Python workers' interpreter {python} (PYSPARK_PYTHON) cannot be "
+            f"started: {cannot.strerror or cannot}"
+        )
     lacking = done.stdout.split()
     if done.returncode != 0 or not lacking:
         return None
-    return (f"Spark's Python workers run {python} (PYSPARK_PYTHON), which cannot import "
-            f"{', '.join(lacking)}: set PYSPARK_PYTHON to an interpreter with weir installed "
-            f"(this job's driver runs {sys.executable})")
+    return (
+        f"Spark's Python workers run {python} (PYSPARK_PYTHON), which cannot import "
+        f"{', '.join(lacking)}: set PYSPARK_PYTHON to an interpreter with weir installed "
+        f"(this job's driver runs {sys.executable})"
+    )
 
 
 def is_local(spark) -> bool:

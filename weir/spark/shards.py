@@ -42,7 +42,7 @@ def hash_string(text: str, seed: int) -> int:
     whole = len(data) - len(data) % 4
     h1 = seed
     for start in range(0, whole, 4):
-        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[start:start + 4], "little")))
+        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[start : start + 4], "little")))
     for byte in data[whole:]:
         h1 = _mix_h1(h1, _mix_k1((byte - 256 if byte > 127 else byte) & _MASK))
     return murmur3_finish(h1 ^ len(data))
@@ -108,6 +108,9 @@ class ShardLayout:
         for name in uids:
             numbers = F.array(*(F.lit(n) for n in shard_numbers(name, self.partitions)))
             mapped = F.element_at(numbers, shard + 1)
-            number = (F.when(uid == F.lit(name), mapped) if number is None
-                      else number.when(uid == F.lit(name), mapped))
+            number = (
+                F.when(uid == F.lit(name), mapped)
+                if number is None
+                else number.when(uid == F.lit(name), mapped)
+            )
         return number

@@ -12,8 +12,9 @@ from pyspark import cloudpickle
 
 from weir.runtime.pickling import register_by_value
 
-_INSTALLED = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix,
-                                                         sys.exec_prefix})
+_INSTALLED = tuple(
+    os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
+)
 _WEIR_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
 _checked: set = set()  # names of modules already looked at (realpath is ~70 us per module)
 
@@ -53,6 +54,7 @@ def ship_python_dependencies(spark, dependencies) -> None:
         done.add(path)
     if added:  # a Python data source's workers get the files of its registration
         from weir.spark.source import register
+
         register(spark)
     for path, target in dependencies.archives:
         name = f"{path}#{target}" if target else path

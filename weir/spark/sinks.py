@@ -16,8 +16,11 @@ SCHEMA = pa.schema([("_to", pa.string()), ("_kg", pa.int32()), ("_b", pa.binary(
 
 def written_by_tasks(plan: PhysicalPlan) -> dict:
     """{uid: spec} of the plan's sinks that tasks write."""
-    return {uid: node.param("sink") for uid, node in plan.sinks.items()
-            if is_executor_side(node.param("sink"))}
+    return {
+        uid: node.param("sink")
+        for uid, node in plan.sinks.items()
+        if is_executor_side(node.param("sink"))
+    }
 
 
 def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
@@ -29,12 +32,15 @@ def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
         context = TaskContext.get()
         assert context is not None  # (in a Spark task)
         task = context.partitionId()
-        rows = (list(zip(*(column.to_pylist() for column in batch.columns)))
-                for batch in batches)
+        rows = (list(zip(*(column.to_pylist() for column in batch.columns))) for batch in batches)
         for passed in write_task_rows(decode(encoded), job, batch_id, task, rows):
             yield pa.RecordBatch.from_arrays(
-                [pa.array(list(column), type=field.type)
-                 for column, field in zip(zip(*passed), SCHEMA)], schema=SCHEMA)
+                [
+                    pa.array(list(column), type=field.type)
+                    for column, field in zip(zip(*passed), SCHEMA)
+                ],
+                schema=SCHEMA,
+            )
 
     return frame.mapInArrow(write, frame.schema)
 
@@ -42,6 +48,8 @@ def write_in_tasks(frame, sinks: dict, batch_id: int, job: str):
 def tasks_of(spark):
     """Runs work after a sink's commit (a write-ahead-log sink's sends) in Spark tasks, one
     per input: `run(function, inputs)` returns the results."""
+
     def run(function, inputs: list) -> list:
         return spark.sparkContext.parallelize(inputs, len(inputs)).map(function).collect()
+
     return run

@@ -12,8 +12,12 @@ import time
 import uuid
 from typing import Optional, Tuple
 
-from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
-                                    InputPartition)
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    InputPartition,
+)
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from weir.task.worker_instances import WorkerInstances
@@ -47,22 +51,38 @@ class WeirDataSource(DataSource):
         reader = decode(self.options["reader"])
         reader.target_splits = int(self.options.get("target_splits", "1"))
         # (weir.runtime.split_watermarks)
-        reader.announced_marks = functools.partial(
-            _announced_marks, self.options["marks_file"], self.options["uid"]) \
-            if "marks_file" in self.options else None
+        reader.announced_marks = (
+            functools.partial(_announced_marks, self.options["marks_file"], self.options["uid"])
+            if "marks_file" in self.options
+            else None
+        )
         return reader
 
     def streamReader(self, schema):
         options = self.options
         start = json.loads(options["start"]) if "start" in options else None
-        reader = WeirStreamReader(self._source_reader(), options["task"],
-                                  (options["run"], options["uid"]), start,
-                                  options.get("hold_file"))
+        reader = WeirStreamReader(
+            self._source_reader(),
+            options["task"],
+            (options["run"], options["uid"]),
+            start,
+            options.get("hold_file"),
+        )
         idle = (options["idle_file"], options["idle_group"]) if "idle_file" in options else None
-        own = (options["own_file"], int(options["key_groups"]),
-               frozenset(json.loads(options["own_uids"]))) if "own_file" in options else None
-        due = (options["due_file"], int(options["key_groups"]),
-               json.loads(options["due_uids"])) if "due_file" in options else None
+        own = (
+            (
+                options["own_file"],
+                int(options["key_groups"]),
+                frozenset(json.loads(options["own_uids"])),
+            )
+            if "own_file" in options
+            else None
+        )
+        due = (
+            (options["due_file"], int(options["key_groups"]), json.loads(options["due_uids"]))
+            if "due_file" in options
+            else None
+        )
         return AnnouncingReader(reader, idle, own, due) if idle or own or due else reader
 
     def reader(self, schema):
@@ -128,8 +148,7 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return offset if self.run_key is None else {**offset, SOURCE_KEY: self.run_key[1]}
 
     def initialOffset(self):
-        return self._named(self.start if self.start is not None
-                           else self.reader.initial_offset())
+        return self._named(self.start if self.start is not None else self.reader.initial_offset())
 
     def latestOffset(self, start=None, limit=None):
         start = inner_offset(start) or inner_offset(self.initialOffset())
@@ -141,8 +160,7 @@ class WeirStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self._named(self.reader.latest_offset(start))
 
     def partitions(self, start, end, extra=()):
-        return _partitions(self.reader.splits(inner_offset(start), inner_offset(end)),
-                           extra)
+        return _partitions(self.reader.splits(inner_offset(start), inner_offset(end)), extra)
 
     def read(self, partition):
         return read_split(self.reader, self.encoded_task, partition, self.run_key)
@@ -184,14 +202,17 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return start
         end = _announcing(self.inner.latestOffset(start, limit))
         if self.idle is not None:
-            end[IDLE_KEY] = _later(start[IDLE_KEY],
-                                   read_announcements(self.idle[0]).get(self.idle[1]))
+            end[IDLE_KEY] = _later(
+                start[IDLE_KEY], read_announcements(self.idle[0]).get(self.idle[1])
+            )
         if self.own is not None:
             known, uids = start[OWN_KEY], self.own[2]
-            announced = {uid: mark for uid, mark in read_announcements(self.own[0]).items()
-                         if uid in uids}
-            end[OWN_KEY] = {uid: _later(known.get(uid), announced.get(uid))
-                            for uid in {**known, **announced}}
+            announced = {
+                uid: mark for uid, mark in read_announcements(self.own[0]).items() if uid in uids
+            }
+            end[OWN_KEY] = {
+                uid: _later(known.get(uid), announced.get(uid)) for uid in {**known, **announced}
+            }
         if self.due is not None:
             end[TICK_KEY] = _tick(start[TICK_KEY], read_announcements(self.due[0]).get("due"))
         return end
@@ -201,8 +222,7 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         announcements: list = []
         if end[IDLE_KEY] is not None and end[IDLE_KEY] != start[IDLE_KEY]:
             announcements.append((Control.IDLE, end[IDLE_KEY]))
-        moved = {uid: mark for uid, mark in end[OWN_KEY].items()
-                 if start[OWN_KEY].get(uid) != mark}
+        moved = {uid: mark for uid, mark in end[OWN_KEY].items() if start[OWN_KEY].get(uid) != mark}
         if moved:
             announcements.append((Control.OWN, moved))
         # (an earlier run's offset may hold a tick where this run has no timers)
@@ -222,9 +242,13 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if split[0] == Control.IDLE:
             return to_batch([(Channel.WATERMARK, 0, 0, Control.IDLE, None, split[1])])
         if split[0] == Control.OWN:
-            return to_batch([(uid, 0, key_group, Control.OWN, None, mark)
-                             for uid, mark in split[1].items()
-                             for key_group in range(self.own[1])])
+            return to_batch(
+                [
+                    (uid, 0, key_group, Control.OWN, None, mark)
+                    for uid, mark in split[1].items()
+                    for key_group in range(self.own[1])
+                ]
+            )
         bundler = Bundler()  # TICK
         for uid in self.due[2]:
             bundler.add_ticks(uid, self.due[1])
@@ -235,7 +259,7 @@ class AnnouncingReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
 
 IDLE_KEY = "weir_idle"  # the announced timestamp of an idle-capable source's group
-OWN_KEY = "weir_own"    # the announced own watermarks of operators ({uid: watermark})
+OWN_KEY = "weir_own"  # the announced own watermarks of operators ({uid: watermark})
 TICK_KEY = "weir_tick"  # when the last micro-batch for a due processing-time timer was asked
 SOURCE_KEY = "weir_source"  # the uid of the source whose offset it is
 HOLD, DRAIN = b"", b"drain"  # what the hold file holds: hold the sources, or drain them
@@ -256,16 +280,18 @@ def _tick(last, due):
     pending): now once it has come, unless the tick `last` was already asked for it (and
     less than TICK_RETRY_MS ago: a timer still pending after that asks again)."""
     now = int(time.time() * 1000)
-    if due is None or due > now or (last is not None and last >= due
-                                     and now - last < TICK_RETRY_MS):
+    if (
+        due is None
+        or due > now
+        or (last is not None and last >= due and now - last < TICK_RETRY_MS)
+    ):
         return last
     return now
 
 
 def _later(known, announced):
     """An announcement never goes back: the larger of the two (None: none)."""
-    return known if announced is None or (known is not None and known > announced) \
-        else announced
+    return known if announced is None or (known is not None and known > announced) else announced
 
 
 def _announcing(offset: dict) -> dict:
@@ -314,8 +340,7 @@ class WeirBatchReader(DataSourceReader):
 SOURCES = WorkerInstances()  # this worker process's source tasks: (run, uid) -> SourceRunner
 
 
-def read_split(reader, encoded_task: str, partition,
-               run_key: Optional[Tuple[str, str]] = None):
+def read_split(reader, encoded_task: str, partition, run_key: Optional[Tuple[str, str]] = None):
     """The rows of a partition's splits. The collector stays paused until they are read:
     paused per chunk, re-enabling it made Python scan every row the file reader still held
     (py-spy on YSB: 34 of the source's 205 samples). With `run_key` ((run id, task uid)) the
@@ -325,6 +350,7 @@ def read_split(reader, encoded_task: str, partition,
     # partitions) need none of the task's code, and start ~40 ms sooner without it.
     from weir.task.printing import PrintCapture
     from weir.task.source_runner import SourceRunner, chunks_of
+
     freeze_long_lived()
     with paused_gc():
         if run_key is None:
@@ -354,8 +380,17 @@ def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 
 
-def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_source=None,
-                due_source=None, marks_file=None, hold_file=None):
+def read_stream(
+    spark,
+    task,
+    plan,
+    data_watermarks: bool,
+    idle_source=None,
+    own_source=None,
+    due_source=None,
+    marks_file=None,
+    hold_file=None,
+):
     """The streaming frame of a source task (`plan`: the plan's settings and ticked
     operators; `idle_source`: (its watermark group's name, the driver's announcements
     file) if the group can become idle; `own_source`: (the driver's announcements file,
@@ -365,8 +400,11 @@ def read_stream(spark, task, plan, data_watermarks: bool, idle_source=None, own_
     driver's file of its partitions' largest timestamps if it keeps a watermark per
     partition; `hold_file`: the file whose presence holds the source). A plan restored
     from a savepoint starts the source at its saved position."""
-    reader = (_options(spark.readStream, spark, task, plan, data_watermarks)
-              .option("run", plan.run_id or uuid.uuid4().hex).option("uid", task.uid))
+    reader = (
+        _options(spark.readStream, spark, task, plan, data_watermarks)
+        .option("run", plan.run_id or uuid.uuid4().hex)
+        .option("uid", task.uid)
+    )
     if task.uid in plan.start_offsets:
         reader = reader.option("start", json.dumps(plan.start_offsets[task.uid]))
     if hold_file is not None:
@@ -393,6 +431,9 @@ def read_batch(spark, task, plan):
 
 
 def _options(reader, spark, task, plan, data_watermarks: bool):
-    return (reader.format(FORMAT).option("reader", encode(task.node.param("reader")))
-            .option("task", encode((task, plan, data_watermarks)))
-            .option("target_splits", spark.sparkContext.defaultParallelism))
+    return (
+        reader.format(FORMAT)
+        .option("reader", encode(task.node.param("reader")))
+        .option("task", encode((task, plan, data_watermarks)))
+        .option("target_splits", spark.sparkContext.defaultParallelism)
+    )

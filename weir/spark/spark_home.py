@@ -58,8 +58,11 @@ def home_without_zips():
     if base is None or "SPARK_HOME" in os.environ or not _workers_run_this_python():
         return None
     home = spark_home()
-    if home is None or not os.path.isdir(os.path.join(home, SKIPPED, "lib")) \
-            or not os.path.isfile(os.path.join(home, "__init__.py")):
+    if (
+        home is None
+        or not os.path.isdir(os.path.join(home, SKIPPED, "lib"))
+        or not os.path.isfile(os.path.join(home, "__init__.py"))
+    ):
         return None
     home = os.path.realpath(home)
     digest = hashlib.sha256(home.encode()).hexdigest()[:16]
@@ -76,8 +79,9 @@ def home_without_zips():
 
 def _workers_run_this_python() -> bool:
     python = os.environ.get("PYSPARK_PYTHON")
-    return python is None or os.path.realpath(shutil.which(python) or python) == \
-        os.path.realpath(sys.executable)
+    return python is None or os.path.realpath(shutil.which(python) or python) == os.path.realpath(
+        sys.executable
+    )
 
 
 def _links(directory: str):

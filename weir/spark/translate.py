@@ -36,16 +36,26 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
     operators, so weir's operators see them. (The filter reads the event-time column, so
     Spark cannot push it below the watermark node.)"""
     event_ms = F.when(F.col("_to") == F.lit(Channel.WATERMARK), F.col("_ts"))
-    frame = (frame.withColumn("_wm", F.timestamp_millis(event_ms))
-             .withWatermark("_wm", f"{delay_ms} milliseconds"))
+    frame = frame.withColumn("_wm", F.timestamp_millis(event_ms)).withWatermark(
+        "_wm", f"{delay_ms} milliseconds"
+    )
     if report_as is None:
         return frame.filter(F.col("_wm").isNull()).drop("_wm")
     report = F.col("_wm").isNotNull()
-    return (frame.withColumn("_kg", F.when(report, F.lit(report_as)).otherwise(F.col("_kg")))
-            .withColumn("_b", F.when(report, F.encode(F.concat_ws(
-                REPORT_SEPARATOR, F.col("_ctl"), F.col("_ts").cast("string")), "UTF-8"))
-                .otherwise(F.col("_b")))
-            .drop("_wm"))
+    return (
+        frame.withColumn("_kg", F.when(report, F.lit(report_as)).otherwise(F.col("_kg")))
+        .withColumn(
+            "_b",
+            F.when(
+                report,
+                F.encode(
+                    F.concat_ws(REPORT_SEPARATOR, F.col("_ctl"), F.col("_ts").cast("string")),
+                    "UTF-8",
+                ),
+            ).otherwise(F.col("_b")),
+        )
+        .drop("_wm")
+    )
 
 
 def _sources_frame(spark, plan, announcements):
@@ -58,23 +68,31 @@ def _sources_frame(spark, plan, announcements):
     # (weir.control.watermarks) and the ticks for due processing-time timers (None: the job
     # needs neither); a DataFrame's source (weir.spark.frame_sources) carries none.
     first = frame_sources.announcing_source(plan)
-    own_source = (own_file, [task.uid for task in plan.own_watermarks]) \
-        if plan.own_watermarks else None
+    own_source = (
+        (own_file, [task.uid for task in plan.own_watermarks]) if plan.own_watermarks else None
+    )
     due_source = (due_file, plan.processing_time_operators) if due_file is not None else None
     frame_sources.check_announcements(plan, first, own_source, due_source)
     for index, group in enumerate(plan.watermark_groups):
         idle_source = (group.name, idle_file) if group.idleness_ms is not None else None
-        frames = [frame_sources.read_frame(spark, by_uid[uid], settings,
-                                           group.data_watermarks, idle_source)
-                  if frame_sources.is_frame_source(by_uid[uid]) else
-                  spark_source.read_stream(
-                      spark, by_uid[uid], settings, group.data_watermarks, idle_source,
-                      *((own_source, due_source) if uid == first else (None, None)),
-                      marks_file=marks_file if uid in partitioned else None,
-                      hold_file=hold_file)
-                  for uid in group.sources]
-        groups.append(_with_watermark(union_all(frames), group.delay_ms,
-                                      index if report else None))
+        frames = [
+            frame_sources.read_frame(
+                spark, by_uid[uid], settings, group.data_watermarks, idle_source
+            )
+            if frame_sources.is_frame_source(by_uid[uid])
+            else spark_source.read_stream(
+                spark,
+                by_uid[uid],
+                settings,
+                group.data_watermarks,
+                idle_source,
+                *((own_source, due_source) if uid == first else (None, None)),
+                marks_file=marks_file if uid in partitioned else None,
+                hold_file=hold_file,
+            )
+            for uid in group.sources
+        ]
+        groups.append(_with_watermark(union_all(frames), group.delay_ms, index if report else None))
     return union_all(groups)
 
 
@@ -86,9 +104,10 @@ def _stage_groups(frame, stage, plan, layout):
     here = F.col("_to").isin(uids)
     buckets = F.lit(max(1, plan.parallelism))
     number = layout.number_column(F.col("_to"), F.col("_kg"), uids)
-    frame = (frame.withColumn("_g", F.when(here, F.col("_to")).otherwise(F.lit(FORWARD)))
-             .withColumn("_gk", F.when(here, number).otherwise(
-                 F.pmod(F.col("_kg") + F.spark_partition_id(), buckets))))
+    frame = frame.withColumn("_g", F.when(here, F.col("_to")).otherwise(F.lit(FORWARD))).withColumn(
+        "_gk",
+        F.when(here, number).otherwise(F.pmod(F.col("_kg") + F.spark_partition_id(), buckets)),
+    )
     return frame.groupBy("_g", "_gk")
 
 
@@ -99,8 +118,11 @@ def _stage_frame(spark, frame, stage, plan, layout):
     # pandas frames cost more than the rows themselves (~0.5 ms per key group).
     return _stage_groups(frame, stage, plan, layout).transformWithState(
         statefulProcessor=StageHost(plan.subset(keyed=stage)),
-        outputStructType=STREAM_SCHEMA_DDL, outputMode="Append", timeMode="EventTime",
-        initialState=initial_state(spark, stage, plan, layout))
+        outputStructType=STREAM_SCHEMA_DDL,
+        outputMode="Append",
+        timeMode="EventTime",
+        initialState=initial_state(spark, stage, plan, layout),
+    )
 
 
 def query_frame(spark, plan, announcements=(None, None, None, None, None), layout=None):

@@ -7,19 +7,35 @@ from weir.common.row import Row, RowKind  # noqa: F401 (pyflink.table exports th
 from weir.table.descriptors import FormatDescriptor, Schema, TableDescriptor  # noqa: F401
 from weir.table.result import ResultKind, TableResult  # noqa: F401
 from weir.table.table import (  # noqa: F401
-    GroupedTable, GroupWindowedTable, OverWindowedTable, Table, TablePipeline, TableSchema,
-    WindowGroupedTable)
+    GroupedTable,
+    GroupWindowedTable,
+    OverWindowedTable,
+    Table,
+    TablePipeline,
+    TableSchema,
+    WindowGroupedTable,
+)
 from weir.table.table_environment import (  # noqa: F401
-    EnvironmentSettings, StatementSet, StreamTableEnvironment, TableConfig,
-    TableEnvironment)
+    EnvironmentSettings,
+    StatementSet,
+    StreamTableEnvironment,
+    TableConfig,
+    TableEnvironment,
+)
 from weir.table.types import DataType, DataTypes  # noqa: F401
 from weir.table.udf import (  # noqa: F401
-    AggregateFunction, AsyncScalarFunction, FunctionContext, ScalarFunction, TableFunction,
-    TableAggregateFunction)
+    AggregateFunction,
+    AsyncScalarFunction,
+    FunctionContext,
+    ScalarFunction,
+    TableFunction,
+    TableAggregateFunction,
+)
 
 
 class SqlDialect:
     """Flink's SQL dialects: weir reads the default one."""
+
     DEFAULT = "DEFAULT"
     HIVE = "HIVE"
 
@@ -31,7 +47,22 @@ class ExplainDetail:
     PLAN_ADVICE = "PLAN_ADVICE"
 
 
-__getattr__ = module_gaps(__name__, "pyflink.table", [
-    "Expression", "TableSource", "TableSink", "Catalog", "Module", "ModuleEntry",
-    "DataView", "ListView", "MapView", "UserDefinedType", "ChangelogMode", "CompiledPlan",
-    "PlanReference"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.table",
+    [
+        "Expression",
+        "TableSource",
+        "TableSink",
+        "Catalog",
+        "Module",
+        "ModuleEntry",
+        "DataView",
+        "ListView",
+        "MapView",
+        "UserDefinedType",
+        "ChangelogMode",
+        "CompiledPlan",
+        "PlanReference",
+    ],
+)

@@ -101,7 +101,7 @@ class Extreme(Accumulator):
         (x,) = self._args(values)
         if x is not None:
             acc[x] = acc.get(x, 0) + 1  # (in place: a copy per row made COUNT DISTINCT
-        return acc                      # quadratic in a group's distinct values)
+        return acc  # quadratic in a group's distinct values)
 
     def retract(self, acc, values):
         (x,) = self._args(values)
@@ -147,7 +147,8 @@ class PythonAggregate(Accumulator):
         if not hasattr(self.function, "retract"):
             raise NotImplementedError(
                 f"{type(self.function).__name__} gets a retraction (its input is a "
-                "changelog) and has no retract(accumulator, ...) method")
+                "changelog) and has no retract(accumulator, ...) method"
+            )
         self.function.retract(acc, *self._args(values))
         return acc
 
@@ -185,6 +186,7 @@ class PandasAggregate(Accumulator):
 
     def value(self, acc):
         import pandas
+
         columns = list(zip(*acc)) if acc else [() for _ in self.dtypes]
         series = [pandas.Series(list(c), dtype=d) for c, d in zip(columns, self.dtypes)]
         result = self.function(*series)
@@ -224,13 +226,21 @@ class Filtered(Accumulator):
         return self.inner.value(acc)
 
 
-BUILT_INS = {"count_distinct": CountDistinct, "count": Count, "count_star": Count, "sum": Sum,
-             "sum0": Sum0, "avg": Avg,
-             "max": Max, "min": Min}
+BUILT_INS = {
+    "count_distinct": CountDistinct,
+    "count": Count,
+    "count_star": Count,
+    "sum": Sum,
+    "sum0": Sum0,
+    "avg": Avg,
+    "max": Max,
+    "min": Min,
+}
 
 
 def result_type(name: str, argument_types):
     from weir.table import statistic_aggregates
+
     if name in statistic_aggregates.BUILT_INS:
         return statistic_aggregates.result_type(name, argument_types)
     if name in ("count", "count_star", "count_distinct"):
@@ -277,19 +287,24 @@ def accumulator_of(call, columns, conditions=None):
     functions = [c.function for c in compiled]
     if isinstance(name, str):
         from weir.table.statistic_aggregates import BUILT_INS as MORE
+
         accumulator = {**BUILT_INS, **MORE}[name](functions)
         if hasattr(accumulator, "integral"):  # (a variance of an integer type)
             accumulator.integral = compiled[0].data_type.name in (
-                "TINYINT", "SMALLINT", "INT", "BIGINT")
+                "TINYINT",
+                "SMALLINT",
+                "INT",
+                "BIGINT",
+            )
         if isinstance(accumulator, Sum) and compiled[0].data_type.name == "FLOAT":
             accumulator.single = True
         if isinstance(accumulator, Sum) and compiled[0].data_type.bits:
-            accumulator.bits = 64 if isinstance(accumulator, Avg) else \
-                compiled[0].data_type.bits
+            accumulator.bits = 64 if isinstance(accumulator, Avg) else compiled[0].data_type.bits
         return accumulator, result_type(name, [c.data_type for c in compiled])
     if name.func_type == "pandas":
-        return PandasAggregate(functions, name.function, [c.data_type for c in compiled],
-                               name.result_type), name.result_type
+        return PandasAggregate(
+            functions, name.function, [c.data_type for c in compiled], name.result_type
+        ), name.result_type
     return PythonAggregate(functions, name.function), name.result_type
 
 

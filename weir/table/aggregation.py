@@ -27,8 +27,11 @@ def same_expression(a, b) -> bool:
         if isinstance(a, tuple) and isinstance(b, tuple):
             return len(a) == len(b) and all(same_expression(x, y) for x, y in zip(a, b))
         return a is b or (type(a) is type(b) and a == b)
-    return a.op == b.op and len(a.args) == len(b.args) and all(
-        same_expression(x, y) for x, y in zip(a.args, b.args))
+    return (
+        a.op == b.op
+        and len(a.args) == len(b.args)
+        and all(same_expression(x, y) for x, y in zip(a.args, b.args))
+    )
 
 
 def _call_of(expr):
@@ -36,7 +39,7 @@ def _call_of(expr):
     if expr.op == "agg_filter":
         return "agg_filter", (_call_of(expr.args[0]), expr.args[1])
     if expr.op in AGGREGATES:  # (LISTAGG's separator is its second argument)
-        return expr.op, list(expr.args[:2 if expr.op == "list_agg" else 1])
+        return expr.op, list(expr.args[: 2 if expr.op == "list_agg" else 1])
     if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":
         return expr.args[0], list(expr.args[1])
     return None
@@ -63,8 +66,10 @@ class _Calls:
             self.calls.append(call)
             self.columns.append(Column(f"{self.prefix}{len(self.calls) - 1}", data_type))
             return col(self.columns[-1].name)
-        args = tuple(tuple(self.replace(b) for b in a) if isinstance(a, tuple)
-                     else self.replace(a) for a in expr.args)
+        args = tuple(
+            tuple(self.replace(b) for b in a) if isinstance(a, tuple) else self.replace(a)
+            for a in expr.args
+        )
         return Expression(expr.op, *args)
 
 
@@ -73,12 +78,15 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     a window table function with window_start and window_end among the keys, Flink's
     window aggregation (one row per group and window, when the window ends)."""
     from weir.table import window_tvf
+
     key_columns = _key_columns(node, keys)
     names = [c.name for c in key_columns]
-    windowed = "window_start" in names and "window_end" in names \
-        and window_tvf.reads_window_tvf(node)
+    windowed = (
+        "window_start" in names and "window_end" in names and window_tvf.reads_window_tvf(node)
+    )
     if windowed:
         from weir.table.session_input import session_of, session_tvf
+
         tvf = session_tvf(node)
         if tvf is not None and _by_partition(tvf, keys):
             return _session_select(session_of(node), keys, selects)
@@ -88,15 +96,17 @@ def aggregate_select(node, keys, selects) -> logical.Node:
     if windowed:  # (window_time stays the windows' time attribute)
         key_columns = [_window_time_kept(node, k, c) for k, c in zip(keys, key_columns)]
     taken = _Calls(node, _call_of)
-    projections = [_name_key(_rename_key(taken.replace(s), keys, key_columns), position)
-                   for position, s in enumerate(selects)]
+    projections = [
+        _name_key(_rename_key(taken.replace(s), keys, key_columns), position)
+        for position, s in enumerate(selects)
+    ]
     aggregate: logical.Node
     if end_index is not None:
-        aggregate = window_tvf.WindowAggregate(key_columns + taken.columns, node, list(keys),
-                                               taken.calls, end_index)
+        aggregate = window_tvf.WindowAggregate(
+            key_columns + taken.columns, node, list(keys), taken.calls, end_index
+        )
     else:
-        aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys),
-                                      taken.calls)
+        aggregate = logical.Aggregate(key_columns + taken.columns, node, list(keys), taken.calls)
     return logical.project(aggregate, projections)
 
 
@@ -114,14 +124,14 @@ def _cascaded_end(node, keys):
     if node.changelog:
         return None
     from weir.table.window_tvf import window_bound
+
     bounds = [window_bound(node, k.args[0]) if k.op == "col" else None for k in keys]
     if "window_start" not in bounds or "window_end" not in bounds:
         return None
     return bounds.index("window_end")
 
 
-_SESSION_COLUMNS = {"window_start": "$w_start", "window_end": "$w_end",
-                    "window_time": "$w_rowtime"}
+_SESSION_COLUMNS = {"window_start": "$w_start", "window_end": "$w_end", "window_time": "$w_rowtime"}
 
 
 def _session_keys(keys):
@@ -140,11 +150,13 @@ def _session_select(session, keys, selects) -> logical.Node:
     ...): a session group window over t's rows (after the projections and filters
     between, weir.table.session_input), keyed by the partition keys."""
     from weir.table.window import GroupWindow
+
     tvf, rows, time = session
     window = GroupWindow("session", tvf.size, None, col(time), "$w")
     window.not_null = True  # (a window table function's columns are NOT NULL)
-    return window_select(rows, window, _session_keys(keys),
-                         [_session_columns(s, top=True) for s in selects])
+    return window_select(
+        rows, window, _session_keys(keys), [_session_columns(s, top=True) for s in selects]
+    )
 
 
 def _session_columns(expr, top=False):
@@ -155,8 +167,10 @@ def _session_columns(expr, top=False):
     if expr.op == "col" and expr.args[0] in _SESSION_COLUMNS:
         renamed = col(_SESSION_COLUMNS[expr.args[0]])
         return renamed.alias(expr.args[0]) if top else renamed
-    args = tuple(tuple(_session_columns(b) for b in a) if isinstance(a, tuple)
-                 else _session_columns(a) for a in expr.args)
+    args = tuple(
+        tuple(_session_columns(b) for b in a) if isinstance(a, tuple) else _session_columns(a)
+        for a in expr.args
+    )
     return Expression(expr.op, *args)
 
 
@@ -167,16 +181,22 @@ def _rename_key(expr, keys, key_columns):
     for key, column in zip(keys, key_columns):
         if same_expression(expr, key):
             return col(column.name)
-    args = tuple(tuple(_rename_key(b, keys, key_columns) for b in a) if isinstance(a, tuple)
-                 else _rename_key(a, keys, key_columns) for a in expr.args)
+    args = tuple(
+        tuple(_rename_key(b, keys, key_columns) for b in a)
+        if isinstance(a, tuple)
+        else _rename_key(a, keys, key_columns)
+        for a in expr.args
+    )
     return Expression(expr.op, *args)
 
 
 def _result_columns(function, what):
     data_type = function.result_type
     if data_type is None:
-        raise ValueError(f"the {what} function '{function.name}' has no result type: "
-                         "give it get_result_type() or result_type=")
+        raise ValueError(
+            f"the {what} function '{function.name}' has no result type: "
+            "give it get_result_type() or result_type="
+        )
     if data_type.name == "ROW":
         names = function.names or data_type.field_names()
         return [Column(n, f.data_type) for n, f in zip(names, data_type.fields)]
@@ -199,13 +219,17 @@ def udaf_aggregate(node, keys, func) -> logical.Node:
     function, args = _function_and_args(func, node, "aggregate")
     key_columns = _key_columns(node, keys)
     result = _result_columns(function, "aggregate")
-    aggregate = logical.Aggregate(key_columns + [Column("_result", function.result_type)],
-                                  node, list(keys), [(function, args)])
+    aggregate = logical.Aggregate(
+        key_columns + [Column("_result", function.result_type)],
+        node,
+        list(keys),
+        [(function, args)],
+    )
     if function.result_type.name != "ROW":
-        return logical.project(aggregate, [col(c.name) for c in key_columns] +
-                               [col("_result").alias(result[0].name)])
-    fields = [Expression("field_of", col("_result"), i).alias(c.name)
-              for i, c in enumerate(result)]
+        return logical.project(
+            aggregate, [col(c.name) for c in key_columns] + [col("_result").alias(result[0].name)]
+        )
+    fields = [Expression("field_of", col("_result"), i).alias(c.name) for i, c in enumerate(result)]
     return logical.project(aggregate, [col(c.name) for c in key_columns] + fields)
 
 
@@ -213,8 +237,7 @@ def flat_aggregate(node, keys, func) -> logical.Node:
     """group_by(keys).flat_aggregate(udtaf): the keys, then each emitted row's fields."""
     function, args = _function_and_args(func, node, "table_aggregate")
     columns = _key_columns(node, keys) + _result_columns(function, "table aggregate")
-    return logical.Aggregate(columns, node, list(keys), [],
-                             table_aggregate=(function, args))
+    return logical.Aggregate(columns, node, list(keys), [], table_aggregate=(function, args))
 
 
 def _window_key(window):
@@ -226,8 +249,10 @@ def _time_attribute(node, field, what) -> bool:
     name = field.args[0] if isinstance(field, Expression) and field.op == "col" else None
     column = next((c for c in node.columns if c.name == name), None)
     if column is None or not (column.time_attribute or column.proctime):
-        raise ValueError(f"{what} must be on a time attribute of the table (a column with "
-                         f"a watermark, or PROCTIME()), got {field!r}")
+        raise ValueError(
+            f"{what} must be on a time attribute of the table (a column with "
+            f"a watermark, or PROCTIME()), got {field!r}"
+        )
     return column.proctime
 
 
@@ -235,28 +260,41 @@ def window_select(node, window, keys, selects) -> logical.Node:
     """window(w).group_by(keys..., w).select(...): a group window aggregation."""
     from weir.table.types import DataTypes
     from weir.table.windowing import WindowAggregate
+
     if node.changelog:
-        raise ValueError("a group window aggregation takes an insert-only table (this one "
-                         "is a changelog)")
+        raise ValueError(
+            "a group window aggregation takes an insert-only table (this one is a changelog)"
+        )
     proctime = _time_attribute(node, window.time_field, "a group window")
     alias = window.alias_name
     keys = [k for k in keys if not (k.op == "col" and k.args[0] == alias)]
     key_columns = _key_columns(node, keys)
     # (the window's time: its rowtime, end - 1 ms; in processing time, its proctime,
     # when it fires)
-    taken = _Calls(node, _call_of, fixed={
-        "window_start": "$w_start", "window_end": "$w_end",
-        "window_proctime" if proctime else "window_rowtime": "$w_rowtime"})
+    taken = _Calls(
+        node,
+        _call_of,
+        fixed={
+            "window_start": "$w_start",
+            "window_end": "$w_end",
+            "window_proctime" if proctime else "window_rowtime": "$w_rowtime",
+        },
+    )
     projections = [_rename_key(taken.replace(s), keys, key_columns) for s in selects]
     nullable = not window.not_null
-    times = [Column("$w_start", DataTypes.TIMESTAMP(3, nullable)),
-             Column("$w_end", DataTypes.TIMESTAMP(3, nullable)),
-             Column("$w_rowtime", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
-             if proctime else Column("$w_rowtime", DataTypes.TIMESTAMP(3, nullable), True)]
-    aggregate = WindowAggregate(key_columns + taken.columns + times, node, window, keys,
-                                taken.calls)
-    return logical.project(aggregate, _unnamed_numbered(
-        projections, {c.name for c in taken.columns}))
+    times = [
+        Column("$w_start", DataTypes.TIMESTAMP(3, nullable)),
+        Column("$w_end", DataTypes.TIMESTAMP(3, nullable)),
+        Column("$w_rowtime", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
+        if proctime
+        else Column("$w_rowtime", DataTypes.TIMESTAMP(3, nullable), True),
+    ]
+    aggregate = WindowAggregate(
+        key_columns + taken.columns + times, node, window, keys, taken.calls
+    )
+    return logical.project(
+        aggregate, _unnamed_numbered(projections, {c.name for c in taken.columns})
+    )
 
 
 def _name_key(expr, position):
@@ -272,8 +310,11 @@ def _unnamed_numbered(projections, aggregates):
     columns and aliases keep theirs."""
     out, number = [], 0
     for expr in projections:
-        if expr.op == "alias" or (expr.op == "col" and not expr.args[0].startswith("$w_")
-                                  and expr.args[0] not in aggregates):
+        if expr.op == "alias" or (
+            expr.op == "col"
+            and not expr.args[0].startswith("$w_")
+            and expr.args[0] not in aggregates
+        ):
             out.append(expr)
             continue
         out.append(expr.alias(f"EXPR${number}"))
@@ -296,7 +337,7 @@ def _over_windows(expr, found):
         if expr.op == "over" and not isinstance(expr.args[1], Expression):
             found.append(expr.args[1])
         for arg in expr.args:
-            for item in (arg if isinstance(arg, tuple) else (arg,)):
+            for item in arg if isinstance(arg, tuple) else (arg,):
                 _over_windows(item, found)
     return found
 
@@ -305,17 +346,23 @@ def over_select(node, windows, selects) -> logical.Node:
     """over_window(w).select(..., agg.over(w)) (or SQL's agg OVER (...) in the select
     list): an over aggregation."""
     from weir.table.windowing import OverAggregate
+
     inline = [w for s in selects for w in _over_windows(s, [])]
     windows = list(windows) + inline
     if len({_window_key(w) for w in windows}) != 1:
-        raise ValueError("the OVER windows of one select must be identical (partition, "
-                         "order and frame), as in Flink's streaming queries")
+        raise ValueError(
+            "the OVER windows of one select must be identical (partition, "
+            "order and frame), as in Flink's streaming queries"
+        )
     window = windows[0]
     _time_attribute(node, window.order_field, "an over window's order_by")
     taken = _Calls(node, _over_call, prefix="$over")
     projections = [taken.replace(s) for s in selects]
-    projections = [p.alias(f"_c{i}") if p.op == "col" and p.args[0].startswith("$over")
-                   else p for i, p in enumerate(projections)]  # (SQL names its own)
-    aggregate = OverAggregate(list(node.columns) + taken.columns, node, window,
-                              list(window.partition_by), taken.calls)
+    projections = [
+        p.alias(f"_c{i}") if p.op == "col" and p.args[0].startswith("$over") else p
+        for i, p in enumerate(projections)
+    ]  # (SQL names its own)
+    aggregate = OverAggregate(
+        list(node.columns) + taken.columns, node, window, list(window.partition_by), taken.calls
+    )
     return logical.project(aggregate, projections)

@@ -13,13 +13,28 @@ from typing import Any, Callable, Dict, Tuple
 from weir.table.casts import _local_zone
 from weir.table.types import DataTypes
 
-_JAVA_PATTERN = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"),
-                 ("mm", "%M"), ("ss", "%S"), ("SSS", "%f")]
+_JAVA_PATTERN = [
+    ("yyyy", "%Y"),
+    ("yy", "%y"),
+    ("MM", "%m"),
+    ("dd", "%d"),
+    ("HH", "%H"),
+    ("mm", "%M"),
+    ("ss", "%S"),
+    ("SSS", "%f"),
+]
 
 
-_FORMAT_FIELDS = [("yyyy", "{0.year:04d}"), ("yy", "{1:02d}"), ("MM", "{0.month:02d}"),
-                  ("dd", "{0.day:02d}"), ("HH", "{0.hour:02d}"), ("mm", "{0.minute:02d}"),
-                  ("ss", "{0.second:02d}"), ("SSS", "{2:03d}")]
+_FORMAT_FIELDS = [
+    ("yyyy", "{0.year:04d}"),
+    ("yy", "{1:02d}"),
+    ("MM", "{0.month:02d}"),
+    ("dd", "{0.day:02d}"),
+    ("HH", "{0.hour:02d}"),
+    ("mm", "{0.minute:02d}"),
+    ("ss", "{0.second:02d}"),
+    ("SSS", "{2:03d}"),
+]
 
 
 def _date_format(value, pattern="yyyy-MM-dd HH:mm:ss"):
@@ -85,7 +100,7 @@ def _unix_timestamp(text=None, pattern="yyyy-MM-dd HH:mm:ss"):
         return int(datetime.datetime.now().timestamp())
     local = _to_timestamp(text, pattern)
     if local is None:
-        return -2 ** 63
+        return -(2**63)
     return int(local.replace(tzinfo=_local_zone()).timestamp())
 
 
@@ -114,14 +129,16 @@ def strptime_pattern(pattern: str) -> str:
         if char == "'":
             end = pattern.find("'", index + 1)
             end = len(pattern) if end < 0 else end
-            out.append("'" if end == index + 1 else pattern[index + 1:end].replace("%", "%%"))
+            out.append("'" if end == index + 1 else pattern[index + 1 : end].replace("%", "%%"))
             index = end + 1
             continue
         run = len(pattern[index:]) - len(pattern[index:].lstrip(char))
-        letters = pattern[index:index + run]
+        letters = pattern[index : index + run]
         if char.isalpha() and letters not in codes:
-            raise ValueError(f"the date pattern letters '{letters}' (in '{pattern}') are "
-                             "not supported by weir yet")
+            raise ValueError(
+                f"the date pattern letters '{letters}' (in '{pattern}') are "
+                "not supported by weir yet"
+            )
         out.append(codes.get(letters, letters.replace("%", "%%")))
         index += run
     return "".join(out)
@@ -131,15 +148,22 @@ def _mod(a, b):
     return a - b * int(a / b) if b else None
 
 
-_UNIT_MILLIS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000,
-                "WEEK": 7 * 86_400_000}
+_UNIT_MILLIS = {
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+    "WEEK": 7 * 86_400_000,
+}
 _UNIT_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 
 
 def time_unit(unit):
     if unit not in _UNIT_MILLIS and unit not in _UNIT_MONTHS:
-        raise ValueError(f"unknown time unit '{unit}' (expected one of "
-                         f"{', '.join([*_UNIT_MILLIS, *_UNIT_MONTHS])})")
+        raise ValueError(
+            f"unknown time unit '{unit}' (expected one of "
+            f"{', '.join([*_UNIT_MILLIS, *_UNIT_MONTHS])})"
+        )
     return unit
 
 
@@ -196,12 +220,14 @@ def _round(value, digits=0):
     """ROUND(x, d): half away from zero at d digits after the point (before it where d is
     negative), as Flink's (Java's BigDecimal HALF_UP); of the argument's type."""
     from weir.table.scalar_builtins import rounded_to
+
     return rounded_to(value, digits, decimal.ROUND_HALF_UP)
 
 
 def _round_type(types):
     if types[0].name == "DECIMAL":
         from weir.table.evaluate import not_supported
+
         not_supported("ROUND of a DECIMAL (of a DOUBLE, a FLOAT or an integer it runs)")
     return types[0]
 

@@ -10,17 +10,22 @@ from weir.table import evaluate
 def builtin_call(expr, columns):
     from weir.table.builtins import FUNCTIONS
     from weir.table.scalar_builtins import NULL_TAKING
+
     name, args = expr.args
     function, data_type = FUNCTIONS[name]
     parts = [evaluate.compile_expression(a, columns) for a in args]
     if getattr(data_type, "takes_literals", False):
-        data_type = data_type([p.data_type for p in parts],
-                              [a.args[0] if a.op == "lit" else None for a in args])
+        data_type = data_type(
+            [p.data_type for p in parts], [a.args[0] if a.op == "lit" else None for a in args]
+        )
     elif callable(data_type):
         data_type = data_type([p.data_type for p in parts])
     functions = [p.function for p in parts]
-    run = (lambda values: function(*(f(values) for f in functions))) \
-        if name in NULL_TAKING else evaluate._null_safe(function, *functions)
+    run = (
+        (lambda values: function(*(f(values) for f in functions)))
+        if name in NULL_TAKING
+        else evaluate._null_safe(function, *functions)
+    )
     data_type = data_type or parts[0].data_type
     if data_type.name == "DECIMAL" and name != "ROUND":  # (at its type's scale: 1.000)
         run = evaluate._null_safe(_at_scale(data_type.scale), run)
@@ -29,17 +34,20 @@ def builtin_call(expr, columns):
 
 def _at_scale(scale):
     exponent = decimal.Decimal(1).scaleb(-scale)
-    return lambda value: value.quantize(exponent, decimal.ROUND_DOWN) \
-        if isinstance(value, decimal.Decimal) else value
+    return lambda value: (
+        value.quantize(exponent, decimal.ROUND_DOWN)
+        if isinstance(value, decimal.Decimal)
+        else value
+    )
 
 
 def floor_to_call(expr, columns):
     """FLOOR/CEIL(a timestamp or a date TO a unit), of the argument's type."""
     from weir.table.scalar_builtins import floor_to
+
     inner = evaluate.compile_expression(expr.args[0], columns)
     function = floor_to(expr.args[1], expr.op == "ceil_to")
-    return evaluate.Compiled(evaluate._null_safe(function, inner.function),
-                             inner.data_type, None)
+    return evaluate.Compiled(evaluate._null_safe(function, inner.function), inner.data_type, None)
 
 
 def function_call(expr, columns):
@@ -47,17 +55,19 @@ def function_call(expr, columns):
     if isinstance(function, str):
         evaluate.not_supported(f"calling the function '{function}' by name")
     if function.kind != "scalar":
-        raise ValueError(f"'{function.name}' is a {function.kind} function; only scalar "
-                         "functions are called in expressions")
+        raise ValueError(
+            f"'{function.name}' is a {function.kind} function; only scalar "
+            "functions are called in expressions"
+        )
     parts = [evaluate.compile_expression(a, columns).function for a in args]
     run = function.evaluator()
     result_type = function.result_type
     coerce = _coercer(result_type)
     if coerce is not None:
-        return evaluate.Compiled(lambda values: coerce(run(*(p(values) for p in parts))),
-                                 result_type, None)
-    return evaluate.Compiled(lambda values: run(*(p(values) for p in parts)),
-                             result_type, None)
+        return evaluate.Compiled(
+            lambda values: coerce(run(*(p(values) for p in parts))), result_type, None
+        )
+    return evaluate.Compiled(lambda values: run(*(p(values) for p in parts)), result_type, None)
 
 
 def _coercer(data_type):
@@ -79,10 +89,10 @@ def _floating(value):
 
 def _row_coerced(value, coercers):
     from weir.common.row import Row
+
     if value is None:
         return None
-    items = [c(x) if c is not None and x is not None else x
-             for c, x in zip(coercers, value)]
+    items = [c(x) if c is not None and x is not None else x for c, x in zip(coercers, value)]
     if isinstance(value, Row):
         fields = value._fields
         row = Row(**dict(zip(fields, items))) if fields else Row(*items)

@@ -22,7 +22,7 @@ def literal_type(value) -> DataType:
     if isinstance(value, bool):
         return DataTypes.BOOLEAN(False)
     if isinstance(value, int):
-        return (DataTypes.INT(False) if -2**31 <= value < 2**31 else DataTypes.BIGINT(False))
+        return DataTypes.INT(False) if -(2**31) <= value < 2**31 else DataTypes.BIGINT(False)
     if isinstance(value, float):
         return DataTypes.DOUBLE(False)
     if isinstance(value, str):
@@ -49,12 +49,14 @@ def element_type(value) -> DataType:
     if isinstance(value, (list, tuple)) and not isinstance(value, Row) and value:
         return DataTypes.ARRAY(element_type(value[0]))
     if isinstance(value, Row):
-        names = value.as_dict().keys() if value._fields else \
-            [f"_{i + 1}" for i in range(len(value))]
-        return DataTypes.ROW([DataTypes.FIELD(n, element_type(v))
-                              for n, v in zip(names, value)])
-    raise TypeError(f"weir cannot infer a SQL type for {type(value).__name__} value "
-                    f"{value!r}: give from_elements a schema with DataTypes")
+        names = (
+            value.as_dict().keys() if value._fields else [f"_{i + 1}" for i in range(len(value))]
+        )
+        return DataTypes.ROW([DataTypes.FIELD(n, element_type(v)) for n, v in zip(names, value)])
+    raise TypeError(
+        f"weir cannot infer a SQL type for {type(value).__name__} value "
+        f"{value!r}: give from_elements a schema with DataTypes"
+    )
 
 
 def _to_int(value, target):
@@ -73,7 +75,7 @@ def _to_int(value, target):
 
 def java_wrap(value: int, bits: int) -> int:
     """An integer as Java's of `bits` bits holds it: wrapped around past its range."""
-    return (value + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+    return (value + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
 
 
 def _to_bool(value):
@@ -93,8 +95,9 @@ WIDE_DECIMALS = decimal.Context(prec=200)  # (DECIMAL's 38 digits need more than
 def _to_decimal(value, target):
     number = decimal.Decimal(value.strip() if isinstance(value, str) else str(value))
     with decimal.localcontext(WIDE_DECIMALS):
-        return number.quantize(decimal.Decimal(1).scaleb(-target.scale),
-                               rounding=decimal.ROUND_HALF_UP)
+        return number.quantize(
+            decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP
+        )
 
 
 def _local_zone():
@@ -105,8 +108,9 @@ def _to_timestamp(value):
     """A TIMESTAMP (naive: wall clock) from an Instant, an aware datetime (in the local
     time zone, as Flink's session time zone defaults to the system's), or text."""
     if type(value).__name__ == "Instant":
-        value = datetime.datetime.fromtimestamp(value.to_epoch_milli() / 1000,
-                                                datetime.timezone.utc)
+        value = datetime.datetime.fromtimestamp(
+            value.to_epoch_milli() / 1000, datetime.timezone.utc
+        )
     if isinstance(value, datetime.datetime):
         if value.tzinfo is not None:
             return value.astimezone(_local_zone()).replace(tzinfo=None)
@@ -138,8 +142,9 @@ def cast_value(value, source: Optional[DataType], target: DataType, lenient: boo
         if name == "TIMESTAMP":
             return _to_timestamp(value)
         if name == "TIMESTAMP_LTZ":
-            return _to_timestamp(value).replace(tzinfo=_local_zone()).astimezone(
-                datetime.timezone.utc)
+            return (
+                _to_timestamp(value).replace(tzinfo=_local_zone()).astimezone(datetime.timezone.utc)
+            )
         if name == "DATE":
             stamp = value if isinstance(value, datetime.date) else _to_timestamp(value)
             return stamp.date() if isinstance(stamp, datetime.datetime) else stamp
@@ -158,8 +163,9 @@ def float32(value: float) -> float:
 def java_float(value: float) -> str:
     """Java's Float.toString: the shortest text that reads back as the same FLOAT."""
     import numpy
+
     text = repr(numpy.float32(value))
-    text = text[len("np.float32("):-1] if text.startswith("np.float32(") else text
+    text = text[len("np.float32(") : -1] if text.startswith("np.float32(") else text
     if "e" in text or abs(value) >= 1e7 or (value and abs(value) < 1e-3):
         return java_double(float(text))
     return text if "." in text or "n" in text else text + ".0"

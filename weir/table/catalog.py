@@ -47,6 +47,7 @@ class CatalogMethods:
 
     def list_temporary_views(self):
         from weir.table.table import Table
+
         return sorted(n for n, entry in self._tables.items() if isinstance(entry, Table))
 
     def list_user_defined_functions(self):
@@ -54,6 +55,7 @@ class CatalogMethods:
 
     def list_functions(self):
         from weir.table.builtins import FUNCTIONS
+
         return sorted(set(self.functions) | {name.lower() for name in FUNCTIONS})
 
     # -- views, tables and functions -----------------------------------------------------
@@ -78,20 +80,19 @@ class CatalogMethods:
         if entries.pop(path, None) is not None:
             return True
         if not ignore_if_not_exists:
-            raise ValueError(f"{what.capitalize()} `{CATALOG}`.`{DATABASE}`.`{path}` "
-                             "doesn't exist")
+            raise ValueError(f"{what.capitalize()} `{CATALOG}`.`{DATABASE}`.`{path}` doesn't exist")
         return False
 
     def from_descriptor(self, descriptor):
         """A table of `descriptor`, registered under no name."""
         from weir.table.table import Table
+
         return Table(self._scan(f"*anonymous_{descriptor.connector}*", descriptor), self)
 
     def create_java_temporary_function(self, path: str, function_class_name: str):
         not_supported(f"Java functions ('{function_class_name}': weir's are Python)")
 
-    create_java_function = create_java_temporary_system_function = \
-        create_java_temporary_function
+    create_java_function = create_java_temporary_system_function = create_java_temporary_function
 
     # -- the Python its jobs need ---------------------------------------------------------
     def add_python_file(self, file_path: str) -> None:
@@ -100,10 +101,10 @@ class CatalogMethods:
     def add_python_archive(self, archive_path: str, target_dir: Optional[str] = None) -> None:
         self._dependency("add_python_archive", archive_path, target_dir)
 
-    def set_python_requirements(self, requirements_file_path: str,
-                                requirements_cache_dir: Optional[str] = None) -> None:
-        self._dependency("set_python_requirements", requirements_file_path,
-                         requirements_cache_dir)
+    def set_python_requirements(
+        self, requirements_file_path: str, requirements_cache_dir: Optional[str] = None
+    ) -> None:
+        self._dependency("set_python_requirements", requirements_file_path, requirements_cache_dir)
 
     def _dependency(self, method, *args) -> None:
         """Given to the program's environment, or to each one a job of this

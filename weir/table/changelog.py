@@ -13,9 +13,13 @@ from typing import Any, Callable, Iterable
 
 from weir.common.row import Row
 from weir.common.typeinfo import Types
-from weir.datastream.functions import (FilterFunction, FlatMapFunction,
-                                       KeyedCoProcessFunction, KeyedProcessFunction,
-                                       MapFunction)
+from weir.datastream.functions import (
+    FilterFunction,
+    FlatMapFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    MapFunction,
+)
 from weir.datastream.state import ListStateDescriptor, ValueStateDescriptor
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = range(4)
@@ -121,8 +125,10 @@ class GroupAggregate(KeyedProcessFunction):
             stored = (0, [a.create() for a in self.accumulators], None)
         count, accs, previous = stored
         count += 1 if is_accumulate(kind) else -1
-        accs = [a.accumulate(acc, values) if is_accumulate(kind) else a.retract(acc, values)
-                for a, acc in zip(self.accumulators, accs)]
+        accs = [
+            a.accumulate(acc, values) if is_accumulate(kind) else a.retract(acc, values)
+            for a, acc in zip(self.accumulators, accs)
+        ]
         keys = tuple(f(values) for f in self.key_functions)
         if count <= 0:
             self.state.clear()
@@ -188,7 +194,8 @@ class BundledGroupAggregate(Bundled, GroupAggregate):
                 yield DELETE, previous
             return
         result = tuple(f(rows[-1][1]) for f in self.key_functions) + tuple(
-            a.value(acc) for a, acc in zip(accumulators, accs))
+            a.value(acc) for a, acc in zip(accumulators, accs)
+        )
         self.state.update((count, accs, result))
         if previous is None:
             yield INSERT, result
@@ -226,8 +233,11 @@ class TableAggregate(KeyedProcessFunction):
         stored = self.state.value()
         accumulator = self.function.create_accumulator() if stored is None else stored
         keys = tuple(f(rows[0][1]) for f in self.key_functions)
-        emitted = [] if stored is None else [
-            keys + _fields(row, self.width) for row in self.function.emit_value(stored)]
+        emitted = (
+            []
+            if stored is None
+            else [keys + _fields(row, self.width) for row in self.function.emit_value(stored)]
+        )
         for kind, values in rows:
             arguments = [a(values) for a in self.args]
             if is_accumulate(kind):
@@ -241,7 +251,7 @@ class TableAggregate(KeyedProcessFunction):
             yield INSERT, keys + _fields(row, self.width)
 
 
-END_OF_INPUT = 2 ** 63 - 1  # the watermark a bounded input ends with
+END_OF_INPUT = 2**63 - 1  # the watermark a bounded input ends with
 
 
 class Materialize(KeyedProcessFunction):
@@ -293,8 +303,10 @@ class RegularJoin(KeyedCoProcessFunction):
         self.time_index = time_index
 
     def open(self, runtime_context):
-        self.sides = [runtime_context.get_list_state(
-            ListStateDescriptor(name, Types.PICKLED_BYTE_ARRAY())) for name in ("l", "r")]
+        self.sides = [
+            runtime_context.get_list_state(ListStateDescriptor(name, Types.PICKLED_BYTE_ARRAY()))
+            for name in ("l", "r")
+        ]
 
     def process_element1(self, record, ctx):
         return self._stamped(self._process(0, record), ctx)
@@ -307,6 +319,7 @@ class RegularJoin(KeyedCoProcessFunction):
             yield from outputs
             return
         from weir.table.windowing import to_millis
+
         for kind, values in outputs:
             time = values[self.time_index]
             ctx._stamp_outputs(None if time is None else to_millis(time))
@@ -326,8 +339,7 @@ class RegularJoin(KeyedCoProcessFunction):
         kind, values = record
         mine, others = self.sides[side], self.sides[1 - side]
         kept_others = others.get() or []
-        matches = [o for o in kept_others
-                   if self._matches(self._pair(side, values, o[0]))]
+        matches = [o for o in kept_others if self._matches(self._pair(side, values, o[0]))]
         if is_accumulate(kind):
             yield from self._accumulate(side, values, matches, mine, others, kept_others)
         else:
@@ -345,8 +357,7 @@ class RegularJoin(KeyedCoProcessFunction):
                 yield DELETE, self._padded(1 - side, other)
             yield INSERT, self._pair(side, values, other)
         if matches:
-            others.update([(o, c + 1) if (o, c) in matches else (o, c)
-                           for o, c in kept_others])
+            others.update([(o, c + 1) if (o, c) in matches else (o, c) for o, c in kept_others])
 
     def _retract(self, side, values, matches, mine, others, kept_others):
         kept = mine.get() or []
@@ -364,5 +375,4 @@ class RegularJoin(KeyedCoProcessFunction):
             if count == 1 and self._outer(1 - side):
                 yield INSERT, self._padded(1 - side, other)
         if matches:
-            others.update([(o, c - 1) if (o, c) in matches else (o, c)
-                           for o, c in kept_others])
+            others.update([(o, c - 1) if (o, c) in matches else (o, c) for o, c in kept_others])

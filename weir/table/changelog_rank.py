@@ -22,12 +22,10 @@ from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.table import logical
-from weir.table.changelog import (DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE,
-                                  is_accumulate)
+from weir.table.changelog import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, is_accumulate
 from weir.table.sort import compare
 
-_UP = {"count": "increasing", "count_star": "increasing", "max": "increasing",
-       "min": "decreasing"}
+_UP = {"count": "increasing", "count_star": "increasing", "max": "increasing", "min": "decreasing"}
 
 
 def unique_key(rank):
@@ -40,8 +38,7 @@ def unique_key(rank):
         inner = logical.passed_columns(node)
         origins = {n: inner.get(o) if o is not None else None for n, o in origins.items()}
         node = node.input
-    if not isinstance(node, logical.Aggregate) or node.table_aggregate is not None \
-            or not node.keys:
+    if not isinstance(node, logical.Aggregate) or node.table_aggregate is not None or not node.keys:
         return None
     kinds = _column_kinds(node)
     for expr, descending in rank.order:
@@ -49,7 +46,7 @@ def unique_key(rank):
         kind = kinds.get(origin)
         if kind != "key" and kind != ("increasing" if descending else "decreasing"):
             return None
-    keys = [c.name for c in node.columns[:len(node.keys)]]
+    keys = [c.name for c in node.columns[: len(node.keys)]]
     by_origin: dict = {}
     for name, origin in origins.items():
         if origin is not None:
@@ -61,8 +58,9 @@ def unique_key(rank):
 
 def _column_kinds(aggregate):
     kinds: Dict[str, Optional[str]] = {
-        c.name: "key" for c in aggregate.columns[:len(aggregate.keys)]}
-    for column, (call, _) in zip(aggregate.columns[len(aggregate.keys):], aggregate.calls):
+        c.name: "key" for c in aggregate.columns[: len(aggregate.keys)]
+    }
+    for column, (call, _) in zip(aggregate.columns[len(aggregate.keys) :], aggregate.calls):
         kinds[column.name] = _UP.get(call) if isinstance(call, str) else None
     return kinds
 
@@ -70,16 +68,18 @@ def _column_kinds(aggregate):
 class ChangelogTopN(KeyedProcessFunction):
     """One partition's rows: [(sort key, arrival, values)] in order."""
 
-    def __init__(self, sort_functions, directions, rank_end, output_rank, key_indexes=None,
-                 rank_start=1):
+    def __init__(
+        self, sort_functions, directions, rank_end, output_rank, key_indexes=None, rank_start=1
+    ):
         self.sort_functions, self.directions = sort_functions, directions
         self.rank_end, self.output_rank = rank_end, output_rank
         self.rank_start = rank_start  # (ranks before it are kept, not output)
         self.key_indexes = key_indexes  # (the update strategy's unique key, or None)
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "rows", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("rows", Types.PICKLED_BYTE_ARRAY())
+        )
         self._order = functools.cmp_to_key(self._compare)
 
     def _compare(self, a, b):
@@ -90,20 +90,19 @@ class ChangelogTopN(KeyedProcessFunction):
         if self.key_indexes is not None and kind == UPDATE_BEFORE:
             return ()  # (upserts: the +U that follows replaces the key's row)
         arrival, rows = self.state.value() or (0, [])
-        before: list = rows[self.rank_start - 1:self.rank_end]
+        before: list = rows[self.rank_start - 1 : self.rank_end]
         replaced = None
         if self.key_indexes is not None:
             replaced = self._remove_key(rows, values)
         if is_accumulate(kind):
             entry = (tuple(f(values) for f in self.sort_functions), arrival, values)
             # (mypy: the empty default [] is list[Never])
-            rows.insert(bisect.bisect_right(rows, self._order(entry), key=self._order),
-                        entry)  # type: ignore[arg-type]
+            rows.insert(bisect.bisect_right(rows, self._order(entry), key=self._order), entry)  # type: ignore[arg-type]
             arrival += 1
         elif replaced is None:
             _remove_values(rows, values)
         self.state.update((arrival, rows))
-        return list(self._changes(before, rows[self.rank_start - 1:self.rank_end], replaced))
+        return list(self._changes(before, rows[self.rank_start - 1 : self.rank_end], replaced))
 
     def _remove_key(self, rows, values):
         key = [values[i] for i in self.key_indexes]
@@ -129,8 +128,11 @@ class ChangelogTopN(KeyedProcessFunction):
         kept = {row[1] for row in after}
         gone = [row for row in before if row[1] not in kept]
         came = [row for row in after if row[1] not in {r[1] for r in before}]
-        if replaced is not None and any(r[1] == replaced[1] for r in gone) and \
-                any(self._same_key(r, replaced) for r in came):
+        if (
+            replaced is not None
+            and any(r[1] == replaced[1] for r in gone)
+            and any(self._same_key(r, replaced) for r in came)
+        ):
             new = next(r for r in came if self._same_key(r, replaced))
             yield UPDATE_BEFORE, replaced[2]
             yield UPDATE_AFTER, new[2]

@@ -71,10 +71,13 @@ class DatagenConnector(Connector):
 
     def source_stream(self, env, path, columns):
         from weir.table.datagen import datagen_source
-        source = datagen_source(path, [(c.name, c.data_type) for c in columns],
-                                self.options)
-        return env.from_source(source, None, "datagen").map(
-            _AsRecord([c.name for c in columns])).name(f"Source: {path}")
+
+        source = datagen_source(path, [(c.name, c.data_type) for c in columns], self.options)
+        return (
+            env.from_source(source, None, "datagen")
+            .map(_AsRecord([c.name for c in columns]))
+            .name(f"Source: {path}")
+        )
 
 
 class _ParseLine:
@@ -106,18 +109,22 @@ class _FormatLine:
     def __call__(self, record):
         kind, values = record
         if kind != INSERT:
-            raise ValueError("the filesystem sink takes inserts only; this table is a "
-                             "changelog (an aggregate's updates)")
+            raise ValueError(
+                "the filesystem sink takes inserts only; this table is a "
+                "changelog (an aggregate's updates)"
+            )
         return self.fmt.write(values, self.columns)
 
 
 class FilesystemConnector(Connector):
     """Files of a path (a file or a directory) in csv, json or parquet; a sink writes
     part files into the directory, exactly once (weir's FileSink)."""
+
     name = "filesystem"
 
     def _format(self):
         from weir.table.formats import format_of
+
         return format_of(self.options)
 
     def _path(self, path):
@@ -133,26 +140,34 @@ class FilesystemConnector(Connector):
     def _partitions(self, env, path, columns):
         """The union of the partitions' files, each with its values put back."""
         from weir.table import partitions
+
         keys = partitions.checked_keys(self.partition_keys, columns, path)
         found = partitions.discover(self._path(path), keys, path)
         if not found:
             return env.from_collection([]).name(f"Source: {path}")
-        streams = [self._files(env, path, partitions.file_columns(columns, keys), directory)
-                   .map(partitions.partition_reader(columns, keys, spec)).name(
-                       f"Partition: {path}") for directory, spec in found]
+        streams = [
+            self._files(env, path, partitions.file_columns(columns, keys), directory)
+            .map(partitions.partition_reader(columns, keys, spec))
+            .name(f"Partition: {path}")
+            for directory, spec in found
+        ]
         return streams[0].union(*streams[1:]) if len(streams) > 1 else streams[0]
 
     def _files(self, env, path, columns, directory):
         from weir.datastream.connectors.file_system import FileSource, StreamFormat
+
         if self.options.get("format") == "parquet":
             from weir.table.parquet import ParquetRecord
+
             source = self._batches(FileSource.for_parquet(directory), path).build()
             rows = env.from_source(source, None, f"Source: {path}")
             return rows.map(ParquetRecord(columns, directory)).name(f"Parse: {path}")
-        lines = StreamFormat("csv-records") if self.options.get("format") == "csv" else \
-            StreamFormat.text_line_format()  # (a csv record may span lines)
-        source = self._batches(FileSource.for_record_stream_format(
-            lines, directory), path).build()
+        lines = (
+            StreamFormat("csv-records")
+            if self.options.get("format") == "csv"
+            else StreamFormat.text_line_format()
+        )  # (a csv record may span lines)
+        source = self._batches(FileSource.for_record_stream_format(lines, directory), path).build()
         lines = env.from_source(source, None, f"Source: {path}")
         return _parsed(lines, _ParseLine(self._format(), columns, directory), path)
 
@@ -163,52 +178,70 @@ class FilesystemConnector(Connector):
         if count is None:
             return builder
         if not str(count).isdigit() or int(count) < 1:
-            raise ValueError(f"table '{path}': 'source.max-files-per-batch' is a number of "
-                             f"files, at least 1, got '{count}'")
+            raise ValueError(
+                f"table '{path}': 'source.max-files-per-batch' is a number of "
+                f"files, at least 1, got '{count}'"
+            )
         return builder.set_max_files_per_batch(int(count))
 
     def sink(self, stream, path, columns):
         from weir.common.serialization import Encoder
         from weir.datastream.connectors.file_system import BucketAssigner, FileSink
+
         if self.partition_keys:
             return self._partitioned_sink(stream, path, columns)
         target = self._path(path)
         if self.options.get("format") == "parquet":
             from weir.table.parquet import parquet_sink
+
             return parquet_sink(stream, target, columns)
-        sink = FileSink.for_row_format(target, Encoder.simple_string_encoder()) \
-            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
-        return stream.map(_FormatLine(self._format(), columns)).name("Format") \
-            .sink_to(sink)
+        sink = (
+            FileSink.for_row_format(target, Encoder.simple_string_encoder())
+            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+            .build()
+        )
+        return stream.map(_FormatLine(self._format(), columns)).name("Format").sink_to(sink)
 
     def _partitioned_sink(self, stream, path, columns):
         """Each row's line into its partition's directory (csv and json)."""
         from weir.datastream.connectors.file_system import FileSink
         from weir.table import partitions
+
         if self.options.get("format") == "parquet":
             not_supported("writing a partitioned parquet table")
         keys = partitions.checked_keys(self.partition_keys, columns, path)
         lines = partitions.PartitionLine(
-            _FormatLine(self._format(), partitions.file_columns(columns, keys)), columns,
-            keys, self.options.get("partition.default-name", partitions.DEFAULT_NAME))
-        sink = FileSink.for_row_format(self._path(path), partitions.LineEncoder()) \
-            .with_bucket_assigner(partitions.PartitionBucket()).build()
+            _FormatLine(self._format(), partitions.file_columns(columns, keys)),
+            columns,
+            keys,
+            self.options.get("partition.default-name", partitions.DEFAULT_NAME),
+        )
+        sink = (
+            FileSink.for_row_format(self._path(path), partitions.LineEncoder())
+            .with_bucket_assigner(partitions.PartitionBucket())
+            .build()
+        )
         return stream.map(lines).name("Format").sink_to(sink)
 
 
-_STARTUP = {"earliest-offset": "earliest", "latest-offset": "latest",
-            "group-offsets": "committed_offsets"}
+_STARTUP = {
+    "earliest-offset": "earliest",
+    "latest-offset": "latest",
+    "group-offsets": "committed_offsets",
+}
 
 
 class KafkaConnector(Connector):
     """Flink's `kafka` table connector on weir's KafkaSource and KafkaSink: one topic,
     messages in the json, csv or raw format; a sink takes inserts only (a changelog goes
     to `upsert-kafka`: weir.table.upsert_kafka)."""
+
     name = "kafka"
 
     def _format(self):
         name = self.options.get("value.format", self.options.get("format"))
         from weir.table.formats import format_of
+
         return format_of({**self.options, "format": name})
 
     def _settings(self, path):
@@ -222,13 +255,18 @@ class KafkaConnector(Connector):
     def source_stream(self, env, path, columns):
         from weir.common.serialization import SimpleStringSchema
         from weir.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource
+
         topic, servers = self._settings(path)
         mode = self.options.get("scan.startup.mode", "group-offsets")
         if mode not in _STARTUP:
             not_supported(f"the kafka option scan.startup.mode = '{mode}'")
-        builder = KafkaSource.builder().set_bootstrap_servers(servers).set_topics(topic) \
-            .set_value_only_deserializer(SimpleStringSchema()) \
+        builder = (
+            KafkaSource.builder()
+            .set_bootstrap_servers(servers)
+            .set_topics(topic)
+            .set_value_only_deserializer(SimpleStringSchema())
             .set_starting_offsets(getattr(KafkaOffsetsInitializer, _STARTUP[mode])())
+        )
         if "properties.group.id" in self.options:
             builder = builder.set_group_id(self.options["properties.group.id"])
         builder = kafka_bounded(builder, self.options, self.name)
@@ -238,18 +276,25 @@ class KafkaConnector(Connector):
     def sink(self, stream, path, columns):
         from weir.common.serialization import SimpleStringSchema
         from weir.datastream.connectors.kafka import KafkaRecordSerializationSchema
+
         topic, servers = self._settings(path)
-        serializer = KafkaRecordSerializationSchema.builder().set_topic(topic) \
-            .set_value_serialization_schema(SimpleStringSchema()).build()
+        serializer = (
+            KafkaRecordSerializationSchema.builder()
+            .set_topic(topic)
+            .set_value_serialization_schema(SimpleStringSchema())
+            .build()
+        )
         builder = kafka_sink_builder(path, self.options, servers, serializer)
-        return stream.map(_FormatLine(self._format(), columns)).name("Format") \
-            .sink_to(builder.build())
+        return (
+            stream.map(_FormatLine(self._format(), columns)).name("Format").sink_to(builder.build())
+        )
 
 
 def kafka_bounded(builder, options, connector: str):
     """A KafkaSource builder bounded as a table's `scan.bounded.mode` says (unbounded, or
     the partitions' latest offsets when the job starts)."""
     from weir.datastream.connectors.kafka import KafkaOffsetsInitializer
+
     bounded = options.get("scan.bounded.mode", "unbounded")
     if bounded == "latest-offset":
         return builder.set_bounded(KafkaOffsetsInitializer.latest())
@@ -262,22 +307,39 @@ def kafka_sink_builder(path, options, servers, serializer):
     """A KafkaSink builder of a table's sink options: `sink.delivery-guarantee` and
     `sink.transactional-id-prefix`."""
     from weir.datastream.connectors.kafka import DeliveryGuarantee, KafkaSink
+
     guarantee = options.get("sink.delivery-guarantee", "at-least-once")
-    guarantees = {"at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
-                  "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
-                  "none": DeliveryGuarantee.NONE}
+    guarantees = {
+        "at-least-once": DeliveryGuarantee.AT_LEAST_ONCE,
+        "exactly-once": DeliveryGuarantee.EXACTLY_ONCE,
+        "none": DeliveryGuarantee.NONE,
+    }
     if guarantee not in guarantees:
-        raise ValueError(f"table '{path}': sink.delivery-guarantee is one of "
-                         f"{', '.join(guarantees)}, got '{guarantee}'")
-    builder = KafkaSink.builder().set_bootstrap_servers(servers) \
-        .set_record_serializer(serializer).set_delivery_guarantee(guarantees[guarantee])
+        raise ValueError(
+            f"table '{path}': sink.delivery-guarantee is one of "
+            f"{', '.join(guarantees)}, got '{guarantee}'"
+        )
+    builder = (
+        KafkaSink.builder()
+        .set_bootstrap_servers(servers)
+        .set_record_serializer(serializer)
+        .set_delivery_guarantee(guarantees[guarantee])
+    )
     if "sink.transactional-id-prefix" in options:
         builder = builder.set_transactional_id_prefix(options["sink.transactional-id-prefix"])
     return builder
 
 
-CONNECTORS = {c.name: c for c in (PrintConnector, BlackholeConnector, DatagenConnector,
-                                  FilesystemConnector, KafkaConnector)}
+CONNECTORS = {
+    c.name: c
+    for c in (
+        PrintConnector,
+        BlackholeConnector,
+        DatagenConnector,
+        FilesystemConnector,
+        KafkaConnector,
+    )
+}
 
 
 def connector_of(options: dict, primary_key=(), partition_keys=()) -> Connector:
@@ -285,18 +347,23 @@ def connector_of(options: dict, primary_key=(), partition_keys=()) -> Connector:
     `partition_keys`: its partition columns (filesystem tables only)."""
     from weir.table.jdbc_table import JdbcConnector
     from weir.table.upsert_kafka import UpsertKafkaConnector
-    connectors = {**CONNECTORS, JdbcConnector.name: JdbcConnector,
-                  UpsertKafkaConnector.name: UpsertKafkaConnector}
+
+    connectors = {
+        **CONNECTORS,
+        JdbcConnector.name: JdbcConnector,
+        UpsertKafkaConnector.name: UpsertKafkaConnector,
+    }
     name = options.get("connector")
     if name is None:
         raise ValueError("a table needs its 'connector' option")
     if name not in connectors:
-        not_supported(f"the '{name}' table connector (weir has "
-                      f"{', '.join(sorted(connectors))})")
+        not_supported(f"the '{name}' table connector (weir has {', '.join(sorted(connectors))})")
     if partition_keys and name != FilesystemConnector.name:
-        raise ValueError(f"a '{name}' table is not partitioned: PARTITIONED BY belongs to "
-                         "filesystem tables")
-    connector = connectors[name]({k: v for k, v in options.items() if k != "connector"},
-                                 primary_key)
+        raise ValueError(
+            f"a '{name}' table is not partitioned: PARTITIONED BY belongs to filesystem tables"
+        )
+    connector = connectors[name](
+        {k: v for k, v in options.items() if k != "connector"}, primary_key
+    )
     connector.partition_keys = list(partition_keys)
     return connector

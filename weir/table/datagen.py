@@ -19,13 +19,17 @@ from weir.datastream.connectors import DataGeneratorSource
 _DEFAULT_RATE = 10000
 _HEX = string.hexdigits[:16]
 # Flink's defaults for random floating-point columns: (MIN_VALUE, MAX_VALUE) of the type.
-_FLOAT_RANGES = {"FLOAT": (1.4e-45, 3.4028234663852886e38),
-                 "DOUBLE": (5e-324, 1.7976931348623157e308)}
+_FLOAT_RANGES = {
+    "FLOAT": (1.4e-45, 3.4028234663852886e38),
+    "DOUBLE": (5e-324, 1.7976931348623157e308),
+}
 # The options each kind of column takes (Flink refuses the others).
-_OPTIONS = {"sequence": {"kind", "start", "end"},
-            "number": {"kind", "min", "max", "null-rate"},
-            "text": {"kind", "length", "null-rate"},
-            "BOOLEAN": {"kind", "null-rate"}}
+_OPTIONS = {
+    "sequence": {"kind", "start", "end"},
+    "number": {"kind", "min", "max", "null-rate"},
+    "text": {"kind", "length", "null-rate"},
+    "BOOLEAN": {"kind", "null-rate"},
+}
 _FIELD_OPTIONS = set().union(*_OPTIONS.values())
 
 
@@ -41,6 +45,7 @@ def _uniform(low, high):
     def draw(rng):
         share = rng.random()  # share * high + (1 - share) * low cannot overflow, where
         return share * high + (1 - share) * low  # low + (high - low) * share can
+
     return draw
 
 
@@ -55,19 +60,21 @@ def _class_of(data_type, kind: str) -> str:
 def _check_options(name, data_type, options) -> None:
     kind = options.get("kind", "random")
     if kind not in ("random", "sequence"):
-        raise ValueError(f"datagen field '{name}': unknown kind '{kind}' "
-                         "(random or sequence)")
+        raise ValueError(f"datagen field '{name}': unknown kind '{kind}' (random or sequence)")
     unused = set(options) - _OPTIONS[_class_of(data_type, kind)]
     if unused:
-        raise ValueError(f"datagen field '{name}' ({kind} {data_type!r}) takes no option "
-                         + ", ".join(f"'fields.{name}.{o}'" for o in sorted(unused)))
+        raise ValueError(
+            f"datagen field '{name}' ({kind} {data_type!r}) takes no option "
+            + ", ".join(f"'fields.{name}.{o}'" for o in sorted(unused))
+        )
 
 
 def _random_field(name, data_type, options):
     kind = data_type.name
     if kind == "CHAR":
-        raise NotImplementedError(f"datagen field '{name}': weir generates no CHAR columns "
-                                  "yet (use STRING or VARCHAR)")
+        raise NotImplementedError(
+            f"datagen field '{name}': weir generates no CHAR columns yet (use STRING or VARCHAR)"
+        )
     if kind in ("STRING", "VARCHAR"):
         length = int(options.get("length", data_type.length or 100))
         return lambda rng: "".join(rng.choices(_HEX, k=length))
@@ -87,8 +94,10 @@ def _sequence_field(name, data_type, options):
     if not data_type.bits:
         raise NotImplementedError(f"datagen field '{name}': weir's sequences are integers")
     if "start" not in options or "end" not in options:
-        raise ValueError(f"datagen field '{name}' of kind sequence needs "
-                         f"'fields.{name}.start' and 'fields.{name}.end'")
+        raise ValueError(
+            f"datagen field '{name}' of kind sequence needs "
+            f"'fields.{name}.start' and 'fields.{name}.end'"
+        )
     start, end = int(options["start"]), int(options["end"])
     if end < start:
         raise ValueError(f"datagen field '{name}': end {end} is below start {start}")
@@ -119,7 +128,7 @@ def _field_options(options, names):
     fields: dict = {name: {} for name in names}
     for key, value in options.items():
         if key.startswith("fields."):
-            name, _, option = key[len("fields."):].rpartition(".")
+            name, _, option = key[len("fields.") :].rpartition(".")
             if name not in fields or option not in _FIELD_OPTIONS:
                 raise ValueError(f"datagen: unknown option '{key}' (columns: {names})")
             fields[name][option] = value

@@ -26,10 +26,10 @@ class Schema:
         def column(self, column_name: str, data_type) -> "Schema.Builder":
             if isinstance(data_type, str):
                 from weir.table.sql_types import parse_type
+
                 data_type = parse_type(data_type)
             if not isinstance(data_type, DataType):
-                raise TypeError(f"column '{column_name}' needs a DataTypes type, "
-                                f"got {data_type!r}")
+                raise TypeError(f"column '{column_name}' needs a DataTypes type, got {data_type!r}")
             if column_name in dict(self._columns):
                 raise ValueError(f"column '{column_name}' is declared twice")
             self._columns.append((column_name, data_type))
@@ -52,26 +52,32 @@ class Schema:
             if not column_names:
                 raise ValueError("a primary key needs at least one column")
             if len(set(column_names)) != len(column_names):
-                raise ValueError(f"the primary key ({', '.join(column_names)}) names a "
-                                 "column twice")
+                raise ValueError(
+                    f"the primary key ({', '.join(column_names)}) names a column twice"
+                )
             self._primary_key = list(column_names)
             return self
 
-        def primary_key_named(self, constraint_name: str, *column_names: str
-                              ) -> "Schema.Builder":
+        def primary_key_named(self, constraint_name: str, *column_names: str) -> "Schema.Builder":
             return self.primary_key(*column_names)
 
         def build(self) -> "Schema":
             names = [name for name, _ in self._columns]
             for key in self._primary_key:
                 if key not in names:
-                    raise ValueError(f"the primary key names no column of the table: "
-                                     f"'{key}' (columns: {', '.join(names)})")
+                    raise ValueError(
+                        f"the primary key names no column of the table: "
+                        f"'{key}' (columns: {', '.join(names)})"
+                    )
                 if not isinstance(dict(self._columns)[key], DataType):
-                    raise ValueError(f"the primary key's column '{key}' is computed: a "
-                                     "primary key takes physical columns")
-            columns = [(name, data_type.not_null() if name in self._primary_key else data_type)
-                       for name, data_type in self._columns]  # (Flink's keys are NOT NULL)
+                    raise ValueError(
+                        f"the primary key's column '{key}' is computed: a "
+                        "primary key takes physical columns"
+                    )
+            columns = [
+                (name, data_type.not_null() if name in self._primary_key else data_type)
+                for name, data_type in self._columns
+            ]  # (Flink's keys are NOT NULL)
             return Schema(columns, self._watermark, self._primary_key)
 
 
@@ -158,5 +164,6 @@ class TableDescriptor:
         def build(self) -> "TableDescriptor":
             if self._schema is None:
                 raise ValueError(f"a '{self._connector}' table needs a schema")
-            return TableDescriptor(self._connector, self._schema, self._options,
-                                   self._partition_keys)
+            return TableDescriptor(
+                self._connector, self._schema, self._options, self._partition_keys
+            )

@@ -13,8 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, NoReturn, Optional
 
-from weir.table.casts import (INT_RANGES, WIDE_DECIMALS, cast_value, java_wrap, literal_type,
-                              to_sql_string)
+from weir.table.casts import (
+    INT_RANGES,
+    WIDE_DECIMALS,
+    cast_value,
+    java_wrap,
+    literal_type,
+    to_sql_string,
+)
 from weir.table.expressions import AGGREGATES, Expression
 from weir.table.types import NUMERIC, DataType, DataTypes
 
@@ -35,27 +41,31 @@ class Compiled:
 
 
 def not_supported(what: str) -> NoReturn:
-    raise NotImplementedError(f"{what} is not supported by weir's Table API yet: see "
-                              "docs/table.md in weir's repository")
+    raise NotImplementedError(
+        f"{what} is not supported by weir's Table API yet: see docs/table.md in weir's repository"
+    )
 
 
 def _index_of(columns: List[Column], name: str) -> int:
     for index, column in enumerate(columns):
         if column.name == name:
             return index
-    raise ValueError(f"no column '{name}' in the table's columns "
-                     f"[{', '.join(c.name for c in columns)}]")
+    raise ValueError(
+        f"no column '{name}' in the table's columns [{', '.join(c.name for c in columns)}]"
+    )
 
 
 def _numbers(function):
     """An arithmetic operator over mixed DECIMAL (Decimal) and DOUBLE (float) values:
     the DOUBLE wins, as in SQL."""
+
     def run(a, b):
         if isinstance(a, float) and isinstance(b, decimal.Decimal):
             b = float(b)
         elif isinstance(b, float) and isinstance(a, decimal.Decimal):
             a = float(a)
         return function(a, b)
+
     return run
 
 
@@ -68,6 +78,7 @@ def _null_safe(function, *parts):
     def run(values):
         args = [part(values) for part in parts]
         return None if any(a is None for a in args) else function(*args)
+
     return run
 
 
@@ -75,6 +86,7 @@ def _null_safe_1(function, part):
     def run(values):
         a = part(values)
         return None if a is None else function(a)
+
     return run
 
 
@@ -82,6 +94,7 @@ def _null_safe_2(function, left, right):
     def run(values):
         a, b = left(values), right(values)
         return None if a is None or b is None else function(a, b)
+
     return run
 
 
@@ -91,12 +104,14 @@ def wider(left: DataType, right: DataType) -> DataType:
     order = ["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"]
     if left.name not in order or right.name not in order:
         return left
-    if "DECIMAL" in (left.name, right.name) and \
-            all(t.name == "DECIMAL" or t.bits for t in (left, right)):
+    if "DECIMAL" in (left.name, right.name) and all(
+        t.name == "DECIMAL" or t.bits for t in (left, right)
+    ):
         scale = max(_decimal_digits(left)[1], _decimal_digits(right)[1])
         whole = max(p - s for p, s in map(_decimal_digits, (left, right)))
-        return DataTypes.DECIMAL(min(whole + scale, 38), scale,
-                                 left.is_nullable or right.is_nullable)
+        return DataTypes.DECIMAL(
+            min(whole + scale, 38), scale, left.is_nullable or right.is_nullable
+        )
     return left if order.index(left.name) >= order.index(right.name) else right
 
 
@@ -116,11 +131,21 @@ def _divide(a, b):
     return a / b
 
 
-_ARITHMETIC = {"plus": operator.add, "minus": operator.sub, "times": operator.mul,
-               "divide": _divide, "mod": lambda a, b: a - b * _divide(a, b)}
-_COMPARISONS = {"equals": operator.eq, "not_equals": operator.ne,
-                "less_than": operator.lt, "less_than_or_equal": operator.le,
-                "greater_than": operator.gt, "greater_than_or_equal": operator.ge}
+_ARITHMETIC = {
+    "plus": operator.add,
+    "minus": operator.sub,
+    "times": operator.mul,
+    "divide": _divide,
+    "mod": lambda a, b: a - b * _divide(a, b),
+}
+_COMPARISONS = {
+    "equals": operator.eq,
+    "not_equals": operator.ne,
+    "less_than": operator.lt,
+    "less_than_or_equal": operator.le,
+    "greater_than": operator.gt,
+    "greater_than_or_equal": operator.ge,
+}
 
 
 def compile_expression(expr: Expression, columns: List[Column]) -> Compiled:
@@ -136,8 +161,10 @@ def compile_expression(expr: Expression, columns: List[Column]) -> Compiled:
         inner = compile_expression(expr.args[0], columns)
         return Compiled(inner.function, inner.data_type, expr.args[1][0])
     if op in AGGREGATES:
-        raise ValueError(f"the aggregate {op}() belongs in a group_by(...).select(...) or "
-                         "an aggregation over the whole table, not in a row expression")
+        raise ValueError(
+            f"the aggregate {op}() belongs in a group_by(...).select(...) or "
+            "an aggregation over the whole table, not in a row expression"
+        )
     handler = _HANDLERS.get(op)
     if handler is None:
         not_supported(f"the expression {op}()")
@@ -201,16 +228,18 @@ def _decimal_result(function, data_type):
                 return result  # (a DOUBLE operand makes the result a DOUBLE)
             result = result.quantize(step, rounding=decimal.ROUND_HALF_UP)
         return result if abs(result) < limit else None
+
     return run
 
 
 def _wrapping(function, bits):
     """Integer arithmetic as Java's: a result out of the type's range wraps around."""
-    low, high = -2 ** (bits - 1), 2 ** (bits - 1)
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1)
 
     def run(a, b):
         result = function(a, b)
         return result if low <= result < high else java_wrap(result, bits)
+
     return run
 
 
@@ -221,8 +250,9 @@ _TEXTS = ("STRING", "VARCHAR", "CHAR")
 def _comparison(expr, columns):
     left, right = (compile_expression(a, columns) for a in expr.args)
     left, right = _as_time_of(left, right), _as_time_of(right, left)
-    return Compiled(_null_safe(_COMPARISONS[expr.op], left.function, right.function),
-                    DataTypes.BOOLEAN(), None)
+    return Compiled(
+        _null_safe(_COMPARISONS[expr.op], left.function, right.function), DataTypes.BOOLEAN(), None
+    )
 
 
 def _as_time_of(side: "Compiled", other: "Compiled") -> "Compiled":
@@ -237,33 +267,42 @@ def _as_time_of(side: "Compiled", other: "Compiled") -> "Compiled":
 def _logical(expr, columns):
     left, right = (compile_expression(a, columns).function for a in expr.args)
     if expr.op == "and":
+
         def run(values):
             a, b = left(values), right(values)
             if a is False or b is False:
                 return False
             return None if a is None or b is None else True
     else:
+
         def run(values):
             a, b = left(values), right(values)
             if a is True or b is True:
                 return True
             return None if a is None or b is None else False
+
     return Compiled(run, DataTypes.BOOLEAN(), None)
 
 
 def _unary(function, result_type=None):
     def handler(expr, columns):
         inner = compile_expression(expr.args[0], columns)
-        return Compiled(_null_safe(function, inner.function),
-                        result_type() if result_type else inner.data_type, None)
+        return Compiled(
+            _null_safe(function, inner.function),
+            result_type() if result_type else inner.data_type,
+            None,
+        )
+
     return handler
 
 
 def _null_test(negate):
     def handler(expr, columns):
         inner = compile_expression(expr.args[0], columns).function
-        return Compiled(lambda values: (inner(values) is None) != negate,
-                        DataTypes.BOOLEAN(False), None)
+        return Compiled(
+            lambda values: (inner(values) is None) != negate, DataTypes.BOOLEAN(False), None
+        )
+
     return handler
 
 
@@ -272,8 +311,9 @@ def _cast(expr, columns):
     target = expr.args[1]
     lenient = expr.op == "try_cast"
     source = inner.data_type
-    return Compiled(lambda values: cast_value(inner.function(values), source, target,
-                                              lenient), target, None)
+    return Compiled(
+        lambda values: cast_value(inner.function(values), source, target, lenient), target, None
+    )
 
 
 def _json_path(path: str):
@@ -302,6 +342,7 @@ def _json_value(expr, columns):
             return None
         as_text = ("true" if node else "false") if isinstance(node, bool) else str(node)
         return cast_value(as_text, DataTypes.STRING(), target, True)
+
     return Compiled(run, target, None)
 
 
@@ -314,13 +355,17 @@ def _concat(expr, columns):
         if any(p is None for p in pieces):
             return None
         return "".join(to_sql_string(p, t) for p, (_, t) in zip(pieces, functions))
+
     return Compiled(run, DataTypes.STRING(), None)
 
 
 def _if(expr, columns):
     condition, yes, no = (compile_expression(a, columns) for a in expr.args)
-    return Compiled(lambda v: yes.function(v) if condition.function(v) is True
-                    else no.function(v), common_type(yes.data_type, no.data_type), None)
+    return Compiled(
+        lambda v: yes.function(v) if condition.function(v) is True else no.function(v),
+        common_type(yes.data_type, no.data_type),
+        None,
+    )
 
 
 _TEXTS = ("CHAR", "VARCHAR", "STRING")
@@ -351,6 +396,7 @@ def _coalesce(expr, columns):
             if value is not None:
                 return value
         return None
+
     data_type = parts[0].data_type
     for part in parts[1:]:
         data_type = common_type(data_type, part.data_type)
@@ -365,6 +411,7 @@ def _in(expr, columns):
     def run(values):
         value = inner(values)
         return None if value is None else any(value == o(values) for o in options)
+
     return Compiled(run, DataTypes.BOOLEAN(), None)
 
 
@@ -372,9 +419,9 @@ def _like(expr, columns):
     inner, pattern = (compile_expression(a, columns).function for a in expr.args)
 
     def matches(text, like):
-        regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
-                        for c in like)
+        regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in like)
         return re.fullmatch(regex, text, re.DOTALL) is not None
+
     return Compiled(_null_safe(matches, inner, pattern), DataTypes.BOOLEAN(), None)
 
 
@@ -383,51 +430,60 @@ def _substring(expr, columns):
 
     def cut(text, begin, length=None):
         start = max(begin - 1, 0)
-        return text[start:] if length is None else text[start:start + length]
+        return text[start:] if length is None else text[start : start + length]
+
     return Compiled(_null_safe(cut, *parts), DataTypes.STRING(), None)
 
 
 def _array(expr, columns):
     """ARRAY[a, b, ...]: a list, its elements of the type common to theirs."""
     from weir.table.casts import cast_value
+
     parts = [compile_expression(a, columns) for a in expr.args]
     if not parts:
         raise ValueError("ARRAY[] needs at least one element")
     element = parts[0].data_type
     for part in parts[1:]:
         element = common_type(element, part.data_type)
-    return Compiled(lambda values: [cast_value(p.function(values), p.data_type, element)
-                                    for p in parts], DataTypes.ARRAY(element, False), None)
+    return Compiled(
+        lambda values: [cast_value(p.function(values), p.data_type, element) for p in parts],
+        DataTypes.ARRAY(element, False),
+        None,
+    )
 
 
 def _row(expr, columns):
     """ROW(a, b, ...) (the Table API's row(...)): a row of the values, its fields named
     EXPR$0, EXPR$1, ... as Flink names them."""
     from weir.common.row import Row
+
     parts = [compile_expression(a, columns) for a in expr.args]
     names = [f"EXPR${i}" for i in range(len(parts))]
-    return Compiled(lambda values: Row(**dict(zip(names, (p.function(values)
-                                                          for p in parts)))),
-                    DataTypes.ROW([DataTypes.FIELD(n, p.data_type)
-                                   for n, p in zip(names, parts)], False), None)
+    return Compiled(
+        lambda values: Row(**dict(zip(names, (p.function(values) for p in parts)))),
+        DataTypes.ROW([DataTypes.FIELD(n, p.data_type) for n, p in zip(names, parts)], False),
+        None,
+    )
 
 
 def _input_row(expr, columns):
     """All of the row's columns as one Row (what Table.map and flat_map give a
     function)."""
     from weir.common.row import Row
+
     names = [c.name for c in columns]
-    return Compiled(lambda values: Row(**dict(zip(names, values))),
-                    DataTypes.ROW([DataTypes.FIELD(c.name, c.data_type) for c in columns]),
-                    None)
+    return Compiled(
+        lambda values: Row(**dict(zip(names, values))),
+        DataTypes.ROW([DataTypes.FIELD(c.name, c.data_type) for c in columns]),
+        None,
+    )
 
 
 def _field_of(expr, columns):
     inner = compile_expression(expr.args[0], columns)
     index = expr.args[1]
     field = inner.data_type.fields[index]
-    return Compiled(lambda values: _nth(inner.function(values), index), field.data_type,
-                    field.name)
+    return Compiled(lambda values: _nth(inner.function(values), index), field.data_type, field.name)
 
 
 def _get(expr, columns):
@@ -452,24 +508,43 @@ def _nth(value, index):
 _HANDLERS = {
     **{op: _arithmetic for op in _ARITHMETIC},
     **{op: _comparison for op in _COMPARISONS},
-    "and": _logical, "or": _logical,
+    "and": _logical,
+    "or": _logical,
     "not": _unary(operator.not_, DataTypes.BOOLEAN),
     "minus_prefix": _unary(operator.neg),
     "abs": _unary(abs),
-    "lower": _unary(str.lower), "upper": _unary(str.upper),
+    "lower": _unary(str.lower),
+    "upper": _unary(str.upper),
     "char_length": _unary(len, DataTypes.INT),
-    "is_null": _null_test(False), "is_not_null": _null_test(True),
+    "is_null": _null_test(False),
+    "is_not_null": _null_test(True),
     "is_true": _unary(lambda v: v is True, DataTypes.BOOLEAN),
     "is_false": _unary(lambda v: v is False, DataTypes.BOOLEAN),
-    "cast": _cast, "try_cast": _cast, "json_value": _json_value, "concat": _concat,
-    "if": _if, "coalesce": _coalesce, "in": _in, "like": _like, "substring": _substring,
-    "input_row": _input_row, "array": _array, "row": _row,
-    "field_of": _field_of, "get": _get,
+    "cast": _cast,
+    "try_cast": _cast,
+    "json_value": _json_value,
+    "concat": _concat,
+    "if": _if,
+    "coalesce": _coalesce,
+    "in": _in,
+    "like": _like,
+    "substring": _substring,
+    "input_row": _input_row,
+    "array": _array,
+    "row": _row,
+    "field_of": _field_of,
+    "get": _get,
 }
 
 from weir.table.calls import builtin_call, floor_to_call, function_call  # noqa: E402
 
-_HANDLERS.update({"builtin": builtin_call, "floor_to": floor_to_call,
-                  "ceil_to": floor_to_call, "call": function_call})
+_HANDLERS.update(
+    {
+        "builtin": builtin_call,
+        "floor_to": floor_to_call,
+        "ceil_to": floor_to_call,
+        "call": function_call,
+    }
+)
 
 __all__ = ["Column", "Compiled", "compile_expression", "not_supported", "NUMERIC"]

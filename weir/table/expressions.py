@@ -6,9 +6,24 @@ values). It only describes; weir.table.evaluate types it against a table's schem
 compiles it to a Python function over a row's values.
 """
 
-AGGREGATES = ("count", "sum", "sum0", "min", "max", "avg", "count_star", "count_distinct",
-              "var_pop", "var_samp", "stddev_pop", "stddev_samp", "first_value",
-              "last_value", "list_agg", "array_agg")
+AGGREGATES = (
+    "count",
+    "sum",
+    "sum0",
+    "min",
+    "max",
+    "avg",
+    "count_star",
+    "count_distinct",
+    "var_pop",
+    "var_samp",
+    "stddev_pop",
+    "stddev_samp",
+    "first_value",
+    "last_value",
+    "list_agg",
+    "array_agg",
+)
 
 
 class Expression:
@@ -28,29 +43,74 @@ class Expression:
         other = _expr(other)
         return Expression(op, other, self) if reverse else Expression(op, self, other)
 
-    def __add__(self, o): return self._binary("plus", o)
-    def __radd__(self, o): return self._binary("plus", o, True)
-    def __sub__(self, o): return self._binary("minus", o)
-    def __rsub__(self, o): return self._binary("minus", o, True)
-    def __mul__(self, o): return self._binary("times", o)
-    def __rmul__(self, o): return self._binary("times", o, True)
-    def __truediv__(self, o): return self._binary("divide", o)
-    def __rtruediv__(self, o): return self._binary("divide", o, True)
-    def __mod__(self, o): return self._binary("mod", o)
-    def __rmod__(self, o): return self._binary("mod", o, True)
-    def __eq__(self, o): return self._binary("equals", o)  # noqa: E704
-    def __ne__(self, o): return self._binary("not_equals", o)
-    def __lt__(self, o): return self._binary("less_than", o)
-    def __le__(self, o): return self._binary("less_than_or_equal", o)
-    def __gt__(self, o): return self._binary("greater_than", o)
-    def __ge__(self, o): return self._binary("greater_than_or_equal", o)
-    def __and__(self, o): return self._binary("and", o)
-    def __rand__(self, o): return self._binary("and", o, True)
-    def __or__(self, o): return self._binary("or", o)
-    def __ror__(self, o): return self._binary("or", o, True)
-    def __invert__(self): return Expression("not", self)
-    def __neg__(self): return Expression("minus_prefix", self)
-    def __pos__(self): return self
+    def __add__(self, o):
+        return self._binary("plus", o)
+
+    def __radd__(self, o):
+        return self._binary("plus", o, True)
+
+    def __sub__(self, o):
+        return self._binary("minus", o)
+
+    def __rsub__(self, o):
+        return self._binary("minus", o, True)
+
+    def __mul__(self, o):
+        return self._binary("times", o)
+
+    def __rmul__(self, o):
+        return self._binary("times", o, True)
+
+    def __truediv__(self, o):
+        return self._binary("divide", o)
+
+    def __rtruediv__(self, o):
+        return self._binary("divide", o, True)
+
+    def __mod__(self, o):
+        return self._binary("mod", o)
+
+    def __rmod__(self, o):
+        return self._binary("mod", o, True)
+
+    def __eq__(self, o):
+        return self._binary("equals", o)  # noqa: E704
+
+    def __ne__(self, o):
+        return self._binary("not_equals", o)
+
+    def __lt__(self, o):
+        return self._binary("less_than", o)
+
+    def __le__(self, o):
+        return self._binary("less_than_or_equal", o)
+
+    def __gt__(self, o):
+        return self._binary("greater_than", o)
+
+    def __ge__(self, o):
+        return self._binary("greater_than_or_equal", o)
+
+    def __and__(self, o):
+        return self._binary("and", o)
+
+    def __rand__(self, o):
+        return self._binary("and", o, True)
+
+    def __or__(self, o):
+        return self._binary("or", o)
+
+    def __ror__(self, o):
+        return self._binary("or", o, True)
+
+    def __invert__(self):
+        return Expression("not", self)
+
+    def __neg__(self):
+        return Expression("minus_prefix", self)
+
+    def __pos__(self):
+        return self
 
     # -- names, types ---------------------------------------------------------------
     def alias(self, name: str, *extra_names: str) -> "Expression":
@@ -89,8 +149,7 @@ class Expression:
     array_agg = property(lambda self: Expression("array_agg", self))
 
     def list_agg(self, separator=None) -> "Expression":
-        return Expression("list_agg", self, *(() if separator is None
-                                               else (_expr(separator),)))
+        return Expression("list_agg", self, *(() if separator is None else (_expr(separator),)))
 
     # -- scalar functions -----------------------------------------------------------
     is_null = property(lambda self: Expression("is_null", self))
@@ -150,8 +209,9 @@ class Expression:
 
     # -- more built-in functions (weir.table.scalar_builtins) ------------------------
     def _call(self, function, *args) -> "Expression":
-        return Expression("builtin", function, (self,) + tuple(
-            _expr(a) for a in args if a is not None))
+        return Expression(
+            "builtin", function, (self,) + tuple(_expr(a) for a in args if a is not None)
+        )
 
     sqrt = property(lambda self: self._call("SQRT"))
     ln = property(lambda self: self._call("LN"))
@@ -174,34 +234,75 @@ class Expression:
     to_timestamp = property(lambda self: Expression("cast", self, _type("TIMESTAMP")))
 
     def floor(self, time_interval_unit=None) -> "Expression":
-        return self._call("FLOOR") if time_interval_unit is None else \
-            Expression("floor_to", self, _unit(time_interval_unit))
+        return (
+            self._call("FLOOR")
+            if time_interval_unit is None
+            else Expression("floor_to", self, _unit(time_interval_unit))
+        )
 
     def ceil(self, time_interval_unit=None) -> "Expression":
-        return self._call("CEIL") if time_interval_unit is None else \
-            Expression("ceil_to", self, _unit(time_interval_unit))
+        return (
+            self._call("CEIL")
+            if time_interval_unit is None
+            else Expression("ceil_to", self, _unit(time_interval_unit))
+        )
 
     def log(self, base=None) -> "Expression":
         return self._call("LN") if base is None else _expr(base)._call("LOG", self)
 
-    def power(self, other): return self._call("POWER", other)
-    def truncate(self, n=0): return self._call("TRUNCATE", n)
-    def round(self, places): return self._call("ROUND", places)
-    def lpad(self, length, pad): return self._call("LPAD", length, pad)
-    def rpad(self, length, pad): return self._call("RPAD", length, pad)
-    def trim(self, character=None): return self._call("BTRIM", character)
-    def trim_leading(self, character=None): return self._call("LTRIM", character)
-    def trim_trailing(self, character=None): return self._call("RTRIM", character)
-    def ltrim(self, trim_str=None): return self._call("LTRIM", trim_str)
-    def rtrim(self, trim_str=None): return self._call("RTRIM", trim_str)
-    def repeat(self, n): return self._call("REPEAT", n)
-    def left(self, length): return self._call("LEFT", length)
-    def right(self, length): return self._call("RIGHT", length)
-    def position(self, haystack): return self._call("POSITION", haystack)
-    def regexp(self, regex): return self._call("REGEXP", regex)
-    def sha2(self, hash_length): return self._call("SHA2", hash_length)
-    def starts_with(self, start_expr): return self._call("STARTS_WITH", start_expr)
-    def ends_with(self, end_expr): return self._call("ENDS_WITH", end_expr)
+    def power(self, other):
+        return self._call("POWER", other)
+
+    def truncate(self, n=0):
+        return self._call("TRUNCATE", n)
+
+    def round(self, places):
+        return self._call("ROUND", places)
+
+    def lpad(self, length, pad):
+        return self._call("LPAD", length, pad)
+
+    def rpad(self, length, pad):
+        return self._call("RPAD", length, pad)
+
+    def trim(self, character=None):
+        return self._call("BTRIM", character)
+
+    def trim_leading(self, character=None):
+        return self._call("LTRIM", character)
+
+    def trim_trailing(self, character=None):
+        return self._call("RTRIM", character)
+
+    def ltrim(self, trim_str=None):
+        return self._call("LTRIM", trim_str)
+
+    def rtrim(self, trim_str=None):
+        return self._call("RTRIM", trim_str)
+
+    def repeat(self, n):
+        return self._call("REPEAT", n)
+
+    def left(self, length):
+        return self._call("LEFT", length)
+
+    def right(self, length):
+        return self._call("RIGHT", length)
+
+    def position(self, haystack):
+        return self._call("POSITION", haystack)
+
+    def regexp(self, regex):
+        return self._call("REGEXP", regex)
+
+    def sha2(self, hash_length):
+        return self._call("SHA2", hash_length)
+
+    def starts_with(self, start_expr):
+        return self._call("STARTS_WITH", start_expr)
+
+    def ends_with(self, end_expr):
+        return self._call("ENDS_WITH", end_expr)
 
     def locate(self, s, pos=None) -> "Expression":
         return self._call("POSITION", s, pos)
@@ -213,8 +314,7 @@ class Expression:
         return self._call("REGEXP_REPLACE", regex, replacement)
 
     def regexp_extract(self, regex, extract_index=None) -> "Expression":
-        return self._call("REGEXP_EXTRACT", regex, 1 if extract_index is None
-                          else extract_index)
+        return self._call("REGEXP_EXTRACT", regex, 1 if extract_index is None else extract_index)
 
     def overlay(self, new_string, starting, length=None) -> "Expression":
         return self._call("OVERLAY", new_string, starting, length)
@@ -231,19 +331,28 @@ class Expression:
     def extract(self, time_interval_unit) -> "Expression":
         return Expression("builtin", "EXTRACT", (lit(_unit(time_interval_unit)), self))
 
-    def plus(self, other): return self + other
-    def minus(self, other): return self - other
-    def times(self, other): return self * other
-    def divided_by(self, other): return self / other
+    def plus(self, other):
+        return self + other
+
+    def minus(self, other):
+        return self - other
+
+    def times(self, other):
+        return self * other
+
+    def divided_by(self, other):
+        return self / other
 
 
 def _type(name):
     from weir.table.types import DataTypes
+
     return {"DATE": DataTypes.DATE(), "TIMESTAMP": DataTypes.TIMESTAMP(3)}[name]
 
 
 def _no_time():
     from weir.table.evaluate import not_supported
+
     not_supported("to_time (weir's Table API has no TIME type yet)")
 
 
@@ -325,6 +434,23 @@ CURRENT_RANGE = Expression("current_range")
 UNBOUNDED_ROW = Expression("unbounded_row")
 UNBOUNDED_RANGE = Expression("unbounded_range")
 
-__all__ = ["col", "row_interval", "CURRENT_ROW", "CURRENT_RANGE", "UNBOUNDED_ROW",
-           "UNBOUNDED_RANGE", "lit", "call", "concat", "if_then_else", "and_", "or_", "not_",
-           "coalesce", "json", "row", "array", "Expression"]
+__all__ = [
+    "col",
+    "row_interval",
+    "CURRENT_ROW",
+    "CURRENT_RANGE",
+    "UNBOUNDED_ROW",
+    "UNBOUNDED_RANGE",
+    "lit",
+    "call",
+    "concat",
+    "if_then_else",
+    "and_",
+    "or_",
+    "not_",
+    "coalesce",
+    "json",
+    "row",
+    "array",
+    "Expression",
+]

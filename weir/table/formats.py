@@ -8,8 +8,14 @@ import functools
 import json
 import math
 
-from weir.table.casts import (INT_RANGES, cast_value, java_big_decimal, java_double, java_float,
-                              to_sql_string)
+from weir.table.casts import (
+    INT_RANGES,
+    cast_value,
+    java_big_decimal,
+    java_double,
+    java_float,
+    to_sql_string,
+)
 from weir.table.types import DataTypes
 
 BOM = "\ufeff"  # (a byte-order mark, which Flink's csv and json formats skip)
@@ -65,8 +71,7 @@ class CsvFormat:
         try:
             fields = next(csv.reader([line], delimiter=self.delimiter))
             if len(fields) != len(columns):
-                raise ValueError(f"{len(fields)} fields, the table has {len(columns)} "
-                                 "columns")
+                raise ValueError(f"{len(fields)} fields, the table has {len(columns)} columns")
             return tuple(_from_text(f, c.data_type, c.name) for f, c in zip(fields, columns))
         except ValueError as error:
             if self.ignore_errors:
@@ -133,12 +138,15 @@ class JsonFormat:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
         try:
-            return tuple([read(document.get(name))  # (_fields: set with _columns)
-                          for name, read in self._fields])  # type: ignore[union-attr]
+            return tuple(
+                [
+                    read(document.get(name))  # (_fields: set with _columns)
+                    for name, read in self._fields  # type: ignore[union-attr]
+                ]
+            )
         except ValueError as error:
             if self.ignore_errors:  # (as Flink's: a field it cannot read is NULL)
-                return tuple([_or_null(read, document.get(name))
-                              for name, read in self._fields])  # type: ignore[union-attr]
+                return tuple([_or_null(read, document.get(name)) for name, read in self._fields])  # type: ignore[union-attr]
             if self.ignore_errors:
                 return None
             raise ValueError(f"json line {where}: {error} (line: {line!r})") from None
@@ -152,9 +160,10 @@ class JsonFormat:
         if name in ("STRING", "VARCHAR", "CHAR"):
             return lambda value: value if type(value) is str else slow(value)
         if name in INT_RANGES:
-            low, high = -2 ** (INT_RANGES[name] - 1), 2 ** (INT_RANGES[name] - 1)
-            return lambda value: value if type(value) is int and low <= value < high \
-                else slow(value)
+            low, high = -(2 ** (INT_RANGES[name] - 1)), 2 ** (INT_RANGES[name] - 1)
+            return lambda value: (
+                value if type(value) is int and low <= value < high else slow(value)
+            )
         if name == "DOUBLE":
             return lambda value: value if type(value) is float else slow(value)
         if name == "TIMESTAMP":
@@ -167,13 +176,19 @@ class JsonFormat:
         if isinstance(value, str) or column.data_type.name in ("STRING", "VARCHAR", "CHAR"):
             text = value if isinstance(value, str) else json.dumps(value)
             return _from_text(text, column.data_type, column.name)
-        return cast_value(value, _TEXT if isinstance(value, str) else column.data_type,
-                          column.data_type)
+        return cast_value(
+            value, _TEXT if isinstance(value, str) else column.data_type, column.data_type
+        )
 
     def write(self, values, columns) -> str:
-        return "{" + ",".join(f"{json.dumps(c.name, ensure_ascii=False)}:"
-                              f"{_json_text(v, c.data_type)}"
-                              for v, c in zip(values, columns)) + "}"
+        return (
+            "{"
+            + ",".join(
+                f"{json.dumps(c.name, ensure_ascii=False)}:{_json_text(v, c.data_type)}"
+                for v, c in zip(values, columns)
+            )
+            + "}"
+        )
 
 
 def _json_timestamp(value, slow):
@@ -202,8 +217,7 @@ def _json_text(value, data_type) -> str:
         return java_big_decimal(value)
     if isinstance(value, int):
         return str(value)
-    return json.dumps(_json_value(value, data_type), separators=(",", ":"),
-                      ensure_ascii=False)
+    return json.dumps(_json_value(value, data_type), separators=(",", ":"), ensure_ascii=False)
 
 
 def _json_value(value, data_type):
@@ -223,12 +237,12 @@ class RawFormat:
         charset = options.get("raw.charset", "UTF-8").upper().replace("_", "-")
         if charset not in ("UTF-8", "UTF8"):
             from weir.table.evaluate import not_supported
+
             not_supported(f"raw.charset '{charset}' (weir reads UTF-8)")
 
     def parse(self, line, columns, where):
         if len(columns) != 1:
-            raise ValueError(f"the raw format reads one column, the table has "
-                             f"{len(columns)}")
+            raise ValueError(f"the raw format reads one column, the table has {len(columns)}")
         return (line,)
 
     def write(self, values, columns) -> str:
@@ -241,10 +255,11 @@ FORMATS = {"csv": CsvFormat, "json": JsonFormat, "raw": RawFormat}
 def format_of(options):
     name = options.get("format")
     if name is None:
-        raise ValueError("a filesystem table needs its 'format' option (csv, json or "
-                         "parquet)")
+        raise ValueError("a filesystem table needs its 'format' option (csv, json or parquet)")
     if name not in FORMATS:
         from weir.table.evaluate import not_supported
-        not_supported(f"the '{name}' format of the filesystem connector (weir has csv, "
-                      "json, raw and parquet)")
+
+        not_supported(
+            f"the '{name}' format of the filesystem connector (weir has csv, json, raw and parquet)"
+        )
     return FORMATS[name](options)

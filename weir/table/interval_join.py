@@ -24,8 +24,12 @@ from weir.table.windowing import to_millis
 
 _LOWER = {"greater_than_or_equal": 0, "greater_than": 1}  # (strict: one ms further)
 _UPPER = {"less_than_or_equal": 0, "less_than": -1}
-_FLIPPED = {"greater_than_or_equal": "less_than_or_equal", "greater_than": "less_than",
-            "less_than_or_equal": "greater_than_or_equal", "less_than": "greater_than"}
+_FLIPPED = {
+    "greater_than_or_equal": "less_than_or_equal",
+    "greater_than": "less_than",
+    "less_than_or_equal": "greater_than_or_equal",
+    "less_than": "greater_than",
+}
 
 
 def interval_bounds(join):
@@ -33,6 +37,7 @@ def interval_bounds(join):
     row's time minus the left's where `join`'s condition sets both, between the two
     inputs' event-time attributes, and both inputs are insert-only; else None."""
     from weir.table.planner import _conjuncts
+
     if join.condition is None or join.left.changelog or join.right.changelog:
         return None
     left = {c.name: i for i, c in enumerate(join.left.columns) if c.time_attribute}
@@ -76,8 +81,12 @@ def _time_plus(expr):
     """(column name, ms) of `col`, `col + INTERVAL` or `col - INTERVAL`, else None."""
     if expr.op == "col":
         return expr.args[0], 0
-    if expr.op in ("plus", "minus") and expr.args[0].op == "col" and \
-            expr.args[1].op == "lit" and isinstance(expr.args[1].args[0], datetime.timedelta):
+    if (
+        expr.op in ("plus", "minus")
+        and expr.args[0].op == "col"
+        and expr.args[1].op == "lit"
+        and isinstance(expr.args[1].args[0], datetime.timedelta)
+    ):
         millis = int(expr.args[1].args[0].total_seconds() * 1000)
         return expr.args[0].args[0], millis if expr.op == "plus" else -millis
     return None
@@ -92,8 +101,9 @@ class IntervalJoin(KeyedCoProcessFunction):
         self.outer = (kind in ("left", "full"), kind in ("right", "full"))
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "interval-rows", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("interval-rows", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element1(self, record, ctx):
         return self._process(0, record[1], ctx)

@@ -37,7 +37,8 @@ def digest(node: Node, memo: dict) -> tuple:
     key = id(node)
     if key not in memo:
         memo[key] = (type(node).__name__,) + tuple(
-            (name, _digest_of(value, memo)) for name, value in sorted(vars(node).items()))
+            (name, _digest_of(value, memo)) for name, value in sorted(vars(node).items())
+        )
     return memo[key]
 
 
@@ -77,14 +78,14 @@ class Values(Node):
     rows: list = field(default_factory=list)
 
     def describe(self):
-        return f"Values(fields=[{', '.join(c.name for c in self.columns)}], " \
-               f"rows={len(self.rows)})"
+        return f"Values(fields=[{', '.join(c.name for c in self.columns)}], rows={len(self.rows)})"
 
 
 @dataclass
 class Scan(Node):
     """A table of a connector (weir.table.connectors); `rowtime`: its time attribute,
     with watermarks `delay_ms` behind."""
+
     path: str = ""
     connector: Any = None
     rowtime: Optional[str] = None
@@ -97,14 +98,17 @@ class Scan(Node):
         return getattr(self.connector, "produces_changelog", False)
 
     def describe(self):
-        return f"TableSourceScan(table=[{self.path}], fields=[" \
-               f"{', '.join(c.name for c in self.columns)}])"
+        return (
+            f"TableSourceScan(table=[{self.path}], fields=["
+            f"{', '.join(c.name for c in self.columns)}])"
+        )
 
 
 @dataclass
 class Calc(Node):
     """Projection and filter: `projections` over the input's columns, rows kept where
     `condition` (if any) is TRUE; row kinds pass through."""
+
     input: Node = None  # type: ignore[assignment]  # (always given)
     projections: List[Expression] = field(default_factory=list)
     condition: Optional[Expression] = None
@@ -128,8 +132,10 @@ def passed_column(expr: Expression, through: Tuple[str, ...] = ("alias",)) -> Op
 
 def passed_columns(calc: Calc, through: Tuple[str, ...] = ("alias",)) -> Dict[str, Optional[str]]:
     """{output column: the input column it passes on unchanged, or None} of a Calc."""
-    return {column.name: passed_column(expr, through)
-            for column, expr in zip(calc.columns, calc.projections)}
+    return {
+        column.name: passed_column(expr, through)
+        for column, expr in zip(calc.columns, calc.projections)
+    }
 
 
 @dataclass
@@ -137,6 +143,7 @@ class Aggregate(Node):
     """Group aggregation: `keys` (expressions over the input) and `calls`, each an
     aggregate's name ('count', 'sum', ..., or a Python AggregateFunction) with its
     argument expressions. Emits a changelog: +I, then -U/+U as a group's result changes."""
+
     input: Node = None  # type: ignore[assignment]  # (always given)
     keys: List[Expression] = field(default_factory=list)
     calls: list = field(default_factory=list)  # [(aggregate, [argument expressions])]
@@ -152,8 +159,10 @@ class Aggregate(Node):
 
     def describe(self):
         kind = "GroupTableAggregate" if self.table_aggregate else "GroupAggregate"
-        return f"{kind}(groupBy=[{', '.join(_show(k) for k in self.keys)}], " \
-               f"select=[{', '.join(c.name for c in self.columns)}])"
+        return (
+            f"{kind}(groupBy=[{', '.join(_show(k) for k in self.keys)}], "
+            f"select=[{', '.join(c.name for c in self.columns)}])"
+        )
 
 
 @dataclass
@@ -174,6 +183,7 @@ class Limit(Node):
 class Join(Node):
     """A regular join: `kind` inner, left, right or full; equi-keys found in
     `condition` partition both inputs, the rest of it is checked per pair."""
+
     left: Node = None  # type: ignore[assignment]  # (always given)
     right: Node = None  # type: ignore[assignment]  # (always given)
     condition: Optional[Expression] = None
@@ -194,6 +204,7 @@ class Join(Node):
         """'WindowJoin', 'IntervalJoin' (weir.table.window_join, interval_join) or 'Join'."""
         from weir.table.interval_join import interval_bounds
         from weir.table.planner import window_join_end
+
         if window_join_end(self) is not None:
             return "WindowJoin"
         return "IntervalJoin" if interval_bounds(self) is not None else "Join"
@@ -207,6 +218,7 @@ class Join(Node):
 class Union(Node):
     """UNION ALL: every input's rows, with their row kinds (the inputs' columns must have
     the same names and count)."""
+
     parts: list = field(default_factory=list)
 
     @property
@@ -221,6 +233,7 @@ class Union(Node):
 class Correlate(Node):
     """A table function on each row (join_lateral, flat_map): the input's columns (unless
     `replace`) and each row the function yields; `kind` inner or left."""
+
     input: Node = None  # type: ignore[assignment]  # (always given)
     function: Any = None
     args: List[Expression] = field(default_factory=list)
@@ -233,9 +246,11 @@ class Correlate(Node):
         return [self.input]
 
     def describe(self):
-        return f"Correlate(invocation=[{self.function.name}], " \
-               f"select=[{', '.join(c.name for c in self.columns)}], " \
-               f"joinType=[{self.kind.upper()}])"
+        return (
+            f"Correlate(invocation=[{self.function.name}], "
+            f"select=[{', '.join(c.name for c in self.columns)}], "
+            f"joinType=[{self.kind.upper()}])"
+        )
 
 
 def _show(expr: Expression) -> str:
@@ -245,13 +260,27 @@ def _show(expr: Expression) -> str:
         return repr(expr.args[0])
     if expr.op == "alias":
         return f"{_show(expr.args[0])} AS {expr.args[1][0]}"
-    names = {"equals": "=", "not_equals": "<>", "less_than": "<", "greater_than": ">",
-             "less_than_or_equal": "<=", "greater_than_or_equal": ">=", "and": "AND",
-             "or": "OR", "plus": "+", "minus": "-", "times": "*", "divide": "/"}
+    names = {
+        "equals": "=",
+        "not_equals": "<>",
+        "less_than": "<",
+        "greater_than": ">",
+        "less_than_or_equal": "<=",
+        "greater_than_or_equal": ">=",
+        "and": "AND",
+        "or": "OR",
+        "plus": "+",
+        "minus": "-",
+        "times": "*",
+        "divide": "/",
+    }
     if expr.op in names and len(expr.args) == 2:
         return f"{_show(expr.args[0])} {names[expr.op]} {_show(expr.args[1])}"
-    parts = [_show(a) if isinstance(a, Expression) else getattr(a, "name", repr(a))
-             for a in expr.args if not isinstance(a, tuple)]
+    parts = [
+        _show(a) if isinstance(a, Expression) else getattr(a, "name", repr(a))
+        for a in expr.args
+        if not isinstance(a, tuple)
+    ]
     return f"{expr.op.upper()}({', '.join(parts)})"
 
 
@@ -273,8 +302,11 @@ def project(node: Node, expressions: List[Expression], condition=None) -> Calc:
         compiled = compile_expression(expr, node.columns)
         source = expr.args[0] if expr.op == "alias" else expr
         named = source.args[0] if source.op == "col" else None
-        columns.append(Column(compiled.name or f"_c{position}", compiled.data_type,
-                              named in times, named in procs))
+        columns.append(
+            Column(
+                compiled.name or f"_c{position}", compiled.data_type, named in times, named in procs
+            )
+        )
     _check_unique(columns)
     return Calc(columns, node, list(expressions), condition)
 
@@ -283,8 +315,9 @@ def _check_unique(columns: List[Column]) -> None:
     seen = set()
     for column in columns:
         if column.name in seen:
-            raise ValueError(f"ambiguous column name '{column.name}': name the columns "
-                             "apart with alias(...)")
+            raise ValueError(
+                f"ambiguous column name '{column.name}': name the columns apart with alias(...)"
+            )
         seen.add(column.name)
 
 
@@ -297,6 +330,7 @@ def contains_aggregate(expr) -> bool:
         return True
     if expr.op == "call" and getattr(expr.args[0], "kind", None) == "aggregate":
         return True
-    return any(contains_aggregate(a) or (isinstance(a, tuple) and
-                                         any(contains_aggregate(b) for b in a))
-               for a in expr.args)
+    return any(
+        contains_aggregate(a) or (isinstance(a, tuple) and any(contains_aggregate(b) for b in a))
+        for a in expr.args
+    )

@@ -35,12 +35,20 @@ def is_lookup_table(table) -> bool:
 def _scanned(node):
     """The Scan of a jdbc table that `node` is (maybe with renamed columns), else None."""
     from weir.table.jdbc_table import JdbcConnector
-    if type(node) is logical.Calc and node.condition is None and all(
-            p.op == "alias" and p.args[0].op == "col" or p.op == "col"
-            for p in node.projections):
+
+    if (
+        type(node) is logical.Calc
+        and node.condition is None
+        and all(
+            p.op == "alias" and p.args[0].op == "col" or p.op == "col" for p in node.projections
+        )
+    ):
         node = node.input
-    if type(node) is not logical.Scan or not isinstance(node.connector, JdbcConnector) \
-            or node.projections is not None:
+    if (
+        type(node) is not logical.Scan
+        or not isinstance(node.connector, JdbcConnector)
+        or node.projections is not None
+    ):
         return None
     return node
 
@@ -50,8 +58,10 @@ def lookup_join(left, right, path, condition, kind):
     maybe with renamed columns) on `condition` (over both tables' columns)."""
     node = _scanned(right._node)
     if node is None:
-        not_supported("a temporal join (FOR SYSTEM_TIME AS OF) of a table other than a "
-                      "lookup table: weir looks up jdbc tables")
+        not_supported(
+            "a temporal join (FOR SYSTEM_TIME AS OF) of a table other than a "
+            "lookup table: weir looks up jdbc tables"
+        )
     if kind not in ("inner", "left"):
         not_supported(f"a {kind.upper()} lookup join (Flink's are inner or LEFT)")
     columns = left._node.columns + right._node.columns
@@ -65,14 +75,23 @@ def lookup_join(left, right, path, condition, kind):
         else:
             keys.append(pair)
     if not keys:
-        raise ValueError(f"a lookup join of '{path}' needs an equality between a column of "
-                         "it and a value of the other side in its ON condition")
+        raise ValueError(
+            f"a lookup join of '{path}' needs an equality between a column of "
+            "it and a value of the other side in its ON condition"
+        )
     residual = None
     for conjunct in rest:
         residual = conjunct if residual is None else residual & conjunct
-    joined = LookupJoin([Column(c.name, c.data_type) for c in columns], left._node,
-                        node.connector, path, [Column(c.name, c.data_type)
-                                               for c in node.columns], keys, residual, kind)
+    joined = LookupJoin(
+        [Column(c.name, c.data_type) for c in columns],
+        left._node,
+        node.connector,
+        path,
+        [Column(c.name, c.data_type) for c in node.columns],
+        keys,
+        residual,
+        kind,
+    )
     return left._derive(joined)
 
 
@@ -89,8 +108,7 @@ def _key_pair(conjunct, right_names, columns, width):
     if conjunct.op != "equals":
         return None
     for this, that in (conjunct.args, conjunct.args[::-1]):
-        if this.op == "col" and this.args[0] in right_names \
-                and not _names(that) & set(right_names):
+        if this.op == "col" and this.args[0] in right_names and not _names(that) & set(right_names):
             compile_expression(that, columns[:width])  # (a value of the left alone)
             return right_names.index(this.args[0]), that
     return None
@@ -112,10 +130,16 @@ def plan_lookup_join(planner, node: LookupJoin):
     left = node.input.columns
     lookup = node.connector.lookup(node.path, node.right, [i for i, _ in node.keys])
     keys = [compile_expression(e, left).function for _, e in node.keys]
-    condition = None if node.condition is None else \
-        compile_expression(node.condition, node.columns).function
-    return planner.stream(node.input).flat_map(LookupFunction(
-        lookup, keys, condition, node.kind == "left", len(node.right))).name("LookupJoin")
+    condition = (
+        None
+        if node.condition is None
+        else compile_expression(node.condition, node.columns).function
+    )
+    return (
+        planner.stream(node.input)
+        .flat_map(LookupFunction(lookup, keys, condition, node.kind == "left", len(node.right)))
+        .name("LookupJoin")
+    )
 
 
 class LookupFunction(FlatMapFunction):

@@ -21,8 +21,12 @@ import uuid
 
 from weir.table import logical
 from weir.table.connectors import BlackholeConnector, FilesystemConnector
-from weir.table.lowering_windows import (group_aggregate, group_window_aggregate,
-                                         window_aggregate, windows_of)
+from weir.table.lowering_windows import (
+    group_aggregate,
+    group_window_aggregate,
+    window_aggregate,
+    windows_of,
+)
 from weir.table.spark_sql import column_name, select, spark_type, to_spark_sql
 from weir.table.lowering_ranks import position, rank_of
 from weir.table.rank import Rank
@@ -50,7 +54,6 @@ class Lowered:
         return self.root.sql(views)
 
 
-
 class _Steps:
     """Projections and filters over a source (its index) or a join (a _JoinOf)."""
 
@@ -67,12 +70,16 @@ class _Steps:
     def sql(self, views, carry=False) -> str:
         """Its query text; `carry`: with each source's position column (`position(i)`,
         numbered in `views`) kept through (where `reads()` is not None)."""
-        text = f"SELECT * FROM {views[self.input]}" if isinstance(self.input, int) else \
-            self.input.sql(views, carry) if carry else self.input.sql(views)
+        text = (
+            f"SELECT * FROM {views[self.input]}"
+            if isinstance(self.input, int)
+            else self.input.sql(views, carry)
+            if carry
+            else self.input.sql(views)
+        )
         kept = [position(i) for i in self.reads()] if carry else []
         for kind, sql in self.steps:
-            text = select(["*"], text, sql) if kind == "where" else \
-                select([*sql, *kept], text)
+            text = select(["*"], text, sql) if kind == "where" else select([*sql, *kept], text)
         return text
 
 
@@ -90,9 +97,16 @@ class _JoinOf:
 
     def sql(self, views, carry=False) -> str:
         kept = [position(i) for i in self.right.reads()] if carry else []
-        right = select([*(f"{column_name(i)} AS {column_name(self.left_width + i)}"
-                          for i in range(self.right_width)), *kept],
-                       self.right.sql(views, carry))
+        right = select(
+            [
+                *(
+                    f"{column_name(i)} AS {column_name(self.left_width + i)}"
+                    for i in range(self.right_width)
+                ),
+                *kept,
+            ],
+            self.right.sql(views, carry),
+        )
         text = f"SELECT * FROM ({self.left.sql(views, carry)}) AS _l, ({right}) AS _r"
         return text if self.condition is None else f"{text} WHERE {self.condition}"
 
@@ -101,8 +115,11 @@ def enabled(t_env, env) -> bool:
     """On the Spark executor, unless turned off, or restoring a savepoint (whose sources'
     positions weir's operators take up)."""
     config = t_env.get_config()
-    return env.executor == "spark" and str(config.get(OPTION, "true")).lower() != "false" \
+    return (
+        env.executor == "spark"
+        and str(config.get(OPTION, "true")).lower() != "false"
         and not config.get("execution.savepoint.path", None)
+    )
 
 
 def lower_query(node, final_rows=False):
@@ -154,11 +171,16 @@ def _scan(node, sources):
         return None
     physical = node.physical if node.physical is not None else node.columns
     names = [c.name for c in physical]
-    if len({n.lower() for n in names}) != len(names) or \
-            any(spark_type(c.data_type) is None for c in physical):
+    if len({n.lower() for n in names}) != len(names) or any(
+        spark_type(c.data_type) is None for c in physical
+    ):
         return None
-    sources.append((node.connector.options["path"], ", ".join(
-        f"{_quoted(c.name)} {spark_type(c.data_type)}" for c in physical)))
+    sources.append(
+        (
+            node.connector.options["path"],
+            ", ".join(f"{_quoted(c.name)} {spark_type(c.data_type)}" for c in physical),
+        )
+    )
     steps = [("select", [f"{_quoted(n)} AS {column_name(i)}" for i, n in enumerate(names)])]
     if node.projections is not None:
         steps.append(_projection(node.projections, physical))
@@ -173,26 +195,31 @@ def _join(node, sources, groups=False):
         return None
     left = _lowered(node.left, sources, groups=groups)
     right = _lowered(node.right, sources, groups=groups)
-    condition = None if node.condition is None else \
-        to_spark_sql(node.condition, node.columns)
+    condition = None if node.condition is None else to_spark_sql(node.condition, node.columns)
     if left is None or right is None or (node.condition is not None and condition is None):
         return None
-    return _Steps(_JoinOf(left, right, len(node.left.columns), len(node.right.columns),
-                          condition), [])
+    return _Steps(
+        _JoinOf(left, right, len(node.left.columns), len(node.right.columns), condition), []
+    )
 
 
 def _projection(expressions, columns):
     parts = [to_spark_sql(e, columns) for e in expressions]
-    return "select", [None if p is None else f"{p} AS {column_name(i)}"
-                      for i, p in enumerate(parts)]
+    return "select", [
+        None if p is None else f"{p} AS {column_name(i)}" for i, p in enumerate(parts)
+    ]
 
 
 def _json_files(connector) -> bool:
     options = getattr(connector, "options", {})
-    return isinstance(connector, FilesystemConnector) and options.get("format") == "json" \
-        and "path" in options and not connector.partition_keys \
-        and "source.monitor-interval" not in options \
-        and "source.max-files-per-batch" not in options  # (read in one micro-batch)
+    return (
+        isinstance(connector, FilesystemConnector)
+        and options.get("format") == "json"
+        and "path" in options
+        and not connector.partition_keys
+        and "source.monitor-interval" not in options
+        and "source.max-files-per-batch" not in options
+    )  # (read in one micro-batch)
 
 
 def _quoted(name: str) -> str:
@@ -203,11 +230,12 @@ def _quoted(name: str) -> str:
 def lowered_sink(connector, columns):
     """(the line or None, the SparkSink) of an insert into `connector`, or None."""
     from weir.runtime.connectors.spark_interop import SparkSink
+
     if isinstance(connector, BlackholeConnector):
         return None, SparkSink("noop")
     if not _json_files(connector) or any(
-            spark_type(c.data_type) is None or c.data_type.name == "DECIMAL"
-            for c in columns):  # (Spark writes a DECIMAL's trailing zeros, Flink does not)
+        spark_type(c.data_type) is None or c.data_type.name == "DECIMAL" for c in columns
+    ):  # (Spark writes a DECIMAL's trailing zeros, Flink does not)
         return None
     return json_line(columns), SparkSink("text", {"path": connector.options["path"]})
 
@@ -219,12 +247,13 @@ def json_line(columns) -> str:
     for index, column in enumerate(columns):
         value = column_name(index)
         if column.data_type.name == "TIMESTAMP":
-            value = (f"regexp_replace(date_format({value}, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), "
-                     f"'\\\\.?0+$', '')")
+            value = (
+                f"regexp_replace(date_format({value}, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), "
+                f"'\\\\.?0+$', '')"
+            )
         name = column.name.replace("\\", "\\\\").replace("'", "\\'")
         fields.append(f"'{name}', {value}")
-    return (f"to_json(named_struct({', '.join(fields)}), map('ignoreNullFields', 'false')) "
-            "AS value")
+    return f"to_json(named_struct({', '.join(fields)}), map('ignoreNullFields', 'false')) AS value"
 
 
 def native_inserts(t_env, env, inserts, job_name, fallback):
@@ -271,4 +300,5 @@ def _spark(module: str):
 def _session_and_identity(env):
     storage = env.checkpoint_config.get_checkpoint_storage()
     return _spark("session").get_session(env, sql_job=True), (
-        _spark("restore").checkpoint_identity(storage) if storage else uuid.uuid4().hex[:16])
+        _spark("restore").checkpoint_identity(storage) if storage else uuid.uuid4().hex[:16]
+    )

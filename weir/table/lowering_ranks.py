@@ -20,8 +20,19 @@ import os
 from weir.table.deduplicate import deduplication
 from weir.table.spark_sql import column_name, select, to_spark_sql
 
-_ORDERED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "STRING", "VARCHAR", "CHAR",
-            "TIMESTAMP", "DATE", "BOOLEAN")
+_ORDERED = (
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "DECIMAL",
+    "STRING",
+    "VARCHAR",
+    "CHAR",
+    "TIMESTAMP",
+    "DATE",
+    "BOOLEAN",
+)
 
 
 def position(source: int) -> str:
@@ -40,15 +51,20 @@ class RankOf:
         self.rank_start = rank_start
 
     def sql(self, views) -> str:
-        numbered = [f"(SELECT *, monotonically_increasing_id() AS {position(i)} FROM {view}) AS _n"
-                    for i, view in enumerate(views)]  # (increasing with a file's lines)
+        numbered = [
+            f"(SELECT *, monotonically_increasing_id() AS {position(i)} FROM {view}) AS _n"
+            for i, view in enumerate(views)
+        ]  # (increasing with a file's lines)
         text = self.scan.sql(numbered, carry=True)
-        over = (f"PARTITION BY {', '.join(self.partition)} " if self.partition else "") + \
-            f"ORDER BY {', '.join(self.order)}"
+        over = (
+            f"PARTITION BY {', '.join(self.partition)} " if self.partition else ""
+        ) + f"ORDER BY {', '.join(self.order)}"
         columns = [column_name(i) for i in range(self.width)]
-        ranked = select(["*"], select([*columns, f"row_number() OVER ({over}) AS _weir_rank"],
-                                      text),
-                        f"_weir_rank BETWEEN {self.rank_start} AND {self.rank_end}")
+        ranked = select(
+            ["*"],
+            select([*columns, f"row_number() OVER ({over}) AS _weir_rank"], text),
+            f"_weir_rank BETWEEN {self.rank_start} AND {self.rank_end}",
+        )
         rank = [f"_weir_rank AS {column_name(self.width)}"] if self.output_rank else []
         return select([*columns, *rank], ranked)
 
@@ -56,6 +72,7 @@ class RankOf:
 def rank_of(node, sources, lowered, steps):
     """`node` (a weir.table.rank.Rank) as a `steps(RankOf)`, or None."""
     from weir.table.evaluate import compile_expression
+
     scan = lowered(node.input, sources)
     reads = None if scan is None else scan.reads()
     if reads is None or not all(os.path.isfile(sources[i][0]) for i in reads):
@@ -65,8 +82,7 @@ def rank_of(node, sources, lowered, steps):
     order = []
     for expression, descending in node.order:
         sql = to_spark_sql(expression, columns)
-        if sql is None or compile_expression(expression, columns).data_type.name \
-                not in _ORDERED:
+        if sql is None or compile_expression(expression, columns).data_type.name not in _ORDERED:
             return None
         order.append(f"{sql} DESC NULLS LAST" if descending else f"{sql} ASC NULLS FIRST")
     if None in partition:
@@ -74,9 +90,14 @@ def rank_of(node, sources, lowered, steps):
     keep = deduplication(node)
     if keep is not None:  # (the time attribute: no NULL; ties to the last row kept)
         time = to_spark_sql(node.order[0][0], columns)
-        order = [f"coalesce({time}, raise_error('a row has a NULL time attribute')) "
-                 + ("DESC" if keep == "last" else "ASC")]
-    order += [f"{position(i)} {'DESC' if keep == 'last' else 'ASC'}"
-              for i in reversed(reads)]
-    return steps(RankOf(scan, len(columns), partition, order, node.rank_end,
-                        node.output_rank, node.rank_start), [])
+        order = [
+            f"coalesce({time}, raise_error('a row has a NULL time attribute')) "
+            + ("DESC" if keep == "last" else "ASC")
+        ]
+    order += [f"{position(i)} {'DESC' if keep == 'last' else 'ASC'}" for i in reversed(reads)]
+    return steps(
+        RankOf(
+            scan, len(columns), partition, order, node.rank_end, node.output_rank, node.rank_start
+        ),
+        [],
+    )

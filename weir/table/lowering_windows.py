@@ -25,8 +25,10 @@ class WindowsOf:
         self.kind, self.size, self.step = kind, size, step
 
     def sql(self, views) -> str:
-        millis = (f"timestampdiff(MILLISECOND, {_EPOCH}, coalesce({column_name(self.time)},"
-                  " raise_error('a row has a NULL time attribute')))")
+        millis = (
+            f"timestampdiff(MILLISECOND, {_EPOCH}, coalesce({column_name(self.time)},"
+            " raise_error('a row has a NULL time attribute')))"
+        )
         starts, ends = self._windows()
         kept = [column_name(i) for i in range(self.width)]
         text = select([*kept, f"{millis} AS _ms"], self.input.sql(views))
@@ -34,9 +36,15 @@ class WindowsOf:
         text = select([*kept, "_ms", "_ws", f"{ends} AS _we"], text)
         if self.kind == "hop":
             text = select(["*"], text, "_ws <= _ms AND _ms < _we")
-        return select([*kept, f"{_timestamp('_ws')} AS {column_name(self.width)}",
-                       f"{_timestamp('_we')} AS {column_name(self.width + 1)}",
-                       f"{_timestamp('_we - 1')} AS {column_name(self.width + 2)}"], text)
+        return select(
+            [
+                *kept,
+                f"{_timestamp('_ws')} AS {column_name(self.width)}",
+                f"{_timestamp('_we')} AS {column_name(self.width + 1)}",
+                f"{_timestamp('_we - 1')} AS {column_name(self.width + 2)}",
+            ],
+            text,
+        )
 
     def _windows(self):
         """(start, end) of a row's windows in epoch ms: SQL over `_ms` (exploded where a
@@ -47,11 +55,12 @@ class WindowsOf:
         if self.kind == "hop":
             last = f"(_ms - pmod(_ms, {step}))"
             first = f"({last} - {((size - 1) // step) * step})"
-            return f"explode(sequence({first}, {last}, CAST({step} AS BIGINT)))", \
-                f"(_ws + {size})"
+            return f"explode(sequence({first}, {last}, CAST({step} AS BIGINT)))", f"(_ws + {size})"
         start = f"(_ms - pmod(_ms, {size}))"  # cumulate
-        return start, (f"explode(sequence(_ws + {step} * (1 + (_ms - _ws) div {step}), "
-                       f"_ws + {size}, CAST({step} AS BIGINT)))")
+        return start, (
+            f"explode(sequence(_ws + {step} * (1 + (_ms - _ws) div {step}), "
+            f"_ws + {size}, CAST({step} AS BIGINT)))"
+        )
 
 
 class AggregateOf:
@@ -66,8 +75,7 @@ class AggregateOf:
         text = self.input.sql(views)
         if not self.aggregates:
             return f"SELECT DISTINCT {', '.join(named)} FROM ({text}) AS _q"
-        return select(named, text) + (
-            f" GROUP BY {', '.join(self.keys)}" if self.keys else "")
+        return select(named, text) + (f" GROUP BY {', '.join(self.keys)}" if self.keys else "")
 
 
 def windows_of(node, sources, lowered, steps):
@@ -81,8 +89,12 @@ def windows_of(node, sources, lowered, steps):
     if source is None:
         return None
     names = [c.name for c in node.input.columns]
-    return steps(WindowsOf(source, len(names), names.index(node.time_column), node.kind,
-                           node.size, node.step), [])
+    return steps(
+        WindowsOf(
+            source, len(names), names.index(node.time_column), node.kind, node.size, node.step
+        ),
+        [],
+    )
 
 
 def window_aggregate(node, sources, lowered, steps):
@@ -91,6 +103,7 @@ def window_aggregate(node, sources, lowered, steps):
     weir.table.aggregation._cascaded_end makes it) as a `steps(AggregateOf)`, or None;
     `lowered(node, sources, windows=True)` lowers its input, window rows too."""
     from weir.table.window_tvf import in_processing_time
+
     if in_processing_time(node):
         return None  # (processing time: weir's operators, by the clock)
     return _grouped(node, lowered(node.input, sources, windows=True), steps)
@@ -130,25 +143,34 @@ def group_window_aggregate(node, sources, lowered, steps):
     at = len(keys)  # (the window's columns in the grouping, after the keys)
     grouping = list(keys)
     if window.kind == "session":
-        stamp = (f"coalesce({column_name(time)}, raise_error('a row has a NULL time "
-                 "attribute'))")
+        stamp = f"coalesce({column_name(time)}, raise_error('a row has a NULL time attribute'))"
         grouping.append(f"session_window({stamp}, '{window.size} milliseconds')")
         start, end = f"{column_name(at)}.start", f"{column_name(at)}.end"
     else:
         step = window.size if window.kind == "tumble" else window.slide
         if step is None or step <= 0:
             return None
-        source = steps(WindowsOf(source, width, time, "tumble" if window.kind == "tumble"
-                                 else "hop", window.size, step), [])
+        source = steps(
+            WindowsOf(
+                source,
+                width,
+                time,
+                "tumble" if window.kind == "tumble" else "hop",
+                window.size,
+                step,
+            ),
+            [],
+        )
         grouping += [column_name(width), column_name(width + 1)]
         start, end = column_name(at), column_name(at + 1)
     first = len(grouping)
     grouped = AggregateOf(source, grouping, aggregates)
-    output = [column_name(i) for i in range(at)] + [
-        column_name(first + i) for i in range(len(aggregates))] + [
-        start, end, f"{end} - INTERVAL 1 MILLISECOND"]
-    return steps(grouped, [("select", [f"{e} AS {column_name(i)}"
-                                       for i, e in enumerate(output)])])
+    output = (
+        [column_name(i) for i in range(at)]
+        + [column_name(first + i) for i in range(len(aggregates))]
+        + [start, end, f"{end} - INTERVAL 1 MILLISECOND"]
+    )
+    return steps(grouped, [("select", [f"{e} AS {column_name(i)}" for i, e in enumerate(output)])])
 
 
 def _grouped(node, source, steps):
@@ -164,12 +186,16 @@ def _aggregate(call, columns, where=None):
     """A built-in aggregate call as Spark SQL whose value is Flink's, or None; `where`:
     its FILTER condition (Spark SQL), which goes right after each aggregate function."""
     from weir.table.evaluate import compile_expression
+
     name, args = call
     if name == "agg_filter":
         inner_call, condition = args
         condition = to_spark_sql(condition, columns)
-        return None if condition is None or where is not None else \
-            _aggregate(inner_call, columns, condition)
+        return (
+            None
+            if condition is None or where is not None
+            else _aggregate(inner_call, columns, condition)
+        )
     if not isinstance(name, str) or len(args) > 1:
         return None
     only = "" if where is None else f" FILTER (WHERE {where})"
@@ -194,8 +220,9 @@ def _sum_or_average(name, arg, data_type, only=""):
     whose sums depend on the order of the rows. `only`: a FILTER clause."""
     if data_type.name in _INTEGERS:
         if name == "avg":
-            return (f"CAST(sum(CAST({arg} AS BIGINT)){only} div count({arg}){only} "
-                    f"AS {data_type.name})")
+            return (
+                f"CAST(sum(CAST({arg} AS BIGINT)){only} div count({arg}){only} AS {data_type.name})"
+            )
         total = f"CAST(sum({arg}){only} AS {data_type.name})"
     elif data_type.name == "DECIMAL" and name != "avg":
         total = f"CAST(sum({arg}){only} AS DECIMAL(38, {data_type.scale}))"

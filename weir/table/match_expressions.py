@@ -76,12 +76,11 @@ class MatchExpressions:
 
     def compile(self, node) -> MatchExpression:
         from weir.table.sql_query import Scope
+
         navigations: list = []
-        rewritten = node.copy().transform(
-            lambda n: self._navigation(n, navigations), copy=False)
+        rewritten = node.copy().transform(lambda n: self._navigation(n, navigations), copy=False)
         names = [f"$nav{i}" for i in range(len(navigations))]
-        columns = [Column(name, data_type) for name, (_, data_type) in
-                   zip(names, navigations)]
+        columns = [Column(name, data_type) for name, (_, data_type) in zip(names, navigations)]
         expression = self.planner.convert(rewritten, Scope((None, n, n) for n in names))
         compiled = compile_expression(expression, columns)
         return MatchExpression([n for n, _ in navigations], compiled)
@@ -99,8 +98,10 @@ class MatchExpressions:
         elif isinstance(node, AGGREGATES):
             navigation, data_type = self._aggregate(node)
         elif isinstance(node, exp.Anonymous) and node.name.upper() in ("PREV", "NEXT"):
-            raise NotImplementedError("Flink does not support physical offsets within "
-                                      "partition (PREV/NEXT); use LAST(A.x, n)")
+            raise NotImplementedError(
+                "Flink does not support physical offsets within "
+                "partition (PREV/NEXT); use LAST(A.x, n)"
+            )
         elif isinstance(node, exp.Anonymous) and node.name.upper() == "MATCH_ROWTIME":
             index = [c.name for c in self.columns].index(self.time_column)
             navigation = Navigation(None, lambda values: values[index])
@@ -110,8 +111,7 @@ class MatchExpressions:
             data_type = DataTypes.TIMESTAMP_LTZ(3, False)
         elif isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             variable, compiled = self._of_one_variable(node)
-            navigation, data_type = Navigation(variable, compiled.function), \
-                compiled.data_type
+            navigation, data_type = Navigation(variable, compiled.function), compiled.data_type
             if variable is not None:
                 data_type = data_type.nullable()  # (an optional variable may have no row)
         else:
@@ -136,23 +136,29 @@ class MatchExpressions:
         qualifiers = {c.table for c in node.find_all(exp.Column) if c.table}
         for qualifier in qualifiers:
             if qualifier.upper() not in self.variables:
-                raise ValueError(f"Table '{qualifier}' not found: no pattern variable "
-                                 f"{qualifier} in the PATTERN "
-                                 f"({', '.join(self.variables.values())})")
+                raise ValueError(
+                    f"Table '{qualifier}' not found: no pattern variable "
+                    f"{qualifier} in the PATTERN "
+                    f"({', '.join(self.variables.values())})"
+                )
         if len({q.upper() for q in qualifiers}) > 1:
-            raise ValueError(f"'{node.sql()}' references several pattern variables: "
-                             "a navigation or aggregation reads one")
+            raise ValueError(
+                f"'{node.sql()}' references several pattern variables: "
+                "a navigation or aggregation reads one"
+            )
         variable = self.variables[qualifiers.pop().upper()] if qualifiers else None
         expression = self.planner.convert(_unqualified(node), self._scope())
         return variable, compile_expression(expression, self.columns)
 
     def _scope(self):
         from weir.table.sql_query import Scope
+
         return Scope.of(None, self.table)
 
 
 def _processing_time(values):  # noqa: ARG001 (a row of the match: not needed)
     from weir.table.builtins import FUNCTIONS
+
     return FUNCTIONS["PROCTIME"][0]()
 
 
@@ -161,4 +167,3 @@ def _unqualified(node):
     for column in copy.find_all(exp.Column):
         column.set("table", None)
     return copy
-

@@ -30,8 +30,12 @@ class ParquetRecord:
     def __call__(self, row):
         fields = row.as_dict()
         try:
-            return INSERT, tuple([None if (value := fields.get(name)) is None else read(value)
-                                  for name, read in zip(self.names, self.readers)])
+            return INSERT, tuple(
+                [
+                    None if (value := fields.get(name)) is None else read(value)
+                    for name, read in zip(self.names, self.readers)
+                ]
+            )
         except (TypeError, ValueError) as error:
             raise ValueError(f"parquet file(s) at {self.path}: {error}") from None
 
@@ -42,15 +46,17 @@ def _reader(data_type):
     def checked(kinds, convert=None):
         def read(value):
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-                raise TypeError(f"a {type(value).__name__} value ({value!r}) in a "
-                                f"{data_type} column")
+                raise TypeError(
+                    f"a {type(value).__name__} value ({value!r}) in a {data_type} column"
+                )
             return value if convert is None else convert(value)
+
         return read
 
     if name in _TEXT:
         return checked((str,))
     if name in INT_RANGES:
-        low, high = -2 ** (INT_RANGES[name] - 1), 2 ** (INT_RANGES[name] - 1)
+        low, high = -(2 ** (INT_RANGES[name] - 1)), 2 ** (INT_RANGES[name] - 1)
         return checked((int,), lambda v: _in_range(v, low, high, data_type))
     if name in ("DOUBLE", "FLOAT"):
         return checked((float, int), float32 if name == "FLOAT" else float)
@@ -59,8 +65,9 @@ def _reader(data_type):
     if name == "TIMESTAMP":
         return checked((datetime.datetime,), _wall_clock)
     if name == "DATE":
-        return checked((datetime.date,), lambda v: v.date() if isinstance(
-            v, datetime.datetime) else v)
+        return checked(
+            (datetime.date,), lambda v: v.date() if isinstance(v, datetime.datetime) else v
+        )
     if name == "DECIMAL":
         return checked((decimal.Decimal, int), lambda v: _decimal(v, data_type))
     return lambda value: value  # (ROW, ARRAY, MAP, BYTES: as Parquet holds them)
@@ -80,6 +87,7 @@ def _wall_clock(value):
 
 def _decimal(value, data_type):
     from weir.table.casts import WIDE_DECIMALS
+
     quantum = decimal.Decimal(1).scaleb(-data_type.scale)
     rounded = decimal.Decimal(value).quantize(quantum, decimal.ROUND_HALF_UP, WIDE_DECIMALS)
     if rounded.adjusted() >= data_type.precision - data_type.scale:
@@ -96,10 +104,13 @@ class _AsRow:
 
     def __call__(self, record):
         from weir.common.row import Row
+
         kind, values = record
         if kind != INSERT:
-            raise ValueError("the filesystem sink takes inserts only; this table is a "
-                             "changelog (an aggregate's updates)")
+            raise ValueError(
+                "the filesystem sink takes inserts only; this table is a "
+                "changelog (an aggregate's updates)"
+            )
         return Row(**dict(zip(self.names, values)))
 
 
@@ -112,6 +123,7 @@ class _DecimalTypeInfo(BasicTypeInfo):
 
     def to_arrow_type(self):
         import pyarrow as pa
+
         return pa.decimal128(self.precision, self.scale)
 
 
@@ -126,7 +138,11 @@ def parquet_sink(stream, target, columns):
     as a Parquet DECIMAL of its precision and scale)."""
     from weir.common.typeinfo import Types
     from weir.datastream.connectors.file_system import FileSink
+
     names = [c.name for c in columns]
     row_type = Types.ROW_NAMED(names, [_written_type(c.data_type) for c in columns])
-    return stream.map(_AsRow(names), output_type=row_type).name("Format") \
+    return (
+        stream.map(_AsRow(names), output_type=row_type)
+        .name("Format")
         .sink_to(FileSink.for_parquet(target, row_type).build())
+    )

@@ -18,7 +18,7 @@ from weir.table.casts import cast_value, to_sql_string
 from weir.table.types import DataTypes
 
 DEFAULT_NAME = "__DEFAULT_PARTITION__"
-_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
+_ESCAPED = set("\"#%'*/:=?\\\x7f{[]^") | {chr(c) for c in range(1, 32)}
 
 
 def escape(text: str) -> str:
@@ -34,8 +34,10 @@ def checked_keys(keys, columns, path) -> list:
     names = [c.name for c in columns]
     for key in keys:
         if key not in names:
-            raise ValueError(f"table '{path}': the partition column '{key}' is not a "
-                             f"column of the table (columns: {', '.join(names)})")
+            raise ValueError(
+                f"table '{path}': the partition column '{key}' is not a "
+                f"column of the table (columns: {', '.join(names)})"
+            )
     return list(keys)
 
 
@@ -57,10 +59,10 @@ def discover(base: str, keys, path: str) -> list:
                 if not equals or unescape(name_key) != key:
                     raise ValueError(
                         f"table '{path}': the directory '{full}' is not a partition: its "
-                        f"name should be {key}=<value> (partition keys: {', '.join(keys)})")
+                        f"name should be {key}=<value> (partition keys: {', '.join(keys)})"
+                    )
                 value = unescape(value)
-                deeper.append((full, {**spec, key: None if value == DEFAULT_NAME
-                                      else value}))
+                deeper.append((full, {**spec, key: None if value == DEFAULT_NAME else value}))
         found = deeper
     return found
 
@@ -88,8 +90,9 @@ def partition_reader(columns, keys, spec) -> PartitionValues:
     for position in positions:
         column = columns[position]
         text = spec[column.name]
-        values.append(None if text is None else
-                      cast_value(text, DataTypes.STRING(), column.data_type))
+        values.append(
+            None if text is None else cast_value(text, DataTypes.STRING(), column.data_type)
+        )
     return PartitionValues(positions, values)
 
 
@@ -104,14 +107,15 @@ class PartitionLine:
     def __init__(self, format_line, columns, keys, default_name=DEFAULT_NAME):
         names = [c.name for c in columns]
         self.format_line, self.default_name = format_line, default_name
-        self.keys = [(key, names.index(key), columns[names.index(key)].data_type)
-                     for key in keys]
+        self.keys = [(key, names.index(key), columns[names.index(key)].data_type) for key in keys]
         self.kept = [i for i, name in enumerate(names) if name not in keys]
 
     def __call__(self, record):
         kind, values = record
-        directory = "/".join(f"{escape(key)}={self._text(values[index], data_type)}"
-                             for key, index, data_type in self.keys)
+        directory = "/".join(
+            f"{escape(key)}={self._text(values[index], data_type)}"
+            for key, index, data_type in self.keys
+        )
         return directory, self.format_line((kind, tuple(values[i] for i in self.kept)))
 
     def _text(self, value, data_type) -> str:

@@ -22,8 +22,7 @@ class Rank(logical.UnaryNode):
     """The input's columns (and the rank, if `output_rank`); `order` is [(expression,
     descending)]; ranks 1..rank_end are kept."""
 
-    def __init__(self, columns, input, partition, order, rank_end, output_rank,
-                 rank_start=1):
+    def __init__(self, columns, input, partition, order, rank_end, output_rank, rank_start=1):
         super().__init__(columns, input)
         self.partition, self.order = partition, order
         self.rank_end, self.output_rank = rank_end, output_rank
@@ -33,17 +32,21 @@ class Rank(logical.UnaryNode):
     def changelog(self):
         from weir.table.deduplicate import deduplication
         from weir.table.window_rank import window_end_of
+
         if window_end_of(self) is not None:
             return False  # (a window Top-N inserts each window's rows once)
         return deduplication(self) != "first"  # (Flink's first-row deduplication inserts)
 
     def describe(self):
         from weir.table.deduplicate import deduplication
+
         keep = deduplication(self)
         if keep is not None:
             return f"Deduplicate(keep=[{keep.capitalize()}Row], order=[ROWTIME])"
-        return f"Rank(rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], " \
-               f"select=[{', '.join(c.name for c in self.columns)}])"
+        return (
+            f"Rank(rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], "
+            f"select=[{', '.join(c.name for c in self.columns)}])"
+        )
 
 
 class _SortKey:
@@ -68,8 +71,9 @@ class TopN(KeyedProcessFunction):
         self.rank_start = rank_start
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "top", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("top", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         values = record[1]
@@ -79,9 +83,11 @@ class TopN(KeyedProcessFunction):
             return
         self._put(buffer, key, values)
         if self.rank_start > 1:
-            changes = [(kind, row if self.output_rank else row[:-1])
-                       for kind, row in self._with_rank(buffer, key, values)
-                       if row[-1] >= self.rank_start]
+            changes = [
+                (kind, row if self.output_rank else row[:-1])
+                for kind, row in self._with_rank(buffer, key, values)
+                if row[-1] >= self.rank_start
+            ]
         elif self.output_rank:
             changes = self._with_rank(buffer, key, values)
         else:
@@ -156,6 +162,7 @@ def plan_rank(planner, node: Rank):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     from weir.table.window_rank import plan_window_rank, window_end_of
+
     end_position = window_end_of(node)
     if end_position is not None and not node.input.changelog:
         return plan_window_rank(planner, node, end_position)
@@ -165,18 +172,33 @@ def plan_rank(planner, node: Rank):
     directions = [descending for _, descending in node.order]
     if node.input.changelog:  # (BATCH mode sorts: weir.table.sort)
         from weir.table.changelog_rank import ChangelogTopN, unique_key
-        return planner.stream(node.input).key_by(KeyOf(partition)).process(ChangelogTopN(
-            order, directions, node.rank_end, node.output_rank, unique_key(node),
-            node.rank_start)).name("Rank")
+
+        return (
+            planner.stream(node.input)
+            .key_by(KeyOf(partition))
+            .process(
+                ChangelogTopN(
+                    order,
+                    directions,
+                    node.rank_end,
+                    node.output_rank,
+                    unique_key(node),
+                    node.rank_start,
+                )
+            )
+            .name("Rank")
+        )
     from weir.table import deduplicate
+
     keep = deduplicate.deduplication(node)
     stream = planner.stream(node.input).key_by(KeyOf(partition))
     if keep is not None:
         time_index = [c.name for c in columns].index(node.order[0][0].args[0])
         function = deduplicate.KeepLastRow if keep == "last" else deduplicate.KeepFirstRow
         return stream.process(function(time_index, node.output_rank)).name("Deduplicate")
-    return stream.process(TopN(order, directions, node.rank_end, node.output_rank,
-                               node.rank_start)).name("Rank")
+    return stream.process(
+        TopN(order, directions, node.rank_end, node.output_rank, node.rank_start)
+    ).name("Rank")
 
 
 __all__ = ["Rank", "TopN", "plan_rank"]

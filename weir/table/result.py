@@ -18,8 +18,14 @@ class ResultKind:
 
 
 class TableResult:
-    def __init__(self, columns=None, records=None, streaming=True, job_client=None,
-                 kind=ResultKind.SUCCESS_WITH_CONTENT):
+    def __init__(
+        self,
+        columns=None,
+        records=None,
+        streaming=True,
+        job_client=None,
+        kind=ResultKind.SUCCESS_WITH_CONTENT,
+    ):
         self.columns = columns or []
         self.records = records or []  # [(kind, values)]
         self.streaming = streaming
@@ -32,8 +38,13 @@ class TableResult:
         """The result of a statement that ran no job (DDL): Flink prints `OK`."""
         from weir.table.evaluate import Column
         from weir.table.types import DataTypes
-        return TableResult([Column("result", DataTypes.STRING())], [(0, ("OK",))],
-                           streaming=False, kind=ResultKind.SUCCESS)
+
+        return TableResult(
+            [Column("result", DataTypes.STRING())],
+            [(0, ("OK",))],
+            streaming=False,
+            kind=ResultKind.SUCCESS,
+        )
 
     def wait(self, timeout_ms: Optional[int] = None) -> None:
         """Waits for an insert's job to end (a failed job raises its error); writes the
@@ -42,6 +53,7 @@ class TableResult:
             return
         import sys
         from weir.common.job import JobExecutionError
+
         try:
             result = self._job_client.get_job_execution_result()
         except JobExecutionError as error:
@@ -58,15 +70,18 @@ class TableResult:
 
     def get_table_schema(self):
         from weir.table.table import TableSchema
+
         return TableSchema(self.columns)
 
     def get_resolved_schema(self):
         from weir.table.table import TableSchema
+
         return TableSchema(self.columns, resolved=True)
 
     def collect(self):
         """The rows (PyFlink's CloseableIterator: `with result.collect() as rows:`)."""
         from weir.datastream.data_stream import CloseableIterator
+
         return CloseableIterator(self._rows())
 
     def _rows(self):
@@ -117,17 +132,17 @@ def tableau(columns, records, streaming: bool) -> str:
     """Flink's boxed table: column widths from the types (and names); in streaming mode
     an `op` column of row kinds first."""
     names = [c.name for c in columns]
-    cells = [[_cell(v, c.data_type) for v, c in zip(values, columns)]
-             for _, values in records]
-    widths = [max(display_width(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
-              for n, c in zip(names, columns)]
+    cells = [[_cell(v, c.data_type) for v, c in zip(values, columns)] for _, values in records]
+    widths = [
+        max(display_width(n), print_width(c.data_type, MAX_WIDTH), len(NULL))
+        for n, c in zip(names, columns)
+    ]
     if streaming:
         names = ["op"] + names
         widths = [2] + widths
         cells = [[str(RowKind(kind))] + row for (kind, _), row in zip(records, cells)]
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    line = lambda row: "| " + " | ".join(_fit(t, w) for t, w in zip(row, widths)) \
-        + " |"  # noqa: E731
+    line = lambda row: "| " + " | ".join(_fit(t, w) for t, w in zip(row, widths)) + " |"  # noqa: E731
     if not records:
         return "Empty set"
     lines = [border, line(names), border] + [line(r) for r in cells] + [border]

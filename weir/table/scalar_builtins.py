@@ -18,8 +18,17 @@ import re
 
 from weir.table.types import DataTypes
 
-NULL_TAKING = {"CONCAT_WS", "NULLIF", "PI", "CURRENT_DATE", "CURRENT_TIMESTAMP",
-               "LOCALTIMESTAMP", "NOW", "IS_DIGIT", "IS_ALPHA"}
+NULL_TAKING = {
+    "CONCAT_WS",
+    "NULLIF",
+    "PI",
+    "CURRENT_DATE",
+    "CURRENT_TIMESTAMP",
+    "LOCALTIMESTAMP",
+    "NOW",
+    "IS_DIGIT",
+    "IS_ALPHA",
+}
 
 
 def _same(types):
@@ -39,8 +48,8 @@ def _rounded(function):
             return value
         if isinstance(value, decimal.Decimal):
             return value.to_integral_value(function) + 0  # (no -0)
-        return float(math.floor(value) if function == decimal.ROUND_FLOOR
-                     else math.ceil(value))
+        return float(math.floor(value) if function == decimal.ROUND_FLOOR else math.ceil(value))
+
     return run
 
 
@@ -77,8 +86,7 @@ def _positive(function, value):
 def rounded_to(value, digits, rounding):
     """`value` at `digits` after the point (before it where negative) by `rounding`, of
     its own type: a double by its decimal text, as Flink's BigDecimal of it."""
-    exact = decimal.Decimal(repr(value)) if isinstance(value, float) else \
-        decimal.Decimal(value)
+    exact = decimal.Decimal(repr(value)) if isinstance(value, float) else decimal.Decimal(value)
     result = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding)
     if isinstance(value, float):
         return float(result)
@@ -111,8 +119,9 @@ def _pad(left):
             return text[:length]
         if not fill:
             return None
-        padding = (fill * length)[:length - len(text)]
+        padding = (fill * length)[: length - len(text)]
         return padding + text if left else text + padding
+
     return run
 
 
@@ -123,13 +132,13 @@ def _trim(where):
         if where == "TRAILING":
             return text.rstrip(characters)
         return text.strip(characters)
+
     return run
 
 
 def _initcap(text):
     """Each word's (run of letters and digits') first letter upper case, the rest lower."""
-    return re.sub(r"[A-Za-z0-9]+", lambda m: m.group(0)[0].upper() + m.group(0)[1:].lower(),
-                  text)
+    return re.sub(r"[A-Za-z0-9]+", lambda m: m.group(0)[0].upper() + m.group(0)[1:].lower(), text)
 
 
 def _position(needle, haystack, start=1):
@@ -146,7 +155,7 @@ def _regexp_replace(text, pattern, replacement):
 
 def _overlay(text, replacement, start, length=None):
     length = len(replacement) if length is None else length
-    return text[:start - 1] + replacement + text[start - 1 + length:]
+    return text[: start - 1] + replacement + text[start - 1 + length :]
 
 
 def _digest(name):
@@ -170,6 +179,7 @@ def _chr(code):
 def _extremum(choose):
     def run(*values):
         return None if any(v is None for v in values) else choose(values)
+
     return run
 
 
@@ -177,6 +187,7 @@ def _to_date(text, pattern="yyyy-MM-dd"):
     """TO_DATE(text[, Java pattern]); NULL where the text does not match. (sqlglot hands
     SQL's pattern over already as strptime's.)"""
     from weir.table.builtins import strptime_pattern
+
     python = pattern if "%" in pattern else strptime_pattern(pattern)
     try:
         return datetime.datetime.strptime(text, python).date()
@@ -194,14 +205,20 @@ def _day_of_week(value):
 
 
 _FIELDS = {
-    "YEAR": lambda v: v.year, "MONTH": lambda v: v.month, "DAY": lambda v: v.day,
-    "QUARTER": lambda v: (v.month - 1) // 3 + 1, "WEEK": _week,
-    "DOW": _day_of_week, "DOY": lambda v: v.timetuple().tm_yday,
-    "HOUR": lambda v: v.hour, "MINUTE": lambda v: v.minute,
+    "YEAR": lambda v: v.year,
+    "MONTH": lambda v: v.month,
+    "DAY": lambda v: v.day,
+    "QUARTER": lambda v: (v.month - 1) // 3 + 1,
+    "WEEK": _week,
+    "DOW": _day_of_week,
+    "DOY": lambda v: v.timetuple().tm_yday,
+    "HOUR": lambda v: v.hour,
+    "MINUTE": lambda v: v.minute,
     "SECOND": lambda v: v.second,
     "MILLISECOND": lambda v: v.second * 1000 + v.microsecond // 1000,
     "MICROSECOND": lambda v: v.second * 1_000_000 + v.microsecond,
-    "DECADE": lambda v: v.year // 10, "CENTURY": lambda v: (v.year + 99) // 100,
+    "DECADE": lambda v: v.year // 10,
+    "CENTURY": lambda v: (v.year + 99) // 100,
     "MILLENNIUM": lambda v: (v.year + 999) // 1000,
 }
 
@@ -211,6 +228,7 @@ def extract(unit, value):
     unit = unit.upper()
     if unit not in _FIELDS:
         from weir.table.evaluate import not_supported
+
         not_supported(f"EXTRACT({unit} FROM ...)")
     return _FIELDS[unit](value)
 
@@ -224,6 +242,7 @@ def floor_to(unit, ceil=False):
     unit = unit.upper()
     if unit not in _FLOOR_UNITS:
         from weir.table.evaluate import not_supported
+
         not_supported(f"FLOOR/CEIL(... TO {unit})")
 
     def run(value):
@@ -233,17 +252,22 @@ def floor_to(unit, ceil=False):
         if ceil and floor != moment:
             floor = _next(floor, unit)
         return floor.date() if date_only else floor
+
     return run
 
 
 def _floored(moment, unit):
-    parts = {"YEAR": dict(month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
-             "QUARTER": dict(month=(moment.month - 1) // 3 * 3 + 1, day=1, hour=0,
-                             minute=0, second=0, microsecond=0),
-             "MONTH": dict(day=1, hour=0, minute=0, second=0, microsecond=0),
-             "DAY": dict(hour=0, minute=0, second=0, microsecond=0),
-             "HOUR": dict(minute=0, second=0, microsecond=0),
-             "MINUTE": dict(second=0, microsecond=0), "SECOND": dict(microsecond=0)}
+    parts = {
+        "YEAR": dict(month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
+        "QUARTER": dict(
+            month=(moment.month - 1) // 3 * 3 + 1, day=1, hour=0, minute=0, second=0, microsecond=0
+        ),
+        "MONTH": dict(day=1, hour=0, minute=0, second=0, microsecond=0),
+        "DAY": dict(hour=0, minute=0, second=0, microsecond=0),
+        "HOUR": dict(minute=0, second=0, microsecond=0),
+        "MINUTE": dict(second=0, microsecond=0),
+        "SECOND": dict(microsecond=0),
+    }
     if unit == "WEEK":  # (weeks from Sunday, as Calcite's)
         day = moment - datetime.timedelta(days=moment.isoweekday() % 7)
         return day.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -252,6 +276,7 @@ def _floored(moment, unit):
 
 def _next(moment, unit):
     from weir.table.builtins import _add_months
+
     if unit in ("YEAR", "QUARTER", "MONTH"):
         return _add_months(moment, {"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit])
     seconds = {"WEEK": 604_800, "DAY": 86_400, "HOUR": 3_600, "MINUTE": 60, "SECOND": 1}
@@ -292,12 +317,11 @@ FUNCTIONS = {
     "INITCAP": (_initcap, _TEXT),
     "REPEAT": (lambda text, n: text * max(n, 0), _TEXT),
     "REVERSE": (lambda text: text[::-1], _TEXT),
-    "LEFT": (lambda text, n: text[:max(n, 0)], _TEXT),
-    "RIGHT": (lambda text, n: text[len(text) - n:] if n > 0 else "", _TEXT),
+    "LEFT": (lambda text, n: text[: max(n, 0)], _TEXT),
+    "RIGHT": (lambda text, n: text[len(text) - n :] if n > 0 else "", _TEXT),
     "POSITION": (_position, DataTypes.INT()),
     "REGEXP_REPLACE": (_regexp_replace, _TEXT),
-    "REGEXP": (lambda text, pattern: re.search(pattern, text) is not None,
-               DataTypes.BOOLEAN()),
+    "REGEXP": (lambda text, pattern: re.search(pattern, text) is not None, DataTypes.BOOLEAN()),
     "MD5": (_digest("md5"), _TEXT),
     "SHA1": (_digest("sha1"), _TEXT),
     "SHA256": (_digest("sha256"), _TEXT),
@@ -309,8 +333,10 @@ FUNCTIONS = {
     "STARTS_WITH": (lambda text, prefix: text.startswith(prefix), DataTypes.BOOLEAN()),
     "ENDS_WITH": (lambda text, suffix: text.endswith(suffix), DataTypes.BOOLEAN()),
     "OVERLAY": (_overlay, _TEXT),
-    "IS_DIGIT": (lambda text: bool(text) and text.isascii() and text.isdigit(),
-                 DataTypes.BOOLEAN(False)),  # (NULL: FALSE)
+    "IS_DIGIT": (
+        lambda text: bool(text) and text.isascii() and text.isdigit(),
+        DataTypes.BOOLEAN(False),
+    ),  # (NULL: FALSE)
     "IS_ALPHA": (lambda text: bool(text) and text.isalpha(), DataTypes.BOOLEAN(False)),
     "NULLIF": (_nullif, _same),
     "GREATEST": (_extremum(max), _same),

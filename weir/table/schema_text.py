@@ -22,6 +22,7 @@ def schema_text(columns, declared=None, legacy=False) -> str:
     watermark = primary_key = None
     if declared is not None:
         from weir.table.descriptors import ComputedColumn
+
         computed = {n: t for n, t in declared.columns if isinstance(t, ComputedColumn)}
         watermark, primary_key = declared.watermark, declared.primary_key
     lines = []
@@ -36,13 +37,15 @@ def schema_text(columns, declared=None, legacy=False) -> str:
         lines.append(line)
     if watermark is not None:
         column = next(c for c in columns if c.name == watermark[0])
-        lines.append(f"WATERMARK FOR {quote(column.name)}: {column.data_type} AS "
-                     f"{sql_text(watermark[1])}")
+        lines.append(
+            f"WATERMARK FOR {quote(column.name)}: {column.data_type} AS {sql_text(watermark[1])}"
+        )
     if primary_key:
         keys = ", ".join(quote(k) for k in primary_key)
         name = quote(f"PK_{'_'.join(primary_key)}")
-        lines.append(f"CONSTRAINT {name} PRIMARY KEY ({keys})" +
-                     ("" if legacy else " NOT ENFORCED"))
+        lines.append(
+            f"CONSTRAINT {name} PRIMARY KEY ({keys})" + ("" if legacy else " NOT ENFORCED")
+        )
     if legacy:
         return "root\n" + "".join(f" |-- {line}\n" for line in lines)
     return "(\n" + ",\n".join(f"  {line}" for line in lines) + "\n)"
@@ -52,7 +55,8 @@ def _marker(column, expression):
     if column.time_attribute:
         return "*ROWTIME*"
     if getattr(column, "proctime", False) or (
-            expression is not None and _is_proctime(expression.expression)):
+        expression is not None and _is_proctime(expression.expression)
+    ):
         return "*PROCTIME*"
     return None
 
@@ -67,12 +71,14 @@ def _tree(expression):
         return expression
     import sqlglot
     from weir.table.sql import FlinkSql
+
     return sqlglot.parse_one(str(expression), read=FlinkSql)
 
 
 def sql_text(expression) -> str:
     """An expression (a sqlglot tree or SQL text) as Flink writes it back."""
     from weir.table.sql import FlinkSql
+
     tree = _tree(expression).copy().transform(_as_calcite_writes)
     text = tree.sql(dialect=FlinkSql, identify=True)
     parts = []

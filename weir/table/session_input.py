@@ -18,6 +18,7 @@ def session_tvf(node):
     """The SESSION window table function under `node`'s projections and filters, or
     None where `node`'s window columns are not a SESSION's."""
     from weir.table.window_tvf import tvf_below
+
     below = tvf_below(node)
     return below if below is not None and below.kind == "session" else None
 
@@ -48,8 +49,10 @@ def _moved_below(calc, rows, time):
         if column.name in WINDOW_NAMES and logical.passed_column(expr) == column.name:
             continue  # (the window's, passed on: the session gives it)
         if names & set(WINDOW_NAMES):
-            not_supported(f"'{column.name}' computed from a SESSION window's columns "
-                          "before its window aggregation")
+            not_supported(
+                f"'{column.name}' computed from a SESSION window's columns "
+                "before its window aggregation"
+            )
         kept.append(expr)
     if calc.condition is not None and _columns_of(calc.condition) & set(WINDOW_NAMES):
         not_supported("a WHERE on a SESSION window's columns before its window aggregation")

@@ -25,8 +25,9 @@ class SessionRows(KeyedProcessFunction):
         self.time_index, self.gap = time_index, gap
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "sessions", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("sessions", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         _, values = record
@@ -36,8 +37,11 @@ class SessionRows(KeyedProcessFunction):
         kept = []
         for other in sessions:
             if other[0] <= session[1] and other[1] >= session[0]:  # (Flink's intersects)
-                session = [min(other[0], session[0]), max(other[1], session[1]),
-                           sorted(other[2] + session[2], key=lambda row: row[0])]
+                session = [
+                    min(other[0], session[0]),
+                    max(other[1], session[1]),
+                    sorted(other[2] + session[2], key=lambda row: row[0]),
+                ]
             else:
                 kept.append(other)
         if session[1] - 1 <= ctx.timer_service().current_watermark():
@@ -66,7 +70,12 @@ def plan_session_rows(planner, node, time_index: int):
     from weir.table.evaluate import compile_expression
     from weir.table.expressions import col
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     keys = [compile_expression(col(k), columns).function for k in node.partition]
-    return planner.stream(node.input).key_by(KeyOf(keys)).process(
-        SessionRows(time_index, node.size)).name("WindowTableFunction")
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(keys))
+        .process(SessionRows(time_index, node.size))
+        .name("WindowTableFunction")
+    )

@@ -28,14 +28,15 @@ def set_operation(left, right, kind: str, keep_all: bool):
     columns = [col(n) for n in names]
     theirs = [col(c.name).alias(n) for c, n in zip(right._node.columns, names)]
     both = left.select(*columns, lit(1).alias(_LEFT), lit(0).alias(_RIGHT)).union_all(
-        right.select(*theirs, lit(0).alias(_LEFT), lit(1).alias(_RIGHT)))
+        right.select(*theirs, lit(0).alias(_LEFT), lit(1).alias(_RIGHT))
+    )
     counted = both.group_by(*columns).select(
-        *columns, col(_LEFT).sum.alias(_LEFT), col(_RIGHT).sum.alias(_RIGHT))
+        *columns, col(_LEFT).sum.alias(_LEFT), col(_RIGHT).sum.alias(_RIGHT)
+    )
     mine, others = col(_LEFT), col(_RIGHT)
     if not keep_all:
         kept = (mine > 0) & (others > 0) if kind == "intersect" else (mine > 0) & (others == 0)
         return counted.where(kept).select(*columns)
-    copies = if_then_else(mine < others, mine, others) if kind == "intersect" \
-        else mine - others
+    copies = if_then_else(mine < others, mine, others) if kind == "intersect" else mine - others
     repeated = counted.select(*columns, copies.alias(_COPIES)).where(col(_COPIES) > 0)
     return repeated.join_lateral(_REPEAT(col(_COPIES))).select(*columns)

@@ -28,8 +28,17 @@ class Sort(logical.UnaryNode):
     from `offset` on, at most `fetch` (None: all), and their row number where
     `output_rank` (a Top-N's rank column)."""
 
-    def __init__(self, columns, input, order, offset=0, fetch=None, partition=(),
-                 output_rank=False, nulls_high=False):
+    def __init__(
+        self,
+        columns,
+        input,
+        order,
+        offset=0,
+        fetch=None,
+        partition=(),
+        output_rank=False,
+        nulls_high=False,
+    ):
         super().__init__(columns, input)
         self.order, self.offset, self.fetch = list(order), offset, fetch
         self.partition, self.output_rank = list(partition), output_rank
@@ -48,24 +57,35 @@ class Sort(logical.UnaryNode):
         `offset` and `fetch` after `order_by`)."""
         start = self.offset + offset
         if self.fetch is not None:
-            fetch = max(0, min(fetch, self.fetch - offset)) if fetch is not None else \
-                max(0, self.fetch - offset)
-        return Sort(self.columns, self.input, self.order, start, fetch, self.partition,
-                    self.output_rank, self.nulls_high)
+            fetch = (
+                max(0, min(fetch, self.fetch - offset))
+                if fetch is not None
+                else max(0, self.fetch - offset)
+            )
+        return Sort(
+            self.columns,
+            self.input,
+            self.order,
+            start,
+            fetch,
+            self.partition,
+            self.output_rank,
+            self.nulls_high,
+        )
 
 
 class FinalRows(KeyedProcessFunction):
     """Per partition: the input's rows, changes applied, then sorted at the end."""
 
-    def __init__(self, sort_functions, directions, offset, fetch, output_rank,
-                 nulls_high=False):
+    def __init__(self, sort_functions, directions, offset, fetch, output_rank, nulls_high=False):
         self.sort_functions, self.directions = sort_functions, directions
         self.nulls_high = nulls_high
         self.offset, self.fetch, self.output_rank = offset, fetch, output_rank
 
     def open(self, runtime_context):
-        self.rows = runtime_context.get_list_state(ListStateDescriptor(
-            "rows", Types.PICKLED_BYTE_ARRAY()))
+        self.rows = runtime_context.get_list_state(
+            ListStateDescriptor("rows", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         kind, values = record
@@ -81,11 +101,12 @@ class FinalRows(KeyedProcessFunction):
                 return
 
     def on_timer(self, timestamp, ctx):
-        rows = in_order(list(self.rows.get() or []), self.sort_functions, self.directions,
-                        self.nulls_high)
+        rows = in_order(
+            list(self.rows.get() or []), self.sort_functions, self.directions, self.nulls_high
+        )
         self.rows.clear()
         end = None if self.fetch is None else self.offset + self.fetch
-        for number, values in enumerate(rows[self.offset:end], self.offset + 1):
+        for number, values in enumerate(rows[self.offset : end], self.offset + 1):
             yield INSERT, (values + (number,) if self.output_rank else values)
 
 
@@ -93,8 +114,16 @@ def in_order(rows, sort_functions, directions, nulls_high=False) -> list:
     """`rows` sorted by their keys (`sort_functions` of a row), each in its direction;
     ties keep their order."""
     keyed = [(tuple(f(values) for f in sort_functions), values) for values in rows]
-    keyed.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], directions,  # type: ignore[index]
-                                                               nulls_high)))  # (keys first)
+    keyed.sort(
+        key=functools.cmp_to_key(
+            lambda a, b: compare(
+                a[0],  # type: ignore[index]
+                b[0],  # type: ignore[index]
+                directions,
+                nulls_high,
+            )
+        )
+    )  # (keys first)
     return [values for _, values in keyed]
 
 
@@ -116,10 +145,16 @@ def compare(a, b, directions, nulls_high=False) -> int:
 def plan_sort(planner, node: Sort):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     partition = [compile_expression(p, columns).function for p in node.partition]
     order = [compile_expression(e, columns).function for e, _ in node.order]
     directions = [descending for _, descending in node.order]
-    return planner.stream(node.input).key_by(KeyOf(partition)).process(FinalRows(
-        order, directions, node.offset, node.fetch, node.output_rank, node.nulls_high)) \
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(partition))
+        .process(
+            FinalRows(order, directions, node.offset, node.fetch, node.output_rank, node.nulls_high)
+        )
         .name("Sort")
+    )

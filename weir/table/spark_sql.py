@@ -33,11 +33,22 @@ _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _NUMBERS = _INTEGERS + ("DECIMAL", "FLOAT", "DOUBLE")
 _TEXT = ("STRING", "VARCHAR", "CHAR")
 _ARITHMETIC = {"plus": "+", "minus": "-", "times": "*"}
-_COMPARISONS = {"equals": "=", "not_equals": "<>", "less_than": "<",
-                "less_than_or_equal": "<=", "greater_than": ">",
-                "greater_than_or_equal": ">="}
-_FIELDS = {"HOUR": "hour", "MINUTE": "minute", "SECOND": "second", "YEAR": "year",
-           "MONTH": "month", "DAYOFMONTH": "dayofmonth"}
+_COMPARISONS = {
+    "equals": "=",
+    "not_equals": "<>",
+    "less_than": "<",
+    "less_than_or_equal": "<=",
+    "greater_than": ">",
+    "greater_than_or_equal": ">=",
+}
+_FIELDS = {
+    "HOUR": "hour",
+    "MINUTE": "minute",
+    "SECOND": "second",
+    "YEAR": "year",
+    "MONTH": "month",
+    "DAYOFMONTH": "dayofmonth",
+}
 _DATE_PATTERN = re.compile(r"^(yyyy|yy|MM|dd|HH|mm|ss|SSS|[-/:. _T,])*$")
 
 
@@ -144,8 +155,7 @@ class _Lowering:
         data_type = compile_expression(expr, self.columns).data_type
         if data_type.name == "DECIMAL":
             return data_type.precision, data_type.scale
-        return {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 20}.get(data_type.name,
-                                                                           38), 0
+        return {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 20}.get(data_type.name, 38), 0
 
     def _mod(self, expr):
         return self._remainder(*expr.args)
@@ -164,7 +174,8 @@ class _Lowering:
 
     def _comparison(self, expr):
         left, right = self._operands(  # type: ignore[call-arg]  # (args: the two operands)
-            *expr.args, [_NUMBERS, _TEXT, ("BOOLEAN",), ("TIMESTAMP",)])
+            *expr.args, [_NUMBERS, _TEXT, ("BOOLEAN",), ("TIMESTAMP",)]
+        )
         return f"({left} {_COMPARISONS[expr.op]} {right})"
 
     _equals = _not_equals = _less_than = _less_than_or_equal = _comparison
@@ -216,8 +227,9 @@ class _Lowering:
     _upper = _lower = _text_function
 
     def _concat(self, expr):
-        parts = expr.args[0] if len(expr.args) == 1 and isinstance(expr.args[0], tuple) \
-            else expr.args
+        parts = (
+            expr.args[0] if len(expr.args) == 1 and isinstance(expr.args[0], tuple) else expr.args
+        )
         if any(self.type_of(a) not in _TEXT for a in parts):
             raise _Refused()
         return f"concat({', '.join(self.sql(a) for a in parts)})"
@@ -225,8 +237,11 @@ class _Lowering:
     def _cast(self, expr):
         inner, target = expr.args
         source = self.type_of(inner)
-        if source not in _INTEGERS or target.name not in _INTEGERS \
-                or _INTEGERS.index(target.name) < _INTEGERS.index(source):
+        if (
+            source not in _INTEGERS
+            or target.name not in _INTEGERS
+            or _INTEGERS.index(target.name) < _INTEGERS.index(source)
+        ):
             raise _Refused()
         return f"CAST({self.sql(inner)} AS {spark_type(target)})"
 
@@ -266,9 +281,13 @@ class _Lowering:
         """x IN (literals of x's family, none NULL): NULL for a NULL x on both."""
         inner, options = expr.args
         family = next((f for f in (_NUMBERS, _TEXT) if self.type_of(inner) in f), None)
-        if family is None or not options or any(
-                o.op != "lit" or o.args[0] is None or self.type_of(o) not in family
-                for o in options):
+        if (
+            family is None
+            or not options
+            or any(
+                o.op != "lit" or o.args[0] is None or self.type_of(o) not in family for o in options
+            )
+        ):
             raise _Refused()
         return f"({self.sql(inner)} IN ({', '.join(self.sql(o) for o in options)}))"
 
@@ -292,8 +311,24 @@ class _Lowering:
         return f"element_at(split({self.sql(args[0])}, {pattern}, -1), {index + 1})"
 
 
-_HANDLED = {*_ARITHMETIC, *_COMPARISONS, "mod", "minus_prefix", "and", "or", "not",
-            "is_null", "is_not_null", "if", "in", "upper", "lower", "concat", "cast", "builtin"}
+_HANDLED = {
+    *_ARITHMETIC,
+    *_COMPARISONS,
+    "mod",
+    "minus_prefix",
+    "and",
+    "or",
+    "not",
+    "is_null",
+    "is_not_null",
+    "if",
+    "in",
+    "upper",
+    "lower",
+    "concat",
+    "cast",
+    "builtin",
+}
 
 
 try:  # Python's parser of regular expressions (re._parser from 3.11, sre_parse before)
@@ -344,14 +379,19 @@ def _literal(value, data_type=None) -> str:
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, int):
-        name = data_type.name if data_type is not None else \
-            ("INT" if -2 ** 31 <= value < 2 ** 31 else "BIGINT")
+        name = (
+            data_type.name
+            if data_type is not None
+            else ("INT" if -(2**31) <= value < 2**31 else "BIGINT")
+        )
         if name not in _INTEGERS:
             raise _Refused()
         return f"CAST({value} AS {name})"
     if isinstance(value, decimal.Decimal) and value.is_finite():
-        data_type = data_type or DataTypes.DECIMAL(max(len(value.as_tuple().digits), 1),
-                                                   max(-value.as_tuple().exponent, 0))  # type: ignore[operator]  # (finite: an int)
+        data_type = data_type or DataTypes.DECIMAL(
+            max(len(value.as_tuple().digits), 1),
+            max(-value.as_tuple().exponent, 0),  # type: ignore[operator]  # (finite: an int)
+        )
         if data_type.name != "DECIMAL":
             raise _Refused()
         return f"CAST('{value}' AS {spark_type(data_type)})"

@@ -30,6 +30,7 @@ WINDOW_FUNCTIONS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
 def _parse_window_function(name):
     """A window table function's arguments: `TABLE t` (or a subquery), `DESCRIPTOR(ts)`,
     then intervals (sqlglot's grammars do not read the first two)."""
+
     def parse(self):
         args = []
         while True:
@@ -53,17 +54,20 @@ def _parse_window_function(name):
             if not self._match(TokenType.COMMA):
                 break
         return exp.Anonymous(this=name, expressions=args)
+
     return parse
 
 
 def _parse_time_unit_function(name):
     """TIMESTAMPDIFF(unit, a, b) and TIMESTAMPADD(unit, n, t): the unit as a string."""
+
     def parse(self):
         unit = self._parse_var(any_token=True)
         args = [exp.Literal.string(unit.name.upper())]
         while self._match(TokenType.COMMA):
             args.append(self._parse_assignment())
         return exp.Anonymous(this=name, expressions=args)
+
     return parse
 
 
@@ -75,19 +79,23 @@ class FlinkSql(RisingWave):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
         # SESSION is Flink's session window function, not a keyword
-        KEYWORDS = {**{k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items()
-                       if k != "SESSION"}, "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
+        KEYWORDS = {
+            **{k: v for k, v in RisingWave.Tokenizer.KEYWORDS.items() if k != "SESSION"},
+            "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE,
+        }
 
     class Parser(RisingWave.Parser):  # type: ignore[valid-type,misc]  # (sqlglot's alias)
         # Flink's TO_TIMESTAMP(text[, Java pattern]): the pattern as written (sqlglot
         # would read it as its own time format)
-        FUNCTIONS = {**RisingWave.Parser.FUNCTIONS, "TO_TIMESTAMP": lambda args: exp.Anonymous(
-            this="TO_TIMESTAMP", expressions=args)}
-        FUNCTION_PARSERS = {**RisingWave.Parser.FUNCTION_PARSERS,
-                            **{name: _parse_window_function(name)
-                               for name in WINDOW_FUNCTIONS},
-                            **{name: _parse_time_unit_function(name)
-                               for name in ("TIMESTAMPDIFF", "TIMESTAMPADD")}}
+        FUNCTIONS = {
+            **RisingWave.Parser.FUNCTIONS,
+            "TO_TIMESTAMP": lambda args: exp.Anonymous(this="TO_TIMESTAMP", expressions=args),
+        }
+        FUNCTION_PARSERS = {
+            **RisingWave.Parser.FUNCTION_PARSERS,
+            **{name: _parse_window_function(name) for name in WINDOW_FUNCTIONS},
+            **{name: _parse_time_unit_function(name) for name in ("TIMESTAMPDIFF", "TIMESTAMPADD")},
+        }
         _match_text_seq: Callable[..., Any]  # (sqlglot's, wrapped in _parse_match_recognize)
 
         def _parse_match_recognize(self):
@@ -102,6 +110,7 @@ class FlinkSql(RisingWave):
                 if texts == ("DEFINE",) and not within and original("WITHIN"):
                     within.append(self._parse_interval())
                 return original(*texts, **kwargs)
+
             self._match_text_seq = match_text_seq
             try:
                 clause = super()._parse_match_recognize()
@@ -117,16 +126,23 @@ def parse(statement: str):
         parsed = sqlglot.parse(statement, read=FlinkSql)
     except ParseError as error:
         detail = error.errors[0] if error.errors else {}
-        raise ValueError(f"SQL parse failed at line {detail.get('line')}, column "
-                         f"{detail.get('col')}: {detail.get('description', error)}") from None
+        raise ValueError(
+            f"SQL parse failed at line {detail.get('line')}, column "
+            f"{detail.get('col')}: {detail.get('description', error)}"
+        ) from None
     statements = [p for p in parsed if p is not None]
     if len(statements) != 1:
         raise ValueError(f"expected one SQL statement, got {len(statements)}")
     return statements[0]
 
 
-_UNIT_MILLIS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000,
-                "DAY": 86_400_000}
+_UNIT_MILLIS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+}
 
 
 def interval_millis(interval) -> int:
@@ -164,8 +180,9 @@ class SqlPlanner:
     def query(self, statement: str):
         tree = parse(statement)
         if not isinstance(tree, (exp.Select, exp.SetOperation, exp.Values)):
-            raise ValueError("sql_query() takes a SELECT; use execute_sql for "
-                             f"{type(tree).__name__.upper()}")
+            raise ValueError(
+                f"sql_query() takes a SELECT; use execute_sql for {type(tree).__name__.upper()}"
+            )
         return self._select(tree)
 
     def expression(self, text):
@@ -180,16 +197,21 @@ class SqlPlanner:
 
     def watermark_delay(self, text: str, column: str) -> int:
         """The delay of a watermark `ts` or `ts - INTERVAL 'n' UNIT`, in milliseconds."""
-        tree = text if isinstance(text, exp.Expression) else sqlglot.parse_one(
-            text, read=FlinkSql)
+        tree = text if isinstance(text, exp.Expression) else sqlglot.parse_one(text, read=FlinkSql)
         text = tree.sql()
         if isinstance(tree, exp.Column) and tree.name == column:
             return 0
-        if isinstance(tree, exp.Sub) and isinstance(tree.this, exp.Column) \
-                and tree.this.name == column and isinstance(tree.expression, exp.Interval):
+        if (
+            isinstance(tree, exp.Sub)
+            and isinstance(tree.this, exp.Column)
+            and tree.this.name == column
+            and isinstance(tree.expression, exp.Interval)
+        ):
             return interval_millis(tree.expression)
-        not_supported(f"the watermark expression '{text}' (weir takes `{column}` or "
-                      f"`{column} - INTERVAL ...`)")
+        not_supported(
+            f"the watermark expression '{text}' (weir takes `{column}` or "
+            f"`{column} - INTERVAL ...`)"
+        )
 
     def insert(self, statement: str):
         tree = parse(statement)
@@ -199,6 +221,7 @@ class SqlPlanner:
 
     def _select(self, tree):
         from weir.table.sql_query import QueryPlanner
+
         return QueryPlanner(self.t_env, self.expressions).select(tree)
 
     def _insert(self, tree):
@@ -243,18 +266,22 @@ class SqlPlanner:
                 continue
             options[prop.name] = prop.args["value"].name
         if "connector" not in options:
-            raise ValueError(f"CREATE TABLE {schema_node.this.name}: its WITH clause needs "
-                             "'connector'")
+            raise ValueError(
+                f"CREATE TABLE {schema_node.this.name}: its WITH clause needs 'connector'"
+            )
         connector = options.pop("connector")
         descriptor = TableDescriptor(connector, builder.build(), options, partition_keys)
         self.t_env.create_temporary_table(schema_node.this.name, descriptor)
         return TableResult.ok()
 
+
 def _not_enforced(constraint):
     """Flink's primary keys are NOT ENFORCED (it does not check the data)."""
     if "NOT ENFORCED" not in [str(o).upper() for o in constraint.args.get("options") or []]:
-        raise ValueError("Flink doesn't support ENFORCED mode for PRIMARY KEY constraint: "
-                         "declare it as PRIMARY KEY (...) NOT ENFORCED")
+        raise ValueError(
+            "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint: "
+            "declare it as PRIMARY KEY (...) NOT ENFORCED"
+        )
 
 
 __all__ = ["SqlPlanner", "parse", "Expression", "lit"]

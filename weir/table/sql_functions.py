@@ -9,25 +9,39 @@ from weir.table import expressions as e
 
 # sqlglot's node name: (Flink's function, the node's arguments in the function's order)
 _CALLS = {
-    "Pow": ("POWER", ("this", "expression")), "Sqrt": ("SQRT", ("this",)),
+    "Pow": ("POWER", ("this", "expression")),
+    "Sqrt": ("SQRT", ("this",)),
     "Ln": ("LN", ("this",)),
-    "Exp": ("EXP", ("this",)), "Sign": ("SIGN", ("this",)),
-    "Trunc": ("TRUNCATE", ("this", "decimals")), "Truncate": ("TRUNCATE", ("this", "decimals")),
-    "Pi": ("PI", ()), "Initcap": ("INITCAP", ("this",)),
-    "Repeat": ("REPEAT", ("this", "times")), "Reverse": ("REVERSE", ("this",)),
-    "Left": ("LEFT", ("this", "expression")), "Right": ("RIGHT", ("this", "expression")),
+    "Exp": ("EXP", ("this",)),
+    "Sign": ("SIGN", ("this",)),
+    "Trunc": ("TRUNCATE", ("this", "decimals")),
+    "Truncate": ("TRUNCATE", ("this", "decimals")),
+    "Pi": ("PI", ()),
+    "Initcap": ("INITCAP", ("this",)),
+    "Repeat": ("REPEAT", ("this", "times")),
+    "Reverse": ("REVERSE", ("this",)),
+    "Left": ("LEFT", ("this", "expression")),
+    "Right": ("RIGHT", ("this", "expression")),
     "RegexpReplace": ("REGEXP_REPLACE", ("this", "expression", "replacement")),
     "RegexpLike": ("REGEXP", ("this", "expression")),
-    "MD5": ("MD5", ("this",)), "SHA": ("SHA1", ("this",)),
-    "SHA2": ("SHA2", ("this", "length")), "SHA2Digest": ("SHA256", ("this",)),
-    "ToBase64": ("TO_BASE64", ("this",)), "FromBase64": ("FROM_BASE64", ("this",)),
-    "Ascii": ("ASCII", ("this",)), "StartsWith": ("STARTS_WITH", ("this", "expression")),
+    "MD5": ("MD5", ("this",)),
+    "SHA": ("SHA1", ("this",)),
+    "SHA2": ("SHA2", ("this", "length")),
+    "SHA2Digest": ("SHA256", ("this",)),
+    "ToBase64": ("TO_BASE64", ("this",)),
+    "FromBase64": ("FROM_BASE64", ("this",)),
+    "Ascii": ("ASCII", ("this",)),
+    "StartsWith": ("STARTS_WITH", ("this", "expression")),
     "EndsWith": ("ENDS_WITH", ("this", "expression")),
     "Overlay": ("OVERLAY", ("this", "expression", "from_", "for_")),
-    "StrToDate": ("TO_DATE", ("this", "format")), "DayOfWeek": ("DAYOFWEEK", ("this",)),
-    "DayOfYear": ("DAYOFYEAR", ("this",)), "Week": ("WEEK", ("this",)),
-    "Quarter": ("QUARTER", ("this",)), "Nullif": ("NULLIF", ("this", "expression")),
-    "CurrentDate": ("CURRENT_DATE", ()), "CurrentTimestamp": ("CURRENT_TIMESTAMP", ()),
+    "StrToDate": ("TO_DATE", ("this", "format")),
+    "DayOfWeek": ("DAYOFWEEK", ("this",)),
+    "DayOfYear": ("DAYOFYEAR", ("this",)),
+    "Week": ("WEEK", ("this",)),
+    "Quarter": ("QUARTER", ("this",)),
+    "Nullif": ("NULLIF", ("this", "expression")),
+    "CurrentDate": ("CURRENT_DATE", ()),
+    "CurrentTimestamp": ("CURRENT_TIMESTAMP", ()),
     "Localtimestamp": ("LOCALTIMESTAMP", ()),
 }
 
@@ -56,23 +70,25 @@ def _rounding(function):
         unit = node.args.get("to")
         if unit is None:
             return _call(function, expressions, [node.this])
-        return e.Expression(f"{function.lower()}_to", expressions.convert(node.this),
-                            unit.name.upper())
+        return e.Expression(
+            f"{function.lower()}_to", expressions.convert(node.this), unit.name.upper()
+        )
+
     return convert
 
 
 def _pad(expressions, node):
     function = "LPAD" if node.args.get("is_left") else "RPAD"
-    return _call(function, expressions, [node.this, node.expression,
-                                         node.args.get("fill_pattern")])
+    return _call(function, expressions, [node.this, node.expression, node.args.get("fill_pattern")])
 
 
 def _trim(expressions, node):
     where = str(node.args.get("position") or "BOTH").upper()
     function = {"LEADING": "LTRIM", "TRAILING": "RTRIM"}.get(where, "BTRIM")
     characters = node.args.get("expression")
-    return _call(function, expressions,
-                 [node.this] + ([characters] if characters is not None else []))
+    return _call(
+        function, expressions, [node.this] + ([characters] if characters is not None else [])
+    )
 
 
 def _position(expressions, node):
@@ -84,9 +100,9 @@ def _position(expressions, node):
 
 def _listed(function):
     def convert(expressions, node):
-        first = [node.this] if node.this is not None and not isinstance(
-            node.this, str) else []
+        first = [node.this] if node.this is not None and not isinstance(node.this, str) else []
         return _call(function, expressions, first + list(node.expressions))
+
     return convert
 
 
@@ -113,10 +129,18 @@ def _extract(expressions, node):
 
 
 _SPECIAL = {
-    "Floor": _rounding("FLOOR"), "Ceil": _rounding("CEIL"), "Pad": _pad, "Trim": _trim,
-    "StrPosition": _position, "ConcatWs": _listed("CONCAT_WS"), "Chr": _listed("CHR"),
-    "Greatest": _listed("GREATEST"), "Least": _listed("LEAST"), "Extract": _extract,
-    "Log": _log, "BitwiseNot": _regexp,
+    "Floor": _rounding("FLOOR"),
+    "Ceil": _rounding("CEIL"),
+    "Pad": _pad,
+    "Trim": _trim,
+    "StrPosition": _position,
+    "ConcatWs": _listed("CONCAT_WS"),
+    "Chr": _listed("CHR"),
+    "Greatest": _listed("GREATEST"),
+    "Least": _listed("LEAST"),
+    "Extract": _extract,
+    "Log": _log,
+    "BitwiseNot": _regexp,
 }
 
 __all__ = ["function_call", "exp"]

@@ -6,15 +6,28 @@ import re
 
 from weir.table.types import DataTypes
 
-_SIMPLE = {"TINYINT": DataTypes.TINYINT, "SMALLINT": DataTypes.SMALLINT,
-           "INT": DataTypes.INT, "INTEGER": DataTypes.INT, "BIGINT": DataTypes.BIGINT,
-           "FLOAT": DataTypes.FLOAT, "DOUBLE": DataTypes.DOUBLE, "REAL": DataTypes.FLOAT,
-           "BOOLEAN": DataTypes.BOOLEAN, "STRING": DataTypes.STRING, "DATE": DataTypes.DATE}
+_SIMPLE = {
+    "TINYINT": DataTypes.TINYINT,
+    "SMALLINT": DataTypes.SMALLINT,
+    "INT": DataTypes.INT,
+    "INTEGER": DataTypes.INT,
+    "BIGINT": DataTypes.BIGINT,
+    "FLOAT": DataTypes.FLOAT,
+    "DOUBLE": DataTypes.DOUBLE,
+    "REAL": DataTypes.FLOAT,
+    "BOOLEAN": DataTypes.BOOLEAN,
+    "STRING": DataTypes.STRING,
+    "DATE": DataTypes.DATE,
+}
 
 
 # other spellings of the same types (sqlglot writes STRING as TEXT)
-_SPELLINGS = {"DOUBLE PRECISION": "DOUBLE", "TEXT": "STRING", "TIMESTAMPLTZ": "TIMESTAMP_LTZ",
-              "BOOL": "BOOLEAN"}
+_SPELLINGS = {
+    "DOUBLE PRECISION": "DOUBLE",
+    "TEXT": "STRING",
+    "TIMESTAMPLTZ": "TIMESTAMP_LTZ",
+    "BOOL": "BOOLEAN",
+}
 
 
 def parse_type(text: str):
@@ -30,7 +43,7 @@ def parse_type(text: str):
         return DataTypes.ARRAY(parse_type(array[1]), nullable)
     mapping = re.fullmatch(r"MAP\s*<(.+)>", upper)
     if mapping:
-        key, value = _split_top_level(source[source.index("<") + 1:source.rindex(">")])
+        key, value = _split_top_level(source[source.index("<") + 1 : source.rindex(">")])
         return DataTypes.MAP(parse_type(key), parse_type(value), nullable)
     if not match:
         raise ValueError(f"unknown SQL type '{source}'")
@@ -45,8 +58,12 @@ def parse_type(text: str):
         return getattr(DataTypes, name)(length, nullable)
     if name in ("DECIMAL", "DEC", "NUMERIC"):
         return DataTypes.DECIMAL(int(first or 10), int(second or 0), nullable)
-    if name in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIMESTAMP WITH LOCAL TIME ZONE",
-                "TIMESTAMP WITHOUT TIME ZONE"):
+    if name in (
+        "TIMESTAMP",
+        "TIMESTAMP_LTZ",
+        "TIMESTAMP WITH LOCAL TIME ZONE",
+        "TIMESTAMP WITHOUT TIME ZONE",
+    ):
         precision = int(first) if first else 6
         if "LTZ" in name or "LOCAL" in name:
             return DataTypes.TIMESTAMP_LTZ(precision, nullable)
@@ -63,5 +80,5 @@ def _split_top_level(text: str):
         elif char in ">)":
             depth -= 1
         elif char == "," and depth == 0:
-            return text[:index], text[index + 1:]
+            return text[:index], text[index + 1 :]
     raise ValueError(f"MAP<{text}> needs a key type and a value type")

@@ -55,7 +55,7 @@ class Variance(Accumulator):
         if count == 0 or divisor == 0:
             return None
         variance = squares / divisor
-        result = variance ** 0.5 if self.root else variance
+        result = variance**0.5 if self.root else variance
         return int(result) if self.integral else result
 
 
@@ -126,9 +126,16 @@ class ArrayAgg(_Arrivals):
         return list(acc) if acc else None
 
 
-BUILT_INS = {"var_pop": VarPop, "var_samp": VarSamp, "stddev_pop": StddevPop,
-             "stddev_samp": StddevSamp, "first_value": FirstValue, "last_value": LastValue,
-             "list_agg": ListAgg, "array_agg": ArrayAgg}
+BUILT_INS = {
+    "var_pop": VarPop,
+    "var_samp": VarSamp,
+    "stddev_pop": StddevPop,
+    "stddev_samp": StddevSamp,
+    "first_value": FirstValue,
+    "last_value": LastValue,
+    "list_agg": ListAgg,
+    "array_agg": ArrayAgg,
+}
 
 
 def result_type(name, argument_types):

@@ -15,12 +15,20 @@ from weir.table.expressions import col
 from weir.table.types import DataType, DataTypes
 from weir.table.windowing import to_datetime
 
-_TYPES = {"INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9), "STRING": DataTypes.STRING,
-          "BYTE": DataTypes.TINYINT, "SHORT": DataTypes.SMALLINT,
-          "INT": DataTypes.INT, "LONG": DataTypes.BIGINT, "FLOAT": DataTypes.FLOAT,
-          "DOUBLE": DataTypes.DOUBLE, "BOOLEAN": DataTypes.BOOLEAN,
-          "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18), "SQL_DATE": DataTypes.DATE,
-          "SQL_TIMESTAMP": lambda: DataTypes.TIMESTAMP(3)}
+_TYPES = {
+    "INSTANT": lambda: DataTypes.TIMESTAMP_LTZ(9),
+    "STRING": DataTypes.STRING,
+    "BYTE": DataTypes.TINYINT,
+    "SHORT": DataTypes.SMALLINT,
+    "INT": DataTypes.INT,
+    "LONG": DataTypes.BIGINT,
+    "FLOAT": DataTypes.FLOAT,
+    "DOUBLE": DataTypes.DOUBLE,
+    "BOOLEAN": DataTypes.BOOLEAN,
+    "BIG_DEC": lambda: DataTypes.DECIMAL(38, 18),
+    "SQL_DATE": DataTypes.DATE,
+    "SQL_TIMESTAMP": lambda: DataTypes.TIMESTAMP(3),
+}
 
 
 def _data_type(type_info) -> DataType:
@@ -52,7 +60,7 @@ class RecordTime(ProcessFunction):
     def process_element(self, value, ctx):
         kind, values = _ToRecord(0)(value)
         stamp = to_datetime(ctx.timestamp())
-        yield kind, values[:self.index] + (stamp,) + values[self.index + 1:]
+        yield kind, values[: self.index] + (stamp,) + values[self.index + 1 :]
 
 
 class _ToRow:
@@ -71,8 +79,7 @@ class StreamScan(logical.Node):
     (`physical`), the declared columns computed from them (`projections`, None: the
     fields as they are) and the event-time column with its watermark delay."""
 
-    def __init__(self, columns, stream, physical=None, projections=None, rowtime=None,
-                 delay_ms=0):
+    def __init__(self, columns, stream, physical=None, projections=None, rowtime=None, delay_ms=0):
         super().__init__(columns)
         self.stream, self.physical, self.projections = stream, physical, projections
         self.rowtime, self.delay_ms = rowtime, delay_ms
@@ -98,6 +105,7 @@ def changelog_table(t_env, data_stream, schema=None):
 
 def stream_table(t_env, data_stream, fields):
     from weir.table.table import Table
+
     type_info = data_stream.get_type()
     if hasattr(type_info, "get_field_names"):
         names = type_info.get_field_names()
@@ -114,8 +122,7 @@ def stream_table(t_env, data_stream, fields):
     if fields:
         names = [f if isinstance(f, str) else f.args[0] for f in fields]
     if len(names) != len(types):
-        raise ValueError(f"from_data_stream names {len(names)} fields of a stream of "
-                         f"{len(types)}")
+        raise ValueError(f"from_data_stream names {len(names)} fields of a stream of {len(types)}")
     columns = [Column(n, t) for n, t in zip(names, types)]
     return Table(StreamScan(columns, data_stream), t_env)
 
@@ -136,8 +143,11 @@ def _by_name(fields, names):
             expr = expr.args[0]
         name = field if expr is None else (expr.args[0] if expr.op == "col" else None)
         parsed.append((name, alias or name, rowtime))
-    if not parsed or all(isinstance(f, str) or f.op == "col" for f in fields) or \
-            any(name not in names for name, _, _ in parsed):
+    if (
+        not parsed
+        or all(isinstance(f, str) or f.op == "col" for f in fields)
+        or any(name not in names for name, _, _ in parsed)
+    ):
         return None
     return parsed
 
@@ -167,6 +177,7 @@ def _declared_scan(t_env, data_stream, physical, schema):
     """The columns a Schema declares over a stream: its fields by name, computed columns
     by their SQL expressions, and the watermark's column as the time attribute."""
     from weir.table.sql import SqlPlanner
+
     expressions, columns = [], []
     known = {c.name for c in physical}
     rowtime = schema.watermark[0] if schema.watermark else None
@@ -176,8 +187,10 @@ def _declared_scan(t_env, data_stream, physical, schema):
         elif name in known:
             expr = col(name).cast(declared) if isinstance(declared, DataType) else col(name)
         else:
-            raise ValueError(f"from_data_stream: the schema's column '{name}' is not a "
-                             f"field of the stream ({', '.join(sorted(known))})")
+            raise ValueError(
+                f"from_data_stream: the schema's column '{name}' is not a "
+                f"field of the stream ({', '.join(sorted(known))})"
+            )
         compiled = compile_expression(expr, physical)
         expressions.append(expr)
         columns.append(Column(name, compiled.data_type, name == rowtime))
@@ -193,13 +206,17 @@ def table_stream(t_env, table, changelog: bool):
     if t_env._stream_env is None:
         raise ValueError("to_data_stream needs a StreamTableEnvironment")
     if not changelog and table._node.changelog:
-        raise ValueError("Table sink doesn't support consuming update changes: this table "
-                         "is a changelog (an aggregate's updates); use to_changelog_stream")
+        raise ValueError(
+            "Table sink doesn't support consuming update changes: this table "
+            "is a changelog (an aggregate's updates); use to_changelog_stream"
+        )
     names = [c.name for c in table._node.columns]
     stream = t_env._planner(t_env._stream_env).stream(table._node)
     from weir.common.typeinfo import Types
-    row_type = Types.ROW_NAMED(names, [c.data_type.type_info or Types.PICKLED_BYTE_ARRAY()
-                                       for c in table._node.columns])
+
+    row_type = Types.ROW_NAMED(
+        names, [c.data_type.type_info or Types.PICKLED_BYTE_ARRAY() for c in table._node.columns]
+    )
     return stream.map(_ToRow(names, changelog), output_type=row_type)
 
 
@@ -214,6 +231,7 @@ def _field_converters(type_info):
 
 def _to_instant(value):
     from weir.common.time import Instant
+
     if not isinstance(value, datetime.datetime):
         return value
     if value.tzinfo is None:
@@ -261,8 +279,9 @@ class _Retraction:
 
     def __call__(self, row):
         kind = row.get_row_kind()
-        return kind in (RowKind.INSERT, RowKind.UPDATE_AFTER), \
-            _converted(tuple(row), self.converters) if self.as_tuple else row
+        return kind in (RowKind.INSERT, RowKind.UPDATE_AFTER), _converted(
+            tuple(row), self.converters
+        ) if self.as_tuple else row
 
 
 def _is_tuple_type(type_info) -> bool:
@@ -284,6 +303,7 @@ def retract_stream(t_env, table, type_info=None):
     """PyFlink's to_retract_stream(table, type_info): (True, row) for an added row,
     (False, row) for a retracted one."""
     from weir.common.typeinfo import Types
+
     stream = table_stream(t_env, table, changelog=True)
     as_tuple = type_info is not None and _is_tuple_type(type_info)
     output = None if type_info is None else Types.TUPLE([Types.BOOLEAN(), type_info])

@@ -7,8 +7,13 @@ from typing import Any, Optional
 
 from weir.common.gaps import PyFlinkGaps
 from weir.table import logical
-from weir.table.aggregation import (aggregate_select, flat_aggregate, over_select,
-                                    udaf_aggregate, window_select)
+from weir.table.aggregation import (
+    aggregate_select,
+    flat_aggregate,
+    over_select,
+    udaf_aggregate,
+    window_select,
+)
 from weir.table.evaluate import Column, compile_expression
 from weir.table.expressions import Expression, col
 from weir.table.types import DataTypes
@@ -33,13 +38,17 @@ def resolved(expr, t_env):
     (create_temporary_function and the like)."""
     if not isinstance(expr, Expression):
         return expr
-    args = tuple(tuple(resolved(a, t_env) for a in arg) if isinstance(arg, tuple)
-                 else resolved(arg, t_env) for arg in expr.args)
+    args = tuple(
+        tuple(resolved(a, t_env) for a in arg) if isinstance(arg, tuple) else resolved(arg, t_env)
+        for arg in expr.args
+    )
     if expr.op == "call" and isinstance(args[0], str):
         function = t_env.functions.get(args[0].lower())
         if function is None:
-            raise ValueError(f"no function named '{args[0]}': register it first "
-                             "(create_temporary_function or CREATE FUNCTION)")
+            raise ValueError(
+                f"no function named '{args[0]}': register it first "
+                "(create_temporary_function or CREATE FUNCTION)"
+            )
         args = (function,) + args[1:]
     if all(a is b for a, b in zip(args, expr.args)):
         return expr
@@ -86,8 +95,7 @@ class Table(PyFlinkGaps):
         expressions = _as_expressions(fields, self._t_env)
         if any(logical.contains_aggregate(e) for e in expressions):
             return self._derive(aggregate_select(self._node, [], expressions))
-        return self._derive(logical.project(self._node, _expand_star(expressions,
-                                                                     self._node)))
+        return self._derive(logical.project(self._node, _expand_star(expressions, self._node)))
 
     def where(self, predicate: Expression) -> "Table":
         predicate = resolved(predicate, self._t_env)
@@ -95,21 +103,22 @@ class Table(PyFlinkGaps):
         if data_type.name != "BOOLEAN":
             raise ValueError(f"a filter needs a BOOLEAN condition, got {data_type}")
         projections = [col(c.name) for c in self._node.columns]
-        return self._derive(logical.Calc(list(self._node.columns), self._node, projections,
-                                         predicate))
+        return self._derive(
+            logical.Calc(list(self._node.columns), self._node, projections, predicate)
+        )
 
     filter = where
 
     def add_columns(self, *fields) -> "Table":
         kept = [col(c.name) for c in self._node.columns]
-        return self._derive(logical.project(self._node, kept + _as_expressions(
-            fields, self._t_env)))
+        return self._derive(
+            logical.project(self._node, kept + _as_expressions(fields, self._t_env))
+        )
 
     def add_or_replace_columns(self, *fields) -> "Table":
         fields = _as_expressions(fields, self._t_env)
         new = {compile_expression(f, self._node.columns).name: f for f in fields}
-        kept = [new.pop(c.name) if c.name in new else col(c.name)
-                for c in self._node.columns]
+        kept = [new.pop(c.name) if c.name in new else col(c.name) for c in self._node.columns]
         return self._derive(logical.project(self._node, kept + list(new.values())))
 
     def drop_columns(self, *fields) -> "Table":
@@ -117,38 +126,58 @@ class Table(PyFlinkGaps):
         unknown = dropped - {c.name for c in self._node.columns}
         if unknown:
             raise ValueError(f"cannot drop unknown columns {sorted(unknown)}")
-        return self._derive(logical.project(self._node, [
-            col(c.name) for c in self._node.columns if c.name not in dropped]))
+        return self._derive(
+            logical.project(
+                self._node, [col(c.name) for c in self._node.columns if c.name not in dropped]
+            )
+        )
 
     def rename_columns(self, *fields) -> "Table":
         renames = {f.args[0].args[0]: f.args[1][0] for f in fields if f.op == "alias"}
-        return self._derive(logical.project(self._node, [
-            col(c.name).alias(renames[c.name]) if c.name in renames else col(c.name)
-            for c in self._node.columns]))
+        return self._derive(
+            logical.project(
+                self._node,
+                [
+                    col(c.name).alias(renames[c.name]) if c.name in renames else col(c.name)
+                    for c in self._node.columns
+                ],
+            )
+        )
 
     def alias(self, field: str, *fields: str) -> "Table":
         """The table's first columns renamed (Flink's: no more names than columns; the
         columns after them keep theirs)."""
         names = (field,) + fields
         if len(names) > len(self._node.columns):
-            raise ValueError("Aliasing more fields than we actually have: alias() names "
-                             f"{len(names)} columns; the table has "
-                             f"{len(self._node.columns)}")
-        names += tuple(c.name for c in self._node.columns[len(names):])
-        return self._derive(logical.project(self._node, [
-            col(c.name).alias(n) for c, n in zip(self._node.columns, names)]))
+            raise ValueError(
+                "Aliasing more fields than we actually have: alias() names "
+                f"{len(names)} columns; the table has "
+                f"{len(self._node.columns)}"
+            )
+        names += tuple(c.name for c in self._node.columns[len(names) :])
+        return self._derive(
+            logical.project(
+                self._node, [col(c.name).alias(n) for c, n in zip(self._node.columns, names)]
+            )
+        )
 
     def union_all(self, right: "Table") -> "Table":
         """Both tables' rows (Flink's UNION ALL): the same number of columns, of the same
         types; the result has this table's column names."""
         mine, theirs = self._node.columns, right._node.columns
         if len(mine) != len(theirs) or any(
-                a.data_type.name != b.data_type.name for a, b in zip(mine, theirs)):
-            raise ValueError("union_all() needs tables of the same column types: "
-                             f"[{', '.join(str(c.data_type) for c in mine)}] and "
-                             f"[{', '.join(str(c.data_type) for c in theirs)}]")
-        renamed = right if [c.name for c in theirs] == [c.name for c in mine] else \
-            right.select(*(col(b.name).alias(a.name) for a, b in zip(mine, theirs)))
+            a.data_type.name != b.data_type.name for a, b in zip(mine, theirs)
+        ):
+            raise ValueError(
+                "union_all() needs tables of the same column types: "
+                f"[{', '.join(str(c.data_type) for c in mine)}] and "
+                f"[{', '.join(str(c.data_type) for c in theirs)}]"
+            )
+        renamed = (
+            right
+            if [c.name for c in theirs] == [c.name for c in mine]
+            else right.select(*(col(b.name).alias(a.name) for a, b in zip(mine, theirs)))
+        )
         return self._derive(logical.Union(list(mine), [self._node, renamed._node]))
 
     def union(self, right: "Table") -> "Table":
@@ -173,9 +202,11 @@ class Table(PyFlinkGaps):
 
     def _set_operation(self, right, kind, keep_all):
         if self._t_env.streaming:  # (Flink's Table API takes them in batch mode only)
-            raise ValueError(f"The {kind.upper()} operation on two unbounded tables is "
-                             "currently not supported.")
+            raise ValueError(
+                f"The {kind.upper()} operation on two unbounded tables is currently not supported."
+            )
         from weir.table.set_operations import set_operation
+
         return set_operation(self, right, kind, keep_all)
 
     def distinct(self) -> "Table":
@@ -184,11 +215,13 @@ class Table(PyFlinkGaps):
 
     def limit(self, fetch: int, offset: int = 0) -> "Table":
         from weir.table.sort import Sort
+
         if isinstance(self._node, Sort):
             return self._derive(self._node.limited(fetch, offset))
         if not self._t_env.streaming and self._node.changelog:  # (of its final rows)
-            return self._derive(Sort(list(self._node.columns), self._node, [], offset,
-                                     fetch, nulls_high=True))
+            return self._derive(
+                Sort(list(self._node.columns), self._node, [], offset, fetch, nulls_high=True)
+            )
         return self._derive(logical.Limit(list(self._node.columns), self._node, fetch, offset))
 
     # -- sorting (BATCH mode: weir.table.sort) ----------------------------------------
@@ -196,12 +229,13 @@ class Table(PyFlinkGaps):
         """The table's rows sorted by `fields` (`col('a').desc`, `col('b').asc`, or
         columns: ascending); `offset` and `fetch` then cut them."""
         from weir.table.sort import Sort
+
         keys = [_sort_key(e) for e in _of(self, fields)]
         if self._t_env.streaming:  # (by the event-time attribute: Flink's temporal sort)
             from weir.table.temporal_sort import temporal_sort
+
             return self._derive(temporal_sort(self._node, keys, nulls_high=True))
-        return self._derive(Sort(list(self._node.columns), self._node, keys,
-                                 nulls_high=True))
+        return self._derive(Sort(list(self._node.columns), self._node, keys, nulls_high=True))
 
     def offset(self, offset: int) -> "Table":
         return self._derive(self._sorted("offset").limited(None, offset))
@@ -211,9 +245,12 @@ class Table(PyFlinkGaps):
 
     def _sorted(self, operation):
         from weir.table.sort import Sort
+
         if not isinstance(self._node, Sort):
-            raise ValueError(f"A limit operation must be preceded by a sort operation "
-                             f"(order_by(...) before {operation}(...))")
+            raise ValueError(
+                f"A limit operation must be preceded by a sort operation "
+                f"(order_by(...) before {operation}(...))"
+            )
         return self._node
 
     # -- grouping -------------------------------------------------------------------
@@ -260,16 +297,19 @@ class Table(PyFlinkGaps):
     def _lateral(self, call, kind, predicate):
         names, call = _aliased(resolved(call, self._t_env))
         function, args = _table_function(call, self._node.columns, whole_row=True)
-        names = names or function.names or [f"f{i}" for i in
-                                            range(len(function.result_type))]
+        names = names or function.names or [f"f{i}" for i in range(len(function.result_type))]
         if len(names) != len(function.result_type):
-            raise ValueError(f"alias() names {len(names)} columns; the table function "
-                             f"'{function.name}' gives {len(function.result_type)}")
+            raise ValueError(
+                f"alias() names {len(names)} columns; the table function "
+                f"'{function.name}' gives {len(function.result_type)}"
+            )
         extra = [Column(n, t) for n, t in zip(names, function.result_type)]
-        condition = None if predicate is None or kind != "left" else \
-            resolved(predicate, self._t_env)
-        node = logical.Correlate(list(self._node.columns) + extra, self._node, function,
-                                 args, kind, condition=condition)
+        condition = (
+            None if predicate is None or kind != "left" else resolved(predicate, self._t_env)
+        )
+        node = logical.Correlate(
+            list(self._node.columns) + extra, self._node, function, args, kind, condition=condition
+        )
         table = self._derive(node)
         return table if predicate is None or kind == "left" else table.where(predicate)
 
@@ -287,12 +327,14 @@ class Table(PyFlinkGaps):
         return self._derive(logical.Calc([Column("f0", data_type)], self._node, [expr]))
 
     def flat_map(self, func) -> "Table":
-        function, args = _table_function(resolved(func, self._t_env), self._node.columns,
-                                         whole_row=True)
+        function, args = _table_function(
+            resolved(func, self._t_env), self._node.columns, whole_row=True
+        )
         names = function.names or [f"f{i}" for i in range(len(function.result_type))]
         columns = [Column(n, t) for n, t in zip(names, function.result_type)]
-        return self._derive(logical.Correlate(columns, self._node, function, args,
-                                              "inner", replace=True))
+        return self._derive(
+            logical.Correlate(columns, self._node, function, args, "inner", replace=True)
+        )
 
     # -- running --------------------------------------------------------------------
     def execute(self):
@@ -345,8 +387,7 @@ def _table_function(call, columns, whole_row=False):
         function, args = call.args
     else:
         function = call
-        args = ((Expression("input_row"),) if whole_row
-                else tuple(col(c.name) for c in columns))
+        args = (Expression("input_row"),) if whole_row else tuple(col(c.name) for c in columns)
     if getattr(function, "kind", None) != "table":
         raise TypeError(f"expected a table function (@udtf), got {function!r}")
     return function, list(args)
@@ -400,15 +441,17 @@ class AggregatedTable:
 
     def select(self, *fields) -> Table:
         node = udaf_aggregate(self._table._node, self._keys, self._func)
-        return self._table._derive(logical.project(node, _expand_star(
-            _of(self._table, fields), node)))
+        return self._table._derive(
+            logical.project(node, _expand_star(_of(self._table, fields), node))
+        )
 
 
 class FlatAggregateTable(AggregatedTable):
     def select(self, *fields) -> Table:
         node = flat_aggregate(self._table._node, self._keys, self._func)
-        return self._table._derive(logical.project(node, _expand_star(
-            _of(self._table, fields), node)))
+        return self._table._derive(
+            logical.project(node, _expand_star(_of(self._table, fields), node))
+        )
 
 
 class GroupWindowedTable:
@@ -424,8 +467,9 @@ class WindowGroupedTable:
         self._table, self._window, self._keys = table, window, keys
 
     def select(self, *fields) -> Table:
-        return self._table._derive(window_select(self._table._node, self._window,
-                                                 self._keys, _of(self._table, fields)))
+        return self._table._derive(
+            window_select(self._table._node, self._window, self._keys, _of(self._table, fields))
+        )
 
 
 class OverWindowedTable:
@@ -433,8 +477,9 @@ class OverWindowedTable:
         self._table, self._windows = table, windows
 
     def select(self, *fields) -> Table:
-        return self._table._derive(over_select(self._table._node, self._windows,
-                                               _of(self._table, fields)))
+        return self._table._derive(
+            over_select(self._table._node, self._windows, _of(self._table, fields))
+        )
 
 
 class TableSchema:
@@ -453,6 +498,7 @@ class TableSchema:
 
     def __str__(self):
         from weir.table.schema_text import schema_text
+
         return schema_text(self.columns, self.declared, legacy=not self.resolved)
 
 

@@ -76,6 +76,7 @@ class TableConfig:
 
     def get_configuration(self):
         from weir.common.configuration import Configuration
+
         configuration = Configuration()
         for key, value in self._settings.items():
             configuration.set_string(key, value)
@@ -96,6 +97,7 @@ class TableConfig:
 
     def get_sql_dialect(self):
         from weir.table import SqlDialect
+
         return SqlDialect.DEFAULT
 
     def get_local_timezone(self) -> str:
@@ -108,23 +110,39 @@ class TableConfig:
         if str(self.get("table.exec.mini-batch.enabled", "false")).lower() != "true":
             return False
         from weir.common.restart_strategy import parse_duration_ms
+
         latency = self.get("table.exec.mini-batch.allow-latency")
-        if latency is None or parse_duration_ms(
-                latency, "table.exec.mini-batch.allow-latency") <= 0:
-            raise ValueError("MiniBatch Latency must be greater than 0 ms. "
-                             f"[{'null' if latency is None else latency}]")
+        if (
+            latency is None
+            or parse_duration_ms(latency, "table.exec.mini-batch.allow-latency") <= 0
+        ):
+            raise ValueError(
+                "MiniBatch Latency must be greater than 0 ms. "
+                f"[{'null' if latency is None else latency}]"
+            )
         size = self.get("table.exec.mini-batch.size", "-1")
         if not str(size).strip().lstrip("-").isdigit() or int(size) <= 0:
-            raise ValueError(f"Key: 'table.exec.mini-batch.size' , default: -1 "
-                             f"(fallback keys: []) must be > 0 (it is {size}).")
+            raise ValueError(
+                f"Key: 'table.exec.mini-batch.size' , default: -1 "
+                f"(fallback keys: []) must be > 0 (it is {size})."
+            )
         return True
 
 
 class TableEnvironment(CatalogMethods, PyFlinkGaps):
     _pyflink_class = "TableEnvironment"
-    _pyflink_gaps = frozenset(["from_table_source", "register_catalog", "load_module",
-                               "create_catalog", "get_catalog",
-                               "compile_plan_sql", "load_plan", "execute_plan"])
+    _pyflink_gaps = frozenset(
+        [
+            "from_table_source",
+            "register_catalog",
+            "load_module",
+            "create_catalog",
+            "get_catalog",
+            "compile_plan_sql",
+            "load_plan",
+            "execute_plan",
+        ]
+    )
 
     def __init__(self, settings: Optional[EnvironmentSettings] = None, stream_env=None):
         self._settings = settings or EnvironmentSettings.in_streaming_mode()
@@ -136,8 +154,9 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
 
     @staticmethod
     def create(environment_settings=None) -> "TableEnvironment":
-        if environment_settings is not None and \
-                not isinstance(environment_settings, EnvironmentSettings):
+        if environment_settings is not None and not isinstance(
+            environment_settings, EnvironmentSettings
+        ):
             environment_settings = EnvironmentSettings.in_streaming_mode()
         return TableEnvironment(environment_settings)
 
@@ -185,8 +204,10 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
     def from_path(self, path: str) -> Table:
         entry = self._tables.get(path)
         if entry is None:
-            raise ValueError(f"Object '{path}' not found: create it with "
-                             "create_temporary_table, create_temporary_view or CREATE TABLE")
+            raise ValueError(
+                f"Object '{path}' not found: create it with "
+                "create_temporary_table, create_temporary_view or CREATE TABLE"
+            )
         if isinstance(entry, Table):
             return entry
         table = Table(self._scan(path, entry), self)
@@ -197,16 +218,20 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         from weir.table.descriptors import ComputedColumn
         from weir.table.evaluate import compile_expression
         from weir.table.expressions import col
+
         schema = descriptor.schema
         rowtime = schema.watermark[0] if schema.watermark else None
-        physical = [Column(n, t) for n, t in schema.columns
-                    if not isinstance(t, ComputedColumn)]
+        physical = [Column(n, t) for n, t in schema.columns if not isinstance(t, ComputedColumn)]
         projections, columns = None, []
         if len(physical) < len(schema.columns):
             from weir.table.sql import SqlPlanner
-            projections = [SqlPlanner(self).expression(t.expression)
-                           if isinstance(t, ComputedColumn) else col(n)
-                           for n, t in schema.columns]
+
+            projections = [
+                SqlPlanner(self).expression(t.expression)
+                if isinstance(t, ComputedColumn)
+                else col(n)
+                for n, t in schema.columns
+            ]
         for index, (name, data_type) in enumerate(schema.columns):
             proctime = False
             if isinstance(data_type, ComputedColumn):
@@ -218,20 +243,26 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         delay = 0
         if rowtime is not None:
             if rowtime not in [c.name for c in columns]:
-                raise ValueError(f"table '{path}': the watermark's column '{rowtime}' is "
-                                 "not a column")
+                raise ValueError(
+                    f"table '{path}': the watermark's column '{rowtime}' is not a column"
+                )
             from weir.table.sql import SqlPlanner
+
             delay = SqlPlanner(self).watermark_delay(schema.watermark[1], rowtime)
-        connector = connector_of(descriptor.all_options(),
-                                 getattr(schema, "primary_key", ()),
-                                 getattr(descriptor, "partition_keys", ()))
+        connector = connector_of(
+            descriptor.all_options(),
+            getattr(schema, "primary_key", ()),
+            getattr(descriptor, "partition_keys", ()),
+        )
         return logical.Scan(columns, path, connector, rowtime, delay, physical, projections)
 
     def _sink_descriptor(self, path: str):
         entry = self._tables.get(path)
         if entry is None or isinstance(entry, Table):
-            raise ValueError(f"no table '{path}' to insert into: create it with "
-                             "create_temporary_table or CREATE TABLE")
+            raise ValueError(
+                f"no table '{path}' to insert into: create it with "
+                "create_temporary_table or CREATE TABLE"
+            )
         return entry
 
     # -- functions ------------------------------------------------------------------
@@ -247,14 +278,17 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
     # -- SQL ------------------------------------------------------------------------
     def sql_query(self, query: str) -> Table:
         from weir.table.sql import SqlPlanner
+
         return SqlPlanner(self).query(query)
 
     def execute_sql(self, stmt: str) -> TableResult:
         from weir.table.sql import SqlPlanner
+
         return SqlPlanner(self).execute(stmt)
 
     def explain_sql(self, stmt: str, *extra_details) -> str:
         from weir.table.sql import SqlPlanner
+
         return self.explain_table(SqlPlanner(self).query(stmt))
 
     def create_statement_set(self) -> "StatementSet":
@@ -267,7 +301,8 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         if node is not None and self._stream_env is not None and _reads_streams(node):
             return self._stream_env
         env = StreamExecutionEnvironment.get_execution_environment(
-            self._config.get_configuration() if self._config._settings else None)
+            self._config.get_configuration() if self._config._settings else None
+        )
         if self._stream_env is not None:
             env.set_parallelism(self._stream_env.parallelism)
             env.executor = self._stream_env.executor
@@ -277,12 +312,14 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
             env.set_parallelism(int(parallelism))
         if not self.streaming:
             from weir.datastream import RuntimeExecutionMode
+
             env.set_runtime_mode(RuntimeExecutionMode.BATCH)
         return self._with_dependencies(env)
 
     def execute_table(self, table: Table) -> TableResult:
         env = self._new_env(table._node)
         from weir.table.lowering import native_rows
+
         records = native_rows(self, env, table)  # as Spark SQL, where it is lowered
         if records is not None:
             return TableResult(table._node.columns, records, self.streaming)
@@ -295,6 +332,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         where the query's unique keys are not within the sink's primary key
         (weir.table.upsert_materialize)."""
         from weir.table import upsert_materialize as um
+
         if not (self.streaming and connector.upsert_sink):
             return stream
         names = [c.name for c in columns]
@@ -303,8 +341,12 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         if not um.needs_materializer(table._node, key, self._config.get(um.OPTION, "AUTO")):
             return stream
         from weir.table.planner import KeyOf
-        return stream.key_by(KeyOf.at(positions)).process(um.SinkUpsertMaterializer()) \
+
+        return (
+            stream.key_by(KeyOf.at(positions))
+            .process(um.SinkUpsertMaterializer())
             .name("SinkMaterializer")
+        )
 
     def _planner(self, env) -> Planner:
         return Planner(env, self._config.mini_batch())
@@ -314,6 +356,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
         if self.streaming or not table._node.changelog:
             return stream
         from weir.table import changelog
+
         return stream.key_by(_values_of).process(changelog.Materialize()).name("Materialize")
 
     def insert_into(self, path, table: Table) -> TableResult:
@@ -331,22 +374,34 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
                 descriptor = self._sink_descriptor(path)
             _check_sink_columns(path, descriptor, table)
             table = _cast_to_sink(table, descriptor)
-            connector = connector_of(descriptor.all_options(),
-                                     getattr(descriptor.schema, "primary_key", ()),
-                                     getattr(descriptor, "partition_keys", ()))
+            connector = connector_of(
+                descriptor.all_options(),
+                getattr(descriptor.schema, "primary_key", ()),
+                getattr(descriptor, "partition_keys", ()),
+            )
             if table._node.changelog and self.streaming and not connector.accepts_changelog:
                 raise ValueError(
                     f"Table sink '{path}' ({connector.name}) doesn't support consuming "
                     "update and delete changes; the query's result is a changelog (an "
-                    "aggregate's or an outer join's updates): it takes inserts only")
-            columns = [Column(n, t) if isinstance(t, DataType) else c
-                       for (n, t), c in zip(descriptor.schema.columns, table._node.columns)]
+                    "aggregate's or an outer join's updates): it takes inserts only"
+                )
+            columns = [
+                Column(n, t) if isinstance(t, DataType) else c
+                for (n, t), c in zip(descriptor.schema.columns, table._node.columns)
+            ]
             prepared.append((path, table, connector, columns))
         name = "insert-into_" + ",".join(
-            f"default_catalog.default_database.{path}" for path, *_ in prepared)
+            f"default_catalog.default_database.{path}" for path, *_ in prepared
+        )
         from weir.table.lowering import native_inserts
-        client = native_inserts(self, env, prepared, name,  # as Spark SQL, if lowered
-                                lambda: self._run_on_operators(env, prepared, name))
+
+        client = native_inserts(
+            self,
+            env,
+            prepared,
+            name,  # as Spark SQL, if lowered
+            lambda: self._run_on_operators(env, prepared, name),
+        )
         if client is None:
             client = self._run_on_operators(env, prepared, name)
         return TableResult(job_client=client, kind=ResultKind.SUCCESS_WITH_CONTENT)
@@ -364,6 +419,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
 
     def to_pandas(self, table: Table):
         import pandas
+
         result = self.execute_table(table)
         rows = [values for kind, values in result.records if kind in (0, 2)]
         return pandas.DataFrame(rows, columns=[c.name for c in table._node.columns])
@@ -383,8 +439,7 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
     def from_spark(self, dataframe, watermark_strategy=None) -> Table:
         """A table of a Spark DataFrame's rows (weir's addition): its columns and types;
         a streaming DataFrame is an unbounded table, a batch one a bounded table."""
-        return self.from_data_stream(self._streams_env().from_spark(dataframe,
-                                                                     watermark_strategy))
+        return self.from_data_stream(self._streams_env().from_spark(dataframe, watermark_strategy))
 
     def to_spark(self, table: Table):
         """An insert-only table as a Spark DataFrame (weir's addition, DataStream.to_spark's):
@@ -395,26 +450,32 @@ class TableEnvironment(CatalogMethods, PyFlinkGaps):
 
     def from_data_stream(self, data_stream, *fields) -> Table:
         from weir.table.streams import stream_table
+
         return stream_table(self, data_stream, fields)
 
     def from_changelog_stream(self, data_stream, schema=None, changelog_mode=None) -> Table:
         from weir.table.streams import changelog_table
+
         return changelog_table(self, data_stream, schema)
 
     def to_data_stream(self, table: Table):
         from weir.table.streams import table_stream
+
         return table_stream(self, table, changelog=False)
 
     def to_changelog_stream(self, table: Table):
         from weir.table.streams import table_stream
+
         return table_stream(self, table, changelog=True)
 
     def to_append_stream(self, table: Table, type_info=None):
         from weir.table.streams import append_stream
+
         return append_stream(self, table, type_info)
 
     def to_retract_stream(self, table: Table, type_info=None):
         from weir.table.streams import retract_stream
+
         return retract_stream(self, table, type_info)
 
 
@@ -422,11 +483,11 @@ class StreamTableEnvironment(TableEnvironment):
     _pyflink_class = "StreamTableEnvironment"
 
     @staticmethod  # (PyFlink's: a StreamExecutionEnvironment first)
-    def create(stream_execution_environment=None,  # type: ignore[override]
-               environment_settings=None):
+    def create(  # type: ignore[override]
+        stream_execution_environment=None, environment_settings=None
+    ):
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
-        env = stream_execution_environment or \
-            StreamExecutionEnvironment.get_execution_environment()
+        env = stream_execution_environment or StreamExecutionEnvironment.get_execution_environment()
         return StreamTableEnvironment(settings, env)
 
 
@@ -441,6 +502,7 @@ class StatementSet:
 
     def add_insert_sql(self, stmt: str) -> "StatementSet":
         from weir.table.sql import SqlPlanner
+
         self._inserts.append(SqlPlanner(self._t_env).insert(stmt))
         return self
 
@@ -468,21 +530,31 @@ def _check_sink_columns(path, descriptor, table):
         raise ValueError(
             f"Column types of query result and sink for '{path}' do not match: the query "
             f"has {have} columns [{', '.join(c.name for c in table._node.columns)}], the "
-            f"sink {want} [{', '.join(n for n, _ in descriptor.schema.columns)}]")
+            f"sink {want} [{', '.join(n for n, _ in descriptor.schema.columns)}]"
+        )
 
 
 def _cast_to_sink(table, descriptor):
     """The query's rows in the sink's column types (Flink casts them implicitly: a FLOAT
     column rounds, a TIMESTAMP becomes a TIMESTAMP_LTZ in the local time zone)."""
     from weir.table.expressions import col
+
     columns = table._node.columns
     declared = [t for _, t in descriptor.schema.columns]
-    if all(str(c.data_type).replace(" NOT NULL", "") == str(t).replace(" NOT NULL", "")
-           or not isinstance(t, DataType) for c, t in zip(columns, declared)):
+    if all(
+        str(c.data_type).replace(" NOT NULL", "") == str(t).replace(" NOT NULL", "")
+        or not isinstance(t, DataType)
+        for c, t in zip(columns, declared)
+    ):
         return table
-    return table.select(*(col(c.name).cast(t).alias(c.name) if isinstance(t, DataType)
-                          and c.data_type.name != t.name else col(c.name)
-                          for c, t in zip(columns, declared)))
+    return table.select(
+        *(
+            col(c.name).cast(t).alias(c.name)
+            if isinstance(t, DataType) and c.data_type.name != t.name
+            else col(c.name)
+            for c, t in zip(columns, declared)
+        )
+    )
 
 
 def _element_columns(rows, schema):
@@ -508,5 +580,12 @@ def _plain(value):
     return item() if callable(item) else value
 
 
-__all__ = ["EnvironmentSettings", "TableConfig", "TableEnvironment",
-           "StreamTableEnvironment", "StatementSet", "Row", "RowKind"]
+__all__ = [
+    "EnvironmentSettings",
+    "TableConfig",
+    "TableEnvironment",
+    "StreamTableEnvironment",
+    "StatementSet",
+    "Row",
+    "RowKind",
+]

@@ -50,22 +50,27 @@ def temporal_join(left, right, as_of, condition, kind):
     left_columns, right_columns = left._node.columns, right._node.columns
     left_time = next((i for i, c in enumerate(left_columns) if c.name == as_of), None)
     if left_time is None or not left_columns[left_time].time_attribute:
-        not_supported(f"FOR SYSTEM_TIME AS OF '{as_of}', which is not the left table's "
-                      "event-time attribute (weir joins versioned tables as of it, and "
-                      "looks up jdbc tables as of a processing-time attribute)")
+        not_supported(
+            f"FOR SYSTEM_TIME AS OF '{as_of}', which is not the left table's "
+            "event-time attribute (weir joins versioned tables as of it, and "
+            "looks up jdbc tables as of a processing-time attribute)"
+        )
     right_time = next((i for i, c in enumerate(right_columns) if c.time_attribute), None)
     if right_time is None or not _primary_key(right._node):
-        raise ValueError("a temporal join as of an event time needs a versioned table: "
-                         "the right table needs a PRIMARY KEY and an event-time attribute "
-                         "(a WATERMARK)")
+        raise ValueError(
+            "a temporal join as of an event time needs a versioned table: "
+            "the right table needs a PRIMARY KEY and an event-time attribute "
+            "(a WATERMARK)"
+        )
     if kind not in ("inner", "left"):
         not_supported(f"a {kind.upper()} temporal join (Flink's are inner or LEFT)")
     if condition is None:
-        raise ValueError("a temporal join needs an equality on the versioned table's "
-                         "primary key in its ON condition")
+        raise ValueError(
+            "a temporal join needs an equality on the versioned table's "
+            "primary key in its ON condition"
+        )
     columns = list(left_columns) + [Column(c.name, c.data_type) for c in right_columns]
-    node = TemporalJoin(columns, left._node, right._node, condition, kind, left_time,
-                        right_time)
+    node = TemporalJoin(columns, left._node, right._node, condition, kind, left_time, right_time)
     return left._derive(node)
 
 
@@ -75,6 +80,7 @@ def _primary_key(node):
     OVER (PARTITION BY key ORDER BY time DESC) = 1`)."""
     from weir.table.deduplicate import deduplication
     from weir.table.rank import Rank
+
     while isinstance(node, logical.Calc):
         node = node.input
     if isinstance(node, Rank):
@@ -93,8 +99,9 @@ class VersionedJoin(KeyedCoProcessFunction):
         self.left_outer = left_outer
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "temporal", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("temporal", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element1(self, record, ctx):
         kind, values = record
@@ -160,12 +167,25 @@ def _unexpired(versions, times, watermark):
 def plan_temporal_join(planner, node):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf, equi_keys
+
     left_keys, right_keys = equi_keys(node.condition, node.left.columns, node.right.columns)
     if not left_keys:
-        raise ValueError("a temporal join needs an equality between the two tables' "
-                         "columns in its ON condition")
+        raise ValueError(
+            "a temporal join needs an equality between the two tables' columns in its ON condition"
+        )
     condition = compile_expression(node.condition, node.columns).function
     left, right = planner.stream(node.left), planner.stream(node.right)
-    return left.connect(right).key_by(KeyOf(left_keys), KeyOf(right_keys)).process(
-        VersionedJoin(node.left_time, node.right_time, condition,
-                      len(node.right.columns), node.kind == "left")).name("TemporalJoin")
+    return (
+        left.connect(right)
+        .key_by(KeyOf(left_keys), KeyOf(right_keys))
+        .process(
+            VersionedJoin(
+                node.left_time,
+                node.right_time,
+                condition,
+                len(node.right.columns),
+                node.kind == "left",
+            )
+        )
+        .name("TemporalJoin")
+    )

@@ -36,14 +36,18 @@ def temporal_sort(node, order, nulls_high=False):
     """A TemporalSort of `node`'s rows in `order`, or Flink's error where the order's
     first key is not `node`'s event-time attribute, ascending."""
     from weir.table.evaluate import not_supported
+
     first, descending = order[0] if order else (None, False)
     times = [i for i, c in enumerate(node.columns) if c.time_attribute and not c.proctime]
-    if first is None or first.op != "col" or descending or not any(
-            node.columns[i].name == first.args[0] for i in times):
+    if (
+        first is None
+        or first.op != "col"
+        or descending
+        or not any(node.columns[i].name == first.args[0] for i in times)
+    ):
         raise ValueError(STREAMING_SORT)
     if node.changelog:
-        not_supported("ORDER BY a time attribute over a changelog (an aggregation's "
-                      "updates)")
+        not_supported("ORDER BY a time attribute over a changelog (an aggregation's updates)")
     index = next(i for i in times if node.columns[i].name == first.args[0])
     return TemporalSort(list(node.columns), node, index, order, nulls_high)
 
@@ -57,10 +61,10 @@ class RowTimeSort(KeyedProcessFunction):
         self.sort_functions, self.directions = sort_functions, directions
 
     def open(self, runtime_context):
-        self.rows = runtime_context.get_map_state(MapStateDescriptor(
-            "rows", Types.LONG(), Types.PICKLED_BYTE_ARRAY()))
-        self.last_out = runtime_context.get_state(ValueStateDescriptor(
-            "last-out", Types.LONG()))
+        self.rows = runtime_context.get_map_state(
+            MapStateDescriptor("rows", Types.LONG(), Types.PICKLED_BYTE_ARRAY())
+        )
+        self.last_out = runtime_context.get_state(ValueStateDescriptor("last-out", Types.LONG()))
 
     def process_element(self, record, ctx):
         values = record[1]
@@ -86,8 +90,13 @@ class RowTimeSort(KeyedProcessFunction):
 def plan_temporal_sort(planner, node: TemporalSort):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     rest = node.order[1:]
     order = [compile_expression(e, columns).function for e, _ in rest]
-    return planner.stream(node.input).key_by(KeyOf([])).process(RowTimeSort(
-        node.time_index, order, [d for _, d in rest], node.nulls_high)).name("TemporalSort")
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf([]))
+        .process(RowTimeSort(node.time_index, order, [d for _, d in rest], node.nulls_high))
+        .name("TemporalSort")
+    )

@@ -15,8 +15,18 @@ NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 class DataType:
     """A column's SQL type."""
 
-    def __init__(self, name: str, type_info, length=None, nullable=True, precision=None,
-                 scale=None, fields=None, element=None, key=None):
+    def __init__(
+        self,
+        name: str,
+        type_info,
+        length=None,
+        nullable=True,
+        precision=None,
+        scale=None,
+        fields=None,
+        element=None,
+        key=None,
+    ):
         self.name = name
         self.type_info = type_info
         self.length = length
@@ -27,8 +37,17 @@ class DataType:
         self.key = key  # MAP: the key type
 
     def _copy(self, nullable: bool) -> "DataType":
-        return DataType(self.name, self.type_info, self.length, nullable, self.precision,
-                        self.scale, self.fields, self.element, self.key)
+        return DataType(
+            self.name,
+            self.type_info,
+            self.length,
+            nullable,
+            self.precision,
+            self.scale,
+            self.fields,
+            self.element,
+            self.key,
+        )
 
     def not_null(self) -> "DataType":
         return self._copy(False)
@@ -159,13 +178,20 @@ class DataTypes:
 
     @staticmethod
     def ARRAY(element_type: DataType, nullable=True):
-        return DataType("ARRAY", Types.LIST(element_type.type_info), None, nullable,
-                        element=element_type)
+        return DataType(
+            "ARRAY", Types.LIST(element_type.type_info), None, nullable, element=element_type
+        )
 
     @staticmethod
     def MAP(key_type: DataType, value_type: DataType, nullable=True):
-        return DataType("MAP", Types.MAP(key_type.type_info, value_type.type_info), None,
-                        nullable, element=value_type, key=key_type)
+        return DataType(
+            "MAP",
+            Types.MAP(key_type.type_info, value_type.type_info),
+            None,
+            nullable,
+            element=value_type,
+            key=key_type,
+        )
 
     @staticmethod
     def FIELD(name: str, data_type: DataType, description=None) -> DataTypeField:
@@ -174,8 +200,7 @@ class DataTypes:
     @staticmethod
     def ROW(row_fields=(), nullable=True):
         fields = list(row_fields)
-        info = Types.ROW_NAMED([f.name for f in fields],
-                               [f.data_type.type_info for f in fields])
+        info = Types.ROW_NAMED([f.name for f in fields], [f.data_type.type_info for f in fields])
         return DataType("ROW", info, None, nullable, fields=fields)
 
 

@@ -69,8 +69,16 @@ class TableAggregateFunction(AggregateFunction):
 class PythonFunction:
     """A wrapped user function: `kind` is scalar, table, aggregate or table_aggregate."""
 
-    def __init__(self, kind, function, result_type, names=None, accumulator_type=None,
-                 func_type="general", name=None):
+    def __init__(
+        self,
+        kind,
+        function,
+        result_type,
+        names=None,
+        accumulator_type=None,
+        func_type="general",
+        name=None,
+    ):
         self.kind = kind
         self.function = function
         self.result_type = result_type
@@ -83,8 +91,15 @@ class PythonFunction:
         return Expression("call", self, tuple(_expr(a) for a in args))
 
     def alias(self, *names) -> "PythonFunction":
-        copy = PythonFunction(self.kind, self.function, self.result_type, list(names),
-                              self.accumulator_type, self.func_type, self.name)
+        copy = PythonFunction(
+            self.kind,
+            self.function,
+            self.result_type,
+            list(names),
+            self.accumulator_type,
+            self.func_type,
+            self.name,
+        )
         return copy
 
     def evaluator(self):
@@ -112,12 +127,15 @@ class _PandasScalar:
 
     def __call__(self, *args):
         import pandas
+
         result = self.function(*(pandas.Series([a]) for a in args))
         if isinstance(result, (pandas.Series, pandas.Index)):
             if len(result) != 1:
-                raise ValueError(f"the pandas function {self.function.__name__} returned "
-                                 f"{len(result)} values for 1 row: it must return one "
-                                 "value per row of its arguments")
+                raise ValueError(
+                    f"the pandas function {self.function.__name__} returned "
+                    f"{len(result)} values for 1 row: it must return one "
+                    "value per row of its arguments"
+                )
             result = result.iloc[0] if isinstance(result, pandas.Series) else result[0]
         if isinstance(result, pandas.Timestamp):
             return result.to_pydatetime()
@@ -145,6 +163,7 @@ def _type(data_type):
     """A DataType, also from its SQL name ('string', 'BIGINT')."""
     if isinstance(data_type, str):
         from weir.table.sql_types import parse_type
+
         return parse_type(data_type)
     return data_type
 
@@ -152,20 +171,27 @@ def _type(data_type):
 def _wrap(kind, f, **kwargs):
     if "result_type" in kwargs:
         result = kwargs["result_type"]
-        kwargs["result_type"] = [_type(t) for t in result] if isinstance(result, list) \
-            else _type(result)
+        kwargs["result_type"] = (
+            [_type(t) for t in result] if isinstance(result, list) else _type(result)
+        )
     if f is None:
         return functools.partial(_wrap, kind, **kwargs)
     return PythonFunction(kind, f, **kwargs)
 
 
-def udf(f=None, input_types=None, result_type=None, deterministic=None, name=None,
-        func_type="general", udf_type=None):
+def udf(
+    f=None,
+    input_types=None,
+    result_type=None,
+    deterministic=None,
+    name=None,
+    func_type="general",
+    udf_type=None,
+):
     """A scalar Python function: `@udf(result_type=DataTypes.BIGINT())`."""
     if result_type is None:
         raise ValueError("udf() needs its result_type")
-    return _wrap("scalar", f, result_type=result_type, func_type=udf_type or func_type,
-                 name=name)
+    return _wrap("scalar", f, result_type=result_type, func_type=udf_type or func_type, name=name)
 
 
 def udtf(f=None, input_types=None, result_types=None, deterministic=None, name=None):
@@ -176,21 +202,42 @@ def udtf(f=None, input_types=None, result_types=None, deterministic=None, name=N
     return _wrap("table", f, result_type=list(types), name=name)
 
 
-def udaf(f=None, input_types=None, result_type=None, accumulator_type=None,
-         deterministic=None, name=None, func_type="general"):
+def udaf(
+    f=None,
+    input_types=None,
+    result_type=None,
+    accumulator_type=None,
+    deterministic=None,
+    name=None,
+    func_type="general",
+):
     """An aggregate function: an AggregateFunction, or (func_type='pandas') a function
     of pandas Series."""
     if f is not None and not isinstance(f, AggregateFunction) and func_type != "pandas":
         raise TypeError("udaf() takes an AggregateFunction (or func_type='pandas')")
     result = result_type or (f.get_result_type() if isinstance(f, AggregateFunction) else None)
-    accumulator = accumulator_type or (f.get_accumulator_type()
-                                       if isinstance(f, AggregateFunction) else None)
-    return _wrap("aggregate", f, result_type=result, accumulator_type=accumulator,
-                 func_type=func_type, name=name)
+    accumulator = accumulator_type or (
+        f.get_accumulator_type() if isinstance(f, AggregateFunction) else None
+    )
+    return _wrap(
+        "aggregate",
+        f,
+        result_type=result,
+        accumulator_type=accumulator,
+        func_type=func_type,
+        name=name,
+    )
 
 
-def udtaf(f=None, input_types=None, result_type=None, accumulator_type=None,
-          deterministic=None, name=None, func_type="general"):
+def udtaf(
+    f=None,
+    input_types=None,
+    result_type=None,
+    accumulator_type=None,
+    deterministic=None,
+    name=None,
+    func_type="general",
+):
     """A table aggregate function (a TableAggregateFunction)."""
     if f is not None and not isinstance(f, TableAggregateFunction):
         raise TypeError("udtaf() takes a TableAggregateFunction")

@@ -26,8 +26,10 @@ def unnest_function(data_type, names=None, ordinality=False, table_alias=None):
     if not names and table_alias and len(types) == 1:
         names = [table_alias]
     if names and len(names) != len(types):
-        raise ValueError(f"UNNEST gives {len(types)} columns ({', '.join(defaults)}); "
-                         f"its alias names {len(names)}")
+        raise ValueError(
+            f"UNNEST gives {len(types)} columns ({', '.join(defaults)}); "
+            f"its alias names {len(names)}"
+        )
     elements = _numbered(rows) if ordinality else rows
     return udtf(elements, result_types=types, name="UNNEST").alias(*(names or defaults))
 
@@ -41,8 +43,11 @@ def _shape(data_type):
     element = data_type.element
     if element.name == "ROW":
         width = len(element.fields)
-        return [f.data_type for f in element.fields], element.field_names(), \
-            lambda value: _rows(value, width)
+        return (
+            [f.data_type for f in element.fields],
+            element.field_names(),
+            lambda value: _rows(value, width),
+        )
     return [element], ["EXPR$0"], _elements
 
 
@@ -65,4 +70,5 @@ def _numbered(rows):
     def numbered(value):
         for position, row in enumerate(rows(value), 1):
             yield row + (position,)
+
     return numbered

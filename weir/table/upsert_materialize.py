@@ -49,8 +49,9 @@ def upsert_keys(node) -> list:
     if isinstance(node, logical.Aggregate):
         if node.table_aggregate is not None:
             return []
-        return [frozenset(c.name for c in node.columns[:len(node.keys)])]
+        return [frozenset(c.name for c in node.columns[: len(node.keys)])]
     from weir.table.rank import Rank
+
     if isinstance(node, Rank):
         return _rank_keys(node)
     if isinstance(node, logical.Scan) and node.changelog:
@@ -65,8 +66,11 @@ def _through_projection(calc, keys) -> list:
     for name, source in logical.passed_columns(calc, ("alias", "cast")).items():
         if source is not None:
             passed.setdefault(source, name)
-    return [frozenset(passed[name] for name in key) for key in keys
-            if all(name in passed for name in key)]
+    return [
+        frozenset(passed[name] for name in key)
+        for key in keys
+        if all(name in passed for name in key)
+    ]
 
 
 def _rank_keys(rank) -> list:
@@ -82,8 +86,9 @@ class SinkUpsertMaterializer(KeyedProcessFunction):
     """One primary key's rows, in arrival order; the changes the sink writes for it."""
 
     def open(self, runtime_context):
-        self.rows = runtime_context.get_state(ValueStateDescriptor(
-            "upsert-rows", Types.PICKLED_BYTE_ARRAY()))
+        self.rows = runtime_context.get_state(
+            ValueStateDescriptor("upsert-rows", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         kind, values = record

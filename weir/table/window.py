@@ -7,8 +7,10 @@ from weir.table.expressions import Expression
 
 def _millis(interval, what):
     if not isinstance(interval, Expression) or interval.op != "interval":
-        raise ValueError(f"{what} takes a time interval such as lit(5).seconds; row-count "
-                         "group windows are not supported by weir yet")
+        raise ValueError(
+            f"{what} takes a time interval such as lit(5).seconds; row-count "
+            "group windows are not supported by weir yet"
+        )
     return interval.args[0]
 
 
@@ -30,12 +32,12 @@ class GroupWindow:
         return GroupWindow(self.kind, self.size, self.slide, time_field, self.alias_name)
 
     def every(self, slide) -> "GroupWindow":
-        return GroupWindow(self.kind, self.size, _millis(slide, "every()"), self.time_field,
-                           self.alias_name)
+        return GroupWindow(
+            self.kind, self.size, _millis(slide, "every()"), self.time_field, self.alias_name
+        )
 
     def alias(self, alias) -> "GroupWindow":
-        return GroupWindow(self.kind, self.size, self.slide, self.time_field,
-                           _alias_name(alias))
+        return GroupWindow(self.kind, self.size, self.slide, self.time_field, _alias_name(alias))
 
 
 class Tumble:
@@ -60,16 +62,19 @@ class OverWindow:
     """An over window: partition columns, the time column it is ordered by, its
     preceding bound (rows or an interval; None: unbounded) and alias."""
 
-    def __init__(self, partition_by=(), order_by=None, preceding=None, following=None,
-                 alias=None):
+    def __init__(self, partition_by=(), order_by=None, preceding=None, following=None, alias=None):
         self.partition_by, self.order_field = list(partition_by), order_by
         self.preceding_bound, self.following_bound = preceding, following
         self.alias_name = alias
 
     def _with(self, **changes) -> "OverWindow":
-        fields = dict(partition_by=self.partition_by, order_by=self.order_field,
-                      preceding=self.preceding_bound, following=self.following_bound,
-                      alias=self.alias_name)
+        fields = dict(
+            partition_by=self.partition_by,
+            order_by=self.order_field,
+            preceding=self.preceding_bound,
+            following=self.following_bound,
+            alias=self.alias_name,
+        )
         fields.update(changes)
         return OverWindow(**fields)
 
@@ -81,8 +86,10 @@ class OverWindow:
 
     def following(self, following) -> "OverWindow":
         if following.op not in ("current_row", "current_range"):
-            raise ValueError("an over window's following bound must be CURRENT_ROW or "
-                             "CURRENT_RANGE (as in Flink)")
+            raise ValueError(
+                "an over window's following bound must be CURRENT_ROW or "
+                "CURRENT_RANGE (as in Flink)"
+            )
         return self._with(following=following)
 
     def alias(self, alias) -> "OverWindow":

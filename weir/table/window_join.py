@@ -23,12 +23,14 @@ def window_join_ends(join, left_keys, right_keys):
     column names) of the windows' ends, where the keys pair both inputs' window_start
     and window_end and both inputs are insert-only; else None."""
     from weir.table.window_tvf import window_bound
+
     if join.left.changelog or join.right.changelog:
         return None
-    pairs = [(window_bound(join.left, a, tvf=True), window_bound(join.right, b, tvf=True))
-             for a, b in zip(left_keys, right_keys)]
-    if ("window_start", "window_start") not in pairs or \
-            ("window_end", "window_end") not in pairs:
+    pairs = [
+        (window_bound(join.left, a, tvf=True), window_bound(join.right, b, tvf=True))
+        for a, b in zip(left_keys, right_keys)
+    ]
+    if ("window_start", "window_start") not in pairs or ("window_end", "window_end") not in pairs:
         return None
     return pairs.index(("window_end", "window_end"))
 
@@ -41,8 +43,9 @@ class WindowJoin(KeyedCoProcessFunction):
         self.widths, self.kind = widths, kind
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "window-sides", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("window-sides", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element1(self, record, ctx):
         self._keep(0, record[1], ctx)

@@ -25,8 +25,11 @@ def window_end_of(rank):
     partition has both bounds of one window table function's (or window aggregation's)
     windows; else None."""
     from weir.table.window_tvf import window_bound
-    bounds = [window_bound(rank.input, p.args[0], tvf=True) if p.op == "col" else None
-              for p in rank.partition]
+
+    bounds = [
+        window_bound(rank.input, p.args[0], tvf=True) if p.op == "col" else None
+        for p in rank.partition
+    ]
     if "window_start" in bounds and "window_end" in bounds:
         return bounds.index("window_end")
     return None
@@ -36,16 +39,25 @@ class WindowTopN(KeyedProcessFunction):
     """One partition of one window: its rows (the best `rank_end` kept as it grows), then,
     when the watermark passes the window's end, its best ranked and inserted."""
 
-    def __init__(self, end_function, sort_functions, directions, rank_end, output_rank,
-                 ties_last=False, rank_start=1):
+    def __init__(
+        self,
+        end_function,
+        sort_functions,
+        directions,
+        rank_end,
+        output_rank,
+        ties_last=False,
+        rank_start=1,
+    ):
         self.end_function, self.sort_functions = end_function, sort_functions
         self.directions, self.rank_end = directions, rank_end
         self.output_rank, self.ties_last = output_rank, ties_last
         self.rank_start = rank_start
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "window-rows", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("window-rows", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         values = record[1]
@@ -65,12 +77,12 @@ class WindowTopN(KeyedProcessFunction):
         if stored is None:
             return
         self.state.clear()
-        best = self._best(stored[1])[self.rank_start - 1:]
+        best = self._best(stored[1])[self.rank_start - 1 :]
         for rank, (_, _, values) in enumerate(best, self.rank_start):
             yield INSERT, values + ((rank,) if self.output_rank else ())
 
     def _best(self, rows):
-        return sorted(rows, key=functools.cmp_to_key(self._compare))[:self.rank_end]
+        return sorted(rows, key=functools.cmp_to_key(self._compare))[: self.rank_end]
 
     def _compare(self, a, b):
         order = compare(a[0], b[0], self.directions)
@@ -83,11 +95,24 @@ def plan_window_rank(planner, node, end_position: int):
     from weir.table.deduplicate import deduplication
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     partition = [compile_expression(p, columns).function for p in node.partition]
     order = [compile_expression(e, columns).function for e, _ in node.order]
     directions = [descending for _, descending in node.order]
-    return planner.stream(node.input).key_by(KeyOf(partition)).process(WindowTopN(
-        partition[end_position], order, directions, node.rank_end, node.output_rank,
-        ties_last=deduplication(node) == "last", rank_start=node.rank_start)) \
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(partition))
+        .process(
+            WindowTopN(
+                partition[end_position],
+                order,
+                directions,
+                node.rank_end,
+                node.output_rank,
+                ties_last=deduplication(node) == "last",
+                rank_start=node.rank_start,
+            )
+        )
         .name("WindowRank")
+    )

@@ -60,7 +60,8 @@ def sliceable(node, tvf) -> bool:
         return False  # (windows that are no whole number of steps: one row per window)
     keys = [k for k in node.keys if not (k.op == "col" and k.args[0] in WINDOW_COLUMNS)]
     if any(_names_window(k) for k in keys) or any(
-            not isinstance(name, str) or _names_window(args) for name, args in node.calls):
+        not isinstance(name, str) or _names_window(args) for name, args in node.calls
+    ):
         return False
     return True
 
@@ -85,8 +86,9 @@ class SlicedWindowAggregate(KeyedProcessFunction):
         self.accumulators = accumulators
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "slices", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("slices", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         _, values = record
@@ -120,10 +122,15 @@ class SlicedWindowAggregate(KeyedProcessFunction):
         if inside:
             accs = [a.create() for a in self.accumulators]
             for index in inside:
-                accs = [a.merge(acc, part)
-                        for a, acc, part in zip(self.accumulators, accs, slices[index])]
-            yield INSERT, self._keys(keys, start, end) + tuple(
-                a.value(acc) for a, acc in zip(self.accumulators, accs))
+                accs = [
+                    a.merge(acc, part)
+                    for a, acc, part in zip(self.accumulators, accs, slices[index])
+                ]
+            yield (
+                INSERT,
+                self._keys(keys, start, end)
+                + tuple(a.value(acc) for a, acc in zip(self.accumulators, accs)),
+            )
         kept = self.windows.kept_after(end)
         for index in [s for s in slices if s < kept]:
             del slices[index]
@@ -133,24 +140,34 @@ class SlicedWindowAggregate(KeyedProcessFunction):
             self.state.clear()
 
     def _keys(self, keys, start, end):
-        window = {"window_start": to_datetime(start), "window_end": to_datetime(end),
-                  "window_time": to_datetime(end - 1)}
+        window = {
+            "window_start": to_datetime(start),
+            "window_end": to_datetime(end),
+            "window_time": to_datetime(end - 1),
+        }
         given = iter(keys)
-        return tuple(next(given) if callable(part) else window[part]
-                     for part in self.key_parts)
+        return tuple(next(given) if callable(part) else window[part] for part in self.key_parts)
 
 
 def plan_sliced(planner, node, tvf):
     from weir.table.aggregates import accumulators_of
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = tvf.columns  # (the input's columns, then the window columns)
-    parts = [k.args[0] if k.op == "col" and k.args[0] in WINDOW_COLUMNS
-             else compile_expression(k, columns).function for k in node.keys]
+    parts = [
+        k.args[0]
+        if k.op == "col" and k.args[0] in WINDOW_COLUMNS
+        else compile_expression(k, columns).function
+        for k in node.keys
+    ]
     group = [p for p in parts if callable(p)]
     accumulators = accumulators_of(node.calls, columns)
     time_index = [c.name for c in tvf.input.columns].index(tvf.time_column)
     windows = Windows(tvf.kind, tvf.size, tvf.step)
-    return planner.stream(tvf.input).key_by(KeyOf(group)).process(
-        SlicedWindowAggregate(windows, time_index, parts, accumulators)) \
+    return (
+        planner.stream(tvf.input)
+        .key_by(KeyOf(group))
+        .process(SlicedWindowAggregate(windows, time_index, parts, accumulators))
         .name("SlicingWindowAggregate")
+    )

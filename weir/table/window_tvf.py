@@ -24,8 +24,17 @@ class WindowTvf(logical.UnaryNode):
     """The input's columns and the three window columns; `kind` tumble, hop or cumulate;
     sizes in milliseconds (`step`: HOP's slide or CUMULATE's step)."""
 
-    def __init__(self, columns, input, kind, time_column, size, step=None, partition=(),
-                 processing_time=False):
+    def __init__(
+        self,
+        columns,
+        input,
+        kind,
+        time_column,
+        size,
+        step=None,
+        partition=(),
+        processing_time=False,
+    ):
         super().__init__(columns, input)
         self.kind, self.time_column = kind, time_column
         self.size, self.step = size, step
@@ -33,31 +42,40 @@ class WindowTvf(logical.UnaryNode):
         self.processing_time = processing_time  # (over a PROCTIME() attribute)
 
     def describe(self):
-        return f"WindowTableFunction(window=[{self.kind.upper()}(time_col=" \
-               f"[{self.time_column}], size=[{self.size} ms])])"
+        return (
+            f"WindowTableFunction(window=[{self.kind.upper()}(time_col="
+            f"[{self.time_column}], size=[{self.size} ms])])"
+        )
 
 
 def window_tvf(node, kind, time_column, size, step=None, partition=()) -> WindowTvf:
     names = [c.name for c in node.columns]
     for key in partition:
         if key not in names:
-            raise ValueError(f"SESSION's PARTITION BY names no column of its table: '{key}' "
-                             f"(columns: {', '.join(names)})")
+            raise ValueError(
+                f"SESSION's PARTITION BY names no column of its table: '{key}' "
+                f"(columns: {', '.join(names)})"
+            )
     column = next((c for c in node.columns if c.name == time_column), None)
     if column is None or not (column.time_attribute or column.proctime):
-        raise ValueError(f"{kind.upper()}'s DESCRIPTOR must name a time attribute of the "
-                         f"table (a column with a WATERMARK, or PROCTIME()), got "
-                         f"'{time_column}'")
+        raise ValueError(
+            f"{kind.upper()}'s DESCRIPTOR must name a time attribute of the "
+            f"table (a column with a WATERMARK, or PROCTIME()), got "
+            f"'{time_column}'"
+        )
     if node.changelog:
         raise ValueError(f"{kind.upper()} takes an insert-only table")
     kept = [Column(c.name, c.data_type) for c in node.columns]  # the rowtime is window_time
-    windows = [Column("window_start", DataTypes.TIMESTAMP(3, False)),
-               Column("window_end", DataTypes.TIMESTAMP(3, False)),
-               Column("window_time", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
-               if column.proctime else
-               Column("window_time", DataTypes.TIMESTAMP(3, False), True)]
-    return WindowTvf(kept + windows, node, kind, time_column, size, step, partition,
-                     column.proctime)
+    windows = [
+        Column("window_start", DataTypes.TIMESTAMP(3, False)),
+        Column("window_end", DataTypes.TIMESTAMP(3, False)),
+        Column("window_time", DataTypes.TIMESTAMP_LTZ(3, False), False, True)
+        if column.proctime
+        else Column("window_time", DataTypes.TIMESTAMP(3, False), True),
+    ]
+    return WindowTvf(
+        kept + windows, node, kind, time_column, size, step, partition, column.proctime
+    )
 
 
 def windows_of(kind, timestamp, size, step):
@@ -68,8 +86,7 @@ def windows_of(kind, timestamp, size, step):
     if kind == "hop":
         last = timestamp - timestamp % step
         first = last - ((size - 1) // step) * step
-        return [(s, s + size) for s in range(first, last + 1, step)
-                if s <= timestamp < s + size]
+        return [(s, s + size) for s in range(first, last + 1, step) if s <= timestamp < s + size]
     start = timestamp - timestamp % size
     first_end = start + step * (1 + (timestamp - start) // step)
     return [(start, end) for end in range(first_end, start + size + 1, step)]
@@ -87,8 +104,7 @@ class WindowRows(FlatMapFunction):
         kind, values = record
         timestamp = to_millis(values[self.time_index])
         for start, end in windows_of(self.kind, timestamp, self.size, self.step):
-            yield kind, values + (to_datetime(start), to_datetime(end),
-                                  self.time_of(end - 1))
+            yield kind, values + (to_datetime(start), to_datetime(end), self.time_of(end - 1))
 
 
 def plan_window_tvf(planner, node: WindowTvf):
@@ -96,13 +112,19 @@ def plan_window_tvf(planner, node: WindowTvf):
     if node.kind == "session":
         if node.processing_time:
             from weir.table.evaluate import not_supported
-            not_supported("a SESSION window table function's rows over a processing-time "
-                          "attribute (its window aggregation runs)")
+
+            not_supported(
+                "a SESSION window table function's rows over a processing-time "
+                "attribute (its window aggregation runs)"
+            )
         from weir.table.session_rows import plan_session_rows
+
         return plan_session_rows(planner, node, index)
-    return planner.stream(node.input).flat_map(WindowRows(
-        node.kind, index, node.size, node.step, node.processing_time)) \
+    return (
+        planner.stream(node.input)
+        .flat_map(WindowRows(node.kind, index, node.size, node.step, node.processing_time))
         .name("WindowTableFunction")
+    )
 
 
 class WindowAggregate(logical.UnaryNode):
@@ -168,8 +190,9 @@ class WindowAggregateFunction(KeyedProcessFunction):
         self.end_index, self.processing_time = end_index, processing_time
 
     def open(self, runtime_context):
-        self.state = runtime_context.get_state(ValueStateDescriptor(
-            "window", Types.PICKLED_BYTE_ARRAY()))
+        self.state = runtime_context.get_state(
+            ValueStateDescriptor("window", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         kind, values = record
@@ -201,15 +224,19 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
     from weir.table.window_slicing import plan_sliced, sliceable
+
     processing_time = in_processing_time(node)
-    if isinstance(node.input, WindowTvf) and not processing_time and \
-            sliceable(node, node.input):
+    if isinstance(node.input, WindowTvf) and not processing_time and sliceable(node, node.input):
         return plan_sliced(planner, node, node.input)
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = accumulators_of(node.calls, columns)
-    return planner.stream(node.input).key_by(KeyOf(keys)).process(WindowAggregateFunction(
-        keys, accumulators, node.end_index, processing_time)).name("WindowAggregate")
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(keys))
+        .process(WindowAggregateFunction(keys, accumulators, node.end_index, processing_time))
+        .name("WindowAggregate")
+    )
 
 
 def in_processing_time(node) -> bool:

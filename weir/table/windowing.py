@@ -19,8 +19,13 @@ from weir.common.typeinfo import Types
 from weir.datastream.functions import KeyedProcessFunction, ProcessWindowFunction
 from weir.datastream.state import ValueStateDescriptor
 from weir.datastream.window import (
-    EventTimeSessionWindows, ProcessingTimeSessionWindows, SlidingEventTimeWindows,
-    SlidingProcessingTimeWindows, TumblingEventTimeWindows, TumblingProcessingTimeWindows)
+    EventTimeSessionWindows,
+    ProcessingTimeSessionWindows,
+    SlidingEventTimeWindows,
+    SlidingProcessingTimeWindows,
+    TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
+)
 from weir.table import logical
 from weir.table.aggregates import accumulators_of
 from weir.table.changelog import INSERT
@@ -59,8 +64,10 @@ class WindowAggregate(logical.UnaryNode):
         return False
 
     def describe(self):
-        return f"GroupWindowAggregate(window=[{self.window.kind}], " \
-               f"select=[{', '.join(c.name for c in self.columns)}])"
+        return (
+            f"GroupWindowAggregate(window=[{self.window.kind}], "
+            f"select=[{', '.join(c.name for c in self.columns)}])"
+        )
 
 
 class OverAggregate(logical.UnaryNode):
@@ -72,8 +79,10 @@ class OverAggregate(logical.UnaryNode):
 
     def describe(self):
         kind, size = self.window.bound()
-        return f"OverAggregate(partitionBy=[...], {kind}=[{size}], " \
-               f"select=[{', '.join(c.name for c in self.columns)}])"
+        return (
+            f"OverAggregate(partitionBy=[...], {kind}=[{size}], "
+            f"select=[{', '.join(c.name for c in self.columns)}])"
+        )
 
 
 def assigner_of(window, processing_time=False):
@@ -95,8 +104,7 @@ class WindowAggregateFunction(ProcessWindowFunction):
     (the greatest common divisor of size and slide) in arrival order, then the slices
     merged in time order (which decides a FLOAT sum's rounding)."""
 
-    def __init__(self, accumulators, slice_ms=None, time_index=None,
-                 processing_time=False):
+    def __init__(self, accumulators, slice_ms=None, time_index=None, processing_time=False):
         self.accumulators = accumulators
         self.slice_ms, self.time_index = slice_ms, time_index
         self.processing_time = processing_time  # (the window's time: when it fires)
@@ -114,18 +122,28 @@ class WindowAggregateFunction(ProcessWindowFunction):
         else:
             slices: dict = {}
             for values in rows:
-                slices.setdefault(to_millis(values[self.time_index]) // self.slice_ms,
-                                  []).append(values)
+                slices.setdefault(to_millis(values[self.time_index]) // self.slice_ms, []).append(
+                    values
+                )
             accs = [a.create() for a in self.accumulators]
             for index in sorted(slices):
-                accs = [a.merge(acc, part) for a, acc, part in
-                        zip(self.accumulators, accs, self._accumulate(slices[index]))]
+                accs = [
+                    a.merge(acc, part)
+                    for a, acc, part in zip(
+                        self.accumulators, accs, self._accumulate(slices[index])
+                    )
+                ]
         window = context.window()
-        time = to_instant(context.current_processing_time()) if self.processing_time \
+        time = (
+            to_instant(context.current_processing_time())
+            if self.processing_time
             else to_datetime(window.max_timestamp())
+        )
         times = (to_datetime(window.start), to_datetime(window.end), time)
-        yield INSERT, tuple(key) + tuple(a.value(acc) for a, acc in
-                                         zip(self.accumulators, accs)) + times
+        yield (
+            INSERT,
+            tuple(key) + tuple(a.value(acc) for a, acc in zip(self.accumulators, accs)) + times,
+        )
 
 
 def aggregated(accumulators, window) -> tuple:
@@ -146,8 +164,8 @@ class OverFunction(KeyedProcessFunction):
 
     def open(self, runtime_context):
         def state(name):
-            return runtime_context.get_state(ValueStateDescriptor(
-                name, Types.PICKLED_BYTE_ARRAY()))
+            return runtime_context.get_state(ValueStateDescriptor(name, Types.PICKLED_BYTE_ARRAY()))
+
         self.pending, self.kept = state("pending"), state("kept")
 
     def process_element(self, record, ctx):
@@ -167,10 +185,10 @@ class OverFunction(KeyedProcessFunction):
         if self.kind == "rows":
             for values in rows:
                 kept.append((timestamp, values))
-                window = kept if self.size is None else kept[-(self.size + 1):]
+                window = kept if self.size is None else kept[-(self.size + 1) :]
                 yield INSERT, values + self._aggregate(window)
                 if self.size is not None:
-                    kept = kept[-self.size:]
+                    kept = kept[-self.size :]
         else:
             kept.extend((timestamp, values) for values in rows)
             if self.size is not None:
@@ -187,6 +205,7 @@ class OverFunction(KeyedProcessFunction):
 def plan_window_aggregate(planner, node: WindowAggregate):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = accumulators_of(node.calls, columns)
@@ -194,10 +213,13 @@ def plan_window_aggregate(planner, node: WindowAggregate):
     slice_ms = math.gcd(window.size, window.slide) if window.kind == "slide" else None
     time_index = [c.name for c in columns].index(window.time_field.args[0])
     proctime = columns[time_index].proctime
-    return planner.stream(node.input).key_by(KeyOf(keys)) \
-        .window(assigner_of(window, proctime)) \
-        .process(WindowAggregateFunction(accumulators, slice_ms, time_index, proctime)) \
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(keys))
+        .window(assigner_of(window, proctime))
+        .process(WindowAggregateFunction(accumulators, slice_ms, time_index, proctime))
         .name("GroupWindowAggregate")
+    )
 
 
 class ProcTimeOverFunction(KeyedProcessFunction):
@@ -211,8 +233,9 @@ class ProcTimeOverFunction(KeyedProcessFunction):
         self.kind, self.size = bound
 
     def open(self, runtime_context):
-        self.kept = runtime_context.get_state(ValueStateDescriptor(
-            "kept", Types.PICKLED_BYTE_ARRAY()))
+        self.kept = runtime_context.get_state(
+            ValueStateDescriptor("kept", Types.PICKLED_BYTE_ARRAY())
+        )
 
     def process_element(self, record, ctx):
         values = record[1]
@@ -221,13 +244,12 @@ class ProcTimeOverFunction(KeyedProcessFunction):
             accs = kept if kept is not None else [a.create() for a in self.accumulators]
             accs = [a.accumulate(acc, values) for a, acc in zip(self.accumulators, accs)]
             self.kept.update(accs)
-            yield INSERT, values + tuple(a.value(acc) for a, acc in
-                                         zip(self.accumulators, accs))
+            yield INSERT, values + tuple(a.value(acc) for a, acc in zip(self.accumulators, accs))
             return
         now = ctx.timer_service().current_processing_time()
         kept = (kept or []) + [(now, values)]
         if self.kind == "rows":
-            kept = kept[-(self.size + 1):]
+            kept = kept[-(self.size + 1) :]
         else:
             kept = [(t, v) for t, v in kept if t >= now - self.size]
         yield INSERT, values + self._aggregate(kept)
@@ -241,12 +263,16 @@ class ProcTimeOverFunction(KeyedProcessFunction):
 def plan_over_aggregate(planner, node: OverAggregate):
     from weir.table.evaluate import compile_expression
     from weir.table.planner import KeyOf
+
     columns = node.input.columns
     keys = [compile_expression(k, columns).function for k in node.keys]
     accumulators = accumulators_of(node.calls, columns)
     order = node.window.order_field
-    proctime = any(c.proctime for c in columns if order.op == "col" and
-                   c.name == order.args[0])
+    proctime = any(c.proctime for c in columns if order.op == "col" and c.name == order.args[0])
     function = ProcTimeOverFunction if proctime else OverFunction
-    return planner.stream(node.input).key_by(KeyOf(keys)) \
-        .process(function(accumulators, node.window.bound())).name("OverAggregate")
+    return (
+        planner.stream(node.input)
+        .key_by(KeyOf(keys))
+        .process(function(accumulators, node.window.bound()))
+        .name("OverAggregate")
+    )

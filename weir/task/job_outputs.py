@@ -9,8 +9,14 @@ from weir.common.job import JobExecutionResult
 from weir.control.plane import ControlPlane
 from weir.plan.physical import PhysicalPlan
 from weir.runtime.connectors.sink_base import commit_tasks
-from weir.runtime.metrics import (RECORDS_IN, RECORDS_OUT, MetricsLog, is_breakdown,
-                                  merge_report, records_received)
+from weir.runtime.metrics import (
+    RECORDS_IN,
+    RECORDS_OUT,
+    MetricsLog,
+    is_breakdown,
+    merge_report,
+    records_received,
+)
 from weir.runtime.sink_writers import CheckpointedSink, sink_writer, write_batch
 from weir.runtime.state.operator_state import OperatorStateLog
 from weir.runtime.wire import Channel, bundle_columns, loads
@@ -20,8 +26,14 @@ from weir.task.printing import show_printed
 TASK_IO = (f".{RECORDS_IN}", f".{RECORDS_OUT}")  # every operator's counts of records
 
 
-def job_result(job_id: str, job_name: str, runtime_ms: int, batches: Optional[int],
-               plan: PhysicalPlan, metrics_log: MetricsLog) -> JobExecutionResult:
+def job_result(
+    job_id: str,
+    job_name: str,
+    runtime_ms: int,
+    batches: Optional[int],
+    plan: PhysicalPlan,
+    metrics_log: MetricsLog,
+) -> JobExecutionResult:
     """A job's result, with the records its sources read and its sinks received (and the
     metrics operators kept; the tasks' own counts of records are for the REST API)."""
     metrics = result_metrics(plan, metrics_log.totals())
@@ -34,9 +46,13 @@ def result_metrics(plan: PhysicalPlan, totals: Dict[str, Any]) -> Dict[str, Any]
     """The user's metrics, the records the sources read and those the sinks received;
     not every operator's records in and out, nor those per key group."""
     kept = {f"{task.uid}.{RECORDS_OUT}" for task in plan.sources} | {
-        f"{uid}.{RECORDS_IN}" for uid in plan.sinks}
-    return {name: value for name, value in totals.items()
-            if name in kept or not (name.endswith(TASK_IO) or is_breakdown(name))}
+        f"{uid}.{RECORDS_IN}" for uid in plan.sinks
+    }
+    return {
+        name: value
+        for name, value in totals.items()
+        if name in kept or not (name.endswith(TASK_IO) or is_breakdown(name))
+    }
 
 
 class JobOutputs:
@@ -46,18 +62,25 @@ class JobOutputs:
     (sink functions with operator state are snapshotted here); control rows (watermarks,
     timers, ends of input) go to the control plane (weir.control.plane)."""
 
-    def __init__(self, plan: PhysicalPlan, metrics: MetricsLog,
-                 operator_states: OperatorStateLog, control: ControlPlane,
-                 written_by_tasks: AbstractSet[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        plan: PhysicalPlan,
+        metrics: MetricsLog,
+        operator_states: OperatorStateLog,
+        control: ControlPlane,
+        written_by_tasks: AbstractSet[str] = frozenset(),
+    ) -> None:
         """`written_by_tasks`: the uids of the sinks the tasks write themselves (their
         counts still come here, as metrics)."""
         self.plan = plan
         self.metrics = metrics
         self.operator_states = operator_states
         self.control = control
-        self.writers = {uid: sink_writer(node.param("sink"), uid, plan,
-                                         operator_states.restored.get(uid))
-                        for uid, node in plan.sinks.items() if uid not in written_by_tasks}
+        self.writers = {
+            uid: sink_writer(node.param("sink"), uid, plan, operator_states.restored.get(uid))
+            for uid, node in plan.sinks.items()
+            if uid not in written_by_tasks
+        }
         self.committers = {uid: plan.sinks[uid].param("sink") for uid in written_by_tasks}
         # the engine's tasks for work after a commit (None: here)
         self.run_in_tasks: Optional[Callable[..., Any]] = None
@@ -66,7 +89,8 @@ class JobOutputs:
         """Writes a micro-batch's rows; returns the numbers of the sources that ended in
         it."""
         per_sink: Dict[str, Tuple[List[Any], List[int], List[Any]]] = {
-            uid: ([], [], []) for uid in self.writers}
+            uid: ([], [], []) for uid in self.writers
+        }
         counts: Dict[str, Any] = {}
         prepared: Dict[str, List[Any]] = {}
         control, ended_before = self.control, frozenset(self.control.finished)
@@ -94,8 +118,9 @@ class JobOutputs:
             received = {(uid, index): count for index, count in Counter(subtasks).items()}
             for name, n in records_received(received).items():
                 merge_report(counts, name, n)
-            write_batch(writer, values, batch_id,
-                        subtasks if self.plan.parallelism > 1 else None, stamps)
+            write_batch(
+                writer, values, batch_id, subtasks if self.plan.parallelism > 1 else None, stamps
+            )
             if isinstance(writer, CheckpointedSink):
                 self.operator_states.record(writer.snapshot())
         for uid, committables in prepared.items():

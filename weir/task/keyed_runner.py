@@ -13,8 +13,18 @@ from weir.runtime.metrics import task_io
 from weir.runtime.state.backend import KeyedStateBackend
 from weir.runtime.state.page_store import PageStore
 from weir.runtime.timers import EVENT_TIME, PROCESSING_TIME
-from weir.runtime.wire import (AFTER_WATERMARK, BEFORE_WATERMARK, ENDED_PAGE, Bundler, Channel,
-                               Control, DueTimer, KeyGroupInput, dumps, loads)
+from weir.runtime.wire import (
+    AFTER_WATERMARK,
+    BEFORE_WATERMARK,
+    ENDED_PAGE,
+    Bundler,
+    Channel,
+    Control,
+    DueTimer,
+    KeyGroupInput,
+    dumps,
+    loads,
+)
 from weir.task.routing import Router
 
 
@@ -62,12 +72,20 @@ class KeyedRunner:
 
     def _store_of(self, key_group: int) -> PageStore:
         if self.store is None:
-            raise RuntimeError(f"operator '{self.task.uid}': the state of key group "
-                               f"{key_group} is read outside of its run")
+            raise RuntimeError(
+                f"operator '{self.task.uid}': the state of key group "
+                f"{key_group} is read outside of its run"
+            )
         return self.store
 
-    def run(self, key_group: int, store: PageStore, batch: KeyGroupInput, watermark: int,
-            processing_time: int) -> List[Tuple[Any, ...]]:
+    def run(
+        self,
+        key_group: int,
+        store: PageStore,
+        batch: KeyGroupInput,
+        watermark: int,
+        processing_time: int,
+    ) -> List[Tuple[Any, ...]]:
         """The rows key group `key_group` produces from `batch` (its share of a micro-batch)
         with its state in `store`; the state stays loaded until `release()` (an engine may
         still read its timers)."""
@@ -75,28 +93,47 @@ class KeyedRunner:
         subtask = self._enter(key_group)
         assert self.operator is not None and self.router is not None  # (_enter set them)
         records = batch.records
-        outputs = process_key_group_batch(self.operator, key_group, records, watermark,
-                                          processing_time, self.convert,
-                                          self._input_ends(batch.ended))
+        outputs = process_key_group_batch(
+            self.operator,
+            key_group,
+            records,
+            watermark,
+            processing_time,
+            self.convert,
+            self._input_ends(batch.ended),
+        )
         bundler = Bundler()
         counter, producer = 0, self.producer_base + key_group
         for phase in (BEFORE_WATERMARK, AFTER_WATERMARK):
             if outputs.phases[phase]:
-                counter = self.router.route(outputs.phases[phase], phase, producer, counter,
-                                            bundler, None, subtask)
+                counter = self.router.route(
+                    outputs.phases[phase], phase, producer, counter, bundler, None, subtask
+                )
         if self.task.wakes:
-            bundler.add_control(Channel.TIMERS, Control.DUE, payload=DueTimer(
-                self.task.uid, key_group,
-                self.operator.timers_of(key_group).earliest(PROCESSING_TIME)))
+            bundler.add_control(
+                Channel.TIMERS,
+                Control.DUE,
+                payload=DueTimer(
+                    self.task.uid,
+                    key_group,
+                    self.operator.timers_of(key_group).earliest(PROCESSING_TIME),
+                ),
+            )
         snapshot = self.operator.snapshot_operator_state(key_group)
         if snapshot is not None:
-            bundler.add_control(Channel.OPERATOR_STATE, Control.SNAPSHOT,
-                                payload={(self.task.uid, subtask): snapshot})
+            bundler.add_control(
+                Channel.OPERATOR_STATE,
+                Control.SNAPSHOT,
+                payload={(self.task.uid, subtask): snapshot},
+            )
         increments = self.operator.runtime_context.get_metrics_group().take_increments()
-        bundler.add_metrics({**{f"{self.task.uid}.{name}": n for name, n in increments.items()},
-                             **task_io(self.task.uid, key_group, subtask, len(records),
-                                       outputs.count),
-                             **self.router.take_metrics(subtask)})
+        bundler.add_metrics(
+            {
+                **{f"{self.task.uid}.{name}": n for name, n in increments.items()},
+                **task_io(self.task.uid, key_group, subtask, len(records), outputs.count),
+                **self.router.take_metrics(subtask),
+            }
+        )
         return bundler.rows()
 
     def _input_ends(self, ended: frozenset[int]) -> bool:

@@ -27,8 +27,13 @@ class KeyGrouper:
     """Places records in the key groups of a keyed operator's input, naming the operator
     (and the input, of a two-input operator) when its key selector fails."""
 
-    def __init__(self, key_selector: Callable[[Any], Any], max_parallelism: int, operator: str,
-                 side: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        key_selector: Callable[[Any], Any],
+        max_parallelism: int,
+        operator: str,
+        side: Optional[str] = None,
+    ) -> None:
         self.key_selector = key_selector
         self.max_parallelism = max_parallelism
         self.operator = operator
@@ -45,11 +50,17 @@ class KeyGrouper:
         except Exception as exc:
             raise wrap_user_error(exc, self.operator, self.key_selector, self.side) from exc
 
-    def add(self, bundler: Bundler, target: Target, first_seq: int, values: List[Any],
-            stamps: List[Any], subtask: int) -> None:
+    def add(
+        self,
+        bundler: Bundler,
+        target: Target,
+        first_seq: int,
+        values: List[Any],
+        stamps: List[Any],
+        subtask: int,
+    ) -> None:
         keys, groups = self.keys_and_groups(values)
-        bundler.add_all(target.uid, target.input, groups, first_seq, values, stamps,
-                        keys=keys)
+        bundler.add_all(target.uid, target.input, groups, first_seq, values, stamps, keys=keys)
 
     def __getstate__(self) -> Dict[str, Any]:
         return {**self.__dict__, "_assign": None}
@@ -61,17 +72,26 @@ class EveryKeyGroup:
     def __init__(self, max_parallelism: int) -> None:
         self.max_parallelism = max_parallelism
 
-    def add(self, bundler: Bundler, target: Target, first_seq: int, values: List[Any],
-            stamps: List[Any], subtask: int) -> None:
+    def add(
+        self,
+        bundler: Bundler,
+        target: Target,
+        first_seq: int,
+        values: List[Any],
+        stamps: List[Any],
+        subtask: int,
+    ) -> None:
         try:
-            bundler.add_to_every_key_group(target.uid, target.input, self.max_parallelism,
-                                           first_seq, values, stamps)
+            bundler.add_to_every_key_group(
+                target.uid, target.input, self.max_parallelism, first_seq, values, stamps
+            )
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             kinds = sorted({type(v).__name__ for v in values})
             raise UserFunctionError(
                 f"operator '{target.uid}' ({target.side} input): a broadcast element cannot "
                 f"be pickled (element types: {', '.join(kinds)}): {type(exc).__name__}: "
-                f"{exc}") from exc
+                f"{exc}"
+            ) from exc
 
 
 class ToInstances:
@@ -82,18 +102,39 @@ class ToInstances:
         self.max_parallelism, self.parallelism = max_parallelism, parallelism
         self.subtasks = range(parallelism) if every else None
 
-    def add(self, bundler: Bundler, target: Target, first_seq: int, values: List[Any],
-            stamps: List[Any], subtask: int) -> None:
+    def add(
+        self,
+        bundler: Bundler,
+        target: Target,
+        first_seq: int,
+        values: List[Any],
+        stamps: List[Any],
+        subtask: int,
+    ) -> None:
         for instance in self.subtasks or (subtask,):
-            bundler.add_all(target.uid, target.input, None, first_seq, values, stamps,
-                            first_key_group(instance, self.max_parallelism, self.parallelism))
+            bundler.add_all(
+                target.uid,
+                target.input,
+                None,
+                first_seq,
+                values,
+                stamps,
+                first_key_group(instance, self.max_parallelism, self.parallelism),
+            )
 
 
 class ToSink:
     """Sends records to a sink, marked with the parallel instance that produced them."""
 
-    def add(self, bundler: Bundler, target: Target, first_seq: int, values: List[Any],
-            stamps: List[Any], subtask: int) -> None:
+    def add(
+        self,
+        bundler: Bundler,
+        target: Target,
+        first_seq: int,
+        values: List[Any],
+        stamps: List[Any],
+        subtask: int,
+    ) -> None:
         bundler.add_all(target.uid, target.input, None, first_seq, values, stamps, subtask)
 
 
@@ -117,29 +158,47 @@ class Router:
     """Runs a task's fused stateless nodes over its operator's output and sends every
     record to each consuming operator (in its key group) or sink, with order keys."""
 
-    def __init__(self, fused: Fused, plan: PhysicalPlan, subtask_index: int = 0,
-                 watermark: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        fused: Fused,
+        plan: PhysicalPlan,
+        subtask_index: int = 0,
+        watermark: Optional[int] = None,
+    ) -> None:
         self.hops = fused.hops
         self.watermark = watermark  # the node id of the watermark assigner that counts
         # hop index -> its StatelessChain or TwoInputChain (by the hop's kind)
         self.chains: Dict[int, Any] = {}
         for index, hop in enumerate(fused.hops):
             if hop.node.kind in (g.STATELESS, g.TWO_INPUT):
-                chain = build_chain([hop.node], {hop.node.id: hop.uid}) \
-                    if hop.node.kind == g.STATELESS else build_two_input_chain(hop.node, hop.uid)
-                chain.open(subtask_index=subtask_index, parallelism=plan.parallelism,
-                           job_parameters=plan.job_parameters)
+                chain = (
+                    build_chain([hop.node], {hop.node.id: hop.uid})
+                    if hop.node.kind == g.STATELESS
+                    else build_two_input_chain(hop.node, hop.uid)
+                )
+                chain.open(
+                    subtask_index=subtask_index,
+                    parallelism=plan.parallelism,
+                    job_parameters=plan.job_parameters,
+                )
                 self.chains[index] = chain
-        self.targets = [(edge, target, placement(target, plan))
-                        for edge, target in fused.targets]
+        self.targets = [(edge, target, placement(target, plan)) for edge, target in fused.targets]
         self.counted = [[0, 0] for _ in self.hops]  # records in and out of each hop
 
     def close(self) -> None:
         for chain in self.chains.values():
             chain.close()
 
-    def route(self, outputs: Tagged, phase: int, producer: int, counter: int, bundler: Bundler,
-              seen: Optional[List[int]] = None, subtask: int = 0) -> int:
+    def route(
+        self,
+        outputs: Tagged,
+        phase: int,
+        producer: int,
+        counter: int,
+        bundler: Bundler,
+        seen: Optional[List[int]] = None,
+        subtask: int = 0,
+    ) -> int:
         """Routes `outputs` ({tag: (values, timestamps)}) of one phase; returns the next
         counter. With a list `seen`, the watermark assigner that counts appends the largest
         timestamp it saw.
@@ -152,13 +211,13 @@ class Router:
                 values, stamps = _gather(results, hop.inputs)
                 results[index] = self._run_hop(index, hop, values, stamps, seen)
                 if hop.node.kind == g.WATERMARK:  # a source's side outputs pass through
-                    results[index] = {**_side_outputs(results, hop.inputs),
-                                      **results[index]}
+                    results[index] = {**_side_outputs(results, hop.inputs), **results[index]}
             self._count(index, hop, results)
         for edge, target, place in self.targets:
             # (the empty tuples of an output not there never go further: skipped below)
             values, stamps = results[edge.source].get(  # type: ignore[assignment]
-                edge.tag, ((), ()))
+                edge.tag, ((), ())
+            )
             if not values:
                 continue
             first_seq = make_seq(phase, producer, counter)
@@ -186,8 +245,9 @@ class Router:
             self.counted[index] = [0, 0]
         return reported
 
-    def _run_hop(self, index: int, hop: Hop, values: List[Any], stamps: List[Any],
-                 seen: Optional[List[int]]) -> Tagged:
+    def _run_hop(
+        self, index: int, hop: Hop, values: List[Any], stamps: List[Any], seen: Optional[List[int]]
+    ) -> Tagged:
         chain = self.chains.get(index)
         if chain is None:
             if seen is not None and hop.node.id == self.watermark:
@@ -200,15 +260,16 @@ class Router:
         return _by_tag(*chain.run_columns(values, stamps))
 
     @staticmethod
-    def _run_two_inputs(chain: TwoInputChain, hop: Hop, results: Dict[Optional[int], Tagged]
-                        ) -> Tagged:
+    def _run_two_inputs(
+        chain: TwoInputChain, hop: Hop, results: Dict[Optional[int], Tagged]
+    ) -> Tagged:
         """Each input's records through the chain of that input; outputs by tag."""
         out: Tagged = {}
         for edge in hop.inputs:
             values, stamps = results[edge.source].get(edge.tag, ((), ()))
             if values:  # (then not the empty tuples of an output not there: lists)
                 for tag, (more_values, more_stamps) in _by_tag(
-                        *chain.run_input(edge.input, values, stamps)  # type: ignore[arg-type]
+                    *chain.run_input(edge.input, values, stamps)  # type: ignore[arg-type]
                 ).items():
                     tagged = out.setdefault(tag, ([], []))
                     tagged[0].extend(more_values)

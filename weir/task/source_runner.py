@@ -8,8 +8,15 @@ from weir.plan.physical import PhysicalPlan, SourceTask
 from weir.runtime.errors import UserFunctionError, source_error
 from weir.runtime.metrics import records_io
 from weir.runtime.sources import END_SPLIT, RECORDS_IN_ERRORS, DeadLetter, SourceReader
-from weir.runtime.wire import (AFTER_WATERMARK, END_OF_INPUT_TS, MAX_BUNDLE_RECORDS, Bundler,
-                               Channel, Control, SplitMark)
+from weir.runtime.wire import (
+    AFTER_WATERMARK,
+    END_OF_INPUT_TS,
+    MAX_BUNDLE_RECORDS,
+    Bundler,
+    Channel,
+    Control,
+    SplitMark,
+)
 from weir.task.routing import Columns, Router, Tagged
 
 # a partitioned source's split: (its partition, the partition's mark, its floor)
@@ -34,14 +41,14 @@ class SourceRunner:
             router.close()
         self.routers.clear()
 
-    def read(self, split: Any, first: bool, chunks: Iterable[Columns]
-             ) -> Iterator[List[Tuple[Any, ...]]]:
+    def read(
+        self, split: Any, first: bool, chunks: Iterable[Columns]
+    ) -> Iterator[List[Tuple[Any, ...]]]:
         """Yields lists of rows for `split`; `chunks` yields its (values, timestamps)."""
         bundler = Bundler()
         scripted = hasattr(self.reader, "processing_time")
         if first:
-            clock = self.reader.processing_time(split) if scripted and split != END_SPLIT \
-                else None
+            clock = self.reader.processing_time(split) if scripted and split != END_SPLIT else None
             for uid in self.plan.ticked:
                 bundler.add_ticks(uid, self.plan.max_parallelism, clock)
         if split == END_SPLIT:
@@ -67,15 +74,17 @@ class SourceRunner:
         bundler.add_finished(self.task.index)
         bundler.add_control(Channel.WATERMARK, Control.END, END_OF_INPUT_TS)
 
-    def _read_records(self, split: Any, chunks: Iterable[Columns], bundler: Bundler,
-                      bound: Optional[Bound] = None) -> Iterator[List[Tuple[Any, ...]]]:
+    def _read_records(
+        self, split: Any, chunks: Iterable[Columns], bundler: Bundler, bound: Optional[Bound] = None
+    ) -> Iterator[List[Tuple[Any, ...]]]:
         """`bound`: (partition, its mark, floor) of a partitioned source's split (see
         weir.runtime.split_watermarks), or None."""
         subtask = split[0] % self.plan.parallelism
         router = self.routers.get(subtask)
         if router is None:
-            router = self.routers[subtask] = Router(self.task.fused, self.plan, subtask,
-                                                    self.task.watermark)
+            router = self.routers[subtask] = Router(
+                self.task.fused, self.plan, subtask, self.task.watermark
+            )
         seen: Optional[List[int]]  # (the largest timestamps a data watermark's assigner saw)
         largest: Optional[int]  # (of `seen`, then at most the split's floor)
         counter, seen, read = 0, [] if self.data_watermarks else None, 0
@@ -86,8 +95,9 @@ class SourceRunner:
             if self.reader.dead_letter_tag is not None:
                 outputs = self._dead_letters_apart(values, stamps)
                 dead_letters += len(outputs[self.reader.dead_letter_tag][0])
-            counter = router.route(outputs, AFTER_WATERMARK, split[0],
-                                   counter, bundler, seen, subtask)
+            counter = router.route(
+                outputs, AFTER_WATERMARK, split[0], counter, bundler, seen, subtask
+            )
             if seen:
                 largest = max(seen)
                 seen.clear()
@@ -99,8 +109,11 @@ class SourceRunner:
             yield bundler.rows()
         if split_largest is not None:
             assert bound is not None  # (split_largest is only set with a bound)
-            bundler.add_control(Channel.SPLIT_WATERMARKS, Control.SEEN,
-                                payload=SplitMark(self.task.uid, bound[0], split_largest))
+            bundler.add_control(
+                Channel.SPLIT_WATERMARKS,
+                Control.SEEN,
+                payload=SplitMark(self.task.uid, bound[0], split_largest),
+            )
         metrics = router.take_metrics(subtask)
         if read:
             metrics.update(records_io(self.task.uid, subtask, 0, read - dead_letters))

@@ -29,9 +29,16 @@ class KeyedOperatorHarness:
     `process_element1`/`process_element2` (or `process_element(..., input_label=i)`).
     """
 
-    def __init__(self, function, key_selector, max_parallelism=DEFAULT_MAX_PARALLELISM,
-                 pages_per_key_group=1, name="operator-under-test", snapshot=None,
-                 batch_execution=False):
+    def __init__(
+        self,
+        function,
+        key_selector,
+        max_parallelism=DEFAULT_MAX_PARALLELISM,
+        pages_per_key_group=1,
+        name="operator-under-test",
+        snapshot=None,
+        batch_execution=False,
+    ):
         self.batch_execution = batch_execution  # Flink's BATCH mode: timers fire at the end
         self._prototype = function
         selectors = key_selector if isinstance(key_selector, tuple) else (key_selector,)
@@ -50,8 +57,9 @@ class KeyedOperatorHarness:
 
     def _new_operator(self, snapshot):
         function = self._operator_function(copy.deepcopy(self._prototype))
-        backend = KeyedStateBackend(lambda kg: self.stores[kg], self.max_parallelism,
-                                    self.pages_per_key_group)
+        backend = KeyedStateBackend(
+            lambda kg: self.stores[kg], self.max_parallelism, self.pages_per_key_group
+        )
         operator = create_keyed_operator(function, backend, self.name)
         operator.batch_execution = self.batch_execution
         if snapshot is not None:
@@ -68,8 +76,10 @@ class KeyedOperatorHarness:
         two_inputs = len(self.key_selectors) == 2
         method = "process_element1" if two_inputs else "process_element"
         if not hasattr(function, method):
-            raise TypeError(f"the harness needs an object with {method} for "
-                            f"{len(self.key_selectors)} key selector(s), or a WindowSpec")
+            raise TypeError(
+                f"the harness needs an object with {method} for "
+                f"{len(self.key_selectors)} key selector(s), or a WindowSpec"
+            )
         if two_inputs:
             return adapters.KeyedCoProcess(function)
         if isinstance(function, adapters._KeyedAdapter):
@@ -107,16 +117,19 @@ class KeyedOperatorHarness:
         self.operator.flush()
         return self
 
-    def process_micro_batch(self, elements, watermark=None, processing_time=None,
-                            before_watermark=()):
+    def process_micro_batch(
+        self, elements, watermark=None, processing_time=None, before_watermark=()
+    ):
         """One micro-batch as the engines run it (weir.runtime.keyed_batch), key group by
         key group: the (value, timestamp) records of `before_watermark` (produced upstream
         before the watermark's advance), then the timers due at `watermark` and
         `processing_time` (None: the clock stays), then the (value, timestamp) records of
         `elements`, as a batch. An operator of one input."""
         if len(self.key_selectors) != 1:
-            raise TypeError("process_micro_batch drives an operator of one input; feed two "
-                            "inputs with process_element1/process_element2")
+            raise TypeError(
+                "process_micro_batch drives an operator of one input; feed two "
+                "inputs with process_element1/process_element2"
+            )
         clock, select = self.operator.clock, self.key_selector
         watermark = clock.watermark if watermark is None else watermark
         processing_time = clock.processing_time if processing_time is None else processing_time
@@ -127,8 +140,9 @@ class KeyedOperatorHarness:
                 by_group[key_group].append((make_seq(phase, 0, counter), value, timestamp))
         for key_group in sorted(set(by_group) | set(self.stores)):
             records = RecordColumns.of(by_group.get(key_group, ()), select)
-            output = process_key_group_batch(self.operator, key_group, records, watermark,
-                                             processing_time)
+            output = process_key_group_batch(
+                self.operator, key_group, records, watermark, processing_time
+            )
             self.operator.release()
             for _, tag_id, value, timestamp in output.records():
                 self._emit(tag_id, value, timestamp)
@@ -172,9 +186,11 @@ class KeyedOperatorHarness:
     def snapshot(self):
         """A deep copy of every key group's pages plus the clocks."""
         self.operator.flush()
-        return {"stores": {kg: dict(store.pages) for kg, store in self.stores.items()},
-                "watermark": self.operator.clock.watermark,
-                "processing_time": self.operator.clock.processing_time}
+        return {
+            "stores": {kg: dict(store.pages) for kg, store in self.stores.items()},
+            "watermark": self.operator.clock.watermark,
+            "processing_time": self.operator.clock.processing_time,
+        }
 
     @classmethod
     def restore(cls, function, key_selector, snapshot, **kwargs):
@@ -183,6 +199,7 @@ class KeyedOperatorHarness:
     def num_keyed_state_entries(self) -> int:
         """Entries (key, state) held across all pages: for leak checks."""
         from weir.runtime.state.backend import loads
+
         total = 0
         for store in self.stores.values():
             for page_id, blob in store.pages.items():
@@ -192,6 +209,7 @@ class KeyedOperatorHarness:
 
     def num_timers(self) -> int:
         from weir.runtime.timers import KeyGroupTimers
+
         return sum(KeyGroupTimers(store).count() for store in self.stores.values())
 
     def close(self):

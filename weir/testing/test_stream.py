@@ -45,8 +45,9 @@ class TestStream:
 
     def advance_watermark_to(self, timestamp: int) -> "TestStream":
         if timestamp <= 0:
-            raise ValueError(f"TestStream watermarks must be positive (engines start at 0), "
-                             f"got {timestamp}")
+            raise ValueError(
+                f"TestStream watermarks must be positive (engines start at 0), got {timestamp}"
+            )
         if self._watermark is not None and timestamp < self._watermark:
             raise ValueError(f"the watermark cannot go back: {timestamp} < {self._watermark}")
         self._watermark = timestamp

@@ -16,12 +16,26 @@ def get_j_env_configuration(j_env) -> Configuration:
     """The configuration of the environment `j_env` is the handle of."""
     configuration = getattr(j_env, "configuration", None)
     if not isinstance(configuration, Configuration):
-        raise TypeError("get_j_env_configuration takes env._j_stream_execution_environment, "
-                        f"got {j_env!r}")
+        raise TypeError(
+            f"get_j_env_configuration takes env._j_stream_execution_environment, got {j_env!r}"
+        )
     return configuration
 
 
-__getattr__ = module_gaps(__name__, "pyflink.util.java_utils", [
-    "add_jars_to_context_class_loader", "add_to_classpath", "create_url_class_loader",
-    "get_field", "get_field_value", "invoke_method", "is_instance_of", "load_java_class",
-    "set_field", "to_j_explain_detail_arr", "to_jarray"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.util.java_utils",
+    [
+        "add_jars_to_context_class_loader",
+        "add_to_classpath",
+        "create_url_class_loader",
+        "get_field",
+        "get_field_value",
+        "invoke_method",
+        "is_instance_of",
+        "load_java_class",
+        "set_field",
+        "to_j_explain_detail_arr",
+        "to_jarray",
+    ],
+)

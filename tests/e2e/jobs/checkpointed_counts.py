@@ -43,16 +43,28 @@ def checkpointed_environment(checkpoint_dir, parallelism):
 
 def main(output_dir, checkpoint_dir, events, per_batch, rate, parallelism=2):
     env = checkpointed_environment(checkpoint_dir, parallelism)
-    source = DataGeneratorSource(event, count=events, records_per_second=rate,
-                                 max_records_per_batch=per_batch)
+    source = DataGeneratorSource(
+        event, count=events, records_per_second=rate, max_records_per_batch=per_batch
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
-    counts = env.from_source(source, strategy, "events").key_by(lambda e: e[0]).process(
-        RunningCount()).uid("running-count")
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
+    counts = (
+        env.from_source(source, strategy, "events")
+        .key_by(lambda e: e[0])
+        .process(RunningCount())
+        .uid("running-count")
+    )
     counts.sink_to(FileSink.for_json_lines(output_dir).build())
     env.execute("checkpointed counts")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
-         *map(int, sys.argv[6:]))
+    main(
+        sys.argv[1],
+        sys.argv[2],
+        int(sys.argv[3]),
+        int(sys.argv[4]),
+        float(sys.argv[5]),
+        *map(int, sys.argv[6:]),
+    )

@@ -19,13 +19,20 @@ import sys
 import uuid
 
 from weir.common import Duration, Time, Types, WatermarkStrategy
-from weir.datastream import (AsyncDataStream, AsyncFunction, CheckpointedFunction,
-                             KeyedBroadcastProcessFunction, KeyedCoProcessFunction,
-                             MapFunction, ProcessJoinFunction, ProcessWindowFunction,
-                             SinkFunction, StreamExecutionEnvironment)
+from weir.datastream import (
+    AsyncDataStream,
+    AsyncFunction,
+    CheckpointedFunction,
+    KeyedBroadcastProcessFunction,
+    KeyedCoProcessFunction,
+    MapFunction,
+    ProcessJoinFunction,
+    ProcessWindowFunction,
+    SinkFunction,
+    StreamExecutionEnvironment,
+)
 from weir.datastream.connectors import DataGeneratorSource, FileSink
-from weir.datastream.state import (ListStateDescriptor, MapStateDescriptor,
-                                   ValueStateDescriptor)
+from weir.datastream.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
 
 FINAL = 10**12
@@ -51,8 +58,7 @@ class SideCounts(KeyedCoProcessFunction):
     """Counts each input's records per key; the end of input reports both counts."""
 
     def open(self, runtime_context):
-        self.counts = [runtime_context.get_state(ValueStateDescriptor(f"count{i}"))
-                       for i in (1, 2)]
+        self.counts = [runtime_context.get_state(ValueStateDescriptor(f"count{i}")) for i in (1, 2)]
 
     def _count(self, side, value, ctx):
         count = (self.counts[side].value() or 0) + 1
@@ -68,8 +74,11 @@ class SideCounts(KeyedCoProcessFunction):
         yield from self._count(1, value, ctx)
 
     def on_timer(self, timestamp, ctx):
-        yield {"key": ctx.get_current_key(), "ts": timestamp,
-               "final": [c.value() for c in self.counts]}
+        yield {
+            "key": ctx.get_current_key(),
+            "ts": timestamp,
+            "final": [c.value() for c in self.counts],
+        }
 
 
 class RuleCounts(KeyedBroadcastProcessFunction):
@@ -91,8 +100,12 @@ class RuleCounts(KeyedBroadcastProcessFunction):
 
     def on_timer(self, timestamp, ctx):
         rules = len(ctx.get_broadcast_state(RULES).keys())
-        yield {"key": ctx.get_current_key(), "ts": timestamp, "final": self.count.value(),
-               "rules": rules}
+        yield {
+            "key": ctx.get_current_key(),
+            "ts": timestamp,
+            "final": self.count.value(),
+            "rules": rules,
+        }
 
 
 class WindowCount(ProcessWindowFunction):
@@ -100,8 +113,12 @@ class WindowCount(ProcessWindowFunction):
         self.side = side
 
     def process(self, key, context, elements):
-        yield {"side": self.side, "key": key, "end": context.window().end,
-               "count": len(list(elements))}
+        yield {
+            "side": self.side,
+            "key": key,
+            "end": context.window().end,
+            "count": len(list(elements)),
+        }
 
 
 class Pairs(ProcessJoinFunction):
@@ -128,8 +145,7 @@ class Numbering(MapFunction, CheckpointedFunction):
     def initialize_state(self, context):
         store = context.get_operator_state_store()
         self.count = store.get_list_state(ListStateDescriptor("count", Types.LONG()))
-        self.instances = store.get_union_list_state(ListStateDescriptor("instances",
-                                                                        Types.INT()))
+        self.instances = store.get_union_list_state(ListStateDescriptor("instances", Types.INT()))
         self.numbered = sum(self.count.get())
         self.union = sorted(self.instances.get())
 
@@ -139,8 +155,7 @@ class Numbering(MapFunction, CheckpointedFunction):
 
     def map(self, value):
         self.numbered += 1
-        return {"ts": value[1], "instance": self.index, "n": self.numbered,
-                "union": self.union}
+        return {"ts": value[1], "instance": self.index, "n": self.numbered, "union": self.union}
 
 
 class BufferingSink(SinkFunction, CheckpointedFunction):
@@ -153,7 +168,8 @@ class BufferingSink(SinkFunction, CheckpointedFunction):
 
     def initialize_state(self, context):
         self.state = context.get_operator_state_store().get_list_state(
-            ListStateDescriptor("buffered", Types.PICKLED_BYTE_ARRAY()))
+            ListStateDescriptor("buffered", Types.PICKLED_BYTE_ARRAY())
+        )
         self.buffered = self.state.get()
 
     def snapshot_state(self, context):
@@ -176,15 +192,21 @@ def build(kind, env, left, right):
     if kind == "co_process":
         return left.connect(right).key_by(lambda e: e[0], lambda e: e[0]).process(SideCounts())
     if kind == "own_watermarks":
-        windows = (stream.key_by(lambda e: e[0]).window(
-            TumblingEventTimeWindows.of(Time.milliseconds(100))).process(WindowCount(side))
-            for stream, side in ((left, "left"), (right, "right")))
+        windows = (
+            stream.key_by(lambda e: e[0])
+            .window(TumblingEventTimeWindows.of(Time.milliseconds(100)))
+            .process(WindowCount(side))
+            for stream, side in ((left, "left"), (right, "right"))
+        )
         return next(windows).union(next(windows))
     if kind == "broadcast":
-        return left.key_by(lambda e: e[0]).connect(right.broadcast(RULES)).process(
-            RuleCounts())
-    return left.key_by(lambda e: e[0]).interval_join(right.key_by(lambda e: e[0])) \
-        .between(Duration.of_millis(-20), Duration.of_millis(20)).process(Pairs())
+        return left.key_by(lambda e: e[0]).connect(right.broadcast(RULES)).process(RuleCounts())
+    return (
+        left.key_by(lambda e: e[0])
+        .interval_join(right.key_by(lambda e: e[0]))
+        .between(Duration.of_millis(-20), Duration.of_millis(20))
+        .process(Pairs())
+    )
 
 
 def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
@@ -195,21 +217,37 @@ def main(kind, output_dir, checkpoint_dir, events, per_batch, rate):
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
-    left, right = (env.from_source(DataGeneratorSource(
-        event, count=events, records_per_second=rate, max_records_per_batch=per_batch,
-        num_splits=2),
-        strategy if name == "left" or kind != "own_watermarks" else
-        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ahead), name)
-        for event, name in ((left_event, "left"), (right_event, "right")))
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
+    left, right = (
+        env.from_source(
+            DataGeneratorSource(
+                event,
+                count=events,
+                records_per_second=rate,
+                max_records_per_batch=per_batch,
+                num_splits=2,
+            ),
+            strategy
+            if name == "left" or kind != "own_watermarks"
+            else WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ahead),
+            name,
+        )
+        for event, name in ((left_event, "left"), (right_event, "right"))
+    )
     if kind == "buffering_sink":
         left.add_sink(BufferingSink(output_dir)).uid(kind)
     else:
-        build(kind, env, left, right).uid(kind).sink_to(
-            FileSink.for_json_lines(output_dir).build())
+        build(kind, env, left, right).uid(kind).sink_to(FileSink.for_json_lines(output_dir).build())
     env.execute(f"checkpointed {kind}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
-         float(sys.argv[6]))
+    main(
+        sys.argv[1],
+        sys.argv[2],
+        sys.argv[3],
+        int(sys.argv[4]),
+        int(sys.argv[5]),
+        float(sys.argv[6]),
+    )

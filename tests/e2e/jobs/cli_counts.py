@@ -16,12 +16,19 @@ def main(output_dir, events, rate):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_config("spark.master", "local[2]")
     env.enable_checkpointing(200)
-    source = DataGeneratorSource(event, count=events, records_per_second=rate,
-                                 max_records_per_batch=max(1, int(rate)))
+    source = DataGeneratorSource(
+        event, count=events, records_per_second=rate, max_records_per_batch=max(1, int(rate))
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner(lambda e, ts: e[1])
-    counts = env.from_source(source, strategy, "events").uid("events").key_by(
-        lambda e: e[0]).process(RunningCount()).uid("running-count")
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(lambda e, ts: e[1])
+    counts = (
+        env.from_source(source, strategy, "events")
+        .uid("events")
+        .key_by(lambda e: e[0])
+        .process(RunningCount())
+        .uid("running-count")
+    )
     counts.sink_to(FileSink.for_json_lines(output_dir).build())
     env.execute("cli counts")
 

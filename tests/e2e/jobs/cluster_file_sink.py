@@ -25,19 +25,26 @@ class ByProcess:
 
 def main(records: int, output: str) -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    spark = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("cluster-sink")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local-cluster[2,1,1024]")
+        .appName("cluster-sink")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(4)
-    source = DataGeneratorSource(lambda i: (f"k{i % 1000}", i, "x" * 100), count=records,
-                                 max_records_per_batch=records // 4)
-    (env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
-     .key_by(lambda event: event[0])
-     .map(lambda event: {"key": event[0], "i": event[1], "pad": event[2]})
-     .sink_to(FileSink.for_json_lines(output).with_bucket_assigner(ByProcess()).build()))
+    source = DataGeneratorSource(
+        lambda i: (f"k{i % 1000}", i, "x" * 100), count=records, max_records_per_batch=records // 4
+    )
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
+        .key_by(lambda event: event[0])
+        .map(lambda event: {"key": event[0], "i": event[1], "pad": event[2]})
+        .sink_to(FileSink.for_json_lines(output).with_bucket_assigner(ByProcess()).build())
+    )
     env.execute("cluster-sink")
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"driver_pid": os.getpid(), "driver_peak_mib": peak_mib}))

@@ -38,15 +38,19 @@ def main(output_dir, events, rate):
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2).set_spark_config("spark.master", "local[2]")
     env.enable_checkpointing(500)
-    source = DataGeneratorSource(click, count=events, records_per_second=rate,
-                                 max_records_per_batch=max(1, int(rate)))
+    source = DataGeneratorSource(
+        click, count=events, records_per_second=rate, max_records_per_batch=max(1, int(rate))
+    )
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_seconds(1)).with_timestamp_assigner(lambda c, ts: c[1])
-    visits = env.from_source(source, strategy, "clicks").uid("clicks").map(Visit()).uid(
-        "visits")
-    counts = visits.key_by(lambda v: v[0]).window(
-        TumblingEventTimeWindows.of(Time.seconds(5))).reduce(
-        lambda a, b: (a[0], a[1] + b[1], max(a[2], b[2]))).uid("clicks-per-page")
+        Duration.of_seconds(1)
+    ).with_timestamp_assigner(lambda c, ts: c[1])
+    visits = env.from_source(source, strategy, "clicks").uid("clicks").map(Visit()).uid("visits")
+    counts = (
+        visits.key_by(lambda v: v[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(5)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1], max(a[2], b[2])))
+        .uid("clicks-per-page")
+    )
     counts.sink_to(FileSink.for_json_lines(output_dir).build()).uid("counts-out")
     env.execute("clicks per page")
 

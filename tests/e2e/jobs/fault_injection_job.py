@@ -32,22 +32,26 @@ import time
 
 from weir.common import Time, Types, WatermarkStrategy
 from weir.common.serialization import SimpleStringSchema
-from weir.datastream import (KeyedProcessFunction, ProcessWindowFunction,
-                             StreamExecutionEnvironment)
+from weir.datastream import KeyedProcessFunction, ProcessWindowFunction, StreamExecutionEnvironment
 from weir.datastream.connectors import DeliveryGuarantee, FileSink
 from weir.datastream.connectors.file_system import FileSource
-from weir.datastream.connectors.jdbc import (JdbcConnectionOptions, JdbcExecutionOptions,
-                                             JdbcSink)
-from weir.datastream.connectors.kafka import (KafkaOffsetsInitializer,
-                                              KafkaRecordSerializationSchema, KafkaSink,
-                                              KafkaSource, KafkaTopicPartition)
+from weir.datastream.connectors.jdbc import JdbcConnectionOptions, JdbcExecutionOptions, JdbcSink
+from weir.datastream.connectors.kafka import (
+    KafkaOffsetsInitializer,
+    KafkaRecordSerializationSchema,
+    KafkaSink,
+    KafkaSource,
+    KafkaTopicPartition,
+)
 from weir.datastream.connectors.redis import RedisSink
 from weir.datastream.state import ValueStateDescriptor
 from weir.datastream.window import TumblingEventTimeWindows
 
 EVENT = Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG()])  # key, value, ts
-WINDOW_ROW = Types.ROW_NAMED(["key", "window_start", "window_end", "n"],
-                             [Types.STRING(), Types.LONG(), Types.LONG(), Types.LONG()])
+WINDOW_ROW = Types.ROW_NAMED(
+    ["key", "window_start", "window_end", "n"],
+    [Types.STRING(), Types.LONG(), Types.LONG(), Types.LONG()],
+)
 CHECKPOINT_INTERVAL_MS = 300
 WINDOW_SECONDS = 10
 
@@ -72,8 +76,7 @@ class WindowCount(ProcessWindowFunction):
 
     def process(self, key, context, elements):
         window = context.window()
-        yield {"key": key, "start": window.start, "end": window.end,
-               "count": len(list(elements))}
+        yield {"key": key, "start": window.start, "end": window.end, "count": len(list(elements))}
 
 
 class UpdateSerializer:
@@ -96,29 +99,48 @@ class UpdateSerializer:
             while True:
                 time.sleep(60)
         self.last_call = now
-        return json.dumps({**update, "life": self.life, **_batch_and_task()},
-                          sort_keys=True).encode()
+        return json.dumps(
+            {**update, "life": self.life, **_batch_and_task()}, sort_keys=True
+        ).encode()
 
 
 def _batch_and_task() -> dict:
     """The micro-batch (the id Spark gives the jobs a micro-batch runs) and the task (its
     partition, the sink's task) of the Spark task writing the record."""
     from pyspark import TaskContext
+
     context = TaskContext.get()
-    return {"batch": int(context.getLocalProperty("streaming.sql.batchId")),
-            "task": context.partitionId()}
+    return {
+        "batch": int(context.getLocalProperty("streaming.sql.batchId")),
+        "task": context.partitionId(),
+    }
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name in ("broker", "input-topic", "input-dir", "output-topic", "output-dir",
-                 "jdbc-url", "windows-table", "redis-url", "redis-prefix", "checkpoint"):
+    for name in (
+        "broker",
+        "input-topic",
+        "input-dir",
+        "output-topic",
+        "output-dir",
+        "jdbc-url",
+        "windows-table",
+        "redis-url",
+        "redis-prefix",
+        "checkpoint",
+    ):
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--kafka-events", type=int, required=True)
     parser.add_argument("--life", type=int, default=0)
     parser.add_argument("--hang-in-transaction", default=None)
-    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="a Spark setting (repeatable)")
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting (repeatable)",
+    )
     return parser.parse_args(argv)
 
 
@@ -136,19 +158,25 @@ def environment(args) -> StreamExecutionEnvironment:
 def event_time(field):
     """Monotonous timestamps per source, taken from the event's `ts`."""
     return WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda event, _: field(event))
+        lambda event, _: field(event)
+    )
 
 
 def kafka_events(env, args):
     """The Kafka topic (one partition) up to offset --kafka-events, as EVENT tuples."""
     stop = {KafkaTopicPartition(args.input_topic, 0): args.kafka_events}
-    source = (KafkaSource.builder().set_bootstrap_servers(args.broker)
-              .set_topics(args.input_topic)
-              .set_value_only_deserializer(SimpleStringSchema())
-              .set_starting_offsets(KafkaOffsetsInitializer.earliest())
-              .set_bounded(KafkaOffsetsInitializer.offsets(stop)).build())
-    stream = env.from_source(source, event_time(lambda line: json.loads(line)["ts"]),
-                             "kafka-events").uid("kafka-events")
+    source = (
+        KafkaSource.builder()
+        .set_bootstrap_servers(args.broker)
+        .set_topics(args.input_topic)
+        .set_value_only_deserializer(SimpleStringSchema())
+        .set_starting_offsets(KafkaOffsetsInitializer.earliest())
+        .set_bounded(KafkaOffsetsInitializer.offsets(stop))
+        .build()
+    )
+    stream = env.from_source(
+        source, event_time(lambda line: json.loads(line)["ts"]), "kafka-events"
+    ).uid("kafka-events")
     return stream.map(_kafka_event, EVENT).uid("parse-kafka")
 
 
@@ -161,26 +189,44 @@ def file_events(env, args):
     """The JSON-lines files of --input-dir, one file per micro-batch, as EVENT tuples."""
     source = FileSource.for_json_lines(args.input_dir).set_max_files_per_batch(1).build()
     stream = env.from_source(source, event_time(lambda row: row.ts), "file-events")
-    return stream.uid("file-events").map(lambda row: (row.key, row.value, row.ts),
-                                         EVENT).uid("parse-files")
+    return (
+        stream.uid("file-events")
+        .map(lambda row: (row.key, row.value, row.ts), EVENT)
+        .uid("parse-files")
+    )
 
 
 def kafka_sink(args):
-    serializer = (KafkaRecordSerializationSchema.builder().set_topic(args.output_topic)
-                  .set_value_serialization_schema(
-                      UpdateSerializer(args.life, args.hang_in_transaction)).build())
-    return (KafkaSink.builder().set_bootstrap_servers(args.broker)
-            .set_record_serializer(serializer)
-            .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE)
-            .set_transactional_id_prefix(args.output_topic).build())
+    serializer = (
+        KafkaRecordSerializationSchema.builder()
+        .set_topic(args.output_topic)
+        .set_value_serialization_schema(UpdateSerializer(args.life, args.hang_in_transaction))
+        .build()
+    )
+    return (
+        KafkaSink.builder()
+        .set_bootstrap_servers(args.broker)
+        .set_record_serializer(serializer)
+        .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .set_transactional_id_prefix(args.output_topic)
+        .build()
+    )
 
 
 def jdbc_sink(args):
-    connection = (JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                  .with_url(args.jdbc_url).with_user_name("postgres").build())
+    connection = (
+        JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
+        .with_url(args.jdbc_url)
+        .with_user_name("postgres")
+        .build()
+    )
     execution = JdbcExecutionOptions.builder().with_batch_size(500).build()
-    return JdbcSink.sink(f"INSERT INTO {args.windows_table} (key, window_start, window_end, "
-                         "n) VALUES (?, ?, ?, ?)", WINDOW_ROW, connection, execution)
+    return JdbcSink.sink(
+        f"INSERT INTO {args.windows_table} (key, window_start, window_end, n) VALUES (?, ?, ?, ?)",
+        WINDOW_ROW,
+        connection,
+        execution,
+    )
 
 
 def write_updates(updates, args) -> None:
@@ -189,9 +235,13 @@ def write_updates(updates, args) -> None:
     updates.sink_to(kafka_sink(args)).uid("updates-kafka")
     stream = f"{args.redis_prefix}:updates"
     updates.sink_to(RedisSink.stream(args.redis_url, stream, _text_fields)).uid(
-        "updates-redis-stream")
-    updates.sink_to(RedisSink.hash(args.redis_url, lambda u: f"{args.redis_prefix}:state:"
-                                   f"{u['key']}", _latest_state)).uid("state-redis-hash")
+        "updates-redis-stream"
+    )
+    updates.sink_to(
+        RedisSink.hash(
+            args.redis_url, lambda u: f"{args.redis_prefix}:state:{u['key']}", _latest_state
+        )
+    ).uid("state-redis-hash")
 
 
 def _text_fields(update) -> dict:
@@ -205,8 +255,9 @@ def _latest_state(update) -> dict:
 def write_windows(windows, args) -> None:
     """Window counts: part files and a PostgreSQL table (exactly-once appends)."""
     windows.sink_to(FileSink.for_json_lines(args.output_dir).build()).uid("windows-files")
-    rows = windows.map(lambda w: (w["key"], w["start"], w["end"], w["count"]),
-                       WINDOW_ROW).uid("window-rows")
+    rows = windows.map(lambda w: (w["key"], w["start"], w["end"], w["count"]), WINDOW_ROW).uid(
+        "window-rows"
+    )
     rows.sink_to(jdbc_sink(args)).uid("windows-postgres")
 
 
@@ -216,8 +267,11 @@ def main(argv=None) -> None:
     events = kafka_events(env, args).union(file_events(env, args))
     keyed = events.key_by(lambda event: event[0], Types.STRING())
     write_updates(keyed.process(RunningTotals()).uid("running-totals"), args)
-    windows = (keyed.window(TumblingEventTimeWindows.of(Time.seconds(WINDOW_SECONDS)))
-               .process(WindowCount()).uid("window-counts"))
+    windows = (
+        keyed.window(TumblingEventTimeWindows.of(Time.seconds(WINDOW_SECONDS)))
+        .process(WindowCount())
+        .uid("window-counts")
+    )
     write_windows(windows, args)
     env.execute("fault injection")
 

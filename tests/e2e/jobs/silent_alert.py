@@ -34,8 +34,7 @@ class InactivityAlert(KeyedProcessFunction):
     def process_element(self, value, ctx):
         if value[1] == 1:
             timers = ctx.timer_service()
-            timers.register_processing_time_timer(
-                timers.current_processing_time() + self.delay_ms)
+            timers.register_processing_time_timer(timers.current_processing_time() + self.delay_ms)
         yield {"element": value[1]}
 
     def on_timer(self, timestamp, ctx):
@@ -49,8 +48,8 @@ def main(output_dir, checkpoint_dir):
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoint_dir)
     env.from_source(TwoThenSilence(), WatermarkStrategy.no_watermarks(), "quiet").key_by(
-        lambda v: v[0]).process(InactivityAlert()).uid("alerts").sink_to(
-        FileSink.for_json_lines(output_dir).build())
+        lambda v: v[0]
+    ).process(InactivityAlert()).uid("alerts").sink_to(FileSink.for_json_lines(output_dir).build())
     env.execute("silent alert")
 
 

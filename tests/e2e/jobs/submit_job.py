@@ -8,6 +8,7 @@ def main():
     env.from_collection(["a", "bb", "ccc"]).map(lambda s: f"{s}:{len(s)}").print()
     env.execute("submitted")
     from pyspark.sql import SparkSession
+
     print("master=" + SparkSession.getActiveSession().sparkContext.master)
 
 

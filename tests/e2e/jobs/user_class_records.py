@@ -9,7 +9,7 @@ from weir.common.watermark_strategy import TimestampAssigner
 from weir.datastream import StreamExecutionEnvironment
 
 
-class Reading:                      # a record class defined in the job script
+class Reading:  # a record class defined in the job script
     def __init__(self, sensor, value):
         self.sensor, self.value = sensor, value
 
@@ -27,11 +27,9 @@ env = StreamExecutionEnvironment.get_execution_environment()
 if len(sys.argv) > 1:
     env.set_executor(sys.argv[1])
 env.set_parallelism(1)
-env.from_collection(["a,1", "b,2", "a,3"]) \
-    .map(lambda line: Reading(line.split(",")[0], int(line.split(",")[1]))) \
-    .assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ByValue())) \
-    .key_by(lambda r: r.sensor) \
-    .reduce(lambda a, b: Reading(a.sensor, a.value + b.value)) \
-    .print()
+env.from_collection(["a,1", "b,2", "a,3"]).map(
+    lambda line: Reading(line.split(",")[0], int(line.split(",")[1]))
+).assign_timestamps_and_watermarks(
+    WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ByValue())
+).key_by(lambda r: r.sensor).reduce(lambda a, b: Reading(a.sensor, a.value + b.value)).print()
 env.execute("readings")

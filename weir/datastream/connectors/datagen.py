@@ -10,8 +10,15 @@ class DataGeneratorSource:
     benchmarks. Splits: how many parallel readers share each batch.
     """
 
-    def __init__(self, generator_function, count=None, records_per_second=None,
-                 type_info=None, num_splits: int = 1, max_records_per_batch=None):
+    def __init__(
+        self,
+        generator_function,
+        count=None,
+        records_per_second=None,
+        type_info=None,
+        num_splits: int = 1,
+        max_records_per_batch=None,
+    ):
         function = getattr(generator_function, "map", generator_function)
         if not callable(function):
             raise TypeError("DataGeneratorSource needs a callable generator function")
@@ -20,8 +27,9 @@ class DataGeneratorSource:
         if records_per_second is not None and records_per_second <= 0:
             raise ValueError("records_per_second must be positive")
         self.type_info = type_info
-        self._reader = DataGeneratorReader(function, count, records_per_second, num_splits,
-                                           max_records_per_batch)
+        self._reader = DataGeneratorReader(
+            function, count, records_per_second, num_splits, max_records_per_batch
+        )
 
     def create_reader(self):
         return self._reader
@@ -38,8 +46,9 @@ class NumberSequenceSource:
         if end < start:
             raise ValueError(f"end ({end}) must not be smaller than start ({start})")
         self.type_info = None
-        self._reader = DataGeneratorReader(_identity_plus(start), end - start + 1,
-                                           num_splits=num_splits)
+        self._reader = DataGeneratorReader(
+            _identity_plus(start), end - start + 1, num_splits=num_splits
+        )
 
     def create_reader(self):
         return self._reader

@@ -50,8 +50,13 @@ class FileSource:
         return FileSource.Builder(FileSource(path, "json"))
 
     def create_reader(self):
-        return FileReader(self.path, self.fmt, self.monitor_interval_ms,
-                          self.max_files_per_batch, self.dead_letter_tag)
+        return FileReader(
+            self.path,
+            self.fmt,
+            self.monitor_interval_ms,
+            self.max_files_per_batch,
+            self.dead_letter_tag,
+        )
 
     class Builder:
         def __init__(self, source: "FileSource"):
@@ -88,8 +93,9 @@ class FileSink:
     def for_row_format(base_path: str, encoder) -> "FileSink.RowFormatBuilder":
         """Records as an encoder's lines, bucketed by the hour as Flink's
         (`with_bucket_assigner` to change it)."""
-        return FileSink.RowFormatBuilder(base_path, "text", encoder=encoder,
-                                         bucket_assigner=DateTimeBucketAssigner())
+        return FileSink.RowFormatBuilder(
+            base_path, "text", encoder=encoder, bucket_assigner=DateTimeBucketAssigner()
+        )
 
     @staticmethod
     def for_bulk_format(base_path: str, writer_factory) -> "FileSink.BulkFormatBuilder":
@@ -97,10 +103,16 @@ class FileSink:
         bucketed by the hour as Flink's."""
         fmt = getattr(writer_factory, "fmt", None)
         if fmt != "parquet":
-            raise TypeError("for_bulk_format() expects a bulk writer factory, e.g. "
-                            "ParquetBulkWriters.for_row_type(row_type)")
-        return FileSink.BulkFormatBuilder(base_path, fmt, type_info=writer_factory.row_type,
-                                          bucket_assigner=DateTimeBucketAssigner())
+            raise TypeError(
+                "for_bulk_format() expects a bulk writer factory, e.g. "
+                "ParquetBulkWriters.for_row_type(row_type)"
+            )
+        return FileSink.BulkFormatBuilder(
+            base_path,
+            fmt,
+            type_info=writer_factory.row_type,
+            bucket_assigner=DateTimeBucketAssigner(),
+        )
 
     @staticmethod
     def for_json_lines(base_path: str) -> "FileSink.RowFormatBuilder":
@@ -118,8 +130,10 @@ class FileSink:
 
         def with_output_file_config(self, config: "OutputFileConfig"):
             if not isinstance(config, OutputFileConfig):
-                raise TypeError("with_output_file_config() expects an OutputFileConfig "
-                                "(OutputFileConfig.builder()...build())")
+                raise TypeError(
+                    "with_output_file_config() expects an OutputFileConfig "
+                    "(OutputFileConfig.builder()...build())"
+                )
             self._args["part_prefix"] = config.part_prefix
             self._args["part_suffix"] = config.part_suffix
             return self
@@ -128,8 +142,10 @@ class FileSink:
             """BucketAssigner.base_path_bucket_assigner(), date_time_bucket_assigner(...),
             or (weir) any object with `get_bucket_id(element, context) -> str`."""
             if not callable(getattr(assigner, "get_bucket_id", None)):
-                raise TypeError("with_bucket_assigner() expects a BucketAssigner or an "
-                                "object with get_bucket_id(element, context)")
+                raise TypeError(
+                    "with_bucket_assigner() expects a BucketAssigner or an "
+                    "object with get_bucket_id(element, context)"
+                )
             self._args["bucket_assigner"] = getattr(assigner, "assigner", assigner)
             return self
 
@@ -153,9 +169,11 @@ class FileSink:
         def with_rolling_policy(self, policy: "RollingPolicy"):
             """Bulk formats roll on every checkpoint (micro-batch) only, as Flink's."""
             if not isinstance(policy, RollingPolicy) or policy.kind != "on_checkpoint":
-                raise TypeError("a bulk format rolls on checkpoints only: "
-                                "with_rolling_policy(RollingPolicy.on_checkpoint_rolling_"
-                                "policy())")
+                raise TypeError(
+                    "a bulk format rolls on checkpoints only: "
+                    "with_rolling_policy(RollingPolicy.on_checkpoint_rolling_"
+                    "policy())"
+                )
             return self
 
 
@@ -174,8 +192,9 @@ class BucketAssigner:
         return BucketAssigner(None)
 
     @staticmethod
-    def date_time_bucket_assigner(format_str: str = "yyyy-MM-dd--HH",
-                                  timezone_id: Optional[str] = None) -> "BucketAssigner":
+    def date_time_bucket_assigner(
+        format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None
+    ) -> "BucketAssigner":
         """Buckets by processing time in a Java DateTimeFormatter pattern."""
         return BucketAssigner(DateTimeBucketAssigner(format_str, timezone_id))
 
@@ -226,19 +245,33 @@ class RollingPolicy:
         self.settings = settings
 
     @staticmethod
-    def default_rolling_policy(part_size: int = 1024 * 1024 * 128,
-                               rollover_interval: int = 60 * 1000,
-                               inactivity_interval: int = 60 * 1000) -> "RollingPolicy":
-        return RollingPolicy("default", part_size=part_size,
-                             rollover_interval=rollover_interval,
-                             inactivity_interval=inactivity_interval)
+    def default_rolling_policy(
+        part_size: int = 1024 * 1024 * 128,
+        rollover_interval: int = 60 * 1000,
+        inactivity_interval: int = 60 * 1000,
+    ) -> "RollingPolicy":
+        return RollingPolicy(
+            "default",
+            part_size=part_size,
+            rollover_interval=rollover_interval,
+            inactivity_interval=inactivity_interval,
+        )
 
     @staticmethod
     def on_checkpoint_rolling_policy() -> "RollingPolicy":
         return RollingPolicy("on_checkpoint")
 
 
-__getattr__ = module_gaps(__name__, "pyflink.datastream.connectors.file_system", [
-    "BulkFormat", "FileCompactStrategy", "FileCompactor",
-    "FileEnumeratorProvider", "FileSourceBuilder", "FileSplitAssignerProvider",
-    "StreamingFileSink"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.datastream.connectors.file_system",
+    [
+        "BulkFormat",
+        "FileCompactStrategy",
+        "FileCompactor",
+        "FileEnumeratorProvider",
+        "FileSourceBuilder",
+        "FileSplitAssignerProvider",
+        "StreamingFileSink",
+    ],
+)

@@ -18,10 +18,17 @@ POSTGRES_DRIVER = "org.postgresql.Driver"
 URL_PREFIX = "jdbc:postgresql:"
 DEFAULT_PORT = 5432
 # PgJDBC's URL parameters weir understands, as libpq's connection settings
-URL_PARAMETERS = {"user": "user", "password": "password", "sslmode": "sslmode",
-                  "sslrootcert": "sslrootcert", "sslcert": "sslcert", "sslkey": "sslkey",
-                  "ApplicationName": "application_name", "connectTimeout": "connect_timeout",
-                  "options": "options"}
+URL_PARAMETERS = {
+    "user": "user",
+    "password": "password",
+    "sslmode": "sslmode",
+    "sslrootcert": "sslrootcert",
+    "sslcert": "sslcert",
+    "sslkey": "sslkey",
+    "ApplicationName": "application_name",
+    "connectTimeout": "connect_timeout",
+    "options": "options",
+}
 
 
 class JdbcSink:
@@ -33,23 +40,37 @@ class JdbcSink:
         self._spec = spec
 
     @staticmethod
-    def sink(sql: str, type_info: RowTypeInfo,
-             jdbc_connection_options: "JdbcConnectionOptions",
-             jdbc_execution_options: Optional["JdbcExecutionOptions"] = None) -> "JdbcSink":
+    def sink(
+        sql: str,
+        type_info: RowTypeInfo,
+        jdbc_connection_options: "JdbcConnectionOptions",
+        jdbc_execution_options: Optional["JdbcExecutionOptions"] = None,
+    ) -> "JdbcSink":
         """A sink running `sql` once per record; its `?` placeholders take the record's
         fields in order, typed by `type_info` (Types.ROW or Types.ROW_NAMED)."""
         if not isinstance(type_info, (RowTypeInfo, TupleTypeInfo)):
-            raise TypeError("JdbcSink.sink expects a RowTypeInfo (Types.ROW_NAMED(...) or "
-                            f"Types.ROW(...)) as type_info, got {type_info!r}")
+            raise TypeError(
+                "JdbcSink.sink expects a RowTypeInfo (Types.ROW_NAMED(...) or "
+                f"Types.ROW(...)) as type_info, got {type_info!r}"
+            )
         if not isinstance(jdbc_connection_options, JdbcConnectionOptions):
-            raise TypeError("JdbcSink.sink expects JdbcConnectionOptions (JdbcConnectionOptions"
-                            ".JdbcConnectionOptionsBuilder()...build()), got "
-                            f"{type(jdbc_connection_options).__name__}")
+            raise TypeError(
+                "JdbcSink.sink expects JdbcConnectionOptions (JdbcConnectionOptions"
+                ".JdbcConnectionOptionsBuilder()...build()), got "
+                f"{type(jdbc_connection_options).__name__}"
+            )
         execution = jdbc_execution_options or JdbcExecutionOptions.defaults()
         connection, address = jdbc_connection_options._psycopg_settings()
-        return JdbcSink(JdbcSinkSpec(sql, type_info, connection, address,
-                                     execution.get_batch_size(),
-                                     execution.get_max_retries()))
+        return JdbcSink(
+            JdbcSinkSpec(
+                sql,
+                type_info,
+                connection,
+                address,
+                execution.get_batch_size(),
+                execution.get_max_retries(),
+            )
+        )
 
     def sink_spec(self) -> JdbcSinkSpec:
         return self._spec
@@ -60,8 +81,14 @@ class JdbcConnectionOptions:
     parameters user, password, sslmode, sslrootcert, sslcert, sslkey, ApplicationName,
     connectTimeout, options and currentSchema are understood), a user and a password."""
 
-    def __init__(self, url: str, driver_name: Optional[str], user_name: Optional[str],
-                 password: Optional[str], connection_check_timeout_seconds: int):
+    def __init__(
+        self,
+        url: str,
+        driver_name: Optional[str],
+        user_name: Optional[str],
+        password: Optional[str],
+        connection_check_timeout_seconds: int,
+    ):
         self._url = url
         self._driver_name = driver_name
         self._user_name = user_name
@@ -106,40 +133,48 @@ class JdbcConnectionOptions:
             self._url = url
             return self
 
-        def with_driver_name(self, driver_name: str
-                             ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
+        def with_driver_name(
+            self, driver_name: str
+        ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
             if driver_name != POSTGRES_DRIVER:
-                raise ValueError(f"weir's JdbcSink writes PostgreSQL (through psycopg): the "
-                                 f"driver {driver_name!r} is not supported; use "
-                                 f"{POSTGRES_DRIVER!r} or leave the driver name out")
+                raise ValueError(
+                    f"weir's JdbcSink writes PostgreSQL (through psycopg): the "
+                    f"driver {driver_name!r} is not supported; use "
+                    f"{POSTGRES_DRIVER!r} or leave the driver name out"
+                )
             self._driver_name = driver_name
             return self
 
-        def with_user_name(self, user_name: str
-                           ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
+        def with_user_name(
+            self, user_name: str
+        ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
             self._user_name = user_name
             return self
 
-        def with_password(self, password: str
-                          ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
+        def with_password(
+            self, password: str
+        ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
             self._password = password
             return self
 
         def with_connection_check_timeout_seconds(
-                self, connection_check_timeout_seconds: int
+            self, connection_check_timeout_seconds: int
         ) -> "JdbcConnectionOptions.JdbcConnectionOptionsBuilder":
             """How long connecting may take, in seconds (libpq waits at least 2)."""
             if int(connection_check_timeout_seconds) <= 0:
-                raise ValueError("the connection check timeout must be positive, got "
-                                 f"{connection_check_timeout_seconds!r}")
+                raise ValueError(
+                    "the connection check timeout must be positive, got "
+                    f"{connection_check_timeout_seconds!r}"
+                )
             self._timeout = int(connection_check_timeout_seconds)
             return self
 
         def build(self) -> "JdbcConnectionOptions":
             if not self._url:
                 raise ValueError("JdbcConnectionOptions needs with_url(...)")
-            return JdbcConnectionOptions(self._url, self._driver_name, self._user_name,
-                                         self._password, self._timeout)
+            return JdbcConnectionOptions(
+                self._url, self._driver_name, self._user_name, self._password, self._timeout
+            )
 
 
 class JdbcExecutionOptions:
@@ -203,22 +238,30 @@ def _at_least(least: int, value, what: str) -> int:
 
 # -- PgJDBC URLs ---------------------------------------------------------------------------
 
+
 def parse_postgres_url(url: str):
     """(psycopg's connection settings, "host:port/database") of a PgJDBC URL:
     jdbc:postgresql://host[:port][,host2[:port2]...]/[database][?parameters], or
     jdbc:postgresql:database (on localhost:5432)."""
     if not isinstance(url, str) or not url.startswith(URL_PREFIX):
-        raise ValueError("weir's JdbcSink writes PostgreSQL only: expected a URL "
-                         f"'jdbc:postgresql://host:port/database', got {url!r}")
-    rest, _, query = url[len(URL_PREFIX):].partition("?")
+        raise ValueError(
+            "weir's JdbcSink writes PostgreSQL only: expected a URL "
+            f"'jdbc:postgresql://host:port/database', got {url!r}"
+        )
+    rest, _, query = url[len(URL_PREFIX) :].partition("?")
     if rest.startswith("//"):
         hosts, _, database = rest[2:].partition("/")
     else:
         hosts, database = "", rest.lstrip("/")
-    servers = [_host_and_port(url, host) for host in hosts.split(",")] if hosts else \
-        [("localhost", DEFAULT_PORT)]
-    settings = {"host": ",".join(host for host, _ in servers),
-                "port": ",".join(str(port) for _, port in servers)}
+    servers = (
+        [_host_and_port(url, host) for host in hosts.split(",")]
+        if hosts
+        else [("localhost", DEFAULT_PORT)]
+    )
+    settings = {
+        "host": ",".join(host for host, _ in servers),
+        "port": ",".join(str(port) for _, port in servers),
+    }
     if database:
         settings["dbname"] = unquote(database)
     settings.update(_url_parameters(url, query))
@@ -245,9 +288,11 @@ def _url_parameters(url: str, query: str) -> dict:
         elif name in URL_PARAMETERS:
             settings[URL_PARAMETERS[name]] = value
         else:
-            raise ValueError(f"the JDBC URL {url!r} has the parameter {name!r}, which weir's "
-                             f"JdbcSink does not understand (it does: "
-                             f"{', '.join(sorted([*URL_PARAMETERS, 'currentSchema']))})")
+            raise ValueError(
+                f"the JDBC URL {url!r} has the parameter {name!r}, which weir's "
+                f"JdbcSink does not understand (it does: "
+                f"{', '.join(sorted([*URL_PARAMETERS, 'currentSchema']))})"
+            )
     if schemas is not None:
         search_path = "-c search_path=" + schemas.replace(" ", "\\ ")  # libpq's escape
         settings["options"] = f"{settings.get('options', '')} {search_path}".strip()

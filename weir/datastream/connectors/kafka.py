@@ -9,9 +9,18 @@ from weir.datastream.connectors.base import DeliveryGuarantee, dead_letter_tag_i
 from weir.runtime.connectors.kafka_sink import KafkaSinkSpec, RecordSerializer
 from weir.runtime.connectors.kafka_source import KafkaReader, KafkaSourceConfig
 
-__getattr__ = module_gaps(__name__, "pyflink.datastream.connectors.kafka", [
-    "KafkaTopicSelector", "FlinkKafkaConsumer", "FlinkKafkaProducer", "Semantic",
-    "KafkaRecordDeserializationSchema", "SimpleStringValueKafkaRecordDeserializationSchema"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.datastream.connectors.kafka",
+    [
+        "KafkaTopicSelector",
+        "FlinkKafkaConsumer",
+        "FlinkKafkaProducer",
+        "Semantic",
+        "KafkaRecordDeserializationSchema",
+        "SimpleStringValueKafkaRecordDeserializationSchema",
+    ],
+)
 
 
 class KafkaTopicPartition:
@@ -33,6 +42,7 @@ class KafkaTopicPartition:
 
 class KafkaOffsetResetStrategy(Enum):
     """Where a partition without the offset asked for starts."""
+
     LATEST = "LATEST"
     EARLIEST = "EARLIEST"
     NONE = "NONE"
@@ -54,8 +64,9 @@ class KafkaOffsetsInitializer:
         return KafkaOffsetsInitializer(("latest",))
 
     @staticmethod
-    def committed_offsets(offset_reset_strategy: KafkaOffsetResetStrategy =
-                          KafkaOffsetResetStrategy.NONE) -> "KafkaOffsetsInitializer":
+    def committed_offsets(
+        offset_reset_strategy: KafkaOffsetResetStrategy = KafkaOffsetResetStrategy.NONE,
+    ) -> "KafkaOffsetsInitializer":
         return KafkaOffsetsInitializer(("committed", _strategy(offset_reset_strategy)))
 
     @staticmethod
@@ -63,9 +74,10 @@ class KafkaOffsetsInitializer:
         return KafkaOffsetsInitializer(("timestamp", int(timestamp)))
 
     @staticmethod
-    def offsets(offsets: Dict[KafkaTopicPartition, int],
-                offset_reset_strategy: KafkaOffsetResetStrategy =
-                KafkaOffsetResetStrategy.EARLIEST) -> "KafkaOffsetsInitializer":
+    def offsets(
+        offsets: Dict[KafkaTopicPartition, int],
+        offset_reset_strategy: KafkaOffsetResetStrategy = KafkaOffsetResetStrategy.EARLIEST,
+    ) -> "KafkaOffsetsInitializer":
         given = {tp._key(): int(offset) for tp, offset in offsets.items()}
         return KafkaOffsetsInitializer(("offsets", given, _strategy(offset_reset_strategy)))
 
@@ -78,8 +90,10 @@ def _strategy(strategy) -> str:
 
 def _initializer(value, method: str) -> tuple:
     if not isinstance(value, KafkaOffsetsInitializer):
-        raise TypeError(f"KafkaSourceBuilder.{method} expects a KafkaOffsetsInitializer, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"KafkaSourceBuilder.{method} expects a KafkaOffsetsInitializer, "
+            f"got {type(value).__name__}"
+        )
     return value._spec
 
 
@@ -142,14 +156,15 @@ class KafkaSourceBuilder:
         return self
 
     def set_unbounded(self, initializer: KafkaOffsetsInitializer) -> "KafkaSourceBuilder":
-        self._settings.update(stopping=_initializer(initializer, "set_unbounded"),
-                              bounded=False)
+        self._settings.update(stopping=_initializer(initializer, "set_unbounded"), bounded=False)
         return self
 
     def set_value_only_deserializer(self, deserialization_schema) -> "KafkaSourceBuilder":
         if not hasattr(deserialization_schema, "deserialize"):
-            raise TypeError("set_value_only_deserializer expects a DeserializationSchema "
-                            f"(with deserialize(bytes)), got {deserialization_schema!r}")
+            raise TypeError(
+                "set_value_only_deserializer expects a DeserializationSchema "
+                f"(with deserialize(bytes)), got {deserialization_schema!r}"
+            )
         self._settings["deserializer"] = deserialization_schema
         return self
 
@@ -159,8 +174,10 @@ class KafkaSourceBuilder:
         `deserialize_record(key, value)` takes a message's key and value bytes (either
         None: no key, a tombstone) and gives its record, None to skip it."""
         if not callable(getattr(record_deserializer, "deserialize_record", None)):
-            raise TypeError("set_deserializer expects a record deserializer (with "
-                            f"deserialize_record(key, value)), got {record_deserializer!r}")
+            raise TypeError(
+                "set_deserializer expects a record deserializer (with "
+                f"deserialize_record(key, value)), got {record_deserializer!r}"
+            )
         self._settings["deserializer"] = record_deserializer
         return self
 
@@ -190,15 +207,19 @@ class KafkaSourceBuilder:
         if properties.get("group.id") and not settings.get("group_id"):
             settings["group_id"] = properties["group.id"]
         if not settings.get("bootstrap_servers"):
-            raise ValueError("KafkaSource needs set_bootstrap_servers(...) or the "
-                             "'bootstrap.servers' property")
+            raise ValueError(
+                "KafkaSource needs set_bootstrap_servers(...) or the 'bootstrap.servers' property"
+            )
         if len(self._subscriptions) != 1:
-            raise ValueError("KafkaSource needs exactly one of set_topics, set_topic_pattern "
-                             "and set_partitions (got: "
-                             f"{', '.join(self._subscriptions) or 'none'})")
+            raise ValueError(
+                "KafkaSource needs exactly one of set_topics, set_topic_pattern "
+                "and set_partitions (got: "
+                f"{', '.join(self._subscriptions) or 'none'})"
+            )
         if settings.get("deserializer") is None:
-            raise ValueError("KafkaSource needs set_value_only_deserializer(...) or "
-                             "set_deserializer(...)")
+            raise ValueError(
+                "KafkaSource needs set_value_only_deserializer(...) or set_deserializer(...)"
+            )
         return KafkaSource(KafkaSourceConfig(**settings))
 
 
@@ -237,13 +258,17 @@ class KafkaRecordSerializationSchemaBuilder:
 
     def build(self) -> KafkaRecordSerializationSchema:
         if (self._topic is None) == (self._topic_selector is None):
-            raise ValueError("KafkaRecordSerializationSchema needs exactly one of set_topic "
-                             "and set_topic_selector")
+            raise ValueError(
+                "KafkaRecordSerializationSchema needs exactly one of set_topic "
+                "and set_topic_selector"
+            )
         if self._value is None:
-            raise ValueError("KafkaRecordSerializationSchema needs "
-                             "set_value_serialization_schema(...)")
-        return KafkaRecordSerializationSchema(RecordSerializer(
-            self._topic, self._topic_selector, self._key, self._value))
+            raise ValueError(
+                "KafkaRecordSerializationSchema needs set_value_serialization_schema(...)"
+            )
+        return KafkaRecordSerializationSchema(
+            RecordSerializer(self._topic, self._topic_selector, self._key, self._value)
+        )
 
 
 class KafkaSink:
@@ -284,12 +309,15 @@ class KafkaSinkBuilder:
         self._prefix = prefix
         return self
 
-    def set_record_serializer(self, serializer: KafkaRecordSerializationSchema
-                              ) -> "KafkaSinkBuilder":
+    def set_record_serializer(
+        self, serializer: KafkaRecordSerializationSchema
+    ) -> "KafkaSinkBuilder":
         if not isinstance(serializer, KafkaRecordSerializationSchema):
-            raise TypeError("set_record_serializer expects a KafkaRecordSerializationSchema "
-                            f"(KafkaRecordSerializationSchema.builder()...build()), got "
-                            f"{type(serializer).__name__}")
+            raise TypeError(
+                "set_record_serializer expects a KafkaRecordSerializationSchema "
+                f"(KafkaRecordSerializationSchema.builder()...build()), got "
+                f"{type(serializer).__name__}"
+            )
         self._serializer = serializer
         return self
 
@@ -303,7 +331,16 @@ class KafkaSinkBuilder:
         if self._serializer is None:
             raise ValueError("KafkaSink needs set_record_serializer(...)")
         if self._guarantee is DeliveryGuarantee.EXACTLY_ONCE and not self._prefix:
-            raise ValueError("a KafkaSink with DeliveryGuarantee.EXACTLY_ONCE needs "
-                             "set_transactional_id_prefix(...)")
-        return KafkaSink(KafkaSinkSpec(self._bootstrap_servers, self._serializer._serializer,
-                                       self._guarantee.name, self._prefix, self._properties))
+            raise ValueError(
+                "a KafkaSink with DeliveryGuarantee.EXACTLY_ONCE needs "
+                "set_transactional_id_prefix(...)"
+            )
+        return KafkaSink(
+            KafkaSinkSpec(
+                self._bootstrap_servers,
+                self._serializer._serializer,
+                self._guarantee.name,
+                self._prefix,
+                self._properties,
+            )
+        )

@@ -19,10 +19,14 @@ from typing import Any, Dict, Optional
 
 from weir.datastream.connectors.base import dead_letter_tag_id
 from weir.runtime.connectors import redis_clients
-from weir.runtime.connectors.redis_sink import (HashFields, KeyValues, RedisSinkSpec,
-                                                StreamEntries)
-from weir.runtime.connectors.redis_source import (EARLIEST, LATEST, RedisStreamConfig,
-                                                  RedisStreamReader, full_id)
+from weir.runtime.connectors.redis_sink import HashFields, KeyValues, RedisSinkSpec, StreamEntries
+from weir.runtime.connectors.redis_source import (
+    EARLIEST,
+    LATEST,
+    RedisStreamConfig,
+    RedisStreamReader,
+    full_id,
+)
 
 
 class RedisStreamSource:
@@ -61,8 +65,9 @@ class RedisStreamSourceBuilder:
         """Where streams without a starting id start when the job first starts:
         "earliest" (their first entry, the default) or "latest" (entries added after)."""
         if position not in (EARLIEST, LATEST):
-            raise ValueError(f"the starting position is '{EARLIEST}' or '{LATEST}', got "
-                             f"{position!r}")
+            raise ValueError(
+                f"the starting position is '{EARLIEST}' or '{LATEST}', got {position!r}"
+            )
         self._settings["starting"] = position
         return self
 
@@ -82,8 +87,9 @@ class RedisStreamSourceBuilder:
         """A function of an entry's fields ({name: value}) giving the record (None skips
         the entry). Default: a Row of the fields, in entry order."""
         if not callable(deserializer):
-            raise TypeError(f"set_deserializer expects a function of an entry's fields, "
-                            f"got {deserializer!r}")
+            raise TypeError(
+                f"set_deserializer expects a function of an entry's fields, got {deserializer!r}"
+            )
         self._settings["deserializer"] = deserializer
         return self
 
@@ -117,8 +123,9 @@ class RedisStreamSourceBuilder:
             raise ValueError("RedisStreamSource needs set_streams(...)")
         unknown = sorted(set(settings["starting_ids"]) - set(settings["streams"]))
         if unknown:
-            raise ValueError(f"set_starting_ids names streams the source does not read: "
-                             f"{', '.join(unknown)}")
+            raise ValueError(
+                f"set_starting_ids names streams the source does not read: {', '.join(unknown)}"
+            )
         return RedisStreamSource(RedisStreamConfig(**settings))
 
 
@@ -135,33 +142,46 @@ class RedisSink:
         self._spec = spec
 
     @staticmethod
-    def stream(url: str, stream, serializer=None, max_len: Optional[int] = None,
-               exact_trim: bool = False) -> "RedisSink":
+    def stream(
+        url: str, stream, serializer=None, max_len: Optional[int] = None, exact_trim: bool = False
+    ) -> "RedisSink":
         """XADD per record to `stream` (a name or a function of the record) of the fields
         `serializer(record)` gives (a dict; default: a named Row's or a dict's fields, any
         other record as the field "value"); `max_len` trims the stream, approximately
         unless `exact_trim`. Exactly once under replay."""
         if max_len is not None and (not isinstance(max_len, int) or max_len < 1):
             raise ValueError(f"max_len must be a positive int, got {max_len!r}")
-        return RedisSink._of(url, StreamEntries(_selector(stream, "stream"),
-                                                _mapper(serializer, "serializer"),
-                                                max_len, exact_trim))
+        return RedisSink._of(
+            url,
+            StreamEntries(
+                _selector(stream, "stream"), _mapper(serializer, "serializer"), max_len, exact_trim
+            ),
+        )
 
     @staticmethod
     def hash(url: str, key_selector, field_mapper=None) -> "RedisSink":
         """HSET per record, in the hash `key_selector` gives, of the fields
         `field_mapper(record)` gives (default as the stream sink's). Idempotent."""
-        return RedisSink._of(url, HashFields(_selector(key_selector, "key_selector"),
-                                             _mapper(field_mapper, "field_mapper")))
+        return RedisSink._of(
+            url,
+            HashFields(
+                _selector(key_selector, "key_selector"), _mapper(field_mapper, "field_mapper")
+            ),
+        )
 
     @staticmethod
     def key_value(url: str, key_selector, value_mapper=None, ttl=None) -> "RedisSink":
         """SET per record of `value_mapper(record)` (default the record) at the key
         `key_selector` gives; `ttl` (a Duration, a timedelta or seconds) expires it.
         Idempotent."""
-        return RedisSink._of(url, KeyValues(_selector(key_selector, "key_selector"),
-                                            _mapper(value_mapper, "value_mapper"),
-                                            _ttl_ms(ttl)))
+        return RedisSink._of(
+            url,
+            KeyValues(
+                _selector(key_selector, "key_selector"),
+                _mapper(value_mapper, "value_mapper"),
+                _ttl_ms(ttl),
+            ),
+        )
 
     @staticmethod
     def _of(url: str, command) -> "RedisSink":

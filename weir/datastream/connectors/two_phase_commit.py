@@ -30,7 +30,9 @@ recovery.
 """
 
 from weir.runtime.connectors.two_phase_commit import (  # noqa: F401
-    TransactionContext, TwoPhaseCommitSpec)
+    TransactionContext,
+    TwoPhaseCommitSpec,
+)
 
 
 class TwoPhaseCommitSinkFunction:

@@ -62,8 +62,9 @@ class FileCheckpointCommitter(CheckpointCommitter):
 
     def _marker(self, subtask_idx: int, checkpoint_id: int) -> str:
         assert self.operator_id is not None and self.job_id is not None  # (set before open)
-        return os.path.join(self.directory, self.operator_id, self.job_id,
-                            f"{checkpoint_id:010d}-{subtask_idx:05d}")
+        return os.path.join(
+            self.directory, self.operator_id, self.job_id, f"{checkpoint_id:010d}-{subtask_idx:05d}"
+        )
 
     def create_resource(self) -> None:
         os.makedirs(self.directory, exist_ok=True)
@@ -82,11 +83,14 @@ class GenericWriteAheadSink:
 
     def __init__(self, committer: CheckpointCommitter, wal_path: str):
         if not isinstance(committer, CheckpointCommitter):
-            raise TypeError(f"GenericWriteAheadSink needs a CheckpointCommitter, got "
-                            f"{type(committer).__name__}")
+            raise TypeError(
+                f"GenericWriteAheadSink needs a CheckpointCommitter, got {type(committer).__name__}"
+            )
         if not wal_path:
-            raise ValueError("GenericWriteAheadSink needs a wal_path (a directory every "
-                             "executor reaches) for its write-ahead log")
+            raise ValueError(
+                "GenericWriteAheadSink needs a wal_path (a directory every "
+                "executor reaches) for its write-ahead log"
+            )
         self.committer = committer
         self.wal_path = str(wal_path)
 

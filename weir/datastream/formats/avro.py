@@ -14,11 +14,13 @@ from weir.common.serialization import DeserializationSchema, SerializationSchema
 
 def _parsed(avro_schema_string: Optional[str], record_class):
     if record_class is not None:
-        raise NotImplementedError("PyFlink's Avro schemas of a Java record_class are not in "
-                                  "weir: pass avro_schema_string")
+        raise NotImplementedError(
+            "PyFlink's Avro schemas of a Java record_class are not in weir: pass avro_schema_string"
+        )
     if not isinstance(avro_schema_string, str):
-        raise TypeError("an Avro row schema needs avro_schema_string (the record's Avro "
-                        "schema as JSON)")
+        raise TypeError(
+            "an Avro row schema needs avro_schema_string (the record's Avro schema as JSON)"
+        )
     try:
         import fastavro
     except ImportError:
@@ -26,16 +28,24 @@ def _parsed(avro_schema_string: Optional[str], record_class):
     # (a schema that is not a JSON object fails in .get: AttributeError)
     schema: Any = fastavro.parse_schema(json.loads(avro_schema_string))
     if schema.get("type") != "record":
-        raise ValueError("an Avro row schema must be a record schema, got type "
-                         f"{schema.get('type')!r}")
+        raise ValueError(
+            f"an Avro row schema must be a record schema, got type {schema.get('type')!r}"
+        )
     return schema
 
 
 def _row_type(schema: dict):
     """The row type of an Avro record schema (fields of other Avro types are pickled)."""
     from weir.common import Types
-    simple = {"int": Types.INT, "long": Types.LONG, "string": Types.STRING,
-              "float": Types.FLOAT, "double": Types.DOUBLE, "boolean": Types.BOOLEAN}
+
+    simple = {
+        "int": Types.INT,
+        "long": Types.LONG,
+        "string": Types.STRING,
+        "float": Types.FLOAT,
+        "double": Types.DOUBLE,
+        "boolean": Types.BOOLEAN,
+    }
     types: list = []
     for field in schema["fields"]:
         kind = field["type"]
@@ -49,14 +59,16 @@ def _row_type(schema: dict):
 class AvroRowSerializationSchema(SerializationSchema):
     """A Row (or tuple, dict) -> the binary encoding of an Avro record of the schema."""
 
-    def __init__(self, record_class: Optional[str] = None,
-                 avro_schema_string: Optional[str] = None):
+    def __init__(
+        self, record_class: Optional[str] = None, avro_schema_string: Optional[str] = None
+    ):
         self.avro_schema_string = avro_schema_string
         self.schema = _parsed(avro_schema_string, record_class)
         self.names = [field["name"] for field in self.schema["fields"]]
 
     def serialize(self, element) -> bytes:
         import fastavro
+
         names = element.get_field_names() if isinstance(element, Row) else None
         if isinstance(element, dict):
             record = element
@@ -78,17 +90,24 @@ class AvroRowSerializationSchema(SerializationSchema):
 class AvroRowDeserializationSchema(DeserializationSchema):
     """The binary encoding of an Avro record of the schema -> a Row of its fields."""
 
-    def __init__(self, record_class: Optional[str] = None,
-                 avro_schema_string: Optional[str] = None):
+    def __init__(
+        self, record_class: Optional[str] = None, avro_schema_string: Optional[str] = None
+    ):
         self.avro_schema_string = avro_schema_string
         self.schema = _parsed(avro_schema_string, record_class)
         self.type_info = _row_type(self.schema)
 
     def deserialize(self, message: bytes):
         import fastavro
+
         # (a record schema's reader gives a dict)
-        return Row(**fastavro.schemaless_reader(io.BytesIO(bytes(message)), self.schema,  # type: ignore[arg-type]
-                                                None))
+        return Row(
+            **fastavro.schemaless_reader(
+                io.BytesIO(bytes(message)),
+                self.schema,  # type: ignore[arg-type]
+                None,
+            )
+        )
 
     def __getstate__(self):
         return {"avro_schema_string": self.avro_schema_string}
@@ -97,5 +116,8 @@ class AvroRowDeserializationSchema(DeserializationSchema):
         self.__init__(avro_schema_string=state["avro_schema_string"])  # type: ignore[misc]  # (its own class)
 
 
-__getattr__ = module_gaps(__name__, "pyflink.datastream.formats.avro", [
-    "AvroBulkWriters", "AvroInputFormat", "AvroSchema", "GenericRecordAvroTypeInfo"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.datastream.formats.avro",
+    ["AvroBulkWriters", "AvroInputFormat", "AvroSchema", "GenericRecordAvroTypeInfo"],
+)

@@ -15,18 +15,28 @@ from weir.common.row import Row
 from weir.common.serialization import DeserializationSchema, SerializationSchema
 
 _PARSERS: dict = {  # a type name -> its parser
-    "STRING": str, "CHAR": str, "BYTE": int, "SHORT": int, "INT": int, "LONG": int,
-    "BIG_INT": int, "FLOAT": float, "DOUBLE": float, "BIG_DEC": decimal.Decimal,
+    "STRING": str,
+    "CHAR": str,
+    "BYTE": int,
+    "SHORT": int,
+    "INT": int,
+    "LONG": int,
+    "BIG_INT": int,
+    "FLOAT": float,
+    "DOUBLE": float,
+    "BIG_DEC": decimal.Decimal,
     "BOOLEAN": lambda text: {"true": True, "false": False}[text.strip().lower()],
-    "SQL_DATE": datetime.date.fromisoformat, "SQL_TIME": datetime.time.fromisoformat,
+    "SQL_DATE": datetime.date.fromisoformat,
+    "SQL_TIME": datetime.time.fromisoformat,
     "SQL_TIMESTAMP": lambda text: datetime.datetime.fromisoformat(text.replace("T", " ")),
 }
 
 
 def _row_type(type_info, schema: str):
     if not hasattr(type_info, "get_field_types"):
-        raise ValueError(f"{schema} needs a row type (Types.ROW or Types.ROW_NAMED), got "
-                         f"{type_info!r}")
+        raise ValueError(
+            f"{schema} needs a row type (Types.ROW or Types.ROW_NAMED), got {type_info!r}"
+        )
     return type_info
 
 
@@ -42,10 +52,13 @@ class _Options:
         self.ignore_parse_errors = False
 
     def dialect(self) -> dict:
-        return {"delimiter": self.field_delimiter,
-                "quotechar": self.quote_character if self.quoting else None,
-                "quoting": csv.QUOTE_MINIMAL if self.quoting else csv.QUOTE_NONE,
-                "escapechar": self.escape_character, "lineterminator": "\n"}
+        return {
+            "delimiter": self.field_delimiter,
+            "quotechar": self.quote_character if self.quoting else None,
+            "quoting": csv.QUOTE_MINIMAL if self.quoting else csv.QUOTE_NONE,
+            "escapechar": self.escape_character,
+            "lineterminator": "\n",
+        }
 
 
 class _Builder:
@@ -123,8 +136,9 @@ class CsvRowDeserializationSchema(DeserializationSchema):
         self.type_info = _row_type(type_info, "CsvRowDeserializationSchema")
         self.options = options or _Options()
         self.names = list(type_info.get_field_names())
-        self.parsers = [_PARSERS.get(getattr(t, "_name", None), str)
-                        for t in type_info.get_field_types()]
+        self.parsers = [
+            _PARSERS.get(getattr(t, "_name", None), str) for t in type_info.get_field_types()
+        ]
 
     def deserialize(self, message: bytes):
         text = bytes(message).decode()
@@ -133,8 +147,9 @@ class CsvRowDeserializationSchema(DeserializationSchema):
         try:
             fields = next(csv.reader([text.rstrip("\r\n")], **self.options.dialect()))
             if len(fields) != len(self.names):
-                raise ValueError(f"{len(fields)} fields where the row type has "
-                                 f"{len(self.names)}: {text!r}")
+                raise ValueError(
+                    f"{len(fields)} fields where the row type has {len(self.names)}: {text!r}"
+                )
             values = [self._value(field, parse) for field, parse in zip(fields, self.parsers)]
             return Row(**dict(zip(self.names, values)))
         except Exception:
@@ -167,5 +182,8 @@ class CsvRowDeserializationSchema(DeserializationSchema):
             return CsvRowDeserializationSchema(self._type_info, self._options)
 
 
-__getattr__ = module_gaps(__name__, "pyflink.datastream.formats.csv", [
-    "CsvBulkWriters", "CsvReaderFormat", "CsvSchema", "CsvSchemaBuilder"])
+__getattr__ = module_gaps(
+    __name__,
+    "pyflink.datastream.formats.csv",
+    ["CsvBulkWriters", "CsvReaderFormat", "CsvSchema", "CsvSchemaBuilder"],
+)

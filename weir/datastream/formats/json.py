@@ -61,10 +61,13 @@ class JsonRowDeserializationSchemaBuilder:
 
     def build(self) -> JsonRowDeserializationSchema:
         if self._type_info is None or not hasattr(self._type_info, "get_field_names"):
-            raise ValueError("JsonRowDeserializationSchema needs a row type: "
-                             ".type_info(Types.ROW_NAMED([...], [...]))")
-        return JsonRowDeserializationSchema(self._type_info, self._fail_on_missing,
-                                            self._ignore_errors)
+            raise ValueError(
+                "JsonRowDeserializationSchema needs a row type: "
+                ".type_info(Types.ROW_NAMED([...], [...]))"
+            )
+        return JsonRowDeserializationSchema(
+            self._type_info, self._fail_on_missing, self._ignore_errors
+        )
 
 
 class JsonRowSerializationSchema(SerializationSchema):
@@ -84,8 +87,9 @@ class JsonRowSerializationSchema(SerializationSchema):
         self.type_info.validate(element)
         named = getattr(element, "get_field_names", lambda: None)() is not None
         values = element.as_dict() if named else dict(zip(self.field_names, element))
-        return json.dumps({name: values[name] for name in self.field_names},
-                          separators=(",", ":")).encode()
+        return json.dumps(
+            {name: values[name] for name in self.field_names}, separators=(",", ":")
+        ).encode()
 
 
 JsonRowDeserializationSchema.Builder = JsonRowDeserializationSchemaBuilder  # PyFlink's names
@@ -101,8 +105,10 @@ class JsonRowSerializationSchemaBuilder:
 
     def build(self) -> JsonRowSerializationSchema:
         if self._type_info is None or not hasattr(self._type_info, "get_field_names"):
-            raise ValueError("JsonRowSerializationSchema needs a row type: "
-                             ".with_type_info(Types.ROW_NAMED([...], [...]))")
+            raise ValueError(
+                "JsonRowSerializationSchema needs a row type: "
+                ".with_type_info(Types.ROW_NAMED([...], [...]))"
+            )
         return JsonRowSerializationSchema(self._type_info)
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
         def get_bucket_id(self, value: Any, context: BucketContext) -> object: ...
 
+
 FORMATS = ("json", "parquet", "text")
 EXTENSIONS = {"json": ".json", "parquet": ".parquet", "text": ".txt"}
 
@@ -44,12 +45,18 @@ class FileSinkSpec:
 
     executor_side = True
 
-    def __init__(self, base_path: str, fmt: str, type_info: Optional[TypeInformation] = None,
-                 encoder: Optional[Encoder] = None, part_prefix: str = "part",
-                 part_suffix: Optional[str] = None,
-                 record_type: Optional[TypeInformation] = None,
-                 bucket_assigner: Optional[_BucketAssigner] = None,
-                 part_size: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        base_path: str,
+        fmt: str,
+        type_info: Optional[TypeInformation] = None,
+        encoder: Optional[Encoder] = None,
+        part_prefix: str = "part",
+        part_suffix: Optional[str] = None,
+        record_type: Optional[TypeInformation] = None,
+        bucket_assigner: Optional[_BucketAssigner] = None,
+        part_size: Optional[int] = None,
+    ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"unknown file sink format '{fmt}', expected one of {FORMATS}")
         if fmt == "parquet" and type_info is None:
@@ -80,7 +87,8 @@ class FileSinkSpec:
             elif not os.path.exists(finished):
                 raise FileNotFoundError(
                     f"file sink {self.base_path}: the pending part file {pending} of "
-                    f"micro-batch {batch_id} is gone before its commit")
+                    f"micro-batch {batch_id} is gone before its commit"
+                )
 
     def _remove_stale(self, committables: List[Tuple[str, str]]) -> None:
         """Finished files of an earlier attempt of this micro-batch that this attempt
@@ -90,8 +98,7 @@ class FileSinkSpec:
             return
         self._replay_checked = True
         keep = {finished for _, finished in committables}
-        for directory, stem in {_batch_stem(finished, self.part_suffix)
-                                for finished in keep}:
+        for directory, stem in {_batch_stem(finished, self.part_suffix) for finished in keep}:
             for name in os.listdir(directory):
                 path = os.path.join(directory, name)
                 if name.startswith(stem) and path not in keep:
@@ -127,8 +134,9 @@ class DateTimeBucketAssigner:
     """Buckets by the processing time a record is written, formatted with a Java
     DateTimeFormatter pattern (Flink's default: 'yyyy-MM-dd--HH', in the local zone)."""
 
-    def __init__(self, format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None
-                 ) -> None:
+    def __init__(
+        self, format_str: str = "yyyy-MM-dd--HH", timezone_id: Optional[str] = None
+    ) -> None:
         self.format_str = format_str
         self.strftime = java_to_strftime(format_str)
         self.timezone_id = timezone_id
@@ -138,6 +146,7 @@ class DateTimeBucketAssigner:
         if self.timezone_id is None:
             return None
         from zoneinfo import ZoneInfo
+
         return ZoneInfo(self.timezone_id)
 
     def get_bucket_id(self, value: Any, context: BucketContext) -> str:
@@ -149,8 +158,15 @@ class DateTimeBucketAssigner:
         return cached[1]
 
 
-_PATTERN_LETTERS = {"yyyy": "%Y", "yy": "%y", "MM": "%m", "dd": "%d", "HH": "%H",
-                    "mm": "%M", "ss": "%S"}
+_PATTERN_LETTERS = {
+    "yyyy": "%Y",
+    "yy": "%y",
+    "MM": "%m",
+    "dd": "%d",
+    "HH": "%H",
+    "mm": "%M",
+    "ss": "%S",
+}
 
 
 _TOKEN = re.compile(r"'([^']*)'|(([A-Za-z])\3*)|([^A-Za-z']+)")
@@ -168,8 +184,10 @@ def java_to_strftime(pattern: str) -> str:
         quoted, letters, _, literal = token.groups()
         if letters is not None:
             if letters not in _PATTERN_LETTERS:
-                raise ValueError(f"date-time bucket format {pattern!r}: '{letters}' is not "
-                                 f"supported (use {', '.join(_PATTERN_LETTERS)})")
+                raise ValueError(
+                    f"date-time bucket format {pattern!r}: '{letters}' is not "
+                    f"supported (use {', '.join(_PATTERN_LETTERS)})"
+                )
             out.append(_PATTERN_LETTERS[letters])
         else:
             text = literal if quoted is None else (quoted or "'")
@@ -187,7 +205,8 @@ class _PartFile:
         self.finished = os.path.join(directory, name)
         self.pending = os.path.join(directory, f".{name}.inprogress")
         self.handle: Optional[BinaryIO] = (
-            None if spec.fmt == "parquet" else open(self.pending, "wb"))
+            None if spec.fmt == "parquet" else open(self.pending, "wb")
+        )
         self.parquet: Any = None  # a Parquet part's pyarrow ParquetWriter, on first write
 
     def close(self) -> None:
@@ -212,7 +231,7 @@ class _PartFile:
 def _batch_stem(finished: str, suffix: str) -> Tuple[str, str]:
     """(directory, `<prefix>-<job>-<uid>-<batch>-`) of a finished part file's path."""
     name = os.path.basename(finished)
-    name = name[:-len(suffix)] if suffix and name.endswith(suffix) else name
+    name = name[: -len(suffix)] if suffix and name.endswith(suffix) else name
     stem = name.rsplit("-", 2)[0]
     return os.path.dirname(finished), stem + "-"
 
@@ -220,8 +239,7 @@ def _batch_stem(finished: str, suffix: str) -> Tuple[str, str]:
 class FileWriter(BatchWriter):
     """A task's part files of one micro-batch."""
 
-    def __init__(self, spec: FileSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: FileSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.context = BucketContext()
@@ -229,11 +247,13 @@ class FileWriter(BatchWriter):
         self.closed: List[_PartFile] = []
         self.counters: Dict[str, int] = {}
         # (a Parquet sink has a row type: FileSinkSpec requires one)
-        self.schema = (arrow_schema(spec.type_info)  # type: ignore[arg-type]
-                       if spec.fmt == "parquet" else None)
+        self.schema = (
+            arrow_schema(spec.type_info)  # type: ignore[arg-type]
+            if spec.fmt == "parquet"
+            else None
+        )
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         spec = self.spec
         if spec.type_info is not None:
             for value in values:
@@ -270,18 +290,22 @@ class FileWriter(BatchWriter):
         # (the job's identity: a job started afresh, or from a savepoint, counts its
         # micro-batches from 0 again and must not replace an earlier run's files; the
         # sink's uid: two sinks may write to one directory)
-        name = (f"{spec.part_prefix}-{self.job}-{self.uid}-{self.batch_id:010d}-{self.task}-"
-                f"{counter}{spec.part_suffix}")
+        name = (
+            f"{spec.part_prefix}-{self.job}-{self.uid}-{self.batch_id:010d}-{self.task}-"
+            f"{counter}{spec.part_suffix}"
+        )
         part = self.open[bucket] = _PartFile(spec, os.path.join(spec.base_path, bucket), name)
         return part
 
     def _write_parquet(self, part: _PartFile, values: List[Any]) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         schema = self.schema
         assert schema is not None  # (a Parquet sink's, from its row type)
-        rows = [v.as_dict() if hasattr(v, "as_dict") else dict(zip(schema.names, v))
-                for v in values]
+        rows = [
+            v.as_dict() if hasattr(v, "as_dict") else dict(zip(schema.names, v)) for v in values
+        ]
         if part.parquet is None:
             part.parquet = pq.ParquetWriter(part.pending, schema)
         part.parquet.write_table(pa.Table.from_pylist(rows, schema=schema))
@@ -301,8 +325,13 @@ class FileWriter(BatchWriter):
 
 def arrow_schema(type_info: RowTypeInfo) -> Any:  # (a pyarrow Schema)
     import pyarrow as pa
-    return pa.schema([pa.field(name, t.to_arrow_type()) for name, t in zip(
-        type_info.get_field_names(), type_info.get_field_types())])
+
+    return pa.schema(
+        [
+            pa.field(name, t.to_arrow_type())
+            for name, t in zip(type_info.get_field_names(), type_info.get_field_types())
+        ]
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -316,8 +345,10 @@ def _json_default(value: Any) -> Any:
 def encode_rows(spec: FileSinkSpec, values: List[Any]) -> bytes:
     """The bytes of a row format's records: JSON lines, an encoder's, or str() lines."""
     if spec.fmt == "json":
-        return "".join(json.dumps(v.as_dict() if hasattr(v, "as_dict") else v,
-                                  default=_json_default) + "\n" for v in values).encode()
+        return "".join(
+            json.dumps(v.as_dict() if hasattr(v, "as_dict") else v, default=_json_default) + "\n"
+            for v in values
+        ).encode()
     if spec.encoder is not None:
         return b"".join(spec.encoder.encode(v, spec.record_type) for v in values)
     return "".join(f"{v}\n" for v in values).encode()

@@ -21,24 +21,31 @@ class ChangelogJdbcSinkSpec(JdbcSinkSpec):
     """`upsert_sql` takes a row's fields, `delete_sql` its key's (`key_indexes`), both
     with JDBC's `?` placeholders; records are (kind, values)."""
 
-    def __init__(self, upsert_sql: str, delete_sql: str, key_indexes: Iterable[int],
-                 type_info: Union[RowTypeInfo, TupleTypeInfo], connection: Dict[str, Any],
-                 address: str, batch_size: int, max_retries: int) -> None:
-        super().__init__(upsert_sql, type_info, connection, address, batch_size,
-                         max_retries)
+    def __init__(
+        self,
+        upsert_sql: str,
+        delete_sql: str,
+        key_indexes: Iterable[int],
+        type_info: Union[RowTypeInfo, TupleTypeInfo],
+        connection: Dict[str, Any],
+        address: str,
+        batch_size: int,
+        max_retries: int,
+    ) -> None:
+        super().__init__(upsert_sql, type_info, connection, address, batch_size, max_retries)
         self.delete_sql = delete_sql
         self.delete_statement, placeholders = psycopg_statement(delete_sql)
         self.key_indexes = list(key_indexes)
         if placeholders != len(self.key_indexes):
-            raise ValueError(f"the delete statement {delete_sql!r} takes {placeholders} "
-                             f"values, the key has {len(self.key_indexes)} columns")
+            raise ValueError(
+                f"the delete statement {delete_sql!r} takes {placeholders} "
+                f"values, the key has {len(self.key_indexes)} columns"
+            )
 
-    def batch_writer(self, uid: str, job: str, batch_id: int, task: int
-                     ) -> ChangelogJdbcWriter:
+    def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> ChangelogJdbcWriter:
         return ChangelogJdbcWriter(self, uid, job, batch_id, task)
 
-    def change(self, uid: str, record: Tuple[int, Any]
-               ) -> Optional[Tuple[str, Tuple[Any, ...]]]:
+    def change(self, uid: str, record: Tuple[int, Any]) -> Optional[Tuple[str, Tuple[Any, ...]]]:
         """(statement, parameters) of a (kind, values) record, None for a -U."""
         kind, values = record
         if kind == _UPDATE_BEFORE:
@@ -57,8 +64,7 @@ class ChangelogJdbcWriter(JdbcWriter):
 
     spec: ChangelogJdbcSinkSpec  # (the spec's batch_writer makes it)
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         if self.replayed:
             return
         for record in values:
@@ -74,11 +80,14 @@ class ChangelogJdbcWriter(JdbcWriter):
             while self.executed < len(self.rows):
                 statement = self.rows[self.executed][0]
                 end = self.executed
-                while end < len(self.rows) and end - self.executed < self.spec.batch_size \
-                        and self.rows[end][0] == statement:
+                while (
+                    end < len(self.rows)
+                    and end - self.executed < self.spec.batch_size
+                    and self.rows[end][0] == statement
+                ):
                     end += 1
                 self.chunk = (self.executed, end)
-                cursor.executemany(statement, [p for _, p in self.rows[self.executed:end]])
+                cursor.executemany(statement, [p for _, p in self.rows[self.executed : end]])
                 self.executed = end
         self.chunk = None
 
@@ -86,6 +95,7 @@ class ChangelogJdbcWriter(JdbcWriter):
         """(row, cause) of the first change of rows[start:end] that fails on its own."""
         from weir.runtime.connectors import postgres_clients
         from weir.runtime.connectors.jdbc_sink import _describe
+
         psycopg = postgres_clients.psycopg()
         for statement, parameters in self.rows[start:end]:
             try:

@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     from weir.runtime.connectors.postgres_clients import Key
 
 MARKERS = "weir_sink_commits"
-CREATE_MARKERS = (f"CREATE TABLE IF NOT EXISTS {MARKERS} (sink text, task int, batch bigint, "
-                  "PRIMARY KEY (sink, task))")
-LOCK_MARKER = (f"INSERT INTO {MARKERS} (sink, task, batch) VALUES (%s, %s, -1) "
-               f"ON CONFLICT (sink, task) DO UPDATE SET batch = {MARKERS}.batch RETURNING batch")
+CREATE_MARKERS = (
+    f"CREATE TABLE IF NOT EXISTS {MARKERS} (sink text, task int, batch bigint, "
+    "PRIMARY KEY (sink, task))"
+)
+LOCK_MARKER = (
+    f"INSERT INTO {MARKERS} (sink, task, batch) VALUES (%s, %s, -1) "
+    f"ON CONFLICT (sink, task) DO UPDATE SET batch = {MARKERS}.batch RETURNING batch"
+)
 SET_MARKER = f"UPDATE {MARKERS} SET batch = %s WHERE sink = %s AND task = %s"
 RETRY_BACKOFF_S = 0.2
 
@@ -46,6 +50,7 @@ _MARKERS_READY: Set[Key] = set()
 
 
 # -- JDBC statements as psycopg statements ---------------------------------------------------
+
 
 def psycopg_statement(sql: str) -> Tuple[str, int]:
     """`sql`'s JDBC `?` placeholders as psycopg's `%s`, and how many there are. Quoted
@@ -76,8 +81,12 @@ def _quoted_end(sql: str, i: int) -> Optional[int]:
     """Where the quoted text or comment that starts at `i` ends, or None."""
     char = sql[i]
     if char in "'\"":
-        escapes = char == "'" and i > 0 and sql[i - 1] in "eE" and (
-            i == 1 or not _in_identifier(sql[i - 2]))
+        escapes = (
+            char == "'"
+            and i > 0
+            and sql[i - 1] in "eE"
+            and (i == 1 or not _in_identifier(sql[i - 2]))
+        )
         return _closing_quote(sql, i, escapes)
     if sql.startswith("--", i):
         end = sql.find("\n", i)
@@ -127,7 +136,7 @@ def _dollar_quote_end(sql: str, i: int) -> Optional[int]:
     j = i + 1
     while j < len(sql) and (sql[j].isalnum() or sql[j] == "_"):
         j += 1
-    tag = sql[i:j + 1]
+    tag = sql[i : j + 1]
     if j >= len(sql) or sql[j] != "$" or (len(tag) > 2 and tag[1].isdigit()):
         return None  # not a dollar quote: e.g. $1
     end = sql.find(tag, j + 1)
@@ -138,22 +147,31 @@ def _dollar_quote_end(sql: str, i: int) -> Optional[int]:
 
 # -- the sink ----------------------------------------------------------------------------------
 
+
 class JdbcSinkSpec:
     """A JdbcSink's settings (picklable: Spark ships them to the tasks, which connect)."""
 
     executor_side = True
 
-    def __init__(self, sql: str, type_info: Union[RowTypeInfo, TupleTypeInfo],
-                 connection: Dict[str, Any], address: str, batch_size: int, max_retries: int
-                 ) -> None:
+    def __init__(
+        self,
+        sql: str,
+        type_info: Union[RowTypeInfo, TupleTypeInfo],
+        connection: Dict[str, Any],
+        address: str,
+        batch_size: int,
+        max_retries: int,
+    ) -> None:
         self.sql = sql
         self.statement, placeholders = psycopg_statement(sql)
         self.type_info = type_info
         self.arity = type_info.get_arity()
         if placeholders != self.arity:
-            raise ValueError(f"the JDBC statement {sql!r} has {placeholders} placeholders "
-                             f"('?') but its type_info {type_info!r} has {self.arity} "
-                             "fields: each field fills one placeholder, in order")
+            raise ValueError(
+                f"the JDBC statement {sql!r} has {placeholders} placeholders "
+                f"('?') but its type_info {type_info!r} has {self.arity} "
+                "fields: each field fills one placeholder, in order"
+            )
         self.connection = dict(connection)  # psycopg's connection settings
         self.address = address  # host:port/database, for errors (no password)
         self.batch_size = batch_size
@@ -167,23 +185,26 @@ class JdbcSinkSpec:
         """The statement's parameters from a record (a Row, tuple or list whose fields
         fill the placeholders in order), checked against the sink's type_info."""
         if not isinstance(value, (Row, tuple, list)) or len(value) != self.arity:
-            raise ValueError(f"JDBC sink '{uid}': the record {value!r} does not fit the "
-                             f"statement {self.sql!r}, which takes a Row of {self.arity} "
-                             f"fields ({self.type_info!r})")
+            raise ValueError(
+                f"JDBC sink '{uid}': the record {value!r} does not fit the "
+                f"statement {self.sql!r}, which takes a Row of {self.arity} "
+                f"fields ({self.type_info!r})"
+            )
         fields = tuple(value)
         try:
             self.type_info.validate(fields, "row")
         except TypeError as mismatch:
-            raise ValueError(f"JDBC sink '{uid}': the record {value!r} does not fit the "
-                             f"statement's types: {mismatch}") from None
+            raise ValueError(
+                f"JDBC sink '{uid}': the record {value!r} does not fit the "
+                f"statement's types: {mismatch}"
+            ) from None
         return fields
 
 
 class JdbcWriter(BatchWriter):
     """One task's rows of one micro-batch, in one transaction (see the module's doc)."""
 
-    def __init__(self, spec: JdbcSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: JdbcSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.sink = f"{uid}/{spec.digest}/{job}"
@@ -195,8 +216,7 @@ class JdbcWriter(BatchWriter):
         self.connection: Any = None  # holds the open transaction (a psycopg connection)
         self.replayed = False  # the marker says the batch is committed: write nothing
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         if self.replayed:
             return
         self.rows.extend(self.spec.parameters(self.uid, value) for value in values)
@@ -227,7 +247,8 @@ class JdbcWriter(BatchWriter):
                     raise ConnectionError(
                         f"JDBC sink '{self.uid}': could not write to PostgreSQL at "
                         f"{self.spec.address} ({attempt + 1} attempts): "
-                        f"{_describe(failure)}") from failure
+                        f"{_describe(failure)}"
+                    ) from failure
                 time.sleep(RETRY_BACKOFF_S * (attempt + 1))
             except psycopg.Error as failure:
                 raise self._statement_error(failure) from failure
@@ -288,16 +309,19 @@ class JdbcWriter(BatchWriter):
         psycopg = postgres_clients.psycopg()
         chunk, self.chunk = self.chunk, None
         culprit = None
-        if chunk is not None and (failure.sqlstate is None or isinstance(
-                failure, (psycopg.DataError, psycopg.IntegrityError))):
+        if chunk is not None and (
+            failure.sqlstate is None
+            or isinstance(failure, (psycopg.DataError, psycopg.IntegrityError))
+        ):
             culprit = self._find_row(*chunk)
         self._release()
         where = f"JDBC sink '{self.uid}' ({self.spec.address})"
         if culprit is None:
             return RuntimeError(f"{where}: {self.doing} failed: {_describe(failure)}")
         row, cause = culprit
-        return ValueError(f"{where}: the row {row!r} cannot be written by "
-                          f"{self.spec.sql!r}: {cause}")
+        return ValueError(
+            f"{where}: the row {row!r} cannot be written by {self.spec.sql!r}: {cause}"
+        )
 
     def _find_row(self, start: int, end: int) -> Optional[Tuple[Tuple[Any, ...], str]]:
         """(row, cause) of the first of rows[start:end] that fails on its own, each tried
@@ -323,8 +347,12 @@ def _create_markers(connection: Connection[Any], settings: Dict[str, Any]) -> No
     errors = postgres_clients.psycopg().errors
     try:
         # (a SELECT of a value: one row)
-        if connection.execute(  # type: ignore[index]
-                "SELECT to_regclass(%s)", (MARKERS,)).fetchone()[0] is None:
+        if (
+            connection.execute(  # type: ignore[index]
+                "SELECT to_regclass(%s)", (MARKERS,)
+            ).fetchone()[0]
+            is None
+        ):
             connection.execute(CREATE_MARKERS)
         connection.commit()
     except (errors.UniqueViolation, errors.DuplicateTable):

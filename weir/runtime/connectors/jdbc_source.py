@@ -12,8 +12,7 @@ gives them (a numeric as a Decimal, a timestamp as a datetime)."""
 from __future__ import annotations
 
 import time
-from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple)
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from weir.runtime.connectors import postgres_clients
 from weir.runtime.connectors.jdbc_sink import RETRY_BACKOFF_S
@@ -34,14 +33,20 @@ class JdbcScanReader(SourceReader):
     """`query` selects the table's columns; `partitions`: None (one split reading it
     whole) or (column, lower, upper, count) as Flink's scan.partition.* options."""
 
-    def __init__(self, query: str, connection: Dict[str, Any], address: str,
-                 # (column, lower, upper, count): option values, as _ranges reads them
-                 partitions: Optional[Tuple[Any, ...]] = None,
-                 fetch_size: int = 1000) -> None:
+    def __init__(
+        self,
+        query: str,
+        connection: Dict[str, Any],
+        address: str,
+        # (column, lower, upper, count): option values, as _ranges reads them
+        partitions: Optional[Tuple[Any, ...]] = None,
+        fetch_size: int = 1000,
+    ) -> None:
         self.query, self.connection, self.address = query, dict(connection), address
         self.fetch_size = max(int(fetch_size), 1)
         self.ranges: Sequence[Optional[Tuple[int, int]]] = (
-            _ranges(*partitions) if partitions else [None])
+            _ranges(*partitions) if partitions else [None]
+        )
         self.column = partitions[0] if partitions else None
 
     def available(self, start_pos: int) -> int:
@@ -76,8 +81,9 @@ class JdbcScanReader(SourceReader):
             connection.rollback()
             done = True
         except psycopg.Error as failure:
-            raise RuntimeError(f"jdbc source ({self.address}): {sql!r} failed: "
-                               f"{type(failure).__name__}: {failure}") from failure
+            raise RuntimeError(
+                f"jdbc source ({self.address}): {sql!r} failed: {type(failure).__name__}: {failure}"
+            ) from failure
         finally:  # (a reading stopped early, or failed, leaves no transaction open)
             if done:
                 postgres_clients.give_back(self.connection, connection)
@@ -90,8 +96,10 @@ def _ranges(column: str, lower: int, upper: int, count: int) -> List[Tuple[int, 
     (the first ones one larger where the span does not divide evenly)."""
     lower, upper, count = int(lower), int(upper), int(count)
     if count < 1 or upper < lower:
-        raise ValueError(f"scan.partition.num must be at least 1 and the lower bound "
-                         f"({lower}) at most the upper one ({upper})")
+        raise ValueError(
+            f"scan.partition.num must be at least 1 and the lower bound "
+            f"({lower}) at most the upper one ({upper})"
+        )
     span = upper - lower + 1
     count = min(count, span)
     size, bigger = divmod(span, count)
@@ -110,9 +118,15 @@ class JdbcLookup:
     table's types; `cache` (weir.table.lookup_join.Cache) or None. A connection is taken
     when first needed, in the task."""
 
-    def __init__(self, query: str, connection: Dict[str, Any], address: str,
-                 convert: Callable[[Tuple[Any, ...]], Any], cache: Optional[_Cache] = None,
-                 max_retries: int = 3) -> None:
+    def __init__(
+        self,
+        query: str,
+        connection: Dict[str, Any],
+        address: str,
+        convert: Callable[[Tuple[Any, ...]], Any],
+        cache: Optional[_Cache] = None,
+        max_retries: int = 3,
+    ) -> None:
         self.query, self.connection, self.address = query, dict(connection), address
         self.convert, self.cache, self.max_retries = convert, cache, max_retries
         self._open: Any = None  # the psycopg connection kept open, if any
@@ -140,8 +154,7 @@ class JdbcLookup:
             try:
                 if self._open is None:
                     self._open = postgres_clients.take(self.connection)
-                rows = [self.convert(row) for row in
-                        self._open.execute(self.query, key).fetchall()]
+                rows = [self.convert(row) for row in self._open.execute(self.query, key).fetchall()]
                 self._open.rollback()
                 return rows
             except psycopg.OperationalError as failure:
@@ -149,13 +162,13 @@ class JdbcLookup:
                     postgres_clients.discard(self._open)
                     self._open = None
                 if attempt == self.max_retries:
-                    raise ConnectionError(f"jdbc lookup ({self.address}): {failure}") \
-                        from failure
+                    raise ConnectionError(f"jdbc lookup ({self.address}): {failure}") from failure
                 time.sleep(RETRY_BACKOFF_S * (attempt + 1))
             except psycopg.Error as failure:
-                raise RuntimeError(f"jdbc lookup ({self.address}): {self.query!r} with "
-                                   f"{key!r} failed: {type(failure).__name__}: {failure}"
-                                   ) from failure
+                raise RuntimeError(
+                    f"jdbc lookup ({self.address}): {self.query!r} with "
+                    f"{key!r} failed: {type(failure).__name__}: {failure}"
+                ) from failure
 
     def __getstate__(self) -> Dict[str, Any]:
         return {**self.__dict__, "_open": None}

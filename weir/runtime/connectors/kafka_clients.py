@@ -23,6 +23,7 @@ def _key(config: Dict[str, Any]) -> Key:
 
 def consumer(config: Dict[str, Any]) -> Consumer:
     from confluent_kafka import Consumer
+
     found = _CONSUMERS.get(_key(config))
     if found is None:
         found = _CONSUMERS[_key(config)] = Consumer(config)
@@ -39,6 +40,7 @@ def close_consumer(config: Dict[str, Any]) -> None:
 
 def producer(config: Dict[str, Any]) -> Producer:
     from confluent_kafka import Producer
+
     found = _PRODUCERS.get(_key(config))
     if found is None:
         found = _PRODUCERS[_key(config)] = Producer(config)
@@ -51,6 +53,7 @@ def transactional_producer(config: Dict[str, Any]) -> Producer:
     the transaction one left open. Never kept: a later task of the id may run in another
     worker process, whose producer would fence a kept one."""
     from confluent_kafka import Producer
+
     producer = Producer(config)
     producer.init_transactions(TRANSACTION_TIMEOUT_S)
     return producer

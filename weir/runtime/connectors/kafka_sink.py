@@ -32,14 +32,20 @@ if TYPE_CHECKING:
 
         def serialize(self, record: Any) -> bytes: ...
 
+
 FLUSH_TIMEOUT_S = 60.0
 
 
 class RecordSerializer:
     """A record's (topic, key bytes or None, value bytes)."""
 
-    def __init__(self, topic: Optional[str], topic_selector: Optional[Callable[[Any], str]],
-                 key_schema: Optional[_Schema], value_schema: _Schema) -> None:
+    def __init__(
+        self,
+        topic: Optional[str],
+        topic_selector: Optional[Callable[[Any], str]],
+        key_schema: Optional[_Schema],
+        value_schema: _Schema,
+    ) -> None:
         self.topic = topic
         self.topic_selector = topic_selector
         self.key_schema = key_schema
@@ -57,8 +63,14 @@ class KafkaSinkSpec:
 
     executor_side = True
 
-    def __init__(self, bootstrap_servers: str, serializer: RecordSerializer, guarantee: str,
-                 transactional_id_prefix: Optional[str], properties: Dict[str, str]) -> None:
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        serializer: RecordSerializer,
+        guarantee: str,
+        transactional_id_prefix: Optional[str],
+        properties: Dict[str, str],
+    ) -> None:
         self.bootstrap_servers = bootstrap_servers
         self.serializer = serializer
         self.guarantee = guarantee  # DeliveryGuarantee's name
@@ -72,8 +84,10 @@ class KafkaSinkSpec:
 
     def producer_config(self) -> Dict[str, Any]:
         config: Dict[str, Any] = {
-            key: value for key, value in self.properties.items()
-            if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"}
+            key: value
+            for key, value in self.properties.items()
+            if key != "transaction.timeout.ms" or self.guarantee == "EXACTLY_ONCE"
+        }
         config["bootstrap.servers"] = self.bootstrap_servers
         if self.guarantee == "AT_LEAST_ONCE":
             config.setdefault("enable.idempotence", True)
@@ -82,14 +96,14 @@ class KafkaSinkSpec:
 
 
 class _KafkaWriter(BatchWriter):
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.errors: List[str] = []
 
-    def _produce(self, producer: Producer, values: List[Any],
-                 timestamps: Optional[List[Optional[int]]]) -> None:
+    def _produce(
+        self, producer: Producer, values: List[Any], timestamps: Optional[List[Optional[int]]]
+    ) -> None:
         """Sends records, each with its timestamp as the Kafka record's (as Flink's
         KafkaSink; a record without one gets the producer's time)."""
         serialize = self.spec.serializer.serialize
@@ -97,12 +111,19 @@ class _KafkaWriter(BatchWriter):
             try:
                 topic, key, payload = serialize(value)
             except Exception as exc:
-                raise ValueError(f"Kafka sink '{self.uid}': record {value!r} cannot be "
-                                 f"serialized: {type(exc).__name__}: {exc}") from exc
+                raise ValueError(
+                    f"Kafka sink '{self.uid}': record {value!r} cannot be "
+                    f"serialized: {type(exc).__name__}: {exc}"
+                ) from exc
             while True:
                 try:
-                    producer.produce(topic, payload, key, on_delivery=self._delivered,
-                                     timestamp=max(timestamp or 0, 0))
+                    producer.produce(
+                        topic,
+                        payload,
+                        key,
+                        on_delivery=self._delivered,
+                        timestamp=max(timestamp or 0, 0),
+                    )
                     break
                 except BufferError:  # the client's queue is full: let it send
                     producer.poll(0.05)
@@ -115,26 +136,28 @@ class _KafkaWriter(BatchWriter):
 
     def _check(self, remaining: int) -> None:
         if remaining:
-            raise TimeoutError(f"Kafka sink '{self.uid}': {remaining} records not delivered "
-                               f"to {self.spec.bootstrap_servers} within "
-                               f"{FLUSH_TIMEOUT_S:.0f} s")
+            raise TimeoutError(
+                f"Kafka sink '{self.uid}': {remaining} records not delivered "
+                f"to {self.spec.bootstrap_servers} within "
+                f"{FLUSH_TIMEOUT_S:.0f} s"
+            )
         if self.errors:
-            raise ConnectionError(f"Kafka sink '{self.uid}' ({self.spec.bootstrap_servers}): "
-                                  f"{len(self.errors)} records not delivered: "
-                                  f"{self.errors[0]}")
+            raise ConnectionError(
+                f"Kafka sink '{self.uid}' ({self.spec.bootstrap_servers}): "
+                f"{len(self.errors)} records not delivered: "
+                f"{self.errors[0]}"
+            )
 
 
 class BufferedWriter(_KafkaWriter):
     """AT_LEAST_ONCE (and NONE): records are sent as they come and flushed before the
     micro-batch commits; a replayed batch sends them again."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(spec, uid, job, batch_id, task)
         self.producer = kafka_clients.producer(spec.producer_config())
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         self._produce(self.producer, values, timestamps)
 
     def finish(self) -> None:
@@ -145,8 +168,7 @@ class BufferedWriter(_KafkaWriter):
 class TransactionalWriter(_KafkaWriter):
     """EXACTLY_ONCE: one transaction per task and micro-batch (see the module's doc)."""
 
-    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: KafkaSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(spec, uid, job, batch_id, task)
         self.name = f"{spec.transactional_id_prefix}-{task}"
         self.marker_group = f"{spec.transactional_id_prefix}-{job}-{task}"
@@ -155,8 +177,7 @@ class TransactionalWriter(_KafkaWriter):
         self.marker_topic: Any = None  # the first record's topic
         self.skipping = False
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         if self.skipping or not values:
             return
         if self.producer is None:
@@ -174,25 +195,36 @@ class TransactionalWriter(_KafkaWriter):
     def _marker_group(self) -> Consumer:
         """The consumer of the group whose committed offset records the task's last
         written batch."""
-        return kafka_clients.consumer({"bootstrap.servers": self.spec.bootstrap_servers,
-                                       "group.id": self.marker_group,
-                                       "enable.auto.commit": False})
+        return kafka_clients.consumer(
+            {
+                "bootstrap.servers": self.spec.bootstrap_servers,
+                "group.id": self.marker_group,
+                "enable.auto.commit": False,
+            }
+        )
 
     def _batch_written(self) -> bool:
         from confluent_kafka import TopicPartition
-        committed = self._marker_group().committed([TopicPartition(self.marker_topic, 0)],
-                                                   timeout=TRANSACTION_TIMEOUT_S)[0].offset
+
+        committed = (
+            self._marker_group()
+            .committed([TopicPartition(self.marker_topic, 0)], timeout=TRANSACTION_TIMEOUT_S)[0]
+            .offset
+        )
         return committed > self.batch_id
 
     def finish(self) -> None:
         if self.producer is None:
             return
         from confluent_kafka import TopicPartition
+
         producer = self.producer
         self._check(producer.flush(FLUSH_TIMEOUT_S))
         producer.send_offsets_to_transaction(
             [TopicPartition(self.marker_topic, 0, self.batch_id + 1)],
-            self._marker_group().consumer_group_metadata(), TRANSACTION_TIMEOUT_S)
+            self._marker_group().consumer_group_metadata(),
+            TRANSACTION_TIMEOUT_S,
+        )
         producer.commit_transaction(TRANSACTION_TIMEOUT_S)
 
     def abort(self) -> None:
@@ -201,4 +233,3 @@ class TransactionalWriter(_KafkaWriter):
                 self.producer.abort_transaction(TRANSACTION_TIMEOUT_S)
             except Exception:  # noqa: BLE001 (the next producer of the id aborts it too)
                 pass
-

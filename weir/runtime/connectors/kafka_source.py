@@ -16,7 +16,17 @@ import contextlib
 import re
 import time
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, cast)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Tuple,
+    cast,
+)
 
 from weir.runtime import split_watermarks
 from weir.runtime.connectors import kafka_clients
@@ -50,14 +60,21 @@ def split_partition_key(key: str) -> Tuple[str, int]:
 class KafkaSourceConfig:
     """What KafkaSource.builder() collected: where to read, from which offsets to which."""
 
-    def __init__(self, bootstrap_servers: str, topics: Iterable[str] = (),
-                 topic_pattern: Optional[str] = None,
-                 partitions: Iterable[Tuple[str, int]] = (), group_id: Optional[str] = None,
-                 starting: Initializer = ("earliest",), stopping: Optional[Initializer] = None,
-                 bounded: bool = False, deserializer: Any = None,
-                 properties: Optional[Dict[str, Any]] = None,
-                 client_id_prefix: Optional[str] = None,
-                 dead_letter_tag: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        topics: Iterable[str] = (),
+        topic_pattern: Optional[str] = None,
+        partitions: Iterable[Tuple[str, int]] = (),
+        group_id: Optional[str] = None,
+        starting: Initializer = ("earliest",),
+        stopping: Optional[Initializer] = None,
+        bounded: bool = False,
+        deserializer: Any = None,
+        properties: Optional[Dict[str, Any]] = None,
+        client_id_prefix: Optional[str] = None,
+        dead_letter_tag: Optional[str] = None,
+    ) -> None:
         self.bootstrap_servers = bootstrap_servers
         self.topics = list(topics)
         self.topic_pattern = topic_pattern
@@ -73,16 +90,21 @@ class KafkaSourceConfig:
 
     def client_config(self) -> Dict[str, Any]:
         """librdkafka's settings: the user's properties, then what weir's reading needs."""
-        config = {key: value for key, value in self.properties.items()
-                  if not key.startswith("weir.") and key not in _FLINK_ONLY_PROPERTIES}
-        config.update({
-            "bootstrap.servers": self.bootstrap_servers,
-            "group.id": self.group_id or "weir",
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "auto.offset.reset": "error",  # a planned offset that is gone fails, loudly
-            "isolation.level": config.get("isolation.level", "read_committed"),
-        })
+        config = {
+            key: value
+            for key, value in self.properties.items()
+            if not key.startswith("weir.") and key not in _FLINK_ONLY_PROPERTIES
+        }
+        config.update(
+            {
+                "bootstrap.servers": self.bootstrap_servers,
+                "group.id": self.group_id or "weir",
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "error",  # a planned offset that is gone fails, loudly
+                "isolation.level": config.get("isolation.level", "read_committed"),
+            }
+        )
         if self.client_id_prefix:
             config["client.id"] = self.client_id_prefix
         return config
@@ -95,8 +117,13 @@ class KafkaSourceConfig:
 
 
 # Flink's KafkaSource options that are not librdkafka settings
-_FLINK_ONLY_PROPERTIES = {"partition.discovery.interval.ms", "commit.offsets.on.checkpoint",
-                          "client.id.prefix", "register.consumer.metrics"}
+_FLINK_ONLY_PROPERTIES = {
+    "partition.discovery.interval.ms",
+    "commit.offsets.on.checkpoint",
+    "client.id.prefix",
+    "register.consumer.metrics",
+}
+
 
 class KafkaReader(SourceReader):
     """Reads the partitions of a KafkaSource. The driver lists partitions (new ones are
@@ -124,8 +151,11 @@ class KafkaReader(SourceReader):
 
     def _initial_offset(self) -> Offset:
         partitions = self._partitions()
-        offset: Offset = {"pos": 0, "end": 0,
-                  "next": self._resolve(self.config.starting, partitions, "starting")}
+        offset: Offset = {
+            "pos": 0,
+            "end": 0,
+            "next": self._resolve(self.config.starting, partitions, "starting"),
+        }
         if self.config.stopping is not None:
             offset["stop"] = self._resolve(self.config.stopping, partitions, "stopping")
         return offset
@@ -156,12 +186,12 @@ class KafkaReader(SourceReader):
         if added:  # where the batch starts reading them (the offset log keeps it)
             offset["added"] = added
         if self.announced_marks is not None:
-            offset["marks"] = split_watermarks.merged(start.get("marks"),
-                                                      self.announced_marks())
+            offset["marks"] = split_watermarks.merged(start.get("marks"), self.announced_marks())
         if stop is not None:
             offset["stop"] = stop
-            offset["end"] = int(all(
-                next_offsets[key] >= stop.get(key, next_offsets[key]) for key in next_offsets))
+            offset["end"] = int(
+                all(next_offsets[key] >= stop.get(key, next_offsets[key]) for key in next_offsets)
+            )
         return offset
 
     def splits(self, start: Offset, end: Offset) -> List[Any]:
@@ -175,12 +205,12 @@ class KafkaReader(SourceReader):
             pieces = -(-(hi - lo) // per_split)
             bounds = [lo + (hi - lo) * i // pieces for i in range(pieces + 1)]
             bound = self._bound(key, end)
-            out.extend((len(out) + i, key, bounds[i], bounds[i + 1], bound)
-                       for i in range(pieces))
+            out.extend((len(out) + i, key, bounds[i], bounds[i + 1], bound) for i in range(pieces))
         if not out and "marks" in end:  # no records, but the partitions' minimum moved
             moved = split_watermarks.source_watermark(end["next"], end["marks"])
-            before = split_watermarks.source_watermark(start["next"], start.get(
-                "marks", split_watermarks.NO_MARKS))
+            before = split_watermarks.source_watermark(
+                start["next"], start.get("marks", split_watermarks.NO_MARKS)
+            )
             if moved is not None and (before is None or moved > before):
                 out.append((0, None, 0, 0, moved))
         if end["end"] and not start["end"]:
@@ -195,8 +225,7 @@ class KafkaReader(SourceReader):
             return None
         return marks["marks"].get(key), split_watermarks.floor(key, end["next"], marks)
 
-    def split_watermark(self, split: Split
-                        ) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
+    def split_watermark(self, split: Split) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
         _, key, _, _, bound = split
         if key is None:
             return None, None, bound
@@ -209,8 +238,11 @@ class KafkaReader(SourceReader):
         if not self.config.group_id or not end.get("next"):
             return
         from confluent_kafka import TopicPartition
-        offsets = [TopicPartition(*split_partition_key(key), position)
-                   for key, position in end["next"].items()]
+
+        offsets = [
+            TopicPartition(*split_partition_key(key), position)
+            for key, position in end["next"].items()
+        ]
         try:
             self._admin().commit(offsets=offsets, asynchronous=False)
         except Exception:  # noqa: BLE001 (monitoring only: the next commit tries again)
@@ -245,17 +277,23 @@ class KafkaReader(SourceReader):
             topics = sorted(t for t in metadata.topics if pattern.fullmatch(t))
         else:
             topics = config.topics
-            missing = [t for t in topics if t not in metadata.topics
-                       or metadata.topics[t].error is not None]
+            missing = [
+                t
+                for t in topics
+                if t not in metadata.topics or metadata.topics[t].error is not None
+            ]
             if missing:
-                raise ValueError(f"Kafka topic(s) {', '.join(missing)} do not exist at "
-                                 f"{config.bootstrap_servers}")
+                raise ValueError(
+                    f"Kafka topic(s) {', '.join(missing)} do not exist at "
+                    f"{config.bootstrap_servers}"
+                )
         return [(topic, p) for topic in topics for p in sorted(metadata.topics[topic].partitions)]
 
     @contextlib.contextmanager
     def _broker_errors(self) -> Iterator[None]:
         """A broker that does not answer in time: one error with its address."""
         from confluent_kafka import KafkaException
+
         try:
             yield
         except KafkaException as exc:
@@ -263,25 +301,27 @@ class KafkaReader(SourceReader):
             raise ConnectionError(
                 f"Kafka at {self.config.bootstrap_servers} did not answer within "
                 f"{self.config.metadata_timeout_s():.0f} s ({METADATA_TIMEOUT_MS}): "
-                f"{exc.args[0].str() if exc.args else exc}") from None
+                f"{exc.args[0].str() if exc.args else exc}"
+            ) from None
 
     def _metadata(self) -> Any:  # (a ClusterMetadata: Consumer.list_topics is typed Any)
-        return self._admin().list_topics(
-            timeout=self.config.metadata_timeout_s())
+        return self._admin().list_topics(timeout=self.config.metadata_timeout_s())
 
     def _watermarks(self, keys: List[str], high: bool) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
+
         consumer = self._admin()
         out = {}
         for key in keys:
             low, high_mark = consumer.get_watermark_offsets(
-                TopicPartition(*split_partition_key(key)),
-                timeout=self.config.metadata_timeout_s())
+                TopicPartition(*split_partition_key(key)), timeout=self.config.metadata_timeout_s()
+            )
             out[key] = high_mark if high else low
         return out
 
-    def _resolve(self, initializer: Initializer, partitions: Iterable[Tuple[str, int]],
-                 what: str) -> Dict[str, int]:
+    def _resolve(
+        self, initializer: Initializer, partitions: Iterable[Tuple[str, int]], what: str
+    ) -> Dict[str, int]:
         """{partition: offset} of an offsets initializer (KafkaOffsetsInitializer)."""
         keys = [partition_key(t, p) for t, p in partitions]
         kind = initializer[0]
@@ -301,42 +341,52 @@ class KafkaReader(SourceReader):
 
     def _by_timestamp(self, keys: List[str], timestamp: int) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
+
         asked = [TopicPartition(*split_partition_key(k), timestamp) for k in keys]
-        found = self._admin().offsets_for_times(
-            asked, timeout=self.config.metadata_timeout_s())
+        found = self._admin().offsets_for_times(asked, timeout=self.config.metadata_timeout_s())
         latest = self._watermarks(keys, high=True)
-        return {partition_key(tp.topic, tp.partition):
-                tp.offset if tp.offset >= 0 else latest[partition_key(tp.topic, tp.partition)]
-                for tp in found}
+        return {
+            partition_key(tp.topic, tp.partition): tp.offset
+            if tp.offset >= 0
+            else latest[partition_key(tp.topic, tp.partition)]
+            for tp in found
+        }
 
     def _committed(self, keys: List[str], reset: str) -> Dict[str, int]:
         from confluent_kafka import TopicPartition
+
         if not self.config.group_id:
-            raise ValueError("KafkaOffsetsInitializer.committed_offsets() needs "
-                             "set_group_id(...) on the KafkaSource")
+            raise ValueError(
+                "KafkaOffsetsInitializer.committed_offsets() needs "
+                "set_group_id(...) on the KafkaSource"
+            )
         asked = [TopicPartition(*split_partition_key(k)) for k in keys]
-        found = self._admin().committed(
-            asked, timeout=self.config.metadata_timeout_s())
-        offsets = {partition_key(tp.topic, tp.partition): tp.offset for tp in found
-                   if tp.offset >= 0}
+        found = self._admin().committed(asked, timeout=self.config.metadata_timeout_s())
+        offsets = {
+            partition_key(tp.topic, tp.partition): tp.offset for tp in found if tp.offset >= 0
+        }
         missing = [k for k in keys if k not in offsets]
         offsets.update(self._reset(missing, reset, "committed") if missing else {})
         return {key: offsets[key] for key in keys}
 
     def _reset(self, keys: List[str], reset: str, what: str) -> Dict[str, int]:
         if reset == "NONE":
-            raise ValueError(f"Kafka partition(s) {', '.join(keys)} have no {what} offset "
-                             f"and the offset reset strategy is NONE")
+            raise ValueError(
+                f"Kafka partition(s) {', '.join(keys)} have no {what} offset "
+                f"and the offset reset strategy is NONE"
+            )
         return self._watermarks(keys, high=reset == "LATEST")
 
 
-def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, hi: int,
-                chunk: int) -> Iterator[Columns]:
+def _read_range(
+    config: KafkaSourceConfig, topic: str, partition: int, lo: int, hi: int, chunk: int
+) -> Iterator[Columns]:
     """(values, timestamps) of the records of one partition at offsets lo..hi-1, `chunk`
     at a time. Offsets without a record (transaction markers, aborted records) are
     skipped; a planned offset that cannot be read within the read timeout fails with the
     position."""
     from confluent_kafka import KafkaError, TopicPartition
+
     consumer = kafka_clients.consumer(config.client_config())
     deserialize = _reader_of(config.deserializer)
     consumer.assign([TopicPartition(topic, partition, lo)])
@@ -352,15 +402,23 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
                 if error is not None:
                     if error.code() == KafkaError._PARTITION_EOF:
                         continue
-                    raise ConnectionError(f"Kafka {topic}/{partition} at offset {position} "
-                                          f"({config.bootstrap_servers}): {error.str()}")
+                    raise ConnectionError(
+                        f"Kafka {topic}/{partition} at offset {position} "
+                        f"({config.bootstrap_servers}): {error.str()}"
+                    )
                 # (a consumed message, not an error, has its offset)
                 offset: int = message.offset()  # type: ignore[assignment]
                 if offset >= hi:
                     position = hi
                     break
-                value = _deserialized(deserialize, message, topic, partition, offset,
-                                      config.dead_letter_tag is not None)
+                value = _deserialized(
+                    deserialize,
+                    message,
+                    topic,
+                    partition,
+                    offset,
+                    config.dead_letter_tag is not None,
+                )
                 position = offset + 1
                 if value is None:  # the schema skips it (ignore_parse_errors), as Flink
                     continue
@@ -379,7 +437,8 @@ def _read_range(config: KafkaSourceConfig, topic: str, partition: int, lo: int, 
                 raise TimeoutError(
                     f"Kafka {topic}/{partition}: offset {position} (planned up to {hi}) not "
                     f"readable from {config.bootstrap_servers} within {timeout_s:.0f} s "
-                    f"({READ_TIMEOUT_MS})")
+                    f"({READ_TIMEOUT_MS})"
+                )
     finally:
         consumer.unassign()
 
@@ -394,8 +453,14 @@ def _reader_of(deserializer: Any) -> Callable[[Message], Any]:
     return lambda message: value_only(message.value())
 
 
-def _deserialized(deserialize: Callable[[Message], Any], message: Message, topic: str,
-                  partition: int, offset: int, to_dead_letters: bool) -> Any:
+def _deserialized(
+    deserialize: Callable[[Message], Any],
+    message: Message,
+    topic: str,
+    partition: int,
+    offset: int,
+    to_dead_letters: bool,
+) -> Any:
     """The record of a message; one that cannot be deserialized fails, naming its
     position, or, `to_dead_letters`, becomes a DeadLetter."""
     try:
@@ -407,6 +472,6 @@ def _deserialized(deserialize: Callable[[Message], Any], message: Message, topic
         if to_dead_letters:
             return DeadLetter(position, reason, raw)
         shown = raw if raw is None or len(raw) <= 200 else raw[:200] + b"..."
-        raise ValueError(f"Kafka record {position} cannot be deserialized: {reason}; "
-                         f"record value: {shown!r}") from exc
-
+        raise ValueError(
+            f"Kafka record {position} cannot be deserialized: {reason}; record value: {shown!r}"
+        ) from exc

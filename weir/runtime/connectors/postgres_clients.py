@@ -26,8 +26,9 @@ def psycopg() -> ModuleType:
     try:
         import psycopg as module
     except ImportError as missing:
-        raise ImportError('the JDBC sink for PostgreSQL needs psycopg 3: pip install '
-                          '"weir[postgres]"') from missing
+        raise ImportError(
+            'the JDBC sink for PostgreSQL needs psycopg 3: pip install "weir[postgres]"'
+        ) from missing
     return module
 
 
@@ -67,8 +68,11 @@ def discard(connection: Connection[Any]) -> None:
 
 def _reusable(connection: Connection[Any]) -> bool:
     idle = psycopg().pq.TransactionStatus.IDLE
-    return (not connection.closed and not connection.broken
-            and connection.info.transaction_status == idle)
+    return (
+        not connection.closed
+        and not connection.broken
+        and connection.info.transaction_status == idle
+    )
 
 
 def close_connections() -> None:

@@ -23,16 +23,19 @@ def redis_module() -> ModuleType:
     try:
         import redis
     except ImportError:
-        raise ImportError('weir\'s Redis connector needs redis-py: pip install "weir[redis]"'
-                          ) from None
+        raise ImportError(
+            'weir\'s Redis connector needs redis-py: pip install "weir[redis]"'
+        ) from None
     return redis
 
 
 def check_url(url: object) -> str:
     """`url` if it is a Redis URL (redis://, rediss:// or unix://), else a ValueError."""
     if not isinstance(url, str) or urlsplit(url).scheme not in URL_SCHEMES:
-        raise ValueError(f"expected a Redis URL such as 'redis://127.0.0.1:6379/0' "
-                         f"(schemes: {', '.join(URL_SCHEMES)}), got {url!r}")
+        raise ValueError(
+            f"expected a Redis URL such as 'redis://127.0.0.1:6379/0' "
+            f"(schemes: {', '.join(URL_SCHEMES)}), got {url!r}"
+        )
     return url
 
 
@@ -49,7 +52,8 @@ def client(url: str) -> Any:  # (a redis.Redis)
     found = _CLIENTS.get(url)
     if found is None:
         found = _CLIENTS[url] = redis_module().Redis.from_url(
-            url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S)
+            url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S
+        )
     return found
 
 
@@ -61,8 +65,9 @@ def server_errors(url: str) -> Iterator[None]:
     try:
         yield
     except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise ConnectionError(f"Redis at {address(url)} is unreachable or did not answer "
-                              f"in time: {exc}") from None
+        raise ConnectionError(
+            f"Redis at {address(url)} is unreachable or did not answer in time: {exc}"
+        ) from None
 
 
 def close_clients() -> None:

@@ -50,15 +50,18 @@ def redis_value(value: object, what: str) -> RedisScalar:
     """`value` if Redis can store it (str, bytes, int, float), else a TypeError."""
     if isinstance(value, (str, bytes, int, float)) and not isinstance(value, bool):
         return value
-    raise TypeError(f"{what} is a {type(value).__name__} ({value!r}); Redis stores str, "
-                    f"bytes, int or float")
+    raise TypeError(
+        f"{what} is a {type(value).__name__} ({value!r}); Redis stores str, bytes, int or float"
+    )
 
 
 def _checked_fields(fields: object) -> Fields:
     if not isinstance(fields, dict) or not fields:
         raise TypeError(f"expected a non-empty dict of fields, got {fields!r}")
-    return {redis_value(name, "a field name"): redis_value(value, f"field {name!r}")
-            for name, value in fields.items()}
+    return {
+        redis_value(name, "a field name"): redis_value(value, f"field {name!r}")
+        for name, value in fields.items()
+    }
 
 
 def _selected(selector: Selector, record: Any) -> RedisScalar:
@@ -73,8 +76,13 @@ class StreamEntries:
     exactly_once = True
     key_type = "stream"
 
-    def __init__(self, stream: Selector, serializer: Optional[Callable[[Any], object]] = None,
-                 max_len: Optional[int] = None, exact_trim: bool = False) -> None:
+    def __init__(
+        self,
+        stream: Selector,
+        serializer: Optional[Callable[[Any], object]] = None,
+        max_len: Optional[int] = None,
+        exact_trim: bool = False,
+    ) -> None:
         self.stream = stream
         self.serializer = serializer or record_fields
         self.max_len = max_len
@@ -94,8 +102,9 @@ class HashFields:
     exactly_once = False
     key_type = "hash"
 
-    def __init__(self, key_selector: Selector,
-                 field_mapper: Optional[Callable[[Any], object]] = None) -> None:
+    def __init__(
+        self, key_selector: Selector, field_mapper: Optional[Callable[[Any], object]] = None
+    ) -> None:
         self.key_selector = key_selector
         self.field_mapper = field_mapper or record_fields
 
@@ -113,9 +122,12 @@ class KeyValues:
     exactly_once = False
     key_type = None
 
-    def __init__(self, key_selector: Selector,
-                 value_mapper: Optional[Callable[[Any], object]] = None,
-                 ttl_ms: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        key_selector: Selector,
+        value_mapper: Optional[Callable[[Any], object]] = None,
+        ttl_ms: Optional[int] = None,
+    ) -> None:
         self.key_selector = key_selector
         self.value_mapper = value_mapper
         self.ttl_ms = ttl_ms
@@ -146,21 +158,21 @@ class RedisWriter(BatchWriter):
     """One task's records of one micro-batch: turned into commands as they come (a record
     that cannot be written fails with the record), sent in one transaction at finish()."""
 
-    def __init__(self, spec: RedisSinkSpec, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, spec: RedisSinkSpec, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(uid, job, batch_id, task)
         self.spec = spec
         self.pending: List[Tuple[RedisScalar, Any]] = []  # (key, payload) per record
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         args = self.spec.command.args
         for value in values:
             try:
                 self.pending.append(args(value))
             except Exception as exc:
-                raise ValueError(f"Redis sink '{self.uid}': record {value!r} cannot be "
-                                 f"written: {type(exc).__name__}: {exc}") from exc
+                raise ValueError(
+                    f"Redis sink '{self.uid}': record {value!r} cannot be "
+                    f"written: {type(exc).__name__}: {exc}"
+                ) from exc
             self.written += 1
 
     def finish(self) -> List[Any]:
@@ -218,6 +230,8 @@ class RedisWriter(BatchWriter):
         for key, kind in zip(keys, pipe.execute()):
             kind = kind.decode() if isinstance(kind, bytes) else str(kind)
             if kind not in ("none", expected):
-                raise ValueError(f"Redis sink '{self.uid}': key {key!r} at "
-                                 f"{redis_clients.address(self.spec.url)} is a {kind}, "
-                                 f"not a {expected}")
+                raise ValueError(
+                    f"Redis sink '{self.uid}': key {key!r} at "
+                    f"{redis_clients.address(self.spec.url)} is a {kind}, "
+                    f"not a {expected}"
+                )

@@ -14,8 +14,19 @@ Entry ids are Redis's `<milliseconds>-<sequence>`; "0-0" comes before every entr
 from __future__ import annotations
 
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple,
-    Union, cast)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Union,
+    cast,
+)
 
 from weir.common.row import row_of, shared_field_names
 from weir.runtime.connectors import redis_clients
@@ -57,12 +68,18 @@ class RedisStreamConfig:
     """What RedisStreamSource.builder() collected: where to read, from which ids, and how
     an entry becomes a record and gets its timestamp."""
 
-    def __init__(self, url: str, streams: Iterable[str], starting: str = EARLIEST,
-                 starting_ids: Optional[Dict[str, str]] = None, bounded: bool = False,
-                 deserializer: Optional[Callable[[Fields], Any]] = None,
-                 encoding: Optional[str] = "utf-8",
-                 timestamp_field: Optional[str] = None,
-                 dead_letter_tag: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        streams: Iterable[str],
+        starting: str = EARLIEST,
+        starting_ids: Optional[Dict[str, str]] = None,
+        bounded: bool = False,
+        deserializer: Optional[Callable[[Fields], Any]] = None,
+        encoding: Optional[str] = "utf-8",
+        timestamp_field: Optional[str] = None,
+        dead_letter_tag: Optional[str] = None,
+    ) -> None:
         self.url = url
         self.streams = list(streams)
         self.starting = starting  # EARLIEST or LATEST, for streams without a starting id
@@ -77,6 +94,7 @@ class RedisStreamConfig:
 class StreamEnd(NamedTuple):
     """A stream as the driver plans its reading (XINFO STREAM); a stream that does not
     exist yet has the defaults."""
+
     last_id: str = BEFORE_ALL  # the newest id ever added
     deleted_id: str = BEFORE_ALL  # the newest id XDEL deleted
     added: Optional[int] = 0  # entries ever added (None before Redis 7)
@@ -100,8 +118,10 @@ class RedisStreamReader(SourceReader):
         ends = self._stream_ends()
         config = self.config
         latest = config.starting == LATEST
-        first = {s: config.starting_ids.get(s) or (ends[s].last_id if latest else BEFORE_ALL)
-                 for s in config.streams}
+        first = {
+            s: config.starting_ids.get(s) or (ends[s].last_id if latest else BEFORE_ALL)
+            for s in config.streams
+        }
         if not self.bounded:
             return {"end": 0, "next": first, "added": _added(first, ends)}
         stop = {s: end.last_id for s, end in ends.items()}
@@ -134,9 +154,11 @@ class RedisStreamReader(SourceReader):
     def _check_streams(self, start: Offset) -> None:
         """A job restarted from its checkpoint reads the streams it read before."""
         if sorted(start["next"]) != sorted(self.config.streams):
-            raise ValueError(f"the Redis streams of a job restarted from its checkpoint "
-                             f"cannot change: the checkpoint reads {sorted(start['next'])}, "
-                             f"the job {sorted(self.config.streams)}")
+            raise ValueError(
+                f"the Redis streams of a job restarted from its checkpoint "
+                f"cannot change: the checkpoint reads {sorted(start['next'])}, "
+                f"the job {sorted(self.config.streams)}"
+            )
 
     def _stream_ends(self) -> Dict[str, StreamEnd]:
         """{stream: its StreamEnd}, in one round trip for all streams."""
@@ -151,13 +173,20 @@ class RedisStreamReader(SourceReader):
         for stream, kind, info in zip(self.config.streams, answers[::2], answers[1::2]):
             kind = _text(kind)
             if kind not in ("none", "stream"):
-                raise ValueError(f"Redis key '{stream}' at {redis_clients.address(url)} "
-                                 f"is a {kind}, not a stream")
+                raise ValueError(
+                    f"Redis key '{stream}' at {redis_clients.address(url)} "
+                    f"is a {kind}, not a stream"
+                )
             ends[stream] = _stream_end(info) if kind == "stream" else StreamEnd()
         return ends
 
-    def _check_kept(self, start: Dict[str, str], planned: Dict[str, str],
-                    ends: Dict[str, StreamEnd], added: Dict[str, int]) -> None:
+    def _check_kept(
+        self,
+        start: Dict[str, str],
+        planned: Dict[str, str],
+        ends: Dict[str, StreamEnd],
+        added: Dict[str, int],
+    ) -> None:
         """Entries after a stream's last read id that were deleted before being read fail
         the job (`added`: entries ever added up to the last read ids, where known)."""
         for stream, last in start.items():
@@ -166,11 +195,11 @@ class RedisStreamReader(SourceReader):
                 raise ValueError(
                     f"Redis stream '{stream}' at {redis_clients.address(self.config.url)}: "
                     f"entries after {last} ({lost}) were deleted or trimmed before this "
-                    f"source read them")
+                    f"source read them"
+                )
 
     # -- tasks: entries -----------------------------------------------------------------
-    def split_chunks(self, split: Tuple[int, str, str, str], chunk: int
-                     ) -> Iterator[Columns]:
+    def split_chunks(self, split: Tuple[int, str, str, str], chunk: int) -> Iterator[Columns]:
         _, stream, lo, hi = split
         return _read_range(self.config, stream, lo, hi, chunk)
 
@@ -181,16 +210,23 @@ def _text(value: object) -> str:
 
 def _stream_end(info: Dict[str, Any]) -> StreamEnd:  # (XINFO STREAM's answer)
     first = info.get("first-entry")
-    return StreamEnd(_text(info["last-generated-id"]),
-                     _text(info.get("max-deleted-entry-id", BEFORE_ALL)),
-                     info.get("entries-added"), first and _text(first[0]), info["length"])
+    return StreamEnd(
+        _text(info["last-generated-id"]),
+        _text(info.get("max-deleted-entry-id", BEFORE_ALL)),
+        info.get("entries-added"),
+        first and _text(first[0]),
+        info["length"],
+    )
 
 
 def _added(ids: Dict[str, str], ends: Dict[str, StreamEnd]) -> Dict[str, int]:
     """{stream: entries ever added up to its id in `ids`}, where that id is the newest
     and the server counts entries."""
-    return {s: cast(int, ends[s].added) for s, i in ids.items()  # (None left out)
-            if i == ends[s].last_id and ends[s].added is not None}
+    return {
+        s: cast(int, ends[s].added)
+        for s, i in ids.items()  # (None left out)
+        if i == ends[s].last_id and ends[s].added is not None
+    }
 
 
 def _lost(last: str, planned: str, end: StreamEnd, added: Optional[int]) -> Optional[str]:
@@ -210,8 +246,9 @@ def _lost(last: str, planned: str, end: StreamEnd, added: Optional[int]) -> Opti
     return None
 
 
-def _read_range(config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk: int
-                ) -> Iterator[Columns]:
+def _read_range(
+    config: RedisStreamConfig, stream: str, lo: str, hi: str, chunk: int
+) -> Iterator[Columns]:
     """(values, timestamps) of the entries of `stream` after id `lo` up to id `hi`, in
     pages of `chunk` entries."""
     client = redis_clients.client(config.url)
@@ -244,16 +281,21 @@ def _columns(config: RedisStreamConfig, stream: str, page: Page) -> Columns:
             stamp = _timestamp(config.timestamp_field, entry_id, fields)
         except Exception as exc:
             if config.dead_letter_tag is not None:
-                values.append(DeadLetter(f"{stream}/{entry_id}",
-                                         f"{type(exc).__name__}: {exc}", dict(raw_fields)))
+                values.append(
+                    DeadLetter(
+                        f"{stream}/{entry_id}", f"{type(exc).__name__}: {exc}", dict(raw_fields)
+                    )
+                )
                 stamps.append(int(entry_id.partition("-")[0]))
                 continue
             shown = repr(raw_fields)
             if len(shown) > SHOWN_ENTRY_CHARS:
                 shown = shown[:SHOWN_ENTRY_CHARS] + "..."
-            raise ValueError(f"Redis stream entry {stream}/{entry_id} at "
-                             f"{redis_clients.address(config.url)} cannot be read: "
-                             f"{type(exc).__name__}: {exc}; entry: {shown}") from exc
+            raise ValueError(
+                f"Redis stream entry {stream}/{entry_id} at "
+                f"{redis_clients.address(config.url)} cannot be read: "
+                f"{type(exc).__name__}: {exc}; entry: {shown}"
+            ) from exc
         if value is not None:  # the deserializer skips it, as Flink's schemas may
             values.append(value)
             stamps.append(stamp)
@@ -284,5 +326,6 @@ def _timestamp(field: Optional[str], entry_id: str, fields: Fields) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"timestamp field '{field}' is not integer milliseconds: "
-                         f"{value!r}") from None
+        raise ValueError(
+            f"timestamp field '{field}' is not integer milliseconds: {value!r}"
+        ) from None

@@ -20,8 +20,18 @@ Two ways to commit (Flink's two-phase commit mapped onto the micro-batch):
 from __future__ import annotations
 
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
-    Tuple)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from weir.runtime.errors import MARKER, UserFunctionError
 from weir.runtime.metrics import records_received
@@ -34,8 +44,7 @@ if TYPE_CHECKING:
         """A sink spec with `executor_side = True` (see above); `commit` only where its
         writers' finish() returns committables."""
 
-        def batch_writer(self, uid: str, job: str, batch_id: int, task: int
-                         ) -> BatchWriter: ...
+        def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter: ...
 
         def commit(self, batch_id: int, committables: List[Any]) -> None: ...
 
@@ -56,8 +65,7 @@ class BatchWriter:
         self.task = task
         self.written = 0
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         """Writes records: their values and their timestamps (a list with None for a
         record without one, or None: no record has one)."""
         raise NotImplementedError
@@ -75,9 +83,13 @@ def is_executor_side(sink: object) -> bool:
     return getattr(sink, "executor_side", False)
 
 
-def write_task_rows(sinks: Mapping[str, SinkSpec], job: str, batch_id: int, task: int,
-                    row_batches: Iterable[Sequence[Sequence[Any]]]
-                    ) -> Iterator[List[Sequence[Any]]]:
+def write_task_rows(
+    sinks: Mapping[str, SinkSpec],
+    job: str,
+    batch_id: int,
+    task: int,
+    row_batches: Iterable[Sequence[Sequence[Any]]],
+) -> Iterator[List[Sequence[Any]]]:
     """Writes the rows of `sinks` ({uid: spec}) among `row_batches` (lists of (to, key
     group or subtask, payload) rows) as task `task` of micro-batch `batch_id` of job
     `job`; yields the
@@ -112,8 +124,9 @@ def write_task_rows(sinks: Mapping[str, SinkSpec], job: str, batch_id: int, task
         _abort_all(writers, error)
         if isinstance(error, UserFunctionError) or not isinstance(error, Exception):
             raise
-        raise UserFunctionError(f"{MARKER}: sink '{uid}' failed: {type(error).__name__}: "
-                                f"{error}") from error
+        raise UserFunctionError(
+            f"{MARKER}: sink '{uid}' failed: {type(error).__name__}: {error}"
+        ) from error
     if committables:
         yield [(Channel.COMMITS, 0, dumps(committables))]
     counts = records_received(received)
@@ -128,12 +141,17 @@ def _abort_all(writers: Mapping[str, BatchWriter], error: BaseException) -> None
         try:
             writer.abort()
         except Exception as failure:  # noqa: BLE001 (the task's error comes first)
-            error.add_note(f"(and aborting sink '{uid}' failed: "
-                           f"{type(failure).__name__}: {failure})")
+            error.add_note(
+                f"(and aborting sink '{uid}' failed: {type(failure).__name__}: {failure})"
+            )
 
 
-def commit_tasks(spec: SinkSpec, batch_id: int, committables: Optional[List[Any]],
-                 run_in_tasks: Optional[RunInTasks] = None) -> None:
+def commit_tasks(
+    spec: SinkSpec,
+    batch_id: int,
+    committables: Optional[List[Any]],
+    run_in_tasks: Optional[RunInTasks] = None,
+) -> None:
     """The driver's commit of what the tasks of `batch_id` prepared for `spec`. A spec
     with work for tasks once it committed (`tasks_after_commit(batch_id, committables)`
     gives a function and its inputs: a write-ahead-log sink's sends) has it run by

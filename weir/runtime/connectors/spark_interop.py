@@ -15,8 +15,10 @@ if TYPE_CHECKING:
     from weir.common.typeinfo import TypeInformation
     from weir.runtime.sources import Offset
 
-SPARK_ONLY = ("{what} runs on the Spark executor only (the in-process executor has no "
-              "Spark session); leave the environment's executor at 'spark'")
+SPARK_ONLY = (
+    "{what} runs on the Spark executor only (the in-process executor has no "
+    "Spark session); leave the environment's executor at 'spark'"
+)
 
 
 class SparkFrameReader(SourceReader):
@@ -66,15 +68,25 @@ class SparkSink:
 
     executor_side = True  # written from the tasks' side, never on the driver's rows
 
-    def __init__(self, format: str, options: Optional[Dict[str, Any]] = None,
-                 mode: str = "append", table_name: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        format: str,
+        options: Optional[Dict[str, Any]] = None,
+        mode: str = "append",
+        table_name: Optional[str] = None,
+    ) -> None:
         if not isinstance(format, str) or not format:
             raise ValueError(f"SparkSink needs a Spark data source format, got {format!r}")
         if format in FILE_FORMATS and mode != "append":
-            raise ValueError(f"SparkSink({format!r}): a file format is written in mode "
-                             f"'append' (each micro-batch adds files), got {mode!r}")
-        if format in FILE_FORMATS + ("delta",) and table_name is None \
-                and "path" not in (options or {}):
+            raise ValueError(
+                f"SparkSink({format!r}): a file format is written in mode "
+                f"'append' (each micro-batch adds files), got {mode!r}"
+            )
+        if (
+            format in FILE_FORMATS + ("delta",)
+            and table_name is None
+            and "path" not in (options or {})
+        ):
             raise ValueError(f"SparkSink({format!r}) needs a 'path' option")
         self.format = format
         self.options = {key: str(value) for key, value in (options or {}).items()}
@@ -84,8 +96,7 @@ class SparkSink:
         self.record_type: Optional[TypeInformation] = None
 
     @classmethod
-    def table(cls, name: str, mode: str = "append",
-              format: Optional[str] = None) -> SparkSink:
+    def table(cls, name: str, mode: str = "append", format: Optional[str] = None) -> SparkSink:
         """A sink to the catalog table `name` (saveAsTable; at-least-once)."""
         return cls(format or "table", None, mode, name)
 

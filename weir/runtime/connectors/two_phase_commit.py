@@ -32,8 +32,7 @@ class TwoPhaseCommitSpec:
     def batch_writer(self, uid: str, job: str, batch_id: int, task: int) -> BatchWriter:
         return _TransactionWriter(self.function, TransactionContext(uid, job, batch_id, task))
 
-    def commit(self, batch_id: int, committables: List[Tuple[TransactionContext, Any]]
-               ) -> None:
+    def commit(self, batch_id: int, committables: List[Tuple[TransactionContext, Any]]) -> None:
         for context, transaction in committables:
             call_user(context.uid, self.function.commit, transaction)
 
@@ -48,8 +47,7 @@ class _TransactionWriter(BatchWriter):
         self.transaction: Any = None  # the user's transaction, once begun
         self.begun = False
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         uid, context = self.uid, self.context
         if not self.begun:
             self.transaction = call_user(uid, self.function.begin_transaction, context)

@@ -28,7 +28,7 @@ def _log_name(batch_id: int, task: int) -> str:
 
 
 def _batch_and_task(name: str) -> Tuple[int, int]:
-    batch, _, task = name[:-len(SUFFIX)].partition("-")
+    batch, _, task = name[: -len(SUFFIX)].partition("-")
     return int(batch), int(task)
 
 
@@ -49,14 +49,18 @@ class WriteAheadSpec:
         """The logs are durable once their tasks finished: nothing to do before the
         micro-batch commits."""
 
-    def tasks_after_commit(self, batch_id: int, committables: List[str]
-                           ) -> Tuple[Callable[[str], bool], List[str]]:
+    def tasks_after_commit(
+        self, batch_id: int, committables: List[str]
+    ) -> Tuple[Callable[[str], bool], List[str]]:
         """(what a task runs, its inputs): every log of this job's directory up to
         `batch_id`, sent by tasks in parallel (the logs of earlier micro-batches are
         those whose send returned False or failed)."""
         directory = os.path.dirname(committables[0])
-        names = sorted(name for name in os.listdir(directory) if name.endswith(SUFFIX)
-                       and _batch_and_task(name)[0] <= batch_id)
+        names = sorted(
+            name
+            for name in os.listdir(directory)
+            if name.endswith(SUFFIX) and _batch_and_task(name)[0] <= batch_id
+        )
         return self.send_log, [os.path.join(directory, name) for name in names]
 
     def send_log(self, path: str) -> bool:
@@ -70,8 +74,9 @@ class WriteAheadSpec:
         try:
             if not call_user(uid, committer.is_checkpoint_committed, task, batch_id):
                 values = list(_read_log(path))
-                sent = call_user(uid, self.function.send_values, values, batch_id,
-                                 int(time.time() * 1000))
+                sent = call_user(
+                    uid, self.function.send_values, values, batch_id, int(time.time() * 1000)
+                )
                 if not sent:
                     return False
                 call_user(uid, committer.commit_checkpoint, task, batch_id)
@@ -84,16 +89,14 @@ class WriteAheadSpec:
 class _LogWriter(BatchWriter):
     """One task's log of one micro-batch."""
 
-    def __init__(self, directory: str, uid: str, job: str, batch_id: int, task: int
-                 ) -> None:
+    def __init__(self, directory: str, uid: str, job: str, batch_id: int, task: int) -> None:
         super().__init__(uid, job, batch_id, task)
         os.makedirs(directory, exist_ok=True)
         self.path = os.path.join(directory, _log_name(batch_id, task))
         self.hidden = os.path.join(directory, "." + _log_name(batch_id, task))
         self.handle: Optional[BinaryIO] = None
 
-    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None
-              ) -> None:
+    def write(self, values: List[Any], timestamps: Optional[List[Optional[int]]] = None) -> None:
         if self.handle is None:
             self.handle = open(self.hidden, "wb")
         self.handle.write(pickling.dumps(values))

@@ -83,8 +83,9 @@ class _KeyRef:
 
     __slots__ = ("group", "page_id", "page", "entry")
 
-    def __init__(self, group: KeyGroupPages, page_id: int, page: Page,
-                 entry: Optional[Entry]) -> None:
+    def __init__(
+        self, group: KeyGroupPages, page_id: int, page: Page, entry: Optional[Entry]
+    ) -> None:
         self.group, self.page_id, self.page, self.entry = group, page_id, page, entry
 
 
@@ -95,9 +96,13 @@ class KeyedStateBackend:
     the key whose state the state objects read and write, as in Flink.
     """
 
-    def __init__(self, store_for_key_group: Callable[[int], PageStore], max_parallelism: int,
-                 pages_per_key_group: int = DEFAULT_PAGES_PER_KEY_GROUP,
-                 clock: Callable[[], int] = lambda: 0) -> None:
+    def __init__(
+        self,
+        store_for_key_group: Callable[[int], PageStore],
+        max_parallelism: int,
+        pages_per_key_group: int = DEFAULT_PAGES_PER_KEY_GROUP,
+        clock: Callable[[], int] = lambda: 0,
+    ) -> None:
         self._store_for_key_group = store_for_key_group
         self.max_parallelism = max_parallelism
         self.pages_per_key_group = pages_per_key_group
@@ -117,7 +122,7 @@ class KeyedStateBackend:
         """A state the operator uses: its declaration is kept with the key groups' state
         and checked against what they were written with (weir.runtime.state.evolution)."""
         if self.state_types.declare(descriptor):  # (a state declared after its groups
-            for group in self._groups.values():   # were loaded: they are checked again)
+            for group in self._groups.values():  # were loaded: they are checked again)
                 self.state_types.check(group)
 
     def key_group_pages(self, key_group: int) -> KeyGroupPages:
@@ -136,8 +141,10 @@ class KeyedStateBackend:
         location = self._locations.get(key)
         if location is None:
             key_hash = stable_key_hash(key)
-            location = (key_hash % self.max_parallelism,
-                        (key_hash // self.max_parallelism) % self.pages_per_key_group)
+            location = (
+                key_hash % self.max_parallelism,
+                (key_hash // self.max_parallelism) % self.pages_per_key_group,
+            )
             if len(self._locations) >= LOCATION_CACHE_SIZE:
                 self._locations.clear()
             self._locations[key] = location
@@ -188,6 +195,7 @@ class KeyedStateBackend:
         def read() -> Any:
             entry = (self._ref or self._current_ref()).entry
             return None if entry is None else entry.get(state_name)
+
         return read
 
     def entry_writer(self, state_name: Hashable) -> Callable[[Any], None]:
@@ -198,6 +206,7 @@ class KeyedStateBackend:
             if stored is None:
                 return remove(state_name)
             entry_to_write()[state_name] = stored
+
         return write
 
     def remove_entry(self, state_name: Hashable) -> None:

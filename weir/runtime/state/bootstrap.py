@@ -16,18 +16,22 @@ from weir.runtime.state.backend import DEFAULT_PAGES_PER_KEY_GROUP, dumps
 from weir.runtime.state.savepoint import SavepointWriter, savepoint_path
 
 
-def keyed_pages(entries: Iterable[Tuple[Any, Any]], max_parallelism: int
-                ) -> List[Tuple[int, int, bytes]]:
+def keyed_pages(
+    entries: Iterable[Tuple[Any, Any]], max_parallelism: int
+) -> List[Tuple[int, int, bytes]]:
     """(key group, page id, page bytes) holding `entries`: (key, {state name: value})."""
     # (key group, page id) -> {key: states}
     pages: Dict[Tuple[int, int], Dict[Any, Dict[str, Any]]] = {}
     for key, states in entries:
         if not isinstance(states, dict) or not all(isinstance(n, str) for n in states):
-            raise TypeError(f"key {key!r}: its state must be a {{state name: value}} dict, "
-                            f"got {states!r}")
+            raise TypeError(
+                f"key {key!r}: its state must be a {{state name: value}} dict, got {states!r}"
+            )
         key_hash = stable_key_hash(key)
-        where = (key_hash % max_parallelism,
-                 (key_hash // max_parallelism) % DEFAULT_PAGES_PER_KEY_GROUP)
+        where = (
+            key_hash % max_parallelism,
+            (key_hash // max_parallelism) % DEFAULT_PAGES_PER_KEY_GROUP,
+        )
         page = pages.setdefault(where, {})
         if key in page:
             raise ValueError(f"key {key!r} is given twice")
@@ -35,10 +39,12 @@ def keyed_pages(entries: Iterable[Tuple[Any, Any]], max_parallelism: int
     return [(group, page_id, dumps(page)) for (group, page_id), page in sorted(pages.items())]
 
 
-def write_keyed_savepoint(target_directory: str,
-                          operators: Mapping[str, Iterable[Tuple[Any, Any]]],
-                          max_parallelism: int = DEFAULT_MAX_PARALLELISM,
-                          job_name: str = "bootstrap") -> str:
+def write_keyed_savepoint(
+    target_directory: str,
+    operators: Mapping[str, Iterable[Tuple[Any, Any]]],
+    max_parallelism: int = DEFAULT_MAX_PARALLELISM,
+    job_name: str = "bootstrap",
+) -> str:
     """A savepoint in a new directory inside `target_directory` holding the keyed state
     of each operator `uid` of `operators` ({uid: iterable of (key, {state: value})});
     returns its path."""

@@ -20,8 +20,12 @@ class StateTtlConfig:
     class TtlTimeCharacteristic(Enum):
         ProcessingTime = 0
 
-    def __init__(self, ttl_ms: int, update_type: "StateTtlConfig.UpdateType",
-                 visibility: "StateTtlConfig.StateVisibility") -> None:
+    def __init__(
+        self,
+        ttl_ms: int,
+        update_type: "StateTtlConfig.UpdateType",
+        visibility: "StateTtlConfig.StateVisibility",
+    ) -> None:
         self.ttl_ms = ttl_ms
         self.update_type = update_type
         self.state_visibility = visibility
@@ -42,8 +46,9 @@ class StateTtlConfig:
             self._update = StateTtlConfig.UpdateType.OnCreateAndWrite
             self._visibility = StateTtlConfig.StateVisibility.NeverReturnExpired
 
-        def set_update_type(self, update_type: "StateTtlConfig.UpdateType"
-                            ) -> "StateTtlConfig.Builder":
+        def set_update_type(
+            self, update_type: "StateTtlConfig.UpdateType"
+        ) -> "StateTtlConfig.Builder":
             self._update = update_type
             return self
 
@@ -53,20 +58,22 @@ class StateTtlConfig:
         def update_ttl_on_read_and_write(self) -> "StateTtlConfig.Builder":
             return self.set_update_type(StateTtlConfig.UpdateType.OnReadAndWrite)
 
-        def set_state_visibility(self, visibility: "StateTtlConfig.StateVisibility"
-                                 ) -> "StateTtlConfig.Builder":
+        def set_state_visibility(
+            self, visibility: "StateTtlConfig.StateVisibility"
+        ) -> "StateTtlConfig.Builder":
             self._visibility = visibility
             return self
 
         def return_expired_if_not_cleaned_up(self) -> "StateTtlConfig.Builder":
             return self.set_state_visibility(
-                StateTtlConfig.StateVisibility.ReturnExpiredIfNotCleanedUp)
+                StateTtlConfig.StateVisibility.ReturnExpiredIfNotCleanedUp
+            )
 
         def never_return_expired(self) -> "StateTtlConfig.Builder":
             return self.set_state_visibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
 
         def set_ttl_time_characteristic(
-                self, characteristic: "StateTtlConfig.TtlTimeCharacteristic"
+            self, characteristic: "StateTtlConfig.TtlTimeCharacteristic"
         ) -> "StateTtlConfig.Builder":
             return self
 
@@ -124,8 +131,12 @@ class ListStateDescriptor(StateDescriptor):
 class MapStateDescriptor(StateDescriptor):
     kind = "map"
 
-    def __init__(self, name: str, key_type_info: Optional[TypeInformation] = None,
-                 value_type_info: Optional[TypeInformation] = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        key_type_info: Optional[TypeInformation] = None,
+        value_type_info: Optional[TypeInformation] = None,
+    ) -> None:
         super().__init__(name, value_type_info)
         self.key_type_info = key_type_info
 
@@ -133,8 +144,9 @@ class MapStateDescriptor(StateDescriptor):
 class ReducingStateDescriptor(StateDescriptor):
     kind = "reducing"
 
-    def __init__(self, name: str, reduce_function: Any,
-                 type_info: Optional[TypeInformation] = None) -> None:
+    def __init__(
+        self, name: str, reduce_function: Any, type_info: Optional[TypeInformation] = None
+    ) -> None:
         super().__init__(name, type_info)
         self.reduce_function = reduce_function
 
@@ -142,7 +154,8 @@ class ReducingStateDescriptor(StateDescriptor):
 class AggregatingStateDescriptor(StateDescriptor):
     kind = "aggregating"
 
-    def __init__(self, name: str, agg_function: Any,
-                 state_type_info: Optional[TypeInformation] = None) -> None:
+    def __init__(
+        self, name: str, agg_function: Any, state_type_info: Optional[TypeInformation] = None
+    ) -> None:
         super().__init__(name, state_type_info)
         self.agg_function = agg_function

@@ -45,9 +45,12 @@ class StateMigrationError(UserFunctionError):
 
 def signature(descriptor: StateDescriptor) -> Signature:
     """(kind, value type, map key type, with a TTL) of a state descriptor."""
-    return (descriptor.kind, _declared(descriptor.type_info),
-            _declared(getattr(descriptor, "key_type_info", None)),
-            descriptor.ttl_config is not None)
+    return (
+        descriptor.kind,
+        _declared(descriptor.type_info),
+        _declared(getattr(descriptor, "key_type_info", None)),
+        descriptor.ttl_config is not None,
+    )
 
 
 def _declared(type_info: Optional[TypeInformation]) -> Optional[TypeInformation]:
@@ -111,7 +114,8 @@ class StateTypes:
             raise StateMigrationError(
                 f"{MARKER}: state '{name}' of operator '{self.owner}': the restored state is "
                 f"{describe(before)}, the job declares {describe(now)}; the change is not "
-                "compatible (only a Row's fields may be added or removed)")
+                "compatible (only a Row's fields may be added or removed)"
+            )
         return _stored_migration(kind, ttl, convert)
 
     def write(self, group: KeyGroupPages) -> None:
@@ -130,8 +134,9 @@ class StateTypes:
             self._blob = blob
 
 
-def _row_migration(old_type: Optional[TypeInformation],
-                   new_type: Optional[TypeInformation]) -> Optional[Migration]:
+def _row_migration(
+    old_type: Optional[TypeInformation], new_type: Optional[TypeInformation]
+) -> Optional[Migration]:
     """A function from a value of `old_type` to one of `new_type`, both named Rows whose
     common fields keep their types; None where there is none."""
     if not (isinstance(old_type, RowTypeInfo) and isinstance(new_type, RowTypeInfo)):
@@ -151,6 +156,7 @@ def _row_migration(old_type: Optional[TypeInformation],
         if isinstance(value, Row):
             row.set_row_kind(value.get_row_kind())
         return row
+
     return migrate
 
 
@@ -159,9 +165,11 @@ def _stored_migration(kind: str, ttl: bool, convert: Migration) -> Migration:
     value inside its (value, last access) pair."""
     inner: Migration
     if kind == "list":
+
         def inner(stored: Any) -> Any:
             return [convert(element) for element in stored]
     elif kind == "map":
+
         def inner(stored: Any) -> Any:
             return {key: convert(value) for key, value in stored.items()}
     else:

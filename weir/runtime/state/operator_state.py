@@ -11,8 +11,18 @@ A snapshot is a plain {state name: (mode, [elements])} dict, what an engine stor
 
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Protocol,
-                    Tuple, TypeGuard)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Protocol,
+    Tuple,
+    TypeGuard,
+)
 
 if TYPE_CHECKING:
     from weir.runtime.state.descriptors import StateDescriptor
@@ -70,19 +80,23 @@ class OperatorStateStore:
     def get_broadcast_state(self, state_descriptor: StateDescriptor) -> Any:
         raise NotImplementedError(
             "get_broadcast_state() in a CheckpointedFunction is not supported yet; use "
-            "broadcast(descriptor) and a (Keyed)BroadcastProcessFunction")
+            "broadcast(descriptor) and a (Keyed)BroadcastProcessFunction"
+        )
 
     def _get(self, descriptor: StateDescriptor, mode: str) -> OperatorListState:
         name = getattr(descriptor, "name", None)
         if not isinstance(name, str) or type(descriptor).__name__ != "ListStateDescriptor":
-            raise TypeError("operator state takes a ListStateDescriptor, got "
-                            f"{type(descriptor).__name__}")
+            raise TypeError(
+                f"operator state takes a ListStateDescriptor, got {type(descriptor).__name__}"
+            )
         known = self._states.get(name)
         if known is not None:
             if known[0] != mode:
-                raise ValueError(f"operator state '{name}' was registered as "
-                                 f"{_MODE_NAMES[known[0]]} state; it cannot also be "
-                                 f"{_MODE_NAMES[mode]} state")
+                raise ValueError(
+                    f"operator state '{name}' was registered as "
+                    f"{_MODE_NAMES[known[0]]} state; it cannot also be "
+                    f"{_MODE_NAMES[mode]} state"
+                )
             return known[1]
         state = OperatorListState(name, self._restored_values(name, mode))
         self._states[name] = (mode, state)
@@ -93,9 +107,11 @@ class OperatorStateStore:
         if stored is None:
             return []
         if stored[0] != mode:
-            raise ValueError(f"operator state '{name}' was checkpointed as "
-                             f"{_MODE_NAMES[stored[0]]} state and is now asked for as "
-                             f"{_MODE_NAMES[mode]} state")
+            raise ValueError(
+                f"operator state '{name}' was checkpointed as "
+                f"{_MODE_NAMES[stored[0]]} state and is now asked for as "
+                f"{_MODE_NAMES[mode]} state"
+            )
         return stored[1]
 
     def snapshot(self) -> Snapshot:
@@ -221,4 +237,5 @@ class Checkpointed(Protocol):
 def is_checkpointed(function: object) -> TypeGuard[Checkpointed]:
     """Whether `function` keeps operator state (Flink's CheckpointedFunction)."""
     return callable(getattr(function, "initialize_state", None)) and callable(
-        getattr(function, "snapshot_state", None))
+        getattr(function, "snapshot_state", None)
+    )

@@ -75,46 +75,99 @@ class SavepointWriter:
         self.path = path
         self.files: Dict[str, Dict[str, Any]] = {}  # the manifest's: {file name: its entry}
 
-    def _write(self, kind: str, uid: str, columns: Dict[str, List[Any]],
-               schema: pa.Schema) -> None:
+    def _write(self, kind: str, uid: str, columns: Dict[str, List[Any]], schema: pa.Schema) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         name = f"{kind}-{len(self.files)}.parquet"
         table = pa.table(columns, schema=schema)
         target = os.path.join(self.path, name)
         pq.write_table(table, target)
-        self.files[name] = {"uid": uid, "kind": kind, "rows": table.num_rows,
-                            "key_groups": len(set(columns.get("key_group", ()))),
-                            "bytes": os.path.getsize(target), "sha256": _sha256(target)}
+        self.files[name] = {
+            "uid": uid,
+            "kind": kind,
+            "rows": table.num_rows,
+            "key_groups": len(set(columns.get("key_group", ()))),
+            "bytes": os.path.getsize(target),
+            "sha256": _sha256(target),
+        }
 
     def write_keyed(self, uid: str, rows: List[Tuple[int, int, bytes]]) -> None:
         """`rows`: (key group, page id, page bytes) of the operator `uid`."""
         import pyarrow as pa
-        schema = pa.schema([("uid", pa.string()), ("key_group", pa.int32()),
-                            ("page", pa.int32()), ("data", pa.binary())])
+
+        schema = pa.schema(
+            [
+                ("uid", pa.string()),
+                ("key_group", pa.int32()),
+                ("page", pa.int32()),
+                ("data", pa.binary()),
+            ]
+        )
         key_groups, pages, data = zip(*rows) if rows else ((), (), ())
-        self._write(KEYED, uid, {"uid": [uid] * len(rows), "key_group": list(key_groups),
-                                 "page": list(pages), "data": list(data)}, schema)
+        self._write(
+            KEYED,
+            uid,
+            {
+                "uid": [uid] * len(rows),
+                "key_group": list(key_groups),
+                "page": list(pages),
+                "data": list(data),
+            },
+            schema,
+        )
 
     def write_operator_state(self, uid: str, instances: List[Tuple[int, int, bytes]]) -> None:
         """`instances`: (instance index, checkpoints taken, pickled Snapshot)."""
         import pyarrow as pa
-        schema = pa.schema([("uid", pa.string()), ("instance", pa.int32()),
-                            ("checkpoints", pa.int64()), ("snapshot", pa.binary())])
-        index, counts, blobs = zip(*instances) if instances else ((), (), ())
-        self._write(OPERATOR, uid, {"uid": [uid] * len(instances), "instance": list(index),
-                                    "checkpoints": list(counts), "snapshot": list(blobs)},
-                    schema)
 
-    def finish(self, job_name: str, job_id: str, batch_id: int, max_parallelism: int,
-               parallelism: int, sources: Dict[str, Any]) -> str:
+        schema = pa.schema(
+            [
+                ("uid", pa.string()),
+                ("instance", pa.int32()),
+                ("checkpoints", pa.int64()),
+                ("snapshot", pa.binary()),
+            ]
+        )
+        index, counts, blobs = zip(*instances) if instances else ((), (), ())
+        self._write(
+            OPERATOR,
+            uid,
+            {
+                "uid": [uid] * len(instances),
+                "instance": list(index),
+                "checkpoints": list(counts),
+                "snapshot": list(blobs),
+            },
+            schema,
+        )
+
+    def finish(
+        self,
+        job_name: str,
+        job_id: str,
+        batch_id: int,
+        max_parallelism: int,
+        parallelism: int,
+        sources: Dict[str, Any],
+    ) -> str:
         """Writes the manifest, last: the savepoint is complete. Returns its path."""
-        manifest = {"format": FORMAT, "version": VERSION, "job_name": job_name,
-                    "job_id": job_id, "batch_id": batch_id, "timestamp": int(time.time() * 1000),
-                    "max_parallelism": max_parallelism, "parallelism": parallelism,
-                    "sources": sources, "files": self.files}
-        atomic_write(os.path.join(self.path, MANIFEST),
-                     json.dumps(manifest, indent=1, sort_keys=True).encode())
+        manifest = {
+            "format": FORMAT,
+            "version": VERSION,
+            "job_name": job_name,
+            "job_id": job_id,
+            "batch_id": batch_id,
+            "timestamp": int(time.time() * 1000),
+            "max_parallelism": max_parallelism,
+            "parallelism": parallelism,
+            "sources": sources,
+            "files": self.files,
+        }
+        atomic_write(
+            os.path.join(self.path, MANIFEST),
+            json.dumps(manifest, indent=1, sort_keys=True).encode(),
+        )
         return self.path
 
 
@@ -131,8 +184,11 @@ class Savepoint:
 
     def files_of(self, kind: str) -> Dict[str, str]:
         """{uid: file path} of the files of `kind`."""
-        return {entry["uid"]: os.path.join(self.path, name)
-                for name, entry in self.files.items() if entry["kind"] == kind}
+        return {
+            entry["uid"]: os.path.join(self.path, name)
+            for name, entry in self.files.items()
+            if entry["kind"] == kind
+        }
 
     @property
     def uids(self) -> Set[str]:
@@ -142,17 +198,21 @@ class Savepoint:
     def keyed_rows(self, uid: str) -> List[Tuple[int, int, bytes]]:
         """(key group, page id, page bytes) of operator `uid`."""
         import pyarrow.parquet as pq
+
         table = pq.read_table(self.files_of(KEYED)[uid])
-        return list(zip(*(table.column(name).to_pylist()
-                          for name in ("key_group", "page", "data"))))
+        return list(
+            zip(*(table.column(name).to_pylist() for name in ("key_group", "page", "data")))
+        )
 
     def declared_states(self, uid: str) -> Dict[str, str]:
         """{state name: its declaration} of operator `uid`'s keyed states, as its key
         groups recorded them (weir.runtime.state.evolution; none before weir recorded
         them)."""
         import pyarrow.parquet as pq
-        table = pq.read_table(self.files_of(KEYED)[uid], columns=["data"],
-                              filters=[("page", "=", TYPES_PAGE)])
+
+        table = pq.read_table(
+            self.files_of(KEYED)[uid], columns=["data"], filters=[("page", "=", TYPES_PAGE)]
+        )
         declared: Dict[str, Signature] = {}
         for blob in table.column("data").to_pylist():
             declared.update(pickle.loads(blob))
@@ -161,11 +221,16 @@ class Savepoint:
     def operator_states(self) -> Dict[Tuple[str, int], Tuple[int, bytes]]:
         """{(uid, instance): (checkpoints, pickled Snapshot)} of every non-keyed state."""
         import pyarrow.parquet as pq
+
         states: Dict[Tuple[str, int], Tuple[int, bytes]] = {}
         for uid, path in self.files_of(OPERATOR).items():
             table = pq.read_table(path)
-            for index, count, blob in zip(*(table.column(name).to_pylist() for name in
-                                            ("instance", "checkpoints", "snapshot"))):
+            for index, count, blob in zip(
+                *(
+                    table.column(name).to_pylist()
+                    for name in ("instance", "checkpoints", "snapshot")
+                )
+            ):
                 states[(uid, index)] = (count, blob)
         return states
 
@@ -173,17 +238,27 @@ class Savepoint:
         """What `weir info` prints: the savepoint's job, batch and operators' sizes."""
         operators: Dict[str, Dict[str, Any]] = {}
         for entry in self.files.values():
-            described = operators.setdefault(entry["uid"], {"state": [], "rows": 0,
-                                                            "bytes": 0, "key_groups": 0})
+            described = operators.setdefault(
+                entry["uid"], {"state": [], "rows": 0, "bytes": 0, "key_groups": 0}
+            )
             described["state"].append(entry["kind"])
             described["rows"] += entry["rows"]
             described["bytes"] += entry["bytes"]
             described["key_groups"] += entry.get("key_groups", 0)
             if entry["kind"] == KEYED:
                 described["keyed_states"] = self.declared_states(entry["uid"])
-        return {key: self.manifest[key] for key in (
-            "job_name", "job_id", "batch_id", "timestamp", "max_parallelism", "parallelism",
-            "version")} | {"operators": operators, "sources": self.sources}
+        return {
+            key: self.manifest[key]
+            for key in (
+                "job_name",
+                "job_id",
+                "batch_id",
+                "timestamp",
+                "max_parallelism",
+                "parallelism",
+                "version",
+            )
+        } | {"operators": operators, "sources": self.sources}
 
 
 def saved_batch(path: str) -> int:
@@ -197,10 +272,12 @@ def load_savepoint(path: str) -> Savepoint:
     """The savepoint at `path` (a local path, or a file: URI as Flink prints it), every
     file checked; a SavepointError names what is wrong."""
     if path.startswith("file:"):
-        path = "/" + path[len("file:"):].lstrip("/")
+        path = "/" + path[len("file:") :].lstrip("/")
     if os.path.isfile(path):
-        raise SavepointError(f"savepoint {path} is a file: a savepoint is a directory (the "
-                             f"one holding its {MANIFEST} file)")
+        raise SavepointError(
+            f"savepoint {path} is a file: a savepoint is a directory (the "
+            f"one holding its {MANIFEST} file)"
+        )
     if not os.path.isdir(path):
         raise SavepointError(f"savepoint {path} does not exist")
     manifest_path = os.path.join(path, MANIFEST)
@@ -208,13 +285,15 @@ def load_savepoint(path: str) -> Savepoint:
         raise SavepointError(
             f"savepoint {path} has no {MANIFEST} file: it is not a savepoint, or one whose "
             "writing did not finish (a savepoint is complete only once its manifest is "
-            "written)")
+            "written)"
+        )
     try:
         with open(manifest_path, encoding="utf-8") as handle:
             manifest = json.load(handle)
     except ValueError as error:
-        raise SavepointError(f"savepoint {path}: its {MANIFEST} file is not valid JSON "
-                             f"({error})") from None
+        raise SavepointError(
+            f"savepoint {path}: its {MANIFEST} file is not valid JSON ({error})"
+        ) from None
     _check_manifest(path, manifest)
     for name, entry in manifest["files"].items():
         _check_file(path, name, entry)
@@ -223,41 +302,65 @@ def load_savepoint(path: str) -> Savepoint:
 
 def _check_manifest(path: str, manifest: object) -> None:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SavepointError(f"savepoint {path}: its {MANIFEST} file is not a weir "
-                             "savepoint's manifest")
+        raise SavepointError(
+            f"savepoint {path}: its {MANIFEST} file is not a weir savepoint's manifest"
+        )
     if manifest.get("version") != VERSION:
         raise SavepointError(
             f"savepoint {path} has format version {manifest.get('version')!r}; this weir "
-            f"reads version {VERSION}")
-    missing = [key for key in ("max_parallelism", "parallelism", "sources", "files",
-                               "batch_id", "job_id", "job_name") if key not in manifest]
+            f"reads version {VERSION}"
+        )
+    missing = [
+        key
+        for key in (
+            "max_parallelism",
+            "parallelism",
+            "sources",
+            "files",
+            "batch_id",
+            "job_id",
+            "job_name",
+        )
+        if key not in manifest
+    ]
     if missing:
         raise SavepointError(f"savepoint {path}: its manifest lacks {', '.join(missing)}")
     files = manifest["files"]
     if not isinstance(files, dict) or not all(
-            _plain_name(name) and isinstance(entry, dict)
-            and {"uid", "kind", "bytes", "sha256"} <= set(entry)
-            for name, entry in files.items()):
-        raise SavepointError(f"savepoint {path}: its manifest's files are not a weir "
-                             "savepoint's (each a plain file name with its uid, kind, size "
-                             "and checksum)")
+        _plain_name(name)
+        and isinstance(entry, dict)
+        and {"uid", "kind", "bytes", "sha256"} <= set(entry)
+        for name, entry in files.items()
+    ):
+        raise SavepointError(
+            f"savepoint {path}: its manifest's files are not a weir "
+            "savepoint's (each a plain file name with its uid, kind, size "
+            "and checksum)"
+        )
 
 
 def _plain_name(name: object) -> bool:
     """A file name of the savepoint's own directory (no path, no parent)."""
-    return (isinstance(name, str) and name not in ("", ".", "..", MANIFEST)
-            and os.path.basename(name) == name and "\\" not in name)
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..", MANIFEST)
+        and os.path.basename(name) == name
+        and "\\" not in name
+    )
 
 
 def _check_file(path: str, name: str, entry: Dict[str, Any]) -> None:
     target = os.path.join(path, name)
     if not os.path.exists(target):
-        raise SavepointError(f"savepoint {path} is missing its file {name} (state of "
-                             f"'{entry['uid']}')")
+        raise SavepointError(
+            f"savepoint {path} is missing its file {name} (state of '{entry['uid']}')"
+        )
     if os.path.getsize(target) != entry["bytes"] or _sha256(target) != entry["sha256"]:
-        raise SavepointError(f"savepoint {path}: its file {name} (state of "
-                             f"'{entry['uid']}') is corrupt: its size or checksum is not "
-                             "the one its manifest records")
+        raise SavepointError(
+            f"savepoint {path}: its file {name} (state of "
+            f"'{entry['uid']}') is corrupt: its size or checksum is not "
+            "the one its manifest records"
+        )
 
 
 def dispose_savepoint(path: str) -> None:

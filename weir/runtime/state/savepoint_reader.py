@@ -45,14 +45,14 @@ class OperatorKeyedState:
 
     def state_names(self) -> List[str]:
         """The names of the user keyed states stored here (window state left out)."""
-        return sorted({name for _, entry in self.entries for name in entry
-                       if isinstance(name, str)})
+        return sorted(
+            {name for _, entry in self.entries for name in entry if isinstance(name, str)}
+        )
 
     def rows(self, state_name: str, ttl: bool = False) -> List[Tuple[Any, Any]]:
         """(key, stored value) of each key holding state `state_name`; `ttl`: the state
         has a TTL, its values are unwrapped from their (value, last access) pairs."""
-        rows = [(key, entry[state_name]) for key, entry in self.entries
-                if state_name in entry]
+        rows = [(key, entry[state_name]) for key, entry in self.entries if state_name in entry]
         if not ttl:
             return rows
         return [(key, self._unwrap(state_name, key, stored)) for key, stored in rows]
@@ -76,29 +76,37 @@ class OperatorKeyedState:
 
     def where(self, state_name: str) -> str:
         """Names the state for error messages: its name, operator and savepoint."""
-        return (f"state '{state_name}' of operator '{self.uid}' in savepoint "
-                f"{self.savepoint_path}")
+        return f"state '{state_name}' of operator '{self.uid}' in savepoint {self.savepoint_path}"
 
     def _unwrap(self, state_name: str, key: Any, stored: Any) -> Any:
-        if not (isinstance(stored, tuple) and len(stored) == 2
-                and isinstance(stored[1], int)):
-            raise TypeError(f"{self.where(state_name)}: the value of key {key!r} is not "
-                            "stored with a TTL (a (value, last access) pair): read it with "
-                            "a descriptor without enable_time_to_live")
+        if not (isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[1], int)):
+            raise TypeError(
+                f"{self.where(state_name)}: the value of key {key!r} is not "
+                "stored with a TTL (a (value, last access) pair): read it with "
+                "a descriptor without enable_time_to_live"
+            )
         return stored[0]
 
-    def _check_holds(self, descriptor: StateDescriptor, rows: List[Tuple[Any, Any]],
-                     kind: type, state: str, held: str) -> None:
+    def _check_holds(
+        self,
+        descriptor: StateDescriptor,
+        rows: List[Tuple[Any, Any]],
+        kind: type,
+        state: str,
+        held: str,
+    ) -> None:
         for key, value in rows:
             if not isinstance(value, kind):
                 raise TypeError(
                     f"{self.where(descriptor.name)}: key {key!r} holds a value of type "
                     f"{type(value).__name__}, not a {state}'s {held}: read it with the "
-                    "descriptor of the state's kind")
+                    "descriptor of the state's kind"
+                )
 
 
-def read_keyed_state_rows(savepoint_path: str, uid: str, state_name: str,
-                          ttl: bool = False) -> List[Tuple[Any, Any]]:
+def read_keyed_state_rows(
+    savepoint_path: str, uid: str, state_name: str, ttl: bool = False
+) -> List[Tuple[Any, Any]]:
     """(key, stored value) of each key of operator `uid` holding keyed state `state_name`
     in the savepoint at `savepoint_path` (empty: a state the operator never wrote).
     `ttl`: the state was declared with a TTL (its values are unwrapped). A uid the
@@ -118,7 +126,12 @@ def _entries(keyed_rows: Iterable[Tuple[int, int, bytes]]) -> List[Tuple[Any, En
 
 def _unknown_uid_message(savepoint: Savepoint, uid: str, keyed_uids: List[str]) -> str:
     having = ", ".join(repr(name) for name in keyed_uids) or "none"
-    other = (f" (it has '{uid}', without keyed state: a source, or an operator with "
-             "operator state only)" if uid in savepoint.uids else "")
-    return (f"savepoint {savepoint.path} has no keyed state of an operator with uid "
-            f"'{uid}'{other}; the uids of its operators with keyed state: {having}")
+    other = (
+        f" (it has '{uid}', without keyed state: a source, or an operator with operator state only)"
+        if uid in savepoint.uids
+        else ""
+    )
+    return (
+        f"savepoint {savepoint.path} has no keyed state of an operator with uid "
+        f"'{uid}'{other}; the uids of its operators with keyed state: {having}"
+    )

@@ -6,14 +6,28 @@ is stored as (value, last_access_ms) and expires `ttl_ms` after its last counted
 
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Any, Callable, Generic, Hashable, Iterable, Iterator,
-                    Mapping, Optional, Protocol, TypeVar)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Generic,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Optional,
+    Protocol,
+    TypeVar,
+)
 
 from weir.runtime.state.descriptors import StateTtlConfig
 
 if TYPE_CHECKING:
-    from weir.runtime.state.descriptors import (AggregatingStateDescriptor,
-                                                ReducingStateDescriptor, StateDescriptor)
+    from weir.runtime.state.descriptors import (
+        AggregatingStateDescriptor,
+        ReducingStateDescriptor,
+        StateDescriptor,
+    )
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -43,8 +57,9 @@ class _Ttl:
     def __init__(self, config: StateTtlConfig, clock: Callable[[], int]) -> None:
         self.ttl_ms = config.ttl_ms
         self.refresh_on_read = config.update_type == StateTtlConfig.UpdateType.OnReadAndWrite
-        self.return_expired = (config.state_visibility
-                               == StateTtlConfig.StateVisibility.ReturnExpiredIfNotCleanedUp)
+        self.return_expired = (
+            config.state_visibility == StateTtlConfig.StateVisibility.ReturnExpiredIfNotCleanedUp
+        )
         self.clock = clock
 
     def expired(self, last_access: int) -> bool:
@@ -61,7 +76,8 @@ class KeyedState:
             # writing None clears the entry)
             self._read = backend.entry_reader(self._name)  # type: ignore[method-assign]
             self._write = backend.entry_writer(  # type: ignore[method-assign,assignment]
-                self._name)
+                self._name
+            )
         else:
             self._ttl = _Ttl(config, backend.clock)
 
@@ -237,10 +253,12 @@ class KeyedStateStore:
     def get_reducing_state(self, state_descriptor: StateDescriptor) -> ReducingState[Any]:
         return self._state(state_descriptor, "reducing")  # type: ignore[return-value]  # (kind)
 
-    def get_aggregating_state(self, state_descriptor: StateDescriptor
-                              ) -> AggregatingState[Any, Any]:
+    def get_aggregating_state(
+        self, state_descriptor: StateDescriptor
+    ) -> AggregatingState[Any, Any]:
         return self._state(  # type: ignore[return-value]  # (kind)
-            state_descriptor, "aggregating")
+            state_descriptor, "aggregating"
+        )
 
 
 def as_value_descriptor(descriptor: StateDescriptor) -> StateDescriptor:
@@ -248,10 +266,10 @@ def as_value_descriptor(descriptor: StateDescriptor) -> StateDescriptor:
     or map descriptor holds a whole list or dict (of its declared types)."""
     from weir.common.typeinfo import Types
     from weir.runtime.state.descriptors import ValueStateDescriptor
+
     kind, info = descriptor.kind, descriptor.type_info
     # (kind "map": a MapStateDescriptor, which has the key type)
-    if (kind == "map" and info is not None
-            and descriptor.key_type_info is not None):  # type: ignore[attr-defined]
+    if kind == "map" and info is not None and descriptor.key_type_info is not None:  # type: ignore[attr-defined]
         info = Types.MAP(descriptor.key_type_info, info)  # type: ignore[attr-defined]
     elif kind == "list" and info is not None:
         info = Types.LIST(info)
@@ -271,9 +289,12 @@ STATE_CLASSES: dict[str, type[KeyedState]] = {
 }
 
 
-def create_state(backend: StateBackend, descriptor: StateDescriptor,
-                 expected_kind: str) -> KeyedState:
+def create_state(
+    backend: StateBackend, descriptor: StateDescriptor, expected_kind: str
+) -> KeyedState:
     if descriptor.kind != expected_kind:
-        raise TypeError(f"state '{descriptor.name}' is declared as {descriptor.kind} state, "
-                        f"but was requested as {expected_kind} state")
+        raise TypeError(
+            f"state '{descriptor.name}' is declared as {descriptor.kind} state, "
+            f"but was requested as {expected_kind} state"
+        )
     return STATE_CLASSES[expected_kind](backend, descriptor)

@@ -44,8 +44,9 @@ class WindowAssigner(ABC, Generic[T, W]):
             pass
 
     @abstractmethod
-    def assign_windows(self, element: T, timestamp: Optional[int],
-                       context: AssignerContext) -> Collection[W]:
+    def assign_windows(
+        self, element: T, timestamp: Optional[int], context: AssignerContext
+    ) -> Collection[W]:
         """The windows `element` (with event time `timestamp`) belongs to."""
 
     @abstractmethod
@@ -79,7 +80,8 @@ class _EventTime:
             raise ValueError(
                 f"{self}: the record has no timestamp. Event-time windows need timestamps: "
                 "call assign_timestamps_and_watermarks(...) before windowing, or use a "
-                "processing-time window")
+                "processing-time window"
+            )
         return timestamp
 
     def get_default_trigger(self, env: object = None) -> t.EventTimeTrigger:
@@ -108,16 +110,19 @@ class _Tumbling(WindowAssigner[Any, TimeWindow]):
     def __init__(self, size: Millis, offset: Optional[Millis] = 0) -> None:
         self.size, self.offset = to_millis(size, "size"), to_millis(offset or 0, "offset")
         if self.size <= 0 or abs(self.offset) >= self.size:
-            raise ValueError(f"{type(self).__name__} parameters must satisfy "
-                             f"abs(offset) < size and size > 0, got size {self.size} ms, "
-                             f"offset {self.offset} ms")
+            raise ValueError(
+                f"{type(self).__name__} parameters must satisfy "
+                f"abs(offset) < size and size > 0, got size {self.size} ms, "
+                f"offset {self.offset} ms"
+            )
 
     @classmethod
     def of(cls, size: Millis, offset: Optional[Millis] = None) -> Self:
         return cls(size, offset)
 
-    def assign_windows(self, element: Any, timestamp: Optional[int],
-                       context: AssignerContext) -> list[TimeWindow]:
+    def assign_windows(
+        self, element: Any, timestamp: Optional[int], context: AssignerContext
+    ) -> list[TimeWindow]:
         time = self._time(timestamp, context)
         start = TimeWindow.get_window_start_with_offset(time, self.offset, self.size)
         return [TimeWindow(start, start + self.size)]
@@ -141,16 +146,19 @@ class _Sliding(WindowAssigner[Any, TimeWindow]):
         self.size, self.slide = to_millis(size, "size"), to_millis(slide, "slide")
         self.offset = to_millis(offset or 0, "offset")
         if self.size <= 0 or self.slide <= 0 or abs(self.offset) >= self.slide:
-            raise ValueError(f"{type(self).__name__} parameters must satisfy "
-                             f"abs(offset) < slide and size > 0 and slide > 0, got size "
-                             f"{self.size} ms, slide {self.slide} ms, offset {self.offset} ms")
+            raise ValueError(
+                f"{type(self).__name__} parameters must satisfy "
+                f"abs(offset) < slide and size > 0 and slide > 0, got size "
+                f"{self.size} ms, slide {self.slide} ms, offset {self.offset} ms"
+            )
 
     @classmethod
     def of(cls, size: Millis, slide: Millis, offset: Optional[Millis] = None) -> Self:
         return cls(size, slide, offset)
 
-    def assign_windows(self, element: Any, timestamp: Optional[int],
-                       context: AssignerContext) -> list[TimeWindow]:
+    def assign_windows(
+        self, element: Any, timestamp: Optional[int], context: AssignerContext
+    ) -> list[TimeWindow]:
         time = self._time(timestamp, context)
         start = TimeWindow.get_window_start_with_offset(time, self.offset, self.slide)
         windows = []
@@ -180,25 +188,32 @@ class SessionWindowTimeGapExtractor(ABC):
 class _Sessions(MergingWindowAssigner[Any, TimeWindow]):
     _time: Callable[[Optional[int], AssignerContext], int]  # (_EventTime's or _ProcessingTime's)
 
-    def __init__(self, session_gap: Optional[Millis] = None,
-                 extractor: Optional[Callable[[Any], Millis]] = None) -> None:
+    def __init__(
+        self,
+        session_gap: Optional[Millis] = None,
+        extractor: Optional[Callable[[Any], Millis]] = None,
+    ) -> None:
         self.session_gap = None if session_gap is None else to_millis(session_gap, "gap")
         self.extractor = extractor
         if self.session_gap is not None and self.session_gap <= 0:
-            raise ValueError(f"{type(self).__name__} parameters must satisfy 0 < gap, got "
-                             f"{self.session_gap} ms")
+            raise ValueError(
+                f"{type(self).__name__} parameters must satisfy 0 < gap, got {self.session_gap} ms"
+            )
 
     @classmethod
     def with_gap(cls, size: Millis) -> Self:
         return cls(session_gap=size)
 
     @classmethod
-    def with_dynamic_gap(cls, extractor: SessionWindowTimeGapExtractor | Callable[[Any], Millis]
-                         ) -> Self:
+    def with_dynamic_gap(
+        cls, extractor: SessionWindowTimeGapExtractor | Callable[[Any], Millis]
+    ) -> Self:
         extract = getattr(extractor, "extract", extractor)
         if not callable(extract):
-            raise TypeError("with_dynamic_gap() expects a SessionWindowTimeGapExtractor or a "
-                            "callable returning the gap in milliseconds")
+            raise TypeError(
+                "with_dynamic_gap() expects a SessionWindowTimeGapExtractor or a "
+                "callable returning the gap in milliseconds"
+            )
         return cls(extractor=extract)
 
     def _gap(self, element: Any) -> int:
@@ -207,17 +222,21 @@ class _Sessions(MergingWindowAssigner[Any, TimeWindow]):
             return self.session_gap  # type: ignore[return-value]
         gap = to_millis(self.extractor(element), "the extracted session gap")
         if gap <= 0:
-            raise ValueError(f"Dynamic session time gap must satisfy 0 < gap, got {gap} ms "
-                             f"for element {element!r}")
+            raise ValueError(
+                f"Dynamic session time gap must satisfy 0 < gap, got {gap} ms "
+                f"for element {element!r}"
+            )
         return gap
 
-    def assign_windows(self, element: Any, timestamp: Optional[int],
-                       context: AssignerContext) -> list[TimeWindow]:
+    def assign_windows(
+        self, element: Any, timestamp: Optional[int], context: AssignerContext
+    ) -> list[TimeWindow]:
         time = self._time(timestamp, context)
         return [TimeWindow(time, time + self._gap(element))]
 
-    def merge_windows(self, windows: Iterable[TimeWindow],
-                      callback: _MergeCallback[TimeWindow]) -> None:
+    def merge_windows(
+        self, windows: Iterable[TimeWindow], callback: _MergeCallback[TimeWindow]
+    ) -> None:
         TimeWindow.merge_windows(windows, callback)
 
     def __repr__(self) -> str:
@@ -245,8 +264,9 @@ class GlobalWindows(WindowAssigner[Any, GlobalWindow]):
     def create() -> GlobalWindows:
         return GlobalWindows()
 
-    def assign_windows(self, element: Any, timestamp: Optional[int],
-                       context: AssignerContext) -> list[GlobalWindow]:
+    def assign_windows(
+        self, element: Any, timestamp: Optional[int], context: AssignerContext
+    ) -> list[GlobalWindow]:
         return [GlobalWindow.get()]
 
     def get_default_trigger(self, env: object = None) -> t.NeverTrigger:
@@ -271,8 +291,9 @@ class _CountAssigner(WindowAssigner[Any, CountWindow]):
         self.window_size, self.window_slide = window_size, window_slide
         self._count = ValueStateDescriptor(self.state_name, None)
 
-    def assign_windows(self, element: Any, timestamp: Optional[int],
-                       context: AssignerContext) -> list[CountWindow]:
+    def assign_windows(
+        self, element: Any, timestamp: Optional[int], context: AssignerContext
+    ) -> list[CountWindow]:
         state = context.get_runtime_context().get_state(self._count)
         count = state.value() or 0
         state.update(count + 1)

@@ -66,8 +66,7 @@ class AggregateContents:
 class ListContents:
     user_function = None
 
-    def add(self, current: Optional[list[Any]], value: Any, timestamp: Optional[int]
-            ) -> list[Any]:
+    def add(self, current: Optional[list[Any]], value: Any, timestamp: Optional[int]) -> list[Any]:
         if current is None:
             return [value]
         current.append(value)
@@ -91,20 +90,28 @@ class EvictingContents:
         self.evictor = evictor
         self.user_function = inner.user_function
 
-    def add(self, current: Optional[list[tuple[Any, Optional[int]]]], value: Any,
-            timestamp: Optional[int]) -> list[tuple[Any, Optional[int]]]:
+    def add(
+        self,
+        current: Optional[list[tuple[Any, Optional[int]]]],
+        value: Any,
+        timestamp: Optional[int],
+    ) -> list[tuple[Any, Optional[int]]]:
         if current is None:
             return [(value, timestamp)]
         current.append((value, timestamp))
         return current
 
-    def merge(self, a: list[tuple[Any, Optional[int]]], b: list[tuple[Any, Optional[int]]]
-              ) -> list[tuple[Any, Optional[int]]]:
+    def merge(
+        self, a: list[tuple[Any, Optional[int]]], b: list[tuple[Any, Optional[int]]]
+    ) -> list[tuple[Any, Optional[int]]]:
         return a + b
 
-    def evaluate(self, stored: list[tuple[Any, Optional[int]]], window: Window,
-                 evictor_context: Evictor.EvictorContext
-                 ) -> tuple[Optional[list[Any]], list[tuple[Any, Optional[int]]]]:
+    def evaluate(
+        self,
+        stored: list[tuple[Any, Optional[int]]],
+        window: Window,
+        evictor_context: Evictor.EvictorContext,
+    ) -> tuple[Optional[list[Any]], list[tuple[Any, Optional[int]]]]:
         """(input for the window function or None, elements to keep)."""
         elements = [TimestampedValue(v, ts) for v, ts in stored]
         self.evictor.evict_before(elements, len(elements), window, evictor_context)
@@ -115,13 +122,15 @@ class EvictingContents:
 
 # -- the user's function over a fired window ---------------------------------------------
 
+
 class PassThrough:
     """reduce()/aggregate() without a window function: the result is the output."""
 
     user_function = None
 
-    def process(self, key: Any, window: Window, context: ProcessWindowContext,
-                elements: Iterable[Any]) -> Optional[Iterable[Any]]:
+    def process(
+        self, key: Any, window: Window, context: ProcessWindowContext, elements: Iterable[Any]
+    ) -> Optional[Iterable[Any]]:
         return elements
 
     def clear(self, context: ProcessWindowContext) -> None:
@@ -134,8 +143,9 @@ class ProcessWindow:
     def __init__(self, function: Any) -> None:
         self.user_function = function
 
-    def process(self, key: Any, window: Window, context: ProcessWindowContext,
-                elements: Iterable[Any]) -> Optional[Iterable[Any]]:
+    def process(
+        self, key: Any, window: Window, context: ProcessWindowContext, elements: Iterable[Any]
+    ) -> Optional[Iterable[Any]]:
         return self.user_function.process(key, context, elements)  # type: ignore[no-any-return]  # (user code)
 
     def clear(self, context: ProcessWindowContext) -> None:
@@ -147,8 +157,9 @@ class ProcessWindow:
 class ApplyWindow(ProcessWindow):
     """A WindowFunction: apply(key, window, inputs)."""
 
-    def process(self, key: Any, window: Window, context: ProcessWindowContext,
-                elements: Iterable[Any]) -> Optional[Iterable[Any]]:
+    def process(
+        self, key: Any, window: Window, context: ProcessWindowContext, elements: Iterable[Any]
+    ) -> Optional[Iterable[Any]]:
         apply = getattr(self.user_function, "apply", self.user_function)
         return apply(key, window, elements)  # type: ignore[no-any-return]  # (user code)
 
@@ -159,16 +170,18 @@ class ApplyWindow(ProcessWindow):
 class ProcessAllWindow(ProcessWindow):
     """A ProcessAllWindowFunction: process(context, elements)."""
 
-    def process(self, key: Any, window: Window, context: ProcessWindowContext,
-                elements: Iterable[Any]) -> Optional[Iterable[Any]]:
+    def process(
+        self, key: Any, window: Window, context: ProcessWindowContext, elements: Iterable[Any]
+    ) -> Optional[Iterable[Any]]:
         return self.user_function.process(context, elements)  # type: ignore[no-any-return]  # (user code)
 
 
 class ApplyAllWindow(ApplyWindow):
     """An AllWindowFunction: apply(window, inputs)."""
 
-    def process(self, key: Any, window: Window, context: ProcessWindowContext,
-                elements: Iterable[Any]) -> Optional[Iterable[Any]]:
+    def process(
+        self, key: Any, window: Window, context: ProcessWindowContext, elements: Iterable[Any]
+    ) -> Optional[Iterable[Any]]:
         apply = getattr(self.user_function, "apply", self.user_function)
         return apply(window, elements)  # type: ignore[no-any-return]  # (user code)
 

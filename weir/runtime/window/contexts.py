@@ -10,10 +10,21 @@ if TYPE_CHECKING:
     from weir.runtime.context import RuntimeContext
     from weir.runtime.output_tag import OutputTag
     from weir.runtime.state.descriptors import (
-        AggregatingStateDescriptor, ListStateDescriptor, MapStateDescriptor,
-        ReducingStateDescriptor, StateDescriptor, ValueStateDescriptor)
+        AggregatingStateDescriptor,
+        ListStateDescriptor,
+        MapStateDescriptor,
+        ReducingStateDescriptor,
+        StateDescriptor,
+        ValueStateDescriptor,
+    )
     from weir.runtime.state.states import (
-        AggregatingState, KeyedState, ListState, MapState, ReducingState, ValueState)
+        AggregatingState,
+        KeyedState,
+        ListState,
+        MapState,
+        ReducingState,
+        ValueState,
+    )
     from weir.runtime.window.namespaces import NamespacedStateStore
     from weir.runtime.window.operator import WindowOperator
     from weir.runtime.window.windows import Window
@@ -54,31 +65,26 @@ class WindowTriggerContext:
 
     # (each kind of descriptor gets its kind of state: create_state's STATE_CLASSES)
     @overload
-    def get_partitioned_state(self, state_descriptor: ValueStateDescriptor) -> ValueState[Any]:
-        ...
+    def get_partitioned_state(self, state_descriptor: ValueStateDescriptor) -> ValueState[Any]: ...
 
     @overload
-    def get_partitioned_state(self, state_descriptor: ListStateDescriptor) -> ListState[Any]:
-        ...
+    def get_partitioned_state(self, state_descriptor: ListStateDescriptor) -> ListState[Any]: ...
 
     @overload
-    def get_partitioned_state(self, state_descriptor: MapStateDescriptor
-                              ) -> MapState[Any, Any]:
-        ...
+    def get_partitioned_state(self, state_descriptor: MapStateDescriptor) -> MapState[Any, Any]: ...
 
     @overload
-    def get_partitioned_state(self, state_descriptor: ReducingStateDescriptor
-                              ) -> ReducingState[Any]:
-        ...
+    def get_partitioned_state(
+        self, state_descriptor: ReducingStateDescriptor
+    ) -> ReducingState[Any]: ...
 
     @overload
-    def get_partitioned_state(self, state_descriptor: AggregatingStateDescriptor
-                              ) -> AggregatingState[Any, Any]:
-        ...
+    def get_partitioned_state(
+        self, state_descriptor: AggregatingStateDescriptor
+    ) -> AggregatingState[Any, Any]: ...
 
     @overload
-    def get_partitioned_state(self, state_descriptor: StateDescriptor) -> KeyedState:
-        ...
+    def get_partitioned_state(self, state_descriptor: StateDescriptor) -> KeyedState: ...
 
     def get_partitioned_state(self, state_descriptor: StateDescriptor) -> KeyedState:
         store = self._operator.trigger_state

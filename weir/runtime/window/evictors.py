@@ -29,13 +29,23 @@ class Evictor(ABC):
             return self._clock.watermark
 
     @abstractmethod
-    def evict_before(self, elements: list[TimestampedValue], size: int, window: Window,
-                     evictor_context: Evictor.EvictorContext) -> None:
+    def evict_before(
+        self,
+        elements: list[TimestampedValue],
+        size: int,
+        window: Window,
+        evictor_context: Evictor.EvictorContext,
+    ) -> None:
         pass
 
     @abstractmethod
-    def evict_after(self, elements: list[TimestampedValue], size: int, window: Window,
-                    evictor_context: Evictor.EvictorContext) -> None:
+    def evict_after(
+        self,
+        elements: list[TimestampedValue],
+        size: int,
+        window: Window,
+        evictor_context: Evictor.EvictorContext,
+    ) -> None:
         pass
 
 
@@ -43,13 +53,23 @@ class _BuiltInEvictor(Evictor):
     def __init__(self, do_evict_after: bool) -> None:
         self.do_evict_after = bool(do_evict_after)
 
-    def evict_before(self, elements: list[TimestampedValue], size: int, window: Window,
-                     evictor_context: Evictor.EvictorContext) -> None:
+    def evict_before(
+        self,
+        elements: list[TimestampedValue],
+        size: int,
+        window: Window,
+        evictor_context: Evictor.EvictorContext,
+    ) -> None:
         if not self.do_evict_after:
             self._evict(elements, size)
 
-    def evict_after(self, elements: list[TimestampedValue], size: int, window: Window,
-                    evictor_context: Evictor.EvictorContext) -> None:
+    def evict_after(
+        self,
+        elements: list[TimestampedValue],
+        size: int,
+        window: Window,
+        evictor_context: Evictor.EvictorContext,
+    ) -> None:
         if self.do_evict_after:
             self._evict(elements, size)
 
@@ -73,7 +93,7 @@ class CountEvictor(_BuiltInEvictor):
 
     def _evict(self, elements: list[TimestampedValue], size: int) -> None:
         if size > self.max_count:
-            del elements[:size - self.max_count]
+            del elements[: size - self.max_count]
 
 
 class TimeEvictor(_BuiltInEvictor):
@@ -92,15 +112,13 @@ class TimeEvictor(_BuiltInEvictor):
             return
         # (the first element's has_timestamp() stands for all of them)
         cutoff = max(e.get_timestamp() for e in elements) - self.window_size  # type: ignore[type-var, operator]
-        elements[:] = [e for e in elements
-                       if e.get_timestamp() > cutoff]  # type: ignore[operator]
+        elements[:] = [e for e in elements if e.get_timestamp() > cutoff]  # type: ignore[operator]
 
 
 class DeltaEvictor(_BuiltInEvictor):
     """Evicts the elements whose delta to the newest element is at least `threshold`."""
 
-    def __init__(self, threshold: Any, delta_function: Any,
-                 do_evict_after: bool = False) -> None:
+    def __init__(self, threshold: Any, delta_function: Any, do_evict_after: bool = False) -> None:
         super().__init__(do_evict_after)
         self.threshold = threshold
         self.delta_function = getattr(delta_function, "get_delta", delta_function)
@@ -108,13 +126,13 @@ class DeltaEvictor(_BuiltInEvictor):
             raise TypeError("DeltaEvictor needs a DeltaFunction or a callable(a, b) -> delta")
 
     @staticmethod
-    def of(threshold: Any, delta_function: Any,
-           do_evict_after: bool = False) -> DeltaEvictor:
+    def of(threshold: Any, delta_function: Any, do_evict_after: bool = False) -> DeltaEvictor:
         return DeltaEvictor(threshold, delta_function, do_evict_after)
 
     def _evict(self, elements: list[TimestampedValue], size: int) -> None:
         if not elements:
             return
         last = elements[-1].get_value()
-        elements[:] = [e for e in elements
-                       if self.delta_function(e.get_value(), last) < self.threshold]
+        elements[:] = [
+            e for e in elements if self.delta_function(e.get_value(), last) < self.threshold
+        ]

@@ -25,8 +25,11 @@ class _Collect:
 
 
 class MergingWindowSet:
-    def __init__(self, assigner: MergingWindowAssigner[Any, Any],
-                 mapping: Optional[Mapping[Window, Window]] = None) -> None:
+    def __init__(
+        self,
+        assigner: MergingWindowAssigner[Any, Any],
+        mapping: Optional[Mapping[Window, Window]] = None,
+    ) -> None:
         self.assigner = assigner
         self.mapping: dict[Window, Window] = dict(mapping or {})  # window -> state window
         self.changed = False

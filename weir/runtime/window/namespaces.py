@@ -47,10 +47,12 @@ class NamespaceView:
 
     def entry_writer(self, name: Hashable) -> Callable[[Any], None]:
         """put_entry of `name`, where None removes it (as KeyedStateBackend's)."""
+
         def write(stored: Any) -> None:
             if stored is None:
                 return self.remove_entry(name)
             return self.put_entry(name, stored)
+
         return write
 
     def remove_entry(self, name: Hashable) -> None:
@@ -68,8 +70,13 @@ class NamespaceView:
         """Removes everything stored under `namespace` for the current key."""
         self._backend.remove_entry((self._entry, namespace))
 
-    def merge_namespaces(self, name: Hashable, target: Window, sources: Iterable[Window],
-                         merge: Callable[[Any, Any], Any]) -> None:
+    def merge_namespaces(
+        self,
+        name: Hashable,
+        target: Window,
+        sources: Iterable[Window],
+        merge: Callable[[Any, Any], Any],
+    ) -> None:
         """Folds entry `name` of every source namespace into `target` with merge(a, b)."""
         merged = None
         for namespace in [target] + list(sources):
@@ -94,8 +101,10 @@ def _state_merger(descriptor: StateDescriptor) -> Callable[[Any, Any], Any]:
         return descriptor.agg_function.merge  # type: ignore[attr-defined,no-any-return]
     if kind == "list":
         return lambda a, b: a + b
-    raise TypeError(f"state '{descriptor.name}' is {kind} state, which cannot be merged: "
-                    "only list, reducing and aggregating state merge with windows")
+    raise TypeError(
+        f"state '{descriptor.name}' is {kind} state, which cannot be merged: "
+        "only list, reducing and aggregating state merge with windows"
+    )
 
 
 class NamespacedStateStore(KeyedStateStore):
@@ -109,14 +118,15 @@ class NamespacedStateStore(KeyedStateStore):
         state = self._states.get(descriptor.name)
         if state is None:
             if descriptor.ttl_config is not None:
-                raise ValueError(f"state '{descriptor.name}': TTL is not supported for "
-                                 "window-scoped state (windows clean up their own state)")
+                raise ValueError(
+                    f"state '{descriptor.name}': TTL is not supported for "
+                    "window-scoped state (windows clean up their own state)"
+                )
             state = create_state(self.view, descriptor, kind or descriptor.kind)
             self._states[descriptor.name] = state
         return state
 
-    def merge(self, descriptor: StateDescriptor, target: Window,
-              sources: Iterable[Window]) -> None:
+    def merge(self, descriptor: StateDescriptor, target: Window, sources: Iterable[Window]) -> None:
         self.state(descriptor)  # validates the descriptor
         self.view.merge_namespaces(descriptor.name, target, sources, _state_merger(descriptor))
 

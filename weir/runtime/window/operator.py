@@ -12,7 +12,16 @@ so a key with many open windows reads and writes only the windows a batch touche
 from __future__ import annotations
 
 from typing import (
-    TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Optional, Sequence)
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Optional,
+    Sequence,
+)
 
 from weir.runtime.keyed_operator import KeyedStreamOperator
 from weir.runtime.output_tag import split_side_output
@@ -60,9 +69,15 @@ class _AssignerContext:
 
 
 class WindowOperator(KeyedStreamOperator):
-    def __init__(self, spec: WindowSpec, backend: KeyedStateBackend, name: str,
-                 subtask_index: int = 0, parallelism: int = 1,
-                 job_parameters: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        spec: WindowSpec,
+        backend: KeyedStateBackend,
+        name: str,
+        subtask_index: int = 0,
+        parallelism: int = 1,
+        job_parameters: Optional[Mapping[str, str]] = None,
+    ) -> None:
         super().__init__(backend, name, subtask_index, parallelism, job_parameters)
         self.spec = spec
         self.assigner = spec.assigner
@@ -82,7 +97,8 @@ class WindowOperator(KeyedStreamOperator):
         self.trigger_state = NamespacedStateStore(NamespaceView(backend, "_weir_trigger_state"))
         self.window_state = NamespacedStateStore(NamespaceView(backend, "_weir_window_state"))
         self.merging_windows = self.runtime_context.get_state(
-            ValueStateDescriptor("_weir_merging_windows"))
+            ValueStateDescriptor("_weir_merging_windows")
+        )
         self.trigger_ctx = WindowTriggerContext(self)
         self.process_ctx = ProcessWindowContext(self)
         self.assigner_ctx = _AssignerContext(self)
@@ -127,8 +143,13 @@ class WindowOperator(KeyedStreamOperator):
             action(EVENT_TIME if self.event_time else PROCESSING_TIME, time, window)
 
     # -- elements ---------------------------------------------------------------------
-    def process_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                      keys: Sequence[Any], emit: Emit) -> None:
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+        keys: Sequence[Any],
+        emit: Emit,
+    ) -> None:
         """A micro-batch's records (values, timestamps and keys as columns), with the same
         results as one by one.
 
@@ -148,10 +169,12 @@ class WindowOperator(KeyedStreamOperator):
         if values:
             self._call(self._add_batch, values, stamps, keys)
 
-    def _add_batch(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                   keys: Sequence[Any]) -> None:
+    def _add_batch(
+        self, values: Sequence[Any], stamps: Sequence[Optional[int]], keys: Sequence[Any]
+    ) -> None:
         groups: Optional[Iterable[KeyGroup]] = (
-            self.vectorized_groups(values, stamps, keys) if self.batches_at_once else None)
+            self.vectorized_groups(values, stamps, keys) if self.batches_at_once else None
+        )
         if groups is None:
             groups = self.groups_per_key(values, stamps, keys)
         for key, late_items, updates in groups:
@@ -160,8 +183,9 @@ class WindowOperator(KeyedStreamOperator):
             else:
                 self._one_by_one(key, late_items)
 
-    def groups_per_key(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                       keys: Sequence[Any]) -> Iterator[KeyGroup]:
+    def groups_per_key(
+        self, values: Sequence[Any], stamps: Sequence[Optional[int]], keys: Sequence[Any]
+    ) -> Iterator[KeyGroup]:
         """(key, None, [(window, add, its elements)]) per key in arrival order, or (key,
         its items, None) for a key with late data: any assigner, in Python."""
         by_key: dict[Any, list[Item]] = {}
@@ -191,8 +215,11 @@ class WindowOperator(KeyedStreamOperator):
                     by_window[window] = [(value, timestamp)]
                 else:
                     elements.append((value, timestamp))
-        return key, None, [(window, self._add_all, elements)
-                           for window, elements in by_window.items()]
+        return (
+            key,
+            None,
+            [(window, self._add_all, elements) for window, elements in by_window.items()],
+        )
 
     def _add_all(self, stored: Any, elements: list[Item]) -> Any:
         add = self.contents.add
@@ -206,8 +233,9 @@ class WindowOperator(KeyedStreamOperator):
         for value, timestamp in items:
             self._process_element(value, timestamp)
 
-    def vectorized_groups(self, values: Sequence[Any], stamps: Sequence[Optional[int]],
-                          keys: Sequence[Any]) -> Optional[list[KeyGroup]]:
+    def vectorized_groups(
+        self, values: Sequence[Any], stamps: Sequence[Optional[int]], keys: Sequence[Any]
+    ) -> Optional[list[KeyGroup]]:
         """The groups of groups_per_key, cut with numpy, keys in order of first arrival;
         None where vectorized_windows/vectorized_aggregates cannot give the element-by-
         element results (an assigner that is not a built-in one)."""
@@ -216,9 +244,14 @@ class WindowOperator(KeyedStreamOperator):
             return None
         key_ids, unique_keys = key_ids_of(keys)
         # (assigned: the assigner is a built-in tumbling or sliding one, which has a size)
-        groups = group_windows(key_ids, len(unique_keys), assigned,
-                               self.assigner.size,  # type: ignore[attr-defined]
-                               self.clock.watermark, self.allowed_lateness)
+        groups = group_windows(
+            key_ids,
+            len(unique_keys),
+            assigned,
+            self.assigner.size,  # type: ignore[attr-defined]
+            self.clock.watermark,
+            self.allowed_lateness,
+        )
         aggregation = self.batch_aggregation
         partials: Optional[Sequence[Any]]
         combine: Callable[[Any, Any], Any]
@@ -240,21 +273,33 @@ class WindowOperator(KeyedStreamOperator):
             if key_id in late_items:
                 result.append((key, late_items[key_id], None))
             else:
-                result.append((key, None, [
-                    (TimeWindow(starts[g], starts[g] + size), combine, partials[order[g]])
-                    for g in range(index, end)]))
+                result.append(
+                    (
+                        key,
+                        None,
+                        [
+                            (TimeWindow(starts[g], starts[g] + size), combine, partials[order[g]])
+                            for g in range(index, end)
+                        ],
+                    )
+                )
             index = end
         return result
 
     @staticmethod
-    def _late_items(late_keys: np.ndarray, key_ids: np.ndarray, values: Sequence[Any],
-                    stamps: Sequence[Optional[int]]) -> dict[int, list[Item]]:
+    def _late_items(
+        late_keys: np.ndarray,
+        key_ids: np.ndarray,
+        values: Sequence[Any],
+        stamps: Sequence[Optional[int]],
+    ) -> dict[int, list[Item]]:
         """{key id: its (value, timestamp) items} of the keys that met a passed window."""
         if not late_keys.any():
             return {}
         late_items: dict[int, list[Item]] = {}
-        for key_id, late, value, timestamp in zip(key_ids.tolist(), late_keys[key_ids].tolist(),
-                                                  values, stamps):
+        for key_id, late, value, timestamp in zip(
+            key_ids.tolist(), late_keys[key_ids].tolist(), values, stamps
+        ):
             if late:
                 late_items.setdefault(key_id, []).append((value, timestamp))
         return late_items
@@ -273,8 +318,9 @@ class WindowOperator(KeyedStreamOperator):
             if self.cleanup_time(window) != end:
                 self._register_cleanup_timer(window)
 
-    def process_element(self, key: Any, value: Any, timestamp: Optional[int], emit: Emit,
-                        input_label: int = 0) -> None:
+    def process_element(
+        self, key: Any, value: Any, timestamp: Optional[int], emit: Emit, input_label: int = 0
+    ) -> None:
         self.select_key(key)
         self._emit = emit
         self._call(self._process_element, value, timestamp)
@@ -291,16 +337,20 @@ class WindowOperator(KeyedStreamOperator):
                 skipped = False
                 self._add_and_trigger(window, window, value, timestamp)
         # (event time: the assigner has raised for a None timestamp)
-        if (skipped and self.event_time
-                and timestamp + self.allowed_lateness  # type: ignore[operator]
-                <= self.clock.watermark):
+        if (
+            skipped
+            and self.event_time
+            and timestamp + self.allowed_lateness  # type: ignore[operator]
+            <= self.clock.watermark
+        ):
             if self.late_tag_id is not None:
                 self.collect(self.late_tag_id, value, timestamp)
             else:
                 self.late_dropped.inc()
 
-    def _add_and_trigger(self, window: Window, state_window: Window, value: Any,
-                         timestamp: Optional[int]) -> None:
+    def _add_and_trigger(
+        self, window: Window, state_window: Window, value: Any, timestamp: Optional[int]
+    ) -> None:
         view = self.window_contents
         view.namespace = state_window
         view.put_entry(ENTRY, self.contents.add(view.get_entry(ENTRY), value, timestamp))
@@ -309,11 +359,14 @@ class WindowOperator(KeyedStreamOperator):
         self._act(result, window, state_window)
         self._register_cleanup_timer(window)
 
-    def _process_merging(self, value: Any, timestamp: Optional[int],
-                         windows: Collection[Window]) -> bool:
+    def _process_merging(
+        self, value: Any, timestamp: Optional[int], windows: Collection[Window]
+    ) -> bool:
         # (self.merging: the assigner has merge_windows)
-        merging = MergingWindowSet(self.assigner,  # type: ignore[arg-type]
-                                   self.merging_windows.value())
+        merging = MergingWindowSet(
+            self.assigner,  # type: ignore[arg-type]
+            self.merging_windows.value(),
+        )
         skipped = True
         for window in windows:
             actual = merging.add_window(window, self._merge)
@@ -323,22 +376,33 @@ class WindowOperator(KeyedStreamOperator):
             skipped = False
             state_window = merging.state_window(actual)
             # (add_window has mapped `actual` to its state window)
-            self._add_and_trigger(actual, state_window, value,  # type: ignore[arg-type]
-                                  timestamp)
+            self._add_and_trigger(
+                actual,
+                state_window,  # type: ignore[arg-type]
+                value,
+                timestamp,
+            )
         self._persist(merging)
         return skipped
 
-    def _merge(self, merge_result: Window, merged_windows: list[Window], state_window: Window,
-               merged_state_windows: list[Window]) -> None:
+    def _merge(
+        self,
+        merge_result: Window,
+        merged_windows: list[Window],
+        state_window: Window,
+        merged_state_windows: list[Window],
+    ) -> None:
         if self.event_time and self.cleanup_time(merge_result) <= self.clock.watermark:
             raise RuntimeError(
                 f"the end timestamp of an event-time window cannot become earlier than the "
                 f"current watermark by merging: {merge_result}, watermark "
-                f"{self.clock.watermark}")
+                f"{self.clock.watermark}"
+            )
         if not self.event_time and merge_result.max_timestamp() <= self.clock.processing_time:
             raise RuntimeError(
                 f"the end timestamp of a processing-time window cannot become earlier than "
-                f"the current processing time by merging: {merge_result}")
+                f"the current processing time by merging: {merge_result}"
+            )
         ctx = self.trigger_ctx
         ctx.window, ctx.merged_windows = merge_result, merged_windows
         self.trigger.on_merge(merge_result, ctx)
@@ -347,8 +411,9 @@ class WindowOperator(KeyedStreamOperator):
             ctx.window = window
             self.trigger.clear(window, ctx)
             self._delete_cleanup_timer(window)
-        self.window_contents.merge_namespaces(ENTRY, state_window, merged_state_windows,
-                                              self.contents.merge)
+        self.window_contents.merge_namespaces(
+            ENTRY, state_window, merged_state_windows, self.contents.merge
+        )
 
     def _persist(self, merging: MergingWindowSet) -> None:
         if merging.changed:
@@ -379,8 +444,10 @@ class WindowOperator(KeyedStreamOperator):
         state_window = window
         if self.merging:
             # (self.merging: the assigner has merge_windows)
-            merging = MergingWindowSet(self.assigner,  # type: ignore[arg-type]
-                                       self.merging_windows.value())
+            merging = MergingWindowSet(
+                self.assigner,  # type: ignore[arg-type]
+                self.merging_windows.value(),
+            )
             state_window = merging.state_window(window)
             if state_window is None:
                 return  # the window was merged away (or is gone) since the timer was set
@@ -395,8 +462,9 @@ class WindowOperator(KeyedStreamOperator):
         if merging is not None:
             self._persist(merging)
 
-    def _clear_all_state(self, window: Window, state_window: Window,
-                         merging: Optional[MergingWindowSet]) -> None:
+    def _clear_all_state(
+        self, window: Window, state_window: Window, merging: Optional[MergingWindowSet]
+    ) -> None:
         self.window_contents.drop_namespace(state_window)
         self.trigger_ctx.window = window
         self.trigger.clear(window, self.trigger_ctx)
@@ -439,9 +507,12 @@ class WindowOperator(KeyedStreamOperator):
                 self.collect(tag_id, value, timestamp)
 
 
-def _group_items(values: Sequence[Any], stamps: Sequence[Optional[int]], groups: WindowGroups
-                 ) -> list[list[Item]]:
+def _group_items(
+    values: Sequence[Any], stamps: Sequence[Optional[int]], groups: WindowGroups
+) -> list[list[Item]]:
     """The (value, timestamp) items of each (key, window) group, in arrival order."""
     rows = groups.rows.tolist()
-    return [[(values[i], stamps[i]) for i in rows[start:start + size]]
-            for start, size in zip(groups.bounds.tolist(), groups.sizes.tolist())]
+    return [
+        [(values[i], stamps[i]) for i in rows[start : start + size]]
+        for start, size in zip(groups.bounds.tolist(), groups.sizes.tolist())
+    ]

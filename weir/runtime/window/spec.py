@@ -24,19 +24,28 @@ def _event_time_only(trigger: t.Trigger[Any, Any]) -> bool:
     """Whether a built-in trigger never registers processing-time timers."""
     if type(trigger) is t.PurgingTrigger:
         return _event_time_only(trigger.nested_trigger)
-    return type(trigger) in (t.EventTimeTrigger, t.ContinuousEventTimeTrigger, t.CountTrigger,
-                             t.NeverTrigger)
+    return type(trigger) in (
+        t.EventTimeTrigger,
+        t.ContinuousEventTimeTrigger,
+        t.CountTrigger,
+        t.NeverTrigger,
+    )
 
 
 class WindowSpec:
-    def __init__(self, assigner: WindowAssigner[Any, Any], trigger: t.Trigger[Any, Any],
-                 contents: ElementContents, window_function: WindowFunction,
-                 evictor: Optional[Evictor] = None, allowed_lateness: int = 0,
-                 late_tag_id: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        assigner: WindowAssigner[Any, Any],
+        trigger: t.Trigger[Any, Any],
+        contents: ElementContents,
+        window_function: WindowFunction,
+        evictor: Optional[Evictor] = None,
+        allowed_lateness: int = 0,
+        late_tag_id: Optional[str] = None,
+    ) -> None:
         self.assigner = assigner
         self.trigger = trigger
-        self.contents: Contents = (EvictingContents(contents, evictor) if evictor
-                                   else contents)
+        self.contents: Contents = EvictingContents(contents, evictor) if evictor else contents
         self.window_function = window_function
         self.allowed_lateness = allowed_lateness
         self.late_tag_id = late_tag_id
@@ -44,10 +53,15 @@ class WindowSpec:
         self.event_time = assigner.is_event_time()
         # Per key, a micro-batch's on-time elements can be added window by window: one state
         # read/write and timer registration per window instead of per element.
-        self.batches_by_window = (self.event_time and not self.merging and evictor is None
-                                  and type(trigger) is t.EventTimeTrigger)
+        self.batches_by_window = (
+            self.event_time
+            and not self.merging
+            and evictor is None
+            and type(trigger) is t.EventTimeTrigger
+        )
         self.batch_aggregation: Optional[BatchAggregation] = (
-            batch_aggregation(contents) if self.batches_by_window else None)
+            batch_aggregation(contents) if self.batches_by_window else None
+        )
         # A batch's on-time elements cut into (key, window) groups with numpy, where the
         # assigner is a built-in event-time one (else, or with this off: per key in Python)
         self.batches_at_once = self.batches_by_window
@@ -56,5 +70,8 @@ class WindowSpec:
 
     def user_functions(self) -> list[Any]:
         """The user's functions in this window (to open and close)."""
-        return [f for f in (self.contents.user_function, self.window_function.user_function)
-                if f is not None]
+        return [
+            f
+            for f in (self.contents.user_function, self.window_function.user_function)
+            if f is not None
+        ]

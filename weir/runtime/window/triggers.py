@@ -52,26 +52,35 @@ class Trigger(ABC, Generic[T_contra, W_contra]):
         """A TriggerContext with merge_partitioned_state(descriptor)."""
 
     @abstractmethod
-    def on_element(self, element: T_contra, timestamp: Optional[int], window: W_contra,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self,
+        element: T_contra,
+        timestamp: Optional[int],
+        window: W_contra,
+        ctx: WindowTriggerContext,
+    ) -> TriggerResult:
         pass
 
     @abstractmethod
-    def on_processing_time(self, time: int, window: W_contra, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: W_contra, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         pass
 
     @abstractmethod
-    def on_event_time(self, time: int, window: W_contra, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(
+        self, time: int, window: W_contra, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         pass
 
     def can_merge(self) -> bool:
         return False
 
     def on_merge(self, window: W_contra, ctx: WindowTriggerContext) -> None:
-        raise RuntimeError(f"{type(self).__name__} does not support merging windows: "
-                           "implement can_merge() and on_merge()")
+        raise RuntimeError(
+            f"{type(self).__name__} does not support merging windows: "
+            "implement can_merge() and on_merge()"
+        )
 
     @abstractmethod
     def clear(self, window: W_contra, ctx: WindowTriggerContext) -> None:
@@ -85,19 +94,20 @@ class EventTimeTrigger(Trigger[object, Window]):
     def create() -> EventTimeTrigger:
         return EventTimeTrigger()
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         if window.max_timestamp() <= ctx.get_current_watermark():
             return TriggerResult.FIRE  # a late element in a window still within lateness
         ctx.register_event_time_timer(window.max_timestamp())
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         return TriggerResult.FIRE if time == window.max_timestamp() else TriggerResult.CONTINUE
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.CONTINUE
 
     def can_merge(self) -> bool:
@@ -121,17 +131,18 @@ class ProcessingTimeTrigger(Trigger[object, Window]):
     def create() -> ProcessingTimeTrigger:
         return ProcessingTimeTrigger()
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         ctx.register_processing_time_timer(window.max_timestamp())
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.FIRE
 
     def can_merge(self) -> bool:
@@ -161,8 +172,9 @@ class CountTrigger(Trigger[object, Window]):
     def of(count: int) -> CountTrigger:
         return CountTrigger(count)
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         state = ctx.get_partitioned_state(self._state)
         state.add(1)
         if state.get() >= self.count:  # type: ignore[operator]  # (added to: not None)
@@ -170,12 +182,12 @@ class CountTrigger(Trigger[object, Window]):
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.CONTINUE
 
     def can_merge(self) -> bool:
@@ -207,16 +219,23 @@ class PurgingTrigger(Trigger[T_contra, W_contra]):
     def _purging(result: TriggerResult) -> TriggerResult:
         return TriggerResult.FIRE_AND_PURGE if result.is_fire() else result
 
-    def on_element(self, element: T_contra, timestamp: Optional[int], window: W_contra,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self,
+        element: T_contra,
+        timestamp: Optional[int],
+        window: W_contra,
+        ctx: WindowTriggerContext,
+    ) -> TriggerResult:
         return self._purging(self.nested_trigger.on_element(element, timestamp, window, ctx))
 
-    def on_event_time(self, time: int, window: W_contra, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(
+        self, time: int, window: W_contra, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return self._purging(self.nested_trigger.on_event_time(time, window, ctx))
 
-    def on_processing_time(self, time: int, window: W_contra, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: W_contra, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return self._purging(self.nested_trigger.on_processing_time(time, window, ctx))
 
     def can_merge(self) -> bool:
@@ -249,14 +268,14 @@ class _Continuous(Trigger[object, Window]):
     def of(cls, interval: Millis) -> Self:
         return cls(interval)
 
-    def _register_next(self, time: int, window: Window, ctx: WindowTriggerContext,
-                       state: ReducingState[int]) -> None:
+    def _register_next(
+        self, time: int, window: Window, ctx: WindowTriggerContext, state: ReducingState[int]
+    ) -> None:
         next_fire = min(time + self.interval, window.max_timestamp())
         state.add(next_fire)
         self._register(ctx, next_fire)
 
-    def _fire_if_due(self, time: int, window: Window, ctx: WindowTriggerContext
-                     ) -> TriggerResult:
+    def _fire_if_due(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         state = ctx.get_partitioned_state(self._state)
         if state.get() == time:
             state.clear()
@@ -290,8 +309,9 @@ class ContinuousEventTimeTrigger(_Continuous):
     def _delete(self, ctx: WindowTriggerContext, time: int) -> None:
         ctx.delete_event_time_timer(time)
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         if window.max_timestamp() <= ctx.get_current_watermark():
             return TriggerResult.FIRE
         ctx.register_event_time_timer(window.max_timestamp())
@@ -302,14 +322,14 @@ class ContinuousEventTimeTrigger(_Continuous):
             self._register_next(start, window, ctx, state)
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         if time == window.max_timestamp():
             return TriggerResult.FIRE
         return self._fire_if_due(time, window, ctx)
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.CONTINUE
 
 
@@ -320,36 +340,38 @@ class ContinuousProcessingTimeTrigger(_Continuous):
     def _delete(self, ctx: WindowTriggerContext, time: int) -> None:
         ctx.delete_processing_time_timer(time)
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         state = ctx.get_partitioned_state(self._state)
         if state.get() is None:
             now = ctx.get_current_processing_time()
             self._register_next(now - java_remainder(now, self.interval), window, ctx, state)
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return self._fire_if_due(time, window, ctx)
 
 
 class NeverTrigger(Trigger[object, Window]):
     """The default trigger of GlobalWindows: never fires."""
 
-    def on_element(self, element: object, timestamp: Optional[int], window: Window,
-                   ctx: WindowTriggerContext) -> TriggerResult:
+    def on_element(
+        self, element: object, timestamp: Optional[int], window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                      ) -> TriggerResult:
+    def on_event_time(self, time: int, window: Window, ctx: WindowTriggerContext) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def on_processing_time(self, time: int, window: Window, ctx: WindowTriggerContext
-                           ) -> TriggerResult:
+    def on_processing_time(
+        self, time: int, window: Window, ctx: WindowTriggerContext
+    ) -> TriggerResult:
         return TriggerResult.CONTINUE
 
     def can_merge(self) -> bool:

@@ -78,8 +78,12 @@ def _sum_partials(numbers: Sequence[Any], groups: WindowGroups) -> list[SumParti
     """Per group (exact integer total or None, the group's numbers in arrival order)."""
     sequences = _in_group_order(numbers, groups)
     array = number_array(numbers)
-    if array is None or array.dtype != np.int64 or not len(array) or \
-            int(np.abs(array).max()) * len(groups.rows) >= 1 << 63:
+    if (
+        array is None
+        or array.dtype != np.int64
+        or not len(array)
+        or int(np.abs(array).max()) * len(groups.rows) >= 1 << 63
+    ):
         return [(None, sequence) for sequence in sequences]
     totals = np.add.reduceat(array[groups.rows], groups.bounds).tolist()
     return list(zip(totals, sequences))
@@ -92,8 +96,9 @@ def _plus(start: Any, partial: SumPartial) -> Any:
     return reduce(add, sequence, start)
 
 
-def _first_extremes(numbers: Sequence[Any], groups: WindowGroups, largest: bool
-                    ) -> Optional[list[int]]:
+def _first_extremes(
+    numbers: Sequence[Any], groups: WindowGroups, largest: bool
+) -> Optional[list[int]]:
     """Per group, the entry holding its first smallest (or largest) number; None where
     numpy cannot compare them as Python does."""
     array = number_array(numbers)
@@ -116,8 +121,9 @@ class _Sum:
     def __init__(self, field: Field) -> None:
         self.field = field
 
-    def partials(self, values: Sequence[Any], groups: WindowGroups
-                 ) -> Optional[list[Any]]:  # (each subclass's own partials)
+    def partials(
+        self, values: Sequence[Any], groups: WindowGroups
+    ) -> Optional[list[Any]]:  # (each subclass's own partials)
         numbers = field_values(values, self.field)
         return None if numbers is None else _sum_partials(numbers, groups)
 
@@ -126,13 +132,15 @@ class _Sum:
 
 
 class _Avg(_Sum):
-    def partials(self, values: Sequence[Any], groups: WindowGroups
-                 ) -> Optional[list[tuple[SumPartial, int]]]:
+    def partials(
+        self, values: Sequence[Any], groups: WindowGroups
+    ) -> Optional[list[tuple[SumPartial, int]]]:
         sums = super().partials(values, groups)
         return None if sums is None else list(zip(sums, groups.sizes.tolist()))
 
-    def combine(self, stored: Optional[tuple[Any, int]], partial: tuple[SumPartial, int]
-                ) -> tuple[Any, int]:
+    def combine(
+        self, stored: Optional[tuple[Any, int]], partial: tuple[SumPartial, int]
+    ) -> tuple[Any, int]:
         total, count = (0, 0) if stored is None else stored
         return (_plus(total, partial[0]), count + partial[1])
 
@@ -143,8 +151,9 @@ class _Extreme:
     def __init__(self, field: Field, largest: bool) -> None:
         self.field, self.largest = field, largest
 
-    def partials(self, values: Sequence[Any], groups: WindowGroups
-                 ) -> Optional[list[tuple[Any, Any, Any]]]:
+    def partials(
+        self, values: Sequence[Any], groups: WindowGroups
+    ) -> Optional[list[tuple[Any, Any, Any]]]:
         numbers = field_values(values, self.field)
         if numbers is None:
             return None
@@ -153,8 +162,10 @@ class _Extreme:
             return None
         rows = groups.rows.tolist()
         firsts = [rows[start] for start in groups.bounds.tolist()]
-        return [(numbers[rows[entry]], values[rows[entry]], values[first])
-                for entry, first in zip(entries, firsts)]
+        return [
+            (numbers[rows[entry]], values[rows[entry]], values[first])
+            for entry, first in zip(entries, firsts)
+        ]
 
     def beats(self, number: float, current: float) -> bool:
         return number > current if self.largest else number < current
@@ -167,8 +178,9 @@ class _Extreme:
 class _RecordSum(_Sum):
     """WindowedStream.sum: the window's first record, its field the sum of the fields."""
 
-    def partials(self, values: Sequence[Any], groups: WindowGroups
-                 ) -> Optional[list[tuple[SumPartial, Any]]]:
+    def partials(
+        self, values: Sequence[Any], groups: WindowGroups
+    ) -> Optional[list[tuple[SumPartial, Any]]]:
         sums = super().partials(values, groups)
         if sums is None:
             return None
@@ -213,8 +225,11 @@ def batch_aggregation(contents: ElementContents) -> Optional[BatchAggregation]:
         if kind is a.SumReducer:
             return _RecordSum(function.field)
         if kind in (a.MinReducer, a.MaxReducer, a.MinByReducer, a.MaxByReducer):
-            return _ReduceExtreme(function.field, kind in (a.MaxReducer, a.MaxByReducer),
-                                  kind in (a.MinByReducer, a.MaxByReducer))
+            return _ReduceExtreme(
+                function.field,
+                kind in (a.MaxReducer, a.MaxByReducer),
+                kind in (a.MinByReducer, a.MaxByReducer),
+            )
         return None
     if type(contents) is AggregateContents:
         function = contents.function

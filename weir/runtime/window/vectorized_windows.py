@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     # (element of each window, start of each window, the timestamps)
     Assigned = tuple[np.ndarray, np.ndarray, np.ndarray]
 
-_TIME_LIMIT = 1 << 61      # timestamps this close to the int64 edge take the general path
+_TIME_LIMIT = 1 << 61  # timestamps this close to the int64 edge take the general path
 _MAX_ENTRIES = 20_000_000  # (element, window) pairs per batch, beyond which numpy is no help
 
 
@@ -59,8 +59,9 @@ def _timestamps(timestamps: Sequence[Optional[int]]) -> Optional[np.ndarray]:
     return times
 
 
-def assign_windows(assigner: WindowAssigner[Any, Any], timestamps: Sequence[Optional[int]]
-                   ) -> Optional[Assigned]:
+def assign_windows(
+    assigner: WindowAssigner[Any, Any], timestamps: Sequence[Optional[int]]
+) -> Optional[Assigned]:
     """(element of each window, start of each window, the timestamps), elements in order and
     each one's windows in assign_windows' order; None unless the assigner is a built-in
     event-time tumbling or sliding one and every timestamp is a plain int."""
@@ -70,17 +71,20 @@ def assign_windows(assigner: WindowAssigner[Any, Any], timestamps: Sequence[Opti
         if times is None:
             return None
         # (kind is TumblingEventTimeWindows: so is the assigner)
-        starts = times - np.fmod(times - assigner.offset + assigner.size,  # type: ignore[attr-defined]
-                                 assigner.size)  # type: ignore[attr-defined]
+        starts = times - np.fmod(
+            times - assigner.offset + assigner.size,  # type: ignore[attr-defined]
+            assigner.size,  # type: ignore[attr-defined]
+        )
         return np.arange(len(times)), starts, times
     if kind is SlidingEventTimeWindows:
-        return _sliding(assigner,  # type: ignore[arg-type]  # (so is the assigner)
-                        _timestamps(timestamps))
+        return _sliding(
+            assigner,  # type: ignore[arg-type]  # (so is the assigner)
+            _timestamps(timestamps),
+        )
     return None
 
 
-def _sliding(assigner: SlidingEventTimeWindows, times: Optional[np.ndarray]
-             ) -> Optional[Assigned]:
+def _sliding(assigner: SlidingEventTimeWindows, times: Optional[np.ndarray]) -> Optional[Assigned]:
     if times is None:
         return None
     size, slide = assigner.size, assigner.slide
@@ -102,8 +106,14 @@ def key_ids_of(keys: Iterable[Hashable]) -> tuple[np.ndarray, list[Any]]:
     return np.array(key_ids, dtype=np.int64), list(ids)
 
 
-def group_windows(key_ids: np.ndarray, key_count: int, assigned: Assigned, size: int,
-                  watermark: int, lateness: int) -> WindowGroups:
+def group_windows(
+    key_ids: np.ndarray,
+    key_count: int,
+    assigned: Assigned,
+    size: int,
+    watermark: int,
+    lateness: int,
+) -> WindowGroups:
     """The groups of `assigned` (assign_windows' result). A key is late if one of its
     elements is in a window the watermark has passed, or in no window (a sliding window's
     gap) and later than the allowed lateness (the operator counts or side-outputs those)."""
@@ -113,8 +123,9 @@ def group_windows(key_ids: np.ndarray, key_count: int, assigned: Assigned, size:
     sorted_keys, sorted_starts = entry_keys[order], starts[order]
     new_group = np.empty(len(order), dtype=bool)
     new_group[:1] = True
-    new_group[1:] = ((sorted_keys[1:] != sorted_keys[:-1])
-                     | (sorted_starts[1:] != sorted_starts[:-1]))
+    new_group[1:] = (sorted_keys[1:] != sorted_keys[:-1]) | (
+        sorted_starts[1:] != sorted_starts[:-1]
+    )
     groups = WindowGroups()
     groups.rows = rows[order]
     groups.bounds = np.flatnonzero(new_group)

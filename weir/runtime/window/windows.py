@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
         def merge(self, to_be_merged: Sequence[W_contra], merge_result: W_contra) -> None: ...
 
+
 LONG_MAX = MAX_WATERMARK
 
 
@@ -34,8 +35,10 @@ def to_millis(value: object, what: str) -> int:
         return value
     to_ms = getattr(value, "to_milliseconds", None)
     if to_ms is None:
-        raise TypeError(f"{what} must be a Time, a Duration or an int of milliseconds, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"{what} must be a Time, a Duration or an int of milliseconds, "
+            f"got {type(value).__name__}"
+        )
     return int(to_ms())
 
 
@@ -70,8 +73,7 @@ class TimeWindow(Window):
         return timestamp - java_remainder(timestamp - offset + window_size, window_size)
 
     @staticmethod
-    def merge_windows(windows: Iterable[TimeWindow],
-                      callback: MergeCallback[TimeWindow]) -> None:
+    def merge_windows(windows: Iterable[TimeWindow], callback: MergeCallback[TimeWindow]) -> None:
         """Merges overlapping (or touching) windows; reports each merge of two or more."""
         merged: list[tuple[TimeWindow, list[TimeWindow]]] = []
         for window in sorted(windows, key=lambda w: (w.start, w.end)):
@@ -176,8 +178,11 @@ class TimestampedValue:
         return self.timestamp is not None
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, TimestampedValue) and self.value == other.value
-                and self.timestamp == other.timestamp)
+        return (
+            isinstance(other, TimestampedValue)
+            and self.value == other.value
+            and self.timestamp == other.timestamp
+        )
 
     def __repr__(self) -> str:
         return f"TimestampedValue({self.value!r}, {self.timestamp})"
