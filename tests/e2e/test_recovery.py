@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.e2e.shared import read_part_files, wait_until
-from weir.spark.executor import DUE_FILE
+from weir.spark.announcements import DUE_FILE
 from weir.spark.restore import last_committed_batch, load_operator_states
 from weir.spark.source import read_announcements
 

@@ -20,6 +20,7 @@ from weir.runtime.errors import marked_message
 from weir.runtime.metrics import MetricsLog
 from weir.runtime.sink_writers import atomic_write
 from weir.runtime.state.operator_state import OperatorStateLog
+from weir.spark.announcements import DUE_FILE, IDLE_FILE, MARKS_FILE, OWN_FILE, Announcements
 from weir.spark.batch_mode import BatchJob
 from weir.spark.frame_sinks import spark_sinks, written
 from weir.spark.frame_sources import snapshot_batch_frames
@@ -47,7 +48,7 @@ from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
 from weir.spark.shipping import ship_python_dependencies, ship_user_modules
 from weir.spark.sinks import COLUMNS, tasks_of, write_in_tasks, written_by_tasks
-from weir.spark.source import DRAIN, HOLD, read_announcements
+from weir.spark.source import DRAIN, HOLD
 from weir.spark.translate import query_frame
 
 if TYPE_CHECKING:
@@ -58,10 +59,6 @@ POLL_S = 0.05
 NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 END_GRACE_S = 2.0
-IDLE_FILE = "weir-idle-watermarks.json"  # the driver's announcements for idle groups
-OWN_FILE = "weir-own-watermarks.json"  # the operators' own watermarks (weir.control.watermarks)
-DUE_FILE = "weir-due-timer.json"  # the earliest pending processing-time timer
-MARKS_FILE = "weir-split-watermarks.json"  # partitions' largest timestamps, per source
 HOLD_FILE = "weir-hold"  # while it exists, the sources report no new offsets (or drain)
 QUIET_S = 0.1  # how long a query held between micro-batches must stay so to be stopped
 FIRST_BATCH_TIMEOUT_S = 300  # how long a savepoint waits for a new run's first batch
@@ -150,7 +147,7 @@ class SparkJob(JobClient):
         self.canceled = False
         self.stopping = False  # weir is stopping the query (_stop_query)
         self.last_batch = None  # the batch in which the last source ended
-        self.due = self.control.next_tick()  # the earliest processing-time tick announced
+        self.announcements = Announcements(self.checkpoint_dir, self.plan, self.control)
 
     def _restored_operator_states(self, env):
         """What the run restores beside Spark's state: from its checkpoint, or from the
@@ -170,20 +167,18 @@ class SparkJob(JobClient):
         if os.path.exists(self._hold_file()):  # left by a run killed while stopping
             os.remove(self._hold_file())
         snapshot_batch_frames(self.spark, self.plan, self.checkpoint_dir)  # from_spark()
-        if self.ticks:  # (never an earlier run's announcement)
-            self._write_announcements(DUE_FILE, {"due": self.due})
         marks = self.control.split_marks is not None
-        if marks:  # (the offsets keep the marks an earlier run learnt)
-            self._write_announcements(MARKS_FILE, {})
+        self.announcements.start(self.ticks, marks)
+        announced = self.announcements.path
         self.layout = self._shard_layout()
         frame = query_frame(
             self.spark,
             self.plan,
             (
-                self._idle_file(),
-                os.path.join(self.checkpoint_dir, OWN_FILE),
-                os.path.join(self.checkpoint_dir, DUE_FILE) if self.ticks else None,
-                os.path.join(self.checkpoint_dir, MARKS_FILE) if marks else None,
+                announced(IDLE_FILE),
+                announced(OWN_FILE),
+                announced(DUE_FILE) if self.ticks else None,
+                announced(MARKS_FILE) if marks else None,
                 self._hold_file(),
             ),
             self.layout,
@@ -270,53 +265,20 @@ class SparkJob(JobClient):
             changed = self.outputs.operator_states.take_changed()
             if changed is not None:
                 save_operator_states(self.checkpoint_dir, batch_id, changed)
-            self._announce(self.control.end_batch())
-            self._announce_marks()
+            self.announcements.idle(self.control.end_batch())
+            self.announcements.split_marks()
             self.batches += 1
             if self.last_batch is None and self.control.input_ended():
                 self.last_batch = batch_id
             if self.last_batch is None:
-                self._announce_own_watermarks()
+                self.announcements.own_watermarks()
             if self.ticks:
-                self._announce_due(self.control.next_tick())
+                self.announcements.due_timer(self.control.next_tick())
 
-    def _idle_file(self) -> str:
-        return os.path.join(self.checkpoint_dir, IDLE_FILE)
-
-    def _announce(self, moves) -> None:
-        """Tells the sources of idle watermark groups what to announce next (see
-        weir.control.idleness): `moves` is {group index: timestamp} or None."""
-        if moves:
-            groups = self.plan.watermark_groups
-            announced = read_announcements(self._idle_file())
-            announced.update({groups[index].name: ts for index, ts in moves.items()})
-            self._write_announcements(IDLE_FILE, announced)
-
-    def _announce_marks(self) -> None:
-        """Tells partitioned sources their partitions' largest timestamps and which are
-        idle (weir.runtime.split_watermarks)."""
-        marks = self.control.marks()
-        if marks is not None:
-            self._write_announcements(MARKS_FILE, marks)
-
-    def _announce_own_watermarks(self) -> None:
-        """Tells the source that carries them the operators' own watermarks for the next
-        micro-batch (weir.control.watermarks), when one moved."""
-        if self.control.advance_own_watermarks():
-            self._write_announcements(OWN_FILE, self.control.own_watermarks_so_far())
-
-    def _announce_due(self, due) -> None:
-        """Tells the source that ticks for them when the next processing-time timer is
-        due (weir.spark.source.AnnouncingReader), when that changed."""
-        if due != self.due:
-            self.due = due
-            self._write_announcements(DUE_FILE, {"due": due})
-
-    def _write_announcements(self, name: str, announced: dict) -> None:
-        """Writes what sources announce next to file `name` in the checkpoint directory
-        (not after the job's cleanup removed it)."""
-        if os.path.isdir(self.checkpoint_dir):
-            atomic_write(os.path.join(self.checkpoint_dir, name), json.dumps(announced).encode())
+    @property
+    def due(self) -> Optional[int]:
+        """The earliest processing-time timer announced to the sources (None: none)."""
+        return self.announcements.due
 
     def _watch_idleness(self) -> None:
         """Idleness timeouts run out between micro-batches too: while no batch runs, check
@@ -326,8 +288,8 @@ class SparkJob(JobClient):
         while self.query.isActive:
             time.sleep(every_s)
             with self._lock:
-                self._announce(self.control.idle_between_batches())
-                self._announce_marks()
+                self.announcements.idle(self.control.idle_between_batches())
+                self.announcements.split_marks()
 
     def query_state(self, uid: str, state_name: str, key):
         """The value of `key`'s keyed state `state_name` in operator `uid` as of the last
