@@ -2,6 +2,9 @@
 # `bash run_example.sh` and `bash run_tests.sh` (what CI runs, through .ci/run).
 PY := .venv/bin/python
 SOURCES := weir tests bench examples scripts
+# The whole suite and the end-to-end tier run on two workers (pytest-xdist), a file at a
+# time, as run_tests.sh does; WEIR_TEST_WORKERS=0 runs them in one process.
+WORKERS := -n $(or $(WEIR_TEST_WORKERS),2) --dist loadfile
 
 .PHONY: help setup test test-unit test-e2e lint typecheck bench-smoke
 
@@ -12,13 +15,13 @@ setup:  ## the virtual environment with weir, its test tools and servers (script
 	bash scripts/setup.sh test
 
 test: setup lint  ## what CI runs: lint, then every test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(WORKERS)
 
 test-unit: setup  ## the quick tier: tests/unit, no Spark, no JVM (under a minute here)
 	$(PY) -m pytest -q tests/unit
 
 test-e2e: setup  ## the end-to-end tests: Spark, the servers, the examples
-	$(PY) -m pytest -q tests/e2e
+	$(PY) -m pytest -q $(WORKERS) tests/e2e
 
 lint: setup typecheck  ## ruff's rules and format check, the import-linter layer contracts, mypy
 	.venv/bin/ruff check $(SOURCES)

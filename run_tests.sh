@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh test
-exec .venv/bin/python -m pytest -q "$@"
+# Two workers (pytest-xdist), each with its own Spark session and servers, a file at a time;
+# WEIR_TEST_WORKERS=0 runs everything in this one process.
+exec .venv/bin/python -m pytest -q -n "${WEIR_TEST_WORKERS:-2}" --dist loadfile "$@"

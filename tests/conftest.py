@@ -147,10 +147,33 @@ def postgres_server():
     server.stop()
 
 
+# The files that take longest (minutes each on 2 cores), longest first. The whole suite
+# runs on two workers (run_tests.sh: pytest-xdist, one file to a worker at a time); a long
+# file handed out last would leave one worker busy alone at the end.
+SLOWEST_FILES = (
+    "test_recovery.py",
+    "test_fault_injection.py",
+    "test_savepoints.py",
+    "test_table_programs.py",
+    "test_cli.py",
+    "test_nexmark.py",
+    "test_cluster_sink.py",
+    "test_pyflink_examples.py",
+    "test_cep_jobs.py",
+)
+
+
+def _slowest_first(item) -> int:
+    name = item.path.name
+    return SLOWEST_FILES.index(name) if name in SLOWEST_FILES else len(SLOWEST_FILES)
+
+
 def pytest_collection_modifyitems(items):
-    """Tests that start Spark get the `spark` marker from the fixtures they use (`spark`,
-    directly or through `spark_env`, `run_program`, or `any_env`'s spark run), so
-    `-m "not spark"` leaves them out; tests/unit starts none (tests/unit/conftest.py)."""
+    """The slowest files first (each file's tests stay together and in order). Tests that
+    start Spark get the `spark` marker from the fixtures they use (`spark`, directly or
+    through `spark_env`, `run_program`, or `any_env`'s spark run), so `-m "not spark"`
+    leaves them out; tests/unit starts none (tests/unit/conftest.py)."""
+    items.sort(key=_slowest_first)
     for item in items:
         names = getattr(item, "fixturenames", ())
         callspec = getattr(item, "callspec", None)

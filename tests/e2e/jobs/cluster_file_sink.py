@@ -1,8 +1,9 @@
 """A keyed job writing JSON-lines files on a Spark cluster of 2 executor processes
 (`local-cluster`), each record's part file in a bucket named after the process that
-wrote it. Prints the driver's pid and peak resident memory (MiB) as JSON.
+wrote it; once per number of records given, on one session, each job into a directory of
+its own. Prints the driver's pid and its peak resident memory (MiB) after each job as JSON.
 
-Arguments: records, output directory."""
+Arguments: output directory, then numbers of records."""
 
 import json
 import os
@@ -23,7 +24,7 @@ class ByProcess:
         return f"pid={os.getpid()}"
 
 
-def main(records: int, output: str) -> None:
+def main(output: str, counts: list[int]) -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = (
         SparkSession.builder.master("local-cluster[2,1,1024]")
@@ -34,10 +35,19 @@ def main(records: int, output: str) -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    peaks = []
+    for records in counts:
+        run_job(spark, records, os.path.join(output, str(records)))
+        peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(json.dumps({"driver_pid": os.getpid(), "driver_peak_mib": peaks}))
+    spark.stop()
+
+
+def run_job(spark: SparkSession, records: int, output: str) -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(4)
     source = DataGeneratorSource(
-        lambda i: (f"k{i % 1000}", i, "x" * 100), count=records, max_records_per_batch=records // 4
+        lambda i: (f"k{i % 1000}", i, "x" * 1400), count=records, max_records_per_batch=records // 4
     )
     (
         env.from_source(source, WatermarkStrategy.no_watermarks(), "events")
@@ -46,10 +56,7 @@ def main(records: int, output: str) -> None:
         .sink_to(FileSink.for_json_lines(output).with_bucket_assigner(ByProcess()).build())
     )
     env.execute("cluster-sink")
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"driver_pid": os.getpid(), "driver_peak_mib": peak_mib}))
-    spark.stop()
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2])
+    main(sys.argv[1], [int(count) for count in sys.argv[2:]])
