@@ -157,7 +157,7 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     window = args.window_ms or args.keys * 5 // 2
-    engine = Engine("weir", WEIR_CONF)
+    engine = Engine("weir", WEIR_CONF, weir_home=True)
     try:
         engine(run_job, "cep", 2000, 20, 1, window)  # (warm-up: the JVM, the workers)
         engine(run_job, "hand", 2000, 20, 1, window)

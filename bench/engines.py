@@ -10,9 +10,10 @@ as before, but no longer share a JVM, so each runs with its own settings.
           checkpoint file manager and RocksDB's changelog checkpointing (Spark's, one
           setting each; they made native YSB ~1.0 s faster per query, so native is never
           handicapped by Spark's defaults where weir is not).
-  weir    weir's embedded session (weir.spark.session.DEFAULTS): the same two settings and
-          a JVM compiling with C1 only (13-25% faster for weir, up to 30% slower for native
-          Spark SQL: docs/benchmarks.md).
+  weir    weir's embedded session (weir.spark.session.DEFAULTS): the same two settings, a
+          JVM compiling with C1 only (13-25% faster for weir, up to 30% slower for native
+          Spark SQL: docs/benchmarks.md), started from pyspark's home without its zips
+          (weir.spark.spark_home: Spark's Python processes import pyspark with its bytecode).
 
 Both: keyed_state.make_session's local[2], shuffle partitions 2, RocksDB state store and
 4 GB of driver memory. `fn` must be a module-level function (it is pickled by name); its
@@ -20,6 +21,7 @@ arguments and result travel through a pipe (the timing is taken inside `fn`).
 """
 
 import multiprocessing
+import os
 import sys
 import traceback
 
@@ -46,12 +48,12 @@ class BenchSideError(RuntimeError):
 class Engine:
     """A process holding one SparkSession, running the bench functions it is sent."""
 
-    def __init__(self, name: str, conf: dict):
+    def __init__(self, name: str, conf: dict, weir_home: bool = False):
         context = multiprocessing.get_context("spawn")
         self.name = name
         self._conn, child = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(conf, child), daemon=True, name=f"bench-{name}"
+            target=_serve, args=(conf, child, weir_home), daemon=True, name=f"bench-{name}"
         )
         self._process.start()
         child.close()
@@ -79,17 +81,24 @@ class Engines:
 
     def __init__(self):
         self.native = Engine("native", NATIVE_CONF)
-        self.weir = Engine("weir", WEIR_CONF)
+        self.weir = Engine("weir", WEIR_CONF, weir_home=True)
 
     def close(self) -> None:
         self.native.close()
         self.weir.close()
 
 
-def _serve(conf: dict, conn) -> None:
+def _serve(conf: dict, conn, weir_home: bool) -> None:
     from keyed_state import make_session
 
+    from weir.spark.spark_home import home_without_zips
+
+    home = home_without_zips() if weir_home else None
+    if home is not None:  # (the JVM keeps it, and passes it on to its Python processes)
+        os.environ["SPARK_HOME"] = home
     spark = make_session(conf)
+    if home is not None:
+        os.environ.pop("SPARK_HOME")
     try:
         while True:
             message = conn.recv()

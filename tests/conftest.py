@@ -22,7 +22,14 @@ def spark():
         DRIVER_JAVA_OPTIONS,
         ROCKSDB,
     )
+    from weir.spark.spark_home import home_without_zips
 
+    # Spark's Python processes import the installed pyspark with its bytecode, not
+    # pyspark.zip, as in weir's embedded sessions (weir.spark.spark_home): a query's
+    # planner processes then start in a fraction of the time
+    home = home_without_zips()
+    if home is not None:
+        os.environ["SPARK_HOME"] = home
     session = (
         SparkSession.builder.master("local[2]")
         .appName("weir-tests")
@@ -36,6 +43,8 @@ def spark():
         .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
         .getOrCreate()
     )
+    if home is not None:
+        os.environ.pop("SPARK_HOME")  # (the JVM has it, and passes it on to its processes)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
