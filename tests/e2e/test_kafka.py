@@ -17,7 +17,7 @@ from weir.datastream.connectors.kafka import (
 )
 from weir.datastream.window import TumblingEventTimeWindows
 from weir.common.time import Time
-from tests.e2e.shared import checkpointed_env
+from tests.e2e.shared import checkpointed_env, wait_until
 
 pytestmark = pytest.mark.spark
 
@@ -464,10 +464,9 @@ def test_a_lagging_partition_keeps_its_records_on_time_as_in_flink(
     job = threading.Thread(target=lambda: out.extend(windows.execute_and_collect()))
     job.start()
     try:
-        deadline = time.time() + 90
-        while not os.path.exists(seen) and time.time() < deadline:
-            time.sleep(0.05)
-        assert os.path.exists(seen), "the job did not read its first records"
+        wait_until(
+            lambda: os.path.exists(seen), "the job to read its first records", 90, interval=0.05
+        )
     finally:
         kafka_broker.produce(topic, behind[1:])
         job.join(120)
@@ -541,14 +540,15 @@ def test_a_bounded_source_waiting_for_its_stopping_offsets_holds_no_other_source
     job = threading.Thread(target=lambda: out.extend(kafka.union(other).execute_and_collect()))
     job.start()
     try:
-        deadline = time.time() + 90
-        while not os.path.exists(seen) and time.time() < deadline:
-            time.sleep(0.05)
-        read_meanwhile = os.path.exists(seen)
+        wait_until(
+            lambda: os.path.exists(seen),
+            "the collection to be read while Kafka waits",
+            90,
+            interval=0.05,
+        )
     finally:
         kafka_broker.produce(topic, [("k2", 0, 1_000_001), ("k3", 0, 1_000_002)])
         job.join(120)
-    assert read_meanwhile, "the collection was not read while Kafka waited"
     assert sorted(out) == ["c1", "c2", "k1", "k2", "k3"]
 
 

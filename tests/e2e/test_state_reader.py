@@ -3,11 +3,10 @@ MapState) in a savepoint, read back as a DataFrame and queried with Spark SQL, i
 the state of the records the job processed before it stopped."""
 
 import os
-import time
 
 import pytest
 
-from tests.e2e.shared import read_part_files
+from tests.e2e.shared import read_part_files, wait_until
 from weir.common import Duration, Types, WatermarkStrategy
 from weir.common.job import JobStatus
 from weir.datastream import KeyedProcessFunction, StreamExecutionEnvironment
@@ -64,10 +63,12 @@ def run_and_stop_with_savepoint(spark, tmp_path) -> tuple:
     ).uid(UID).sink_to(FileSink.for_json_lines(str(tmp_path / "out")).build())
     client = env.execute_async("state to read")
     out = str(tmp_path / "out")
-    deadline = time.time() + 120
-    while not (os.path.isdir(out) and len(read_part_files(out)) >= 100):
-        assert time.time() < deadline, "the job wrote fewer than 100 records in 120 s"
-        time.sleep(0.1)
+    wait_until(
+        lambda: os.path.isdir(out) and len(read_part_files(out)) >= 100,
+        "the job to write 100 records",
+        timeout=120,
+        interval=0.1,
+    )
     path = client.stop_with_savepoint(False, str(tmp_path / "savepoints")).result()
     assert client.wait(60) == JobStatus.FINISHED
     processed = [(r["key"], r["index"]) for r in read_part_files(out)]

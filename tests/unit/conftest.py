@@ -21,3 +21,26 @@ def no_jvm_started():
             "this unit test started Spark's JVM: tests that need Spark belong in "
             "tests/e2e (the quick tier, tests/unit, starts none)"
         )
+
+
+@pytest.fixture
+def numpy_cuts(monkeypatch):
+    """Records how the window operator cuts micro-batches into (key, window) groups: each
+    call returns a new list, which then gets, per cut, whether numpy made it
+    (`WindowOperator.vectorized_groups` returned groups) or it fell back to Python."""
+    from weir.runtime.window.operator import WindowOperator
+
+    vectorized = WindowOperator.vectorized_groups
+
+    def record() -> list:
+        cuts: list = []
+
+        def counted(operator, *columns):
+            groups = vectorized(operator, *columns)
+            cuts.append(groups is not None)
+            return groups
+
+        monkeypatch.setattr(WindowOperator, "vectorized_groups", counted)
+        return cuts
+
+    return record

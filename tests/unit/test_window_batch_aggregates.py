@@ -11,7 +11,6 @@ from tests.transcripts.windows import LATE, Transcript
 from weir.common import Row
 from weir.datastream.aggregations import Avg, Count, Max, Min, Sum
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
-from weir.runtime.window.operator import WindowOperator
 from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
@@ -75,7 +74,7 @@ def batches(rng, shape, kind):
     return result
 
 
-def run(pipeline, steps, mode, monkeypatch):
+def run(pipeline, steps, mode, numpy_cuts):
     """Outputs per step, through the harness's micro-batch path, in `mode`: one_by_one (the
     general path), per_window (cut into (key, window) groups in Python) or at_once (cut
     with numpy; `at_once` tells for each key group's batch whether it was)."""
@@ -86,15 +85,7 @@ def run(pipeline, steps, mode, monkeypatch):
         function.batches_at_once = False
     else:
         assert function.batches_at_once and function.batch_aggregation is not None
-    at_once = []
-    vectorized = WindowOperator.vectorized_groups
-
-    def counted(operator, *columns):
-        groups = vectorized(operator, *columns)
-        at_once.append(groups is not None)
-        return groups
-
-    monkeypatch.setattr(WindowOperator, "vectorized_groups", counted)
+    at_once = numpy_cuts()
     harness = KeyedOperatorHarness(function, key_of, max_parallelism=4)
     outputs = []
     for elements, watermark in steps + [([], MAX_WATERMARK)]:
@@ -120,7 +111,7 @@ CASES = [
 
 @pytest.mark.parametrize("aggregation", sorted(AGGREGATIONS))
 @pytest.mark.parametrize("seed,kind", CASES)
-def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind, monkeypatch):
+def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind, numpy_cuts):
     rng = random.Random(f"{aggregation}-{seed}-{kind}")
     shape = rng.choice(["row", "tuple", "number"])
     field = {"row": rng.choice(["amount", 1]), "tuple": 1, "number": 0}[shape]
@@ -133,10 +124,10 @@ def test_batch_aggregation_equals_element_by_element(aggregation, seed, kind, mo
         return AGGREGATIONS[aggregation](windowed, field)
 
     steps = batches(rng, shape, kind)
-    expected, _ = run(pipeline, steps, "one_by_one", monkeypatch)
+    expected, _ = run(pipeline, steps, "one_by_one", numpy_cuts)
     assert sum(len(step) for step in expected) > 5  # windows fired
-    per_window, _ = run(pipeline, steps, "per_window", monkeypatch)
-    at_once, used = run(pipeline, steps, "at_once", monkeypatch)
+    per_window, _ = run(pipeline, steps, "per_window", numpy_cuts)
+    at_once, used = run(pipeline, steps, "at_once", numpy_cuts)
     assert at_once == per_window
     assert [sorted(step) for step in at_once] == [sorted(step) for step in expected]
     comparable = (

@@ -9,7 +9,6 @@ from tests.transcripts import functions as f
 from tests.transcripts.runner import window_spec
 from tests.transcripts.windows import LATE, Transcript
 from weir.datastream.window import SlidingEventTimeWindows, TumblingEventTimeWindows
-from weir.runtime.window.operator import WindowOperator
 from weir.runtime.wire import MAX_WATERMARK
 from weir.testing.harness import KeyedOperatorHarness
 
@@ -63,20 +62,12 @@ def one_by_one(pipeline, seed):
     return out
 
 
-def per_window(pipeline, seed, at_once, monkeypatch):
+def per_window(pipeline, seed, at_once, numpy_cuts):
     """The micro-batch path, key group by key group: each batch cut into (key, window)
     groups in Python, or at once with numpy (`grouped`: whether each cut was)."""
     spec = window_spec(Transcript("t", pipeline, []))
     spec.batches_at_once = at_once
-    grouped = []
-    vectorized = WindowOperator.vectorized_groups
-
-    def counted(operator, *columns):
-        groups = vectorized(operator, *columns)
-        grouped.append(groups is not None)
-        return groups
-
-    monkeypatch.setattr(WindowOperator, "vectorized_groups", counted)
+    grouped = numpy_cuts()
     harness = KeyedOperatorHarness(spec, f.key_of, max_parallelism=4)
     out = []
     for elements, watermark in batches(seed) + [([], MAX_WATERMARK)]:
@@ -89,9 +80,9 @@ def per_window(pipeline, seed, at_once, monkeypatch):
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("at_once", [False, True])
-def test_per_window_batches_equal_one_by_one(name, seed, at_once, monkeypatch):
+def test_per_window_batches_equal_one_by_one(name, seed, at_once, numpy_cuts):
     expected = one_by_one(PIPELINES[name], seed)
     assert sum(len(step) for step in expected) > 10  # the case exercises firings
-    out, grouped = per_window(PIPELINES[name], seed, at_once, monkeypatch)
+    out, grouped = per_window(PIPELINES[name], seed, at_once, numpy_cuts)
     assert out == expected
     assert (grouped.count(True) > len(grouped) // 2) if at_once else grouped == []
