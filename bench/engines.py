@@ -21,7 +21,6 @@ arguments and result travel through a pipe (the timing is taken inside `fn`).
 """
 
 import multiprocessing
-import os
 import sys
 import traceback
 
@@ -91,14 +90,10 @@ class Engines:
 def _serve(conf: dict, conn, weir_home: bool) -> None:
     from keyed_state import make_session
 
-    from weir.spark.spark_home import home_without_zips
+    from weir.spark.spark_home import home_without_zips, launching_from
 
-    home = home_without_zips() if weir_home else None
-    if home is not None:  # (the JVM keeps it, and passes it on to its Python processes)
-        os.environ["SPARK_HOME"] = home
-    spark = make_session(conf)
-    if home is not None:
-        os.environ.pop("SPARK_HOME")
+    with launching_from(home_without_zips() if weir_home else None):
+        spark = make_session(conf)
     try:
         while True:
             message = conn.recv()

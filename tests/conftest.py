@@ -22,29 +22,25 @@ def spark():
         DRIVER_JAVA_OPTIONS,
         ROCKSDB,
     )
-    from weir.spark.spark_home import home_without_zips
+    from weir.spark.spark_home import home_without_zips, launching_from
 
     # Spark's Python processes import the installed pyspark with its bytecode, not
     # pyspark.zip, as in weir's embedded sessions (weir.spark.spark_home): a query's
     # planner processes then start in a fraction of the time
-    home = home_without_zips()
-    if home is not None:
-        os.environ["SPARK_HOME"] = home
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("weir-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-        .config("spark.driver.memory", "2g")
-        .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
-        .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
-        .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
-        .getOrCreate()
-    )
-    if home is not None:
-        os.environ.pop("SPARK_HOME")  # (the JVM has it, and passes it on to its processes)
+    with launching_from(home_without_zips()):
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("weir-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+            .config("spark.driver.memory", "2g")
+            .config(*CHECKPOINT_FILE_MANAGER)  # as weir's embedded sessions
+            .config(CHANGELOG_CHECKPOINTING, "true")  # as weir's embedded sessions
+            .config(*DRIVER_JAVA_OPTIONS)  # as weir's embedded sessions: C1 only
+            .getOrCreate()
+        )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

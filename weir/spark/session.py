@@ -21,7 +21,7 @@ from weir.spark.conf import (  # noqa: F401 (the names jobs and benches import f
     embedded_conf,
 )
 from weir.spark import source as spark_source
-from weir.spark.spark_home import home_without_zips, spark_home
+from weir.spark.spark_home import home_without_zips, launching_from, spark_home
 
 _registered: set = set()
 _made: set = set()  # (ids of the sessions weir made)
@@ -75,16 +75,11 @@ def _stop_spark() -> None:
 def _launch(conf: dict, target, home):
     """launch_gateway, from `home` (weir.spark.spark_home: SPARK_HOME set for the JVM,
     which passes it on to Spark's Python processes, and unset again) unless it is None."""
-    if home is not None:
-        os.environ["SPARK_HOME"] = home
-    try:
+    with launching_from(home):
         return launch_gateway(
             SparkConf(loadDefaults=False).setAll(list(conf.items())),
             popen_kwargs={"stdout": target, "stderr": target},
         )
-    finally:
-        if home is not None:
-            os.environ.pop("SPARK_HOME", None)
 
 
 def _with_java_option(conf: dict, option) -> dict:

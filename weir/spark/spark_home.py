@@ -16,6 +16,7 @@ without a cache directory weir uses pyspark's home as it is.
 
 import hashlib
 import os
+from contextlib import contextmanager
 import shutil
 import sys
 import tempfile
@@ -49,6 +50,20 @@ def spark_home():
 def launch_home():
     """The Spark home the embedded JVM starts from."""
     return home_without_zips() or spark_home()
+
+
+@contextmanager
+def launching_from(home):
+    """SPARK_HOME set to `home` while Spark's JVM is launched (the JVM keeps it and passes
+    it on to Spark's Python processes), and unset again; nothing where `home` is None."""
+    if home is None:
+        yield
+        return
+    os.environ["SPARK_HOME"] = home
+    try:
+        yield
+    finally:
+        os.environ.pop("SPARK_HOME", None)
 
 
 def home_without_zips():
