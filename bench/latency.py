@@ -6,19 +6,29 @@ Each side in its own process with its own SparkSession (bench/keyed_state.py's: 
 shuffle partitions 2, RocksDB state store), as it ships (bench/engines.py).
 
 Latency, per rate (events/s), each side running unbounded for --seconds:
-  weir    a rate-limited source (record i is due at t0 + i/rate, and carries that time)
-          -> key_by(i % keys) -> KeyedProcessFunction counting in a ValueState -> a sink on
-          the driver; latency = the time the sink sees a record minus its due time
+  weir    a rate-limited source (record i is due at t0 + i/rate, and carries that time),
+          read in as many splits as the engine's parallelism (2), as native's rate source
+          reads in as many partitions -> key_by(i % keys) -> KeyedProcessFunction
+          counting in a ValueState -> a sink on the driver
   native  Spark's rate source (its `timestamp` is the row's due time) -> key = value % keys
-          -> groupBy(key).agg(count, max(timestamp)) in update mode -> foreachBatch;
-          latency = the time foreachBatch sees a key's row minus the newest due time in it
+          -> groupBy(key).agg(count, max(timestamp)) in update mode -> foreachBatch
+Two latencies, measured the same way on both sides:
+  newest  per key and micro-batch, the time its result is seen minus the due time of the
+          newest record in it (how fresh each key's result is: native's one row per key)
+  record  per record, the time its result is seen minus its own due time; weir's are
+          exact (one result per record); native's rows give a key's count and newest due
+          time, and the rate source's due times are evenly spaced (record v is due at
+          its start + v/rate), so the key's records in a batch were due newest - j*keys/rate
+          for j below the batch's count. Spark's rate source offers whole seconds: a
+          record waits until its second has passed.
 A run catches up (its first results come late: the query starts, the first micro-batch
 warms up) and then holds steady. Its steady state is measured from when it caught up: the
-first result from which the latency stays at most twice the median of the run's second
-half for 5 s; its catch-up time is how long that took from the start. Printed per side:
-catch-up, the steady latency's p50/p90/p99 and p99/p90, and the steady micro-batches (Spark's
-triggerExecution): their p50, p99 and largest, how many took over twice the median, and
-where the slowest one's time went (its durations, and its input against the median).
+first result from which the newest-record latency stays at most twice the median of the
+run's second half for 5 s; its catch-up time is how long that took from the start. Printed
+per side: catch-up, both latencies' p50/p90/p99 and the newest-record p99/p90, and the
+steady micro-batches (Spark's triggerExecution): their p50, p99 and largest, how many took
+over twice the median, and where the slowest one's time went (its durations, and its input
+against the median).
 
 Micro-batch cost: the same bounded input (--cost-events in 4 micro-batches) through
   single    key_by -> process -> sink
@@ -31,6 +41,7 @@ reporting the median micro-batch duration of each and their ratio.
 """
 
 import argparse
+import bisect
 import datetime
 import os
 import statistics
@@ -62,6 +73,9 @@ class ScheduledReader(SourceReader):
 
     def __init__(self, rate, keys, t0):
         self.rate, self.keys, self.t0 = rate, keys, t0
+
+    def split_count(self, start_pos, end_pos):
+        return self.target_splits  # (the engine's parallelism)
 
     def available(self, start_pos):
         return max(start_pos, int((time.time() - self.t0) * self.rate))
@@ -134,9 +148,10 @@ def caught_up(results, floor: float):
     return None
 
 
-def steady_figures(results, batches, start) -> dict:
-    """`results` (time seen, latency ms) of a run started at `start`, and its micro-batches:
-    catch-up and steady latency and micro-batch figures (see the module's doc)."""
+def steady_figures(results, records, batches, start) -> dict:
+    """`results` (time seen, newest-record latency ms) and `records` (time seen, latency
+    ms of each record) of a run started at `start`, and its micro-batches: catch-up and
+    steady latency and micro-batch figures (see the module's doc)."""
     if len(results) < 10:
         return {}
     floor = statistics.median(latency for _, latency in results[len(results) // 2 :])
@@ -145,7 +160,11 @@ def steady_figures(results, batches, start) -> dict:
         return {}
     steady = [latency for seen, latency in results if seen >= since]
     runs = [b for b in batches if b[0] >= since]
-    figures = {"catch_up_s": since - start, "latency": percentiles(steady)}
+    figures = {
+        "catch_up_s": since - start,
+        "latency": percentiles(steady),
+        "records": percentiles([latency for seen, latency in records if seen >= since]),
+    }
     if runs:
         durations = [b[1] for b in runs]
         median = statistics.median(durations)
@@ -161,15 +180,26 @@ def steady_figures(results, batches, start) -> dict:
     return figures
 
 
+def newest_per_key(seen_results, batches):
+    """(time seen, newest-record latency ms) per key and micro-batch, of `seen_results`
+    (time seen, key, due ms) each seen during one of `batches` (start s, duration ms, ...)."""
+    starts = [b[0] for b in batches]
+    newest: dict = {}
+    for seen, key, due in seen_results:
+        slot = (bisect.bisect_right(starts, seen), key)
+        if slot not in newest or due >= newest[slot][1]:
+            newest[slot] = (seen, due)
+    return sorted((seen, seen * 1000 - due) for seen, due in newest.values())
+
+
 def weir_latency(spark, rate, keys, seconds):
     spark.conf.set(PROGRESS_KEPT, "100000")
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_spark_session(spark).set_parallelism(2)
-    results = []
+    seen_results = []
 
     def sink(value, ctx):
-        now = time.time()
-        results.append((now, now * 1000 - value[2]))
+        seen_results.append((time.time(), value[0], value[2]))
 
     reader = ScheduledReader(rate, keys, time.time())
     env.from_source(reader, WatermarkStrategy.no_watermarks(), "events").key_by(
@@ -180,19 +210,26 @@ def weir_latency(spark, rate, keys, seconds):
     time.sleep(seconds)
     progress = client.query.recentProgress
     client.cancel()
-    return steady_figures(list(results), _batches(progress), start)
+    seen_results, batches = list(seen_results), _batches(progress)
+    records = [(seen, seen * 1000 - due) for seen, _, due in seen_results]
+    return steady_figures(newest_per_key(seen_results, batches), records, batches, start)
 
 
 def native_latency(spark, rate, keys, seconds):
     from pyspark.sql import functions as F
 
     spark.conf.set(PROGRESS_KEPT, "100000")
-    results = []
+    results, records, totals = [], [], {}
+    spacing_ms = keys * 1000 / rate  # between two records of a key
 
     def write(frame, batch_id):  # every batch is read: its state must be committed
-        newest = frame.select(F.unix_millis("newest")).toArrow().column(0).to_pylist()
+        table = frame.select("key", "count", F.unix_millis("newest")).toArrow()
         now = time.time()
-        results.extend((now, now * 1000 - ts) for ts in newest)
+        for key, count, newest in zip(*(column.to_pylist() for column in table.columns)):
+            results.append((now, now * 1000 - newest))
+            new = count - totals.get(key, 0)
+            totals[key] = count
+            records.extend((now, now * 1000 - newest + j * spacing_ms) for j in range(new))
 
     counts = (
         spark.readStream.format("rate")
@@ -207,7 +244,7 @@ def native_latency(spark, rate, keys, seconds):
     time.sleep(seconds)
     progress = query.recentProgress
     query.stop()
-    return steady_figures(list(results), _batches(progress), start)
+    return steady_figures(sorted(results), list(records), _batches(progress), start)
 
 
 def batch_cost(spark, events, keys, shape):
@@ -255,10 +292,13 @@ HEADER = [
     "events/s",
     "side",
     "catch-up s",
-    "p50 ms",
+    "newest p50 ms",
     "p90 ms",
     "p99 ms",
     "p99/p90",
+    "record p50 ms",
+    "p90 ms",
+    "p99 ms",
     "batches",
     "batch p50 ms",
     "batch p99 ms",
@@ -277,6 +317,7 @@ def _cells(figures: dict) -> list:
         f"{p90:,.0f}",
         f"{p99:,.0f}",
         f"{p99 / p90:.2f}",
+        *(f"{ms:,.0f}" for ms in figures["records"]),
     ]
     if "batches" not in figures:
         return cells + ["-"] * 5
@@ -298,6 +339,14 @@ def _slowest(rate: int, side: str, figures: dict) -> str:
     )
 
 
+def _ratios(rate: int, weir: dict, native: dict) -> str:
+    return (
+        f"- {rate:,} ev/s, weir/native p99: newest record "
+        f"{weir['latency'][2] / native['latency'][2]:.2f}x, every record "
+        f"{weir['records'][2] / native['records'][2]:.2f}x"
+    )
+
+
 def measure(engines, args) -> Report:
     report = Report("latency", "bench/latency.py")
     report.line(
@@ -306,17 +355,20 @@ def measure(engines, args) -> Report:
         f"{AS_SHIPPED}\n"
     )
     report.line(markdown_table(HEADER, []))
-    slowest = []
+    slowest, ratios = [], []
     for rate in [int(r) for r in args.rates.split(",")]:
+        sides = {}
         for side, engine, run in (
             ("native", engines.native, native_latency),
             ("weir", engines.weir, weir_latency),
         ):
-            figures = engine(run, rate, args.keys, args.seconds)
+            figures = sides[side] = engine(run, rate, args.keys, args.seconds)
             report.line(markdown_row([f"{rate:,}", side, *_cells(figures)]))
             if figures.get("slowest"):
                 slowest.append(_slowest(rate, side, figures))
-    report.line("\n" + "\n".join(slowest))
+        if sides["native"] and sides["weir"]:
+            ratios.append(_ratios(rate, sides["weir"], sides["native"]))
+    report.line("\n" + "\n".join(ratios + slowest))
     single = engines.weir(batch_cost, args.cost_events, args.keys, "single")
     pipeline = engines.weir(batch_cost, args.cost_events, args.keys, "pipeline")
     report.line(
