@@ -176,6 +176,7 @@ def steady_figures(results, records, batches, start) -> dict:
             over_twice=sum(d > 2 * median for d in durations),
             slowest={k: v for k, v in slowest[2].items() if v},
             slowest_rows=slowest[3] / rows,
+            slowest_at_s=slowest[0] - start,
         )
     return figures
 
@@ -208,8 +209,8 @@ def weir_latency(spark, rate, keys, seconds):
     start = time.time()
     client = env.execute_async("bench-latency")
     time.sleep(seconds)
+    client.cancel()  # (then its progress: building it while the query runs slows a batch)
     progress = client.query.recentProgress
-    client.cancel()
     seen_results, batches = list(seen_results), _batches(progress)
     records = [(seen, seen * 1000 - due) for seen, _, due in seen_results]
     return steady_figures(newest_per_key(seen_results, batches), records, batches, start)
@@ -242,8 +243,8 @@ def native_latency(spark, rate, keys, seconds):
     start = time.time()
     query = counts.writeStream.outputMode("update").foreachBatch(write).start()
     time.sleep(seconds)
-    progress = query.recentProgress
     query.stop()
+    progress = query.recentProgress
     return steady_figures(sorted(results), list(records), _batches(progress), start)
 
 
@@ -334,8 +335,9 @@ def _slowest(rate: int, side: str, figures: dict) -> str:
         f"{k} {v:,}" for k, v in sorted(figures["slowest"].items(), key=lambda kv: -kv[1])
     )
     return (
-        f"- {rate:,} ev/s, {side}: the slowest steady micro-batch ({spent} ms) had "
-        f"{figures['slowest_rows']:.2f}x the median batch's input"
+        f"- {rate:,} ev/s, {side}: the slowest steady micro-batch ({spent} ms), "
+        f"{figures['slowest_at_s']:.0f} s into the run, had {figures['slowest_rows']:.2f}x "
+        "the median batch's input"
     )
 
 
