@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 from weir.common import WatermarkStrategy
 from weir.datastream import StreamExecutionEnvironment
 from weir.datastream.connectors import DataGeneratorSource, FileSink
+from weir.spark.spark_home import home_without_zips, launching_from
 
 
 class ByProcess:
@@ -26,14 +27,16 @@ class ByProcess:
 
 def main(output: str, counts: list[int]) -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    spark = (
-        SparkSession.builder.master("local-cluster[2,1,1024]")
-        .appName("cluster-sink")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
+    # (as weir's sessions start: Spark's Python processes import pyspark with its bytecode)
+    with launching_from(home_without_zips()):
+        spark = (
+            SparkSession.builder.master("local-cluster[2,1,1024]")
+            .appName("cluster-sink")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .getOrCreate()
+        )
     spark.sparkContext.setLogLevel("ERROR")
     peaks = []
     for records in counts:
