@@ -8,7 +8,8 @@ JAVA_OPTIONS = DRIVER_JAVA_OPTIONS[0]
 def test_an_embedded_session_is_local_with_weirs_defaults_and_the_jobs_parallelism():
     conf = embedded_conf({}, 3, under_spark_submit=False)
     assert conf == {**DEFAULTS, "spark.sql.shuffle.partitions": "3", "spark.master": "local[*]"}
-    assert conf[JAVA_OPTIONS] == "-XX:TieredStopAtLevel=1"  # C1 only
+    # C1 only, with the code cache the JVM keeps with both compilers
+    assert conf[JAVA_OPTIONS] == "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def test_a_jobs_settings_win_and_its_java_options_come_after_weirs():
@@ -24,7 +25,9 @@ def test_a_jobs_settings_win_and_its_java_options_come_after_weirs():
     assert conf["spark.master"] == "spark://host:7077"
     assert conf["spark.driver.memory"] == "8g"
     # (the JVM takes the last of a repeated option: the job's brings C2 back)
-    assert conf[JAVA_OPTIONS] == ("-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -Downer=me")
+    assert conf[JAVA_OPTIONS] == (
+        "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:TieredStopAtLevel=4 -Downer=me"
+    )
 
 
 def test_under_spark_submit_the_master_is_spark_submits():

@@ -47,7 +47,7 @@ MIN_BYTES = 1 << 20  # an archive smaller than this was not written whole
 STALE_MARKER_S = 24 * 3600  # a marker this old is stale, whatever process has its id
 EXIT_WAIT_S = 120  # how long a recording process waits for its JVM to write the archive
 # Options of the JVM that may differ between the runs sharing an archive
-IGNORED_OPTIONS = ("-XX:TieredStopAtLevel=", "-XX:ErrorFile=")
+IGNORED_OPTIONS = ("-XX:TieredStopAtLevel=", "-XX:ReservedCodeCacheSize=", "-XX:ErrorFile=")
 _OWN_OPTIONS = ("-XX:SharedArchiveFile=", "-XX:ArchiveClassesAtExit=", "-Xshare")
 _WEIR_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

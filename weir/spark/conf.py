@@ -29,7 +29,14 @@ CHANGELOG_CHECKPOINTING = "spark.sql.streaming.stateStore.rocksdb.changelogCheck
 # SQL's per-record work runs in the JVM, and C1 slowed it by up to 30%: the benches run it
 # in a JVM of its own on the default compilers (bench/engines.py). Java options a job sets
 # for the driver come after these, so theirs win (`-XX:TieredStopAtLevel=4` brings C2 back).
-DRIVER_JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+# With C1 only, the JVM reserves 48 MB for compiled code instead of 240 MB, and a streaming
+# query fills it: after a minute at 1,000 events/s the JVM said "CodeCache is full.
+# Compiler has been disabled", the micro-batches around it took 2-3x the median, and all
+# code compiled later would have run interpreted. So the cache keeps the tiered size.
+DRIVER_JAVA_OPTIONS = (
+    "spark.driver.extraJavaOptions",
+    "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m",
+)
 DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
