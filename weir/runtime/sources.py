@@ -125,6 +125,11 @@ class SourceReader:
         timestamp (weir.runtime.split_watermarks)."""
         return None
 
+    def whole_input(self) -> Optional[Offset]:
+        """The end offset of the whole input, where it is known when the job starts and
+        may be read in one micro-batch (None: it is not)."""
+        return None
+
     def commit_offset(self, end: Offset) -> None:
         """The micro-batch that read up to `end` committed (e.g. Kafka's offsets go to
         the consumer group). Replays never depend on it: they read the offset log."""
@@ -159,6 +164,11 @@ class CollectionReader(SourceReader):
 
     def split_count(self, lo: int, hi: int) -> int:
         return self.num_splits
+
+    def whole_input(self) -> Optional[Offset]:
+        if self.max_records_per_batch is not None:
+            return None
+        return {"pos": len(self.values), "end": 1}
 
     def read(self, lo: int, hi: int) -> Iterator[Tuple[object, Optional[int]]]:
         for value in self.values[lo:hi]:
@@ -211,6 +221,13 @@ class DataGeneratorReader(SourceReader):
 
     def split_count(self, lo: int, hi: int) -> int:
         return self.num_splits
+
+    def whole_input(self) -> Optional[Offset]:
+        if self.count is None or self.records_per_second is not None:
+            return None
+        if self.max_records_per_batch is not None:
+            return None
+        return {"pos": self.count, "end": 1}
 
     def read(self, lo: int, hi: int) -> Iterator[Tuple[object, Optional[int]]]:
         generator = self.generator

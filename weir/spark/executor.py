@@ -43,6 +43,7 @@ from weir.spark.savepoints import (
     prove_writable,
     write_savepoint,
 )
+from weir.spark.one_shot import eligible_sources, plan_one_shot
 from weir.spark.prewarm import warm_python_workers
 from weir.spark.session import get_session, is_local, worker_python_error
 from weir.spark.shards import ShardLayout
@@ -171,6 +172,12 @@ class SparkJob(JobClient):
         self.announcements.start(self.ticks, marks)
         announced = self.announcements.path
         self.layout = self._shard_layout()
+        available_now = self.bounded and not self.pausing
+        one_shot = (
+            plan_one_shot(self.spark, self.plan, self.checkpoint_dir, eligible_sources(self.plan))
+            if available_now
+            else {}
+        )
         frame = query_frame(
             self.spark,
             self.plan,
@@ -182,13 +189,14 @@ class SparkJob(JobClient):
                 self._hold_file(),
             ),
             self.layout,
+            one_shot,
         )
         writer = (
             frame.writeStream.queryName(f"weir-{self.job_name}-{self.job_id[:8]}")
             .foreachBatch(self._write_batch)
             .option("checkpointLocation", self.checkpoint_dir)
         )
-        if self.bounded and not self.pausing:
+        if available_now:
             writer = writer.trigger(availableNow=True)
         elif self.interval_ms:
             writer = writer.trigger(processingTime=f"{int(self.interval_ms)} milliseconds")
@@ -252,8 +260,8 @@ class SparkJob(JobClient):
             raise BatchInterrupted(STOPPED_MID_BATCH) from None
 
     def _write_outputs(self, batch_frame, batch_id):
-        if self.last_batch is not None and batch_id > self.last_batch:
-            return  # a batch Spark starts for its watermark after every input has ended
+        # (a micro-batch after every input ended runs too, without records: its stateful
+        # operators commit their state's version; weir.spark.one_shot)
         frame = batch_frame.select(*COLUMNS)
         if self.task_sinks:
             frame = write_in_tasks(frame, self.task_sinks, batch_id, self.plan.sink_job_id)

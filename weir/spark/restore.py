@@ -115,6 +115,20 @@ def resumes_checkpoint(checkpoint_dir: str, savepoint: str) -> bool:
     )
 
 
+def has_offsets(checkpoint_dir: str) -> bool:
+    """Whether a query on the checkpoint has planned a micro-batch (its offset log)."""
+    return bool(_batch_ids(os.path.join(checkpoint_dir, "offsets")))
+
+
+def job_setting(checkpoint_dir: str, key: str, default=None):
+    """A setting the checkpoint's job file keeps (what a restore must keep)."""
+    return _job_file(checkpoint_dir).get(key, default)
+
+
+def keep_job_setting(checkpoint_dir: str, key: str, value) -> None:
+    _update_job_file(checkpoint_dir, **{key: value})
+
+
 def _job_file(checkpoint_dir: str) -> dict:
     path = os.path.join(checkpoint_dir, JOB_FILE)
     if not os.path.exists(path):

@@ -23,6 +23,7 @@ from weir.runtime.wire import WAKE_PAGE, decode_pages
 from weir.spark.frame_sources import is_frame_source
 from weir.spark.host import decode_wakes
 from weir.spark.restore import last_committed_batch, load_operator_states
+from weir.spark.one_shot import one_shot_positions
 from weir.spark.source import SOURCE_KEY, inner_offset
 
 PAGES, WAKES = "pages", "wakes"  # the host's state variables (weir.spark.host)
@@ -183,7 +184,7 @@ def source_positions(checkpoint: str, batch: int, plan) -> dict:
     """{source uid: its offset at the end of micro-batch `batch`} from Spark's offset log."""
     with open(os.path.join(checkpoint, "offsets", str(batch)), encoding="utf-8") as handle:
         lines = handle.read().splitlines()[2:]  # a version line, then the batch's metadata
-    positions = {}
+    positions = one_shot_positions(checkpoint)  # (read whole in the first micro-batch)
     for line in lines:
         offset = json.loads(line) if line.strip().startswith("{") else None
         if isinstance(offset, dict) and SOURCE_KEY in offset:

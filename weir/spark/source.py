@@ -376,6 +376,17 @@ def read_split(reader, encoded_task: str, partition, run_key: Optional[Tuple[str
             runner.close()
 
 
+def spark_tasks(splits: list) -> list:
+    """The Spark tasks that read `splits` (a batch's splits of one source): for each, the
+    splits it reads and whether the first of them is the micro-batch's first."""
+    return [(part.splits, part.first) for part in _partitions(splits)]
+
+
+def read_task(reader, encoded_task: str, splits: list, first: bool, run_key=None):
+    """The rows of one of `spark_tasks`' tasks (as read_split)."""
+    return read_split(reader, encoded_task, _Split(splits, first), run_key)
+
+
 def register(spark) -> None:
     spark.dataSource.register(WeirDataSource)
 

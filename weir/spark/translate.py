@@ -20,6 +20,7 @@ from weir.runtime.wire import REPORT_SEPARATOR, Channel
 from weir.spark import frame_sources, source as spark_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.host import FORWARD, StageHost
+from weir.spark.one_shot import read_one_shot
 from weir.spark.savepoints import initial_state
 from weir.spark.shards import ShardLayout
 
@@ -58,7 +59,7 @@ def _with_watermark(frame, delay_ms: int, report_as=None):
     )
 
 
-def _sources_frame(spark, plan, announcements):
+def _sources_frame(spark, plan, announcements, one_shot):
     by_uid = {task.uid: task for task in plan.sources}
     settings = plan.subset()  # what a source task needs of the plan: no other task
     groups, report = [], WatermarkGroupTracker.tracks(plan)
@@ -80,6 +81,8 @@ def _sources_frame(spark, plan, announcements):
                 spark, by_uid[uid], settings, group.data_watermarks, idle_source
             )
             if frame_sources.is_frame_source(by_uid[uid])
+            else read_one_shot(spark, by_uid[uid], settings, group.data_watermarks, one_shot[uid])
+            if uid in one_shot
             else spark_source.read_stream(
                 spark,
                 by_uid[uid],
@@ -125,7 +128,9 @@ def _stage_frame(spark, frame, stage, plan, layout):
     )
 
 
-def query_frame(spark, plan, announcements=(None, None, None, None, None), layout=None):
+def query_frame(
+    spark, plan, announcements=(None, None, None, None, None), layout=None, one_shot=None
+):
     """The frame of every sink's rows (by sink uid in `_to`) and the metrics rows (and in
     a job whose driver tracks watermark groups, their watermark rows; `announcements`:
     the files where the driver announces the watermarks of idle groups to their sources,
@@ -133,8 +138,10 @@ def query_frame(spark, plan, announcements=(None, None, None, None, None), layou
     where a job has no ticks for them), the marks of partitioned sources' partitions
     (weir.runtime.split_watermarks) and the file that holds the sources while it exists).
     `layout` groups keyed work by shard (weir.spark.shards); None, by key group: a query
-    the user starts (to_spark()) may restart with other shuffle partitions."""
-    frame = _sources_frame(spark, plan, announcements)
+    the user starts (to_spark()) may restart with other shuffle partitions. `one_shot`:
+    the Spark tasks of the sources read whole in the first micro-batch, by uid
+    (weir.spark.one_shot)."""
+    frame = _sources_frame(spark, plan, announcements, one_shot or {})
     layout = layout or ShardLayout(plan.max_parallelism)
     for stage in plan.stages:
         frame = _stage_frame(spark, frame, stage, plan, layout)
