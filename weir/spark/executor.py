@@ -443,9 +443,8 @@ class SparkJob(JobClient):
             self._await(timeout_s)
         except Exception as exc:  # StreamingQueryException: the job failed
             self._cleanup()
-            raise JobExecutionError(
-                f"job '{self.job_name}' failed: {marked_message(str(exc))}"
-            ) from None
+            reason = worker_python_error(self.spark, exc) or marked_message(str(exc))
+            raise JobExecutionError(f"job '{self.job_name}' failed: {reason}") from None
         status = self.get_job_status()
         if status.is_globally_terminal_state():
             self._cleanup()
