@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -193,7 +194,7 @@ def test_the_spark_home_without_zips_links_all_but_python(cache, tmp_path, monke
     linked = spark_home.home_without_zips()
     assert linked.startswith(str(cache / "spark-homes"))
     assert sorted(os.listdir(linked)) == ["__init__.py", "bin", "jars"]
-    assert os.path.realpath(os.path.join(linked, "jars")) == os.path.realpath(home / "jars")
+    assert os.path.realpath(os.path.join(linked, "bin")) == os.path.realpath(home / "bin")
     assert spark_home.home_without_zips() == linked  # (made once)
     (home / "sbin").mkdir()  # another pyspark at that path: made again
     assert sorted(os.listdir(spark_home.home_without_zips())) == [
@@ -202,6 +203,34 @@ def test_the_spark_home_without_zips_links_all_but_python(cache, tmp_path, monke
         "jars",
         "sbin",
     ]
+
+
+def _jar(path, entries):
+    with zipfile.ZipFile(path, "w") as jar:
+        for name in entries:
+            jar.writestr(name, f"bytes of {name}")
+
+
+def test_the_spark_home_links_jars_and_copies_signed_ones_unsigned(cache, tmp_path, monkeypatch):
+    """HotSpot archives no class of a signed jar: the copy's signed jars are unsigned."""
+    home = _fake_pyspark(tmp_path)
+    signed = ["META-INF/MANIFEST.MF", "META-INF/JANINO.SF", "META-INF/JANINO.RSA", "a/B.class"]
+    _jar(home / "jars" / "janino.jar", signed)
+    _jar(home / "jars" / "spark-core.jar", ["META-INF/MANIFEST.MF", "c/D.class"])
+    monkeypatch.setattr(spark_home, "spark_home", lambda: str(home))
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    jars = os.path.join(spark_home.home_without_zips(), "jars")
+    core = os.path.join(jars, "spark-core.jar")
+    assert os.path.realpath(core) == os.path.realpath(home / "jars" / "spark-core.jar")
+    copy = os.path.join(jars, "janino.jar")
+    assert not os.path.islink(copy)
+    with zipfile.ZipFile(copy) as jar:
+        assert jar.namelist() == ["META-INF/MANIFEST.MF", "a/B.class"]
+        assert jar.read("a/B.class") == b"bytes of a/B.class"
+    _jar(home / "jars" / "spark-core.jar", ["META-INF/MANIFEST.MF", "c/D.class", "c/E.class"])
+    again = os.path.join(spark_home.home_without_zips(), "jars")
+    assert again != jars  # another pyspark's jars at the same path: another copy
 
 
 def test_the_spark_home_is_left_alone_where_the_zips_may_be_other_code(
