@@ -10,7 +10,10 @@ task's worker, with what it imported, for the next task. So the first job of a w
 session runs, in a background thread, one tiny batch query of each kind the job will
 need, two partitions each (local[2]'s two task slots): their daemons and workers are
 ready by the time the job's first tasks run. The README's job: its first micro-batch's
-sink work 1.8 -> 0.9 s, the job ~0.7 s quicker (docs/operating.md).
+sink work 1.8 -> 0.9 s, the job ~0.7 s quicker (docs/operating.md). transformWithState's
+query goes first: taking turns over five rounds, the README's job (its source read whole,
+weir.spark.one_shot) took 3.10-3.22 s against 3.31-3.45 s with it second (not taken apart
+further: the two queries and the job share two cores).
 
 Only for local sessions weir made (a session handed to weir, or one on a cluster, keeps its
 workers as they are), once per session; failures are ignored (the job itself reports what
@@ -46,9 +49,9 @@ def _batches(batches):
 def _warm(spark, keyed: bool) -> None:
     try:
         rows = spark.range(SLOTS, numPartitions=SLOTS)
-        rows.mapInArrow(_batches, "id long").collect()
         if keyed:
             rows.groupBy("id").transformWithState(_Nothing(), "id long", "Append", "None").collect()
+        rows.mapInArrow(_batches, "id long").collect()
     except BaseException:  # (the session stopped meanwhile, or workers cannot start)
         pass
 
