@@ -60,7 +60,8 @@ def test_a_generator_without_a_rate_is_read_whole_in_one_micro_batch(spark, tmp_
     checkpoint = str(tmp_path / "checkpoint")
     assert ordered(read_part_files(str(tmp_path / "out"))) == ordered(expected_records())
     assert (result.batches, result.records_read) == (1, EVENTS)
-    assert job_setting(checkpoint, one_shot.SETTING) == {"events": {"pos": EVENTS, "end": 1}}
+    [setting] = job_setting(checkpoint, one_shot.SETTING).values()
+    assert setting["position"] == {"pos": EVENTS, "end": 1}
     # Spark's rate-micro-batch source (its offset), not weir's Python data source
     [offset] = source_offsets(checkpoint, 0)
     assert "offset" in offset and "weir_source" not in offset

@@ -228,6 +228,10 @@ def test_the_spark_home_links_jars_and_copies_signed_ones_unsigned(cache, tmp_pa
     with zipfile.ZipFile(copy) as jar:
         assert jar.namelist() == ["META-INF/MANIFEST.MF", "a/B.class"]
         assert jar.read("a/B.class") == b"bytes of a/B.class"
+    # the source's times (the class archive's key), and kept where Spark adds to the home
+    assert os.stat(copy).st_mtime_ns == os.stat(home / "jars" / "janino.jar").st_mtime_ns
+    os.mkdir(os.path.join(os.path.dirname(jars), "work"))
+    assert os.path.join(spark_home.home_without_zips(), "jars") == jars
     _jar(home / "jars" / "spark-core.jar", ["META-INF/MANIFEST.MF", "c/D.class", "c/E.class"])
     again = os.path.join(spark_home.home_without_zips(), "jars")
     assert again != jars  # another pyspark's jars at the same path: another copy

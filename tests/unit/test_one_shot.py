@@ -7,6 +7,7 @@ import os
 from types import SimpleNamespace
 
 import pyarrow as pa
+import pytest
 
 from weir.common import Duration, WatermarkStrategy
 from weir.datastream import StreamExecutionEnvironment
@@ -67,12 +68,36 @@ def test_the_choice_is_made_on_a_new_checkpoint_and_kept_for_its_restarts(tmp_pa
     assert list(tasks) == [whole]  # (the other has a rate)
     # the generator's two splits in two tasks, the end with the last
     assert tasks[whole] == [([(0, 0, 5)], True), ([(1, 5, 10), END_SPLIT], False)]
-    assert job_setting(checkpoint, one_shot.SETTING) == {whole: {"pos": 10, "end": 1}}
+    kept = {whole: {"position": {"pos": 10, "end": 1}, "tasks": 2}}
+    assert job_setting(checkpoint, one_shot.SETTING) == kept
     os.makedirs(tmp_path / "offsets")
     (tmp_path / "offsets" / "0").write_text("v1\n{}\n")
-    # a restart reads as the first run did, whatever is eligible now
-    assert list(one_shot.plan_one_shot(SPARK, plan, checkpoint, [])) == [whole]
-    assert one_shot.one_shot_positions(checkpoint) == {whole: {"pos": 10, "end": 1}}
+    # a restart reads as the first run did (the other source stays the data source's)
+    assert one_shot.plan_one_shot(SPARK, plan, checkpoint, [whole, limited]) == tasks
+    assert one_shot.one_shot_positions(checkpoint, [whole, limited, "gone"]) == {
+        whole: {"pos": 10, "end": 1}
+    }
+    # a restart whose source may no longer be read so (a savepoint starts it elsewhere)
+    with pytest.raises(RuntimeError, match="read this source whole in its first micro-batch"):
+        one_shot.plan_one_shot(SPARK, plan, checkpoint, [limited])
+
+
+def _fewer(env):
+    none = WatermarkStrategy.no_watermarks()
+    whole = DataGeneratorSource(str, count=9, num_splits=2)
+    rated = DataGeneratorSource(str, count=4, records_per_second=10)
+    env.from_source(whole, none, "whole").union(env.from_source(rated, none, "rated")).print()
+
+
+def test_a_restart_whose_source_reads_other_records_is_refused(tmp_path):
+    plan = _plan(_generators)
+    uids = [task.uid for task in plan.sources]
+    one_shot.plan_one_shot(SPARK, plan, str(tmp_path), uids)
+    os.makedirs(tmp_path / "offsets")
+    (tmp_path / "offsets" / "0").write_text("v1\n{}\n")
+    changed = _plan(_fewer)  # (nine records: the replay would read others)
+    with pytest.raises(RuntimeError, match=r"up to \{'pos': 10, 'end': 1\}, in 2 tasks"):
+        one_shot.plan_one_shot(SPARK, changed, str(tmp_path), uids)
 
 
 def test_a_checkpoint_an_earlier_weir_started_reads_no_source_whole(tmp_path):
@@ -82,7 +107,7 @@ def test_a_checkpoint_an_earlier_weir_started_reads_no_source_whole(tmp_path):
     (tmp_path / "weir-job.json").write_text(json.dumps({"max_parallelism": 128}))
     eligible = [task.uid for task in plan.sources]
     assert one_shot.plan_one_shot(SPARK, plan, str(tmp_path), eligible) == {}
-    assert one_shot.one_shot_positions(str(tmp_path)) == {}
+    assert one_shot.one_shot_positions(str(tmp_path), eligible) == {}
 
 
 def test_the_reader_reads_the_tasks_its_rows_number(monkeypatch):

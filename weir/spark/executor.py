@@ -173,11 +173,8 @@ class SparkJob(JobClient):
         announced = self.announcements.path
         self.layout = self._shard_layout()
         available_now = self.bounded and not self.pausing
-        one_shot = (
-            plan_one_shot(self.spark, self.plan, self.checkpoint_dir, eligible_sources(self.plan))
-            if available_now
-            else {}
-        )
+        eligible = eligible_sources(self.plan) if available_now else []
+        one_shot = plan_one_shot(self.spark, self.plan, self.checkpoint_dir, eligible)
         frame = query_frame(
             self.spark,
             self.plan,

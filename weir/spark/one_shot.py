@@ -21,14 +21,15 @@ has committed).
 """
 
 import uuid
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from weir.spark.frame_sources import announcing_source, is_frame_source
 from weir.spark.frames import STREAM_SCHEMA_DDL
 from weir.spark.restore import has_offsets, job_setting, keep_job_setting
 from weir.spark.source import decode, encode, read_task, spark_tasks
 
-SETTING = "one_shot"  # in the checkpoint's job file: {source uid: its end offset}
+# In the checkpoint's job file: {source uid: {"position": its end, "tasks": how many}}
+SETTING = "one_shot"
 RATE_FORMAT = "rate-micro-batch"
 
 Tasks = List[Tuple[list, bool]]  # a source's Spark tasks: (their splits, first or not)
@@ -60,33 +61,44 @@ def eligible_sources(plan) -> List[str]:
 def plan_one_shot(spark, plan, checkpoint_dir: str, eligible: List[str]) -> Dict[str, Tasks]:
     """{uid: its Spark tasks} of the sources of `plan` read whole in the first micro-batch:
     on a new checkpoint, those of `eligible` (uids) whose reader knows its whole input; on
-    a started one, those its first run read so (none where an earlier weir started it)."""
+    a started one, those its first run read so (none where an earlier weir started it),
+    which must still be eligible, with the same input and tasks (a replay of the first
+    micro-batch reads what it read)."""
     by_uid = {task.uid: task for task in plan.sources}
     if has_offsets(checkpoint_dir):
-        chosen = [uid for uid in job_setting(checkpoint_dir, SETTING, {}) if uid in by_uid]
-    else:
-        chosen = [uid for uid in eligible if _whole_input(by_uid[uid]) is not None]
-    tasks, ends = {}, {}
-    for uid in chosen:
-        reader = by_uid[uid].node.param("reader")
-        end = _whole_input(by_uid[uid])
-        if end is None:
-            raise RuntimeError(
-                f"'{uid}': the job's checkpoint {checkpoint_dir} read this source whole in "
-                "its first micro-batch, and it now reads a source without a whole input "
-                "(the job changed); start it in a new checkpoint directory, or from a "
-                "savepoint"
-            )
-        reader.target_splits = spark.sparkContext.defaultParallelism
-        tasks[uid] = spark_tasks(reader.splits(reader.initial_offset(), end))
-        ends[uid] = end
-    if not has_offsets(checkpoint_dir):
-        keep_job_setting(checkpoint_dir, SETTING, ends)
+        kept = job_setting(checkpoint_dir, SETTING, {})
+        return {
+            uid: _kept_tasks(spark, by_uid.get(uid), uid, eligible, kept[uid], checkpoint_dir)
+            for uid in kept
+        }
+    tasks, chosen = {}, {}
+    for uid in eligible:
+        end = by_uid[uid].node.param("reader").whole_input()
+        if end is not None:
+            tasks[uid] = _tasks(spark, by_uid[uid], end)
+            chosen[uid] = {"position": end, "tasks": len(tasks[uid])}
+    keep_job_setting(checkpoint_dir, SETTING, chosen)
     return tasks
 
 
-def _whole_input(task) -> Optional[dict]:
-    return task.node.param("reader").whole_input()
+def _tasks(spark, task, end: dict) -> Tasks:
+    reader = task.node.param("reader")
+    reader.target_splits = spark.sparkContext.defaultParallelism
+    return spark_tasks(reader.splits(reader.initial_offset(), end))
+
+
+def _kept_tasks(spark, task, uid: str, eligible, kept: dict, checkpoint_dir: str) -> Tasks:
+    """The tasks of a source the checkpoint's first run read whole, as it read them."""
+    end = task.node.param("reader").whole_input() if task is not None and uid in eligible else None
+    tasks = _tasks(spark, task, end) if end is not None else None
+    if end != kept["position"] or tasks is None or len(tasks) != kept["tasks"]:
+        raise RuntimeError(
+            f"'{uid}': the job's checkpoint {checkpoint_dir} read this source whole in its "
+            f"first micro-batch (up to {kept['position']}, in {kept['tasks']} tasks), and "
+            "the job now reads it otherwise (it changed, or starts from a savepoint); "
+            "start it in a new checkpoint directory"
+        )
+    return tasks
 
 
 def read_one_shot(spark, task, settings, data_watermarks: bool, tasks: Tasks):
@@ -129,7 +141,8 @@ class OneShotReader:
                 yield from read_task(reader, self.encoded_task, splits, first, self.run_key)
 
 
-def one_shot_positions(checkpoint_dir: str) -> dict:
-    """{uid: position} of the sources the checkpoint's first micro-batch read whole: their
-    end, in a savepoint of any committed micro-batch."""
-    return dict(job_setting(checkpoint_dir, SETTING, {}))
+def one_shot_positions(checkpoint_dir: str, uids) -> dict:
+    """{uid: position} of the sources among `uids` the checkpoint's first micro-batch read
+    whole: their end, in a savepoint of any committed micro-batch."""
+    kept = job_setting(checkpoint_dir, SETTING, {})
+    return {uid: kept[uid]["position"] for uid in uids if uid in kept}

@@ -184,7 +184,8 @@ def source_positions(checkpoint: str, batch: int, plan) -> dict:
     """{source uid: its offset at the end of micro-batch `batch`} from Spark's offset log."""
     with open(os.path.join(checkpoint, "offsets", str(batch)), encoding="utf-8") as handle:
         lines = handle.read().splitlines()[2:]  # a version line, then the batch's metadata
-    positions = one_shot_positions(checkpoint)  # (read whole in the first micro-batch)
+    # (the sources read whole in the first micro-batch: weir.spark.one_shot)
+    positions = one_shot_positions(checkpoint, [task.uid for task in plan.sources])
     for line in lines:
         offset = json.loads(line) if line.strip().startswith("{") else None
         if isinstance(offset, dict) and SOURCE_KEY in offset:

@@ -170,6 +170,8 @@ def worker_python_error(spark, error: BaseException):
             f"Spark's Python workers' interpreter {python} (PYSPARK_PYTHON) cannot be "
             f"started: {cannot.strerror or cannot}"
         )
+    except subprocess.SubprocessError:  # (it did not answer in time: the error stands)
+        return None
     lacking = done.stdout.split()
     if done.returncode != 0 or not lacking:
         return None

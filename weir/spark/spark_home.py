@@ -94,13 +94,13 @@ def home_without_zips():
     digest = hashlib.sha256("\0".join([home, LAYOUT, *_stamps(home)]).encode()).hexdigest()[:16]
     linked = os.path.join(base, "spark-homes", digest)
     entries = sorted(name for name in os.listdir(home) if name != SKIPPED)
-    if _links(linked) == entries:
+    if _has(linked, entries):
         return linked
     try:
         _make(linked, home, entries)
     except OSError:
         return None
-    return linked if _links(linked) == entries else None
+    return linked if _has(linked, entries) else None
 
 
 def _workers_run_this_python() -> bool:
@@ -110,11 +110,13 @@ def _workers_run_this_python() -> bool:
     )
 
 
-def _links(directory: str):
+def _has(directory: str, entries: list) -> bool:
+    """Whether `directory` has every one of `entries` (Spark may add its own: a local
+    cluster's `work`)."""
     try:
-        return sorted(os.listdir(directory))
+        return set(entries) <= set(os.listdir(directory))
     except OSError:
-        return None
+        return False
 
 
 def _make(linked: str, home: str, entries: list) -> None:
@@ -147,7 +149,10 @@ def _stamps(home: str) -> list:
         return []
     stamps = []
     for name in names:
-        st = os.stat(os.path.join(jars, name))
+        try:
+            st = os.stat(os.path.join(jars, name))
+        except OSError:  # (a dangling link)
+            continue
         stamps.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
     return stamps
 
@@ -157,11 +162,15 @@ def _link_jars(jars: str, target: str) -> None:
     signatures."""
     os.makedirs(target)
     for name in sorted(os.listdir(jars)):
-        path = os.path.join(jars, name)
+        path, copy = os.path.join(jars, name), os.path.join(target, name)
         if name.endswith(".jar") and _signed(path):
-            _copy_unsigned(path, os.path.join(target, name))
-        else:
-            os.symlink(path, os.path.join(target, name))
+            try:
+                _copy_unsigned(path, copy)
+                continue
+            except Exception:  # (a jar zipfile cannot rewrite: linked as it is)
+                if os.path.exists(copy):
+                    os.remove(copy)
+        os.symlink(path, copy)
 
 
 def _signed(jar: str) -> bool:
@@ -178,3 +187,5 @@ def _copy_unsigned(jar: str, target: str) -> None:
         for info in source.infolist():
             if not SIGNATURE.match(info.filename):
                 copy.writestr(info, source.read(info))
+    st = os.stat(jar)  # (its times: the class archive's key stays that of the jars)
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
