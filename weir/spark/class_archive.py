@@ -36,7 +36,7 @@ import time
 
 from weir.common.processes import process_alive
 from weir.spark.conf import DRIVER_JAVA_OPTIONS
-from weir.spark.spark_home import OFF, cache_base, launch_home
+from weir.spark.spark_home import OFF, cache_base, file_stamp, jar_stamps, launch_home
 
 SETTING = "WEIR_CLASS_ARCHIVE"  # `off`: no archive; `use`: use one, never record one
 USE_ONLY = "use"
@@ -80,25 +80,17 @@ def archive_key(java: str, home: str, memory: str, java_options: str) -> str:
     )
     libjvm = os.path.join(os.path.dirname(java), "..", "lib", "server", "libjvm.so")
     digest = hashlib.sha256()
-    for part in (java, _stamp(java), _stamp(libjvm), home, *_jars(home), memory, options):
+    for part in (
+        java,
+        file_stamp(java),
+        file_stamp(libjvm),
+        home,
+        *jar_stamps(home),
+        memory,
+        options,
+    ):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:20]
-
-
-def _stamp(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ""
-    return f"{st.st_size}:{int(st.st_mtime)}"
-
-
-def _jars(home: str) -> list:
-    jars = os.path.join(home, "jars")
-    try:
-        return sorted(f"{name}:{_stamp(os.path.join(jars, name))}" for name in os.listdir(jars))
-    except OSError:
-        return []
 
 
 def uses_own_sharing(java_options: str) -> bool:

@@ -91,7 +91,7 @@ def home_without_zips():
     ):
         return None
     home = os.path.realpath(home)
-    digest = hashlib.sha256("\0".join([home, LAYOUT, *_stamps(home)]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join([home, LAYOUT, *jar_stamps(home)]).encode()).hexdigest()[:16]
     linked = os.path.join(base, "spark-homes", digest)
     entries = sorted(name for name in os.listdir(home) if name != SKIPPED)
     if _has(linked, entries):
@@ -139,22 +139,23 @@ def _make(linked: str, home: str, entries: list) -> None:
             raise
 
 
-def _stamps(home: str) -> list:
-    """The name, size and time of each of `home`'s jars (a new pyspark at the same path has
-    others)."""
+def file_stamp(path: str) -> str:
+    """The size and time of the file at `path` ("" where there is none)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ""
+    return f"{st.st_size}:{int(st.st_mtime)}"
+
+
+def jar_stamps(home: str) -> list:
+    """The name, size and time of each of a Spark home's jars (a new pyspark at the same
+    path, or another class path, has others)."""
     jars = os.path.join(home, JARS)
     try:
-        names = sorted(os.listdir(jars))
+        return sorted(f"{name}:{file_stamp(os.path.join(jars, name))}" for name in os.listdir(jars))
     except OSError:
         return []
-    stamps = []
-    for name in names:
-        try:
-            st = os.stat(os.path.join(jars, name))
-        except OSError:  # (a dangling link)
-            continue
-        stamps.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-    return stamps
 
 
 def _link_jars(jars: str, target: str) -> None:
