@@ -52,16 +52,20 @@ def test_a_source_whose_group_may_idle_is_not_read_whole():
     assert one_shot.eligible_sources(plan) == list(quick)
 
 
-def _generators(env):
-    """Ten records in two splits, and four at ten records per second."""
-    none = WatermarkStrategy.no_watermarks()
-    whole = DataGeneratorSource(str, count=10, num_splits=2)
-    rated = DataGeneratorSource(str, count=4, records_per_second=10)
-    env.from_source(whole, none, "whole").union(env.from_source(rated, none, "rated")).print()
+def _generators(count=10):
+    """A job of `count` records in two splits, and four at ten records per second."""
+
+    def build(env):
+        none = WatermarkStrategy.no_watermarks()
+        whole = DataGeneratorSource(str, count=count, num_splits=2)
+        rated = DataGeneratorSource(str, count=4, records_per_second=10)
+        env.from_source(whole, none, "whole").union(env.from_source(rated, none, "rated")).print()
+
+    return build
 
 
 def test_the_choice_is_made_on_a_new_checkpoint_and_kept_for_its_restarts(tmp_path):
-    plan = _plan(_generators)
+    plan = _plan(_generators())
     whole, limited = [task.uid for task in plan.sources]
     checkpoint = str(tmp_path)
     tasks = one_shot.plan_one_shot(SPARK, plan, checkpoint, [whole, limited])
@@ -82,26 +86,19 @@ def test_the_choice_is_made_on_a_new_checkpoint_and_kept_for_its_restarts(tmp_pa
         one_shot.plan_one_shot(SPARK, plan, checkpoint, [limited])
 
 
-def _fewer(env):
-    none = WatermarkStrategy.no_watermarks()
-    whole = DataGeneratorSource(str, count=9, num_splits=2)
-    rated = DataGeneratorSource(str, count=4, records_per_second=10)
-    env.from_source(whole, none, "whole").union(env.from_source(rated, none, "rated")).print()
-
-
 def test_a_restart_whose_source_reads_other_records_is_refused(tmp_path):
-    plan = _plan(_generators)
+    plan = _plan(_generators())
     uids = [task.uid for task in plan.sources]
     one_shot.plan_one_shot(SPARK, plan, str(tmp_path), uids)
     os.makedirs(tmp_path / "offsets")
     (tmp_path / "offsets" / "0").write_text("v1\n{}\n")
-    changed = _plan(_fewer)  # (nine records: the replay would read others)
+    changed = _plan(_generators(9))  # (nine records: the replay would read others)
     with pytest.raises(RuntimeError, match=r"up to \{'pos': 10, 'end': 1\}, in 2 tasks"):
         one_shot.plan_one_shot(SPARK, changed, str(tmp_path), uids)
 
 
 def test_a_checkpoint_an_earlier_weir_started_reads_no_source_whole(tmp_path):
-    plan = _plan(_generators)
+    plan = _plan(_generators())
     os.makedirs(tmp_path / "offsets")
     (tmp_path / "offsets" / "0").write_text("v1\n{}\n")
     (tmp_path / "weir-job.json").write_text(json.dumps({"max_parallelism": 128}))
